@@ -1,0 +1,21 @@
+//! synapse-shared: what both `synapse` and `synapsed` need to agree on.
+//!
+//! - [`proto`]: the generated gRPC code for `proto/synapse.proto` (package `synapse.v1`).
+//! - [`paths`]: where everything lives (`SYNAPSE_HOME`, the socket, logs, skills, sessions).
+//! - [`settings`]: `settings.json`, read with precise errors and rewritten atomically.
+//! - [`atomic`]: the one way files are rewritten (temp file, fsync, rename).
+//! - [`rpc`]: connecting a gRPC channel to the daemon's Unix socket.
+
+pub mod atomic;
+pub mod paths;
+pub mod rpc;
+pub mod settings;
+
+/// Generated code for `proto/synapse.proto`.
+pub mod proto {
+    #![allow(clippy::all, clippy::unwrap_used, clippy::expect_used, missing_docs)]
+    tonic::include_proto!("synapse.v1");
+}
+
+/// The version both binaries report.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,193 @@
+//! Where Synapse keeps its state. Everything lives under `SYNAPSE_HOME` (default `~/.synapse`);
+//! the socket defaults to `$SYNAPSE_HOME/run/synapsed.sock` and can be moved with `SYNAPSE_SOCKET`.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// Environment variable naming the state folder.
+pub const ENV_HOME: &str = "SYNAPSE_HOME";
+/// Environment variable naming the daemon socket.
+pub const ENV_SOCKET: &str = "SYNAPSE_SOCKET";
+
+#[derive(Debug, thiserror::Error)]
+pub enum PathsError {
+    #[error("cannot find your home directory: set SYNAPSE_HOME or HOME")]
+    NoHome,
+    #[error("{var} must be an absolute path (got {value:?})")]
+    NotAbsolute { var: &'static str, value: PathBuf },
+    #[error("cannot create {path}: {source}")]
+    Create { path: PathBuf, source: io::Error },
+}
+
+/// The resolved locations of one Synapse installation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Paths {
+    home: PathBuf,
+    socket: PathBuf,
+}
+
+impl Paths {
+    /// Resolves paths from the process environment.
+    pub fn from_env() -> Result<Self, PathsError> {
+        Self::from_lookup(|k| std::env::var_os(k))
+    }
+
+    /// Resolves paths from an arbitrary variable lookup (testable without touching the process
+    /// environment).
+    pub fn from_lookup(get: impl Fn(&str) -> Option<OsString>) -> Result<Self, PathsError> {
+        let home = match get(ENV_HOME).filter(|v| !v.is_empty()) {
+            Some(v) => absolute(ENV_HOME, PathBuf::from(v))?,
+            None => {
+                let user_home = get("HOME")
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from)
+                    .or_else(|| directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf()))
+                    .ok_or(PathsError::NoHome)?;
+                user_home.join(".synapse")
+            }
+        };
+        let socket = match get(ENV_SOCKET).filter(|v| !v.is_empty()) {
+            Some(v) => absolute(ENV_SOCKET, PathBuf::from(v))?,
+            None => home.join("run").join("synapsed.sock"),
+        };
+        Ok(Self { home, socket })
+    }
+
+    /// Paths rooted at an explicit home, with the default socket.
+    pub fn with_home(home: impl Into<PathBuf>) -> Self {
+        let home = home.into();
+        let socket = home.join("run").join("synapsed.sock");
+        Self { home, socket }
+    }
+
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+    /// The folder holding the socket (created 0700).
+    pub fn socket_dir(&self) -> PathBuf {
+        self.socket.parent().map(Path::to_path_buf).unwrap_or_else(|| self.run_dir())
+    }
+    pub fn run_dir(&self) -> PathBuf {
+        self.home.join("run")
+    }
+    /// Held (flock) by the daemon serving `socket` for its whole life.
+    pub fn daemon_lock(&self) -> PathBuf {
+        let mut name = self.socket.as_os_str().to_owned();
+        name.push(".lock");
+        PathBuf::from(name)
+    }
+    /// Held by a client while it starts the daemon, so racing clients start one.
+    pub fn start_lock(&self) -> PathBuf {
+        let mut name = self.socket.as_os_str().to_owned();
+        name.push(".start.lock");
+        PathBuf::from(name)
+    }
+    pub fn logs_dir(&self) -> PathBuf {
+        self.home.join("logs")
+    }
+    /// Where the client sends a daemon's stderr while starting it (early failures land here).
+    pub fn startup_log(&self) -> PathBuf {
+        self.logs_dir().join("synapsed.startup.log")
+    }
+    pub fn settings_file(&self) -> PathBuf {
+        self.home.join("settings.json")
+    }
+    pub fn skills_dir(&self) -> PathBuf {
+        self.home.join("skills")
+    }
+    pub fn bin_dir(&self) -> PathBuf {
+        self.home.join("bin")
+    }
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.home.join("sessions")
+    }
+    pub fn mcp_dir(&self) -> PathBuf {
+        self.home.join("mcp")
+    }
+    pub fn history_file(&self) -> PathBuf {
+        self.home.join("history")
+    }
+
+    /// Creates the folder layout (idempotent). Private folders are 0700.
+    pub fn ensure_layout(&self) -> Result<(), PathsError> {
+        mkdir(&self.home, 0o700)?;
+        for dir in [self.run_dir(), self.socket_dir()] {
+            mkdir(&dir, 0o700)?;
+            // An existing folder may have looser permissions; the socket folder must not.
+            fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))
+                .map_err(|source| PathsError::Create { path: dir.clone(), source })?;
+        }
+        for dir in [
+            self.logs_dir(),
+            self.skills_dir(),
+            self.bin_dir(),
+            self.sessions_dir(),
+            self.mcp_dir(),
+        ] {
+            mkdir(&dir, 0o700)?;
+        }
+        Ok(())
+    }
+}
+
+fn absolute(var: &'static str, value: PathBuf) -> Result<PathBuf, PathsError> {
+    if value.is_absolute() {
+        Ok(value)
+    } else {
+        Err(PathsError::NotAbsolute { var, value })
+    }
+}
+
+fn mkdir(path: &Path, mode: u32) -> Result<(), PathsError> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(mode)
+        .create(path)
+        .map_err(|source| PathsError::Create { path: path.to_path_buf(), source })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn lookup(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
+        let map: HashMap<String, OsString> =
+            vars.iter().map(|(k, v)| (k.to_string(), OsString::from(v))).collect();
+        move |k| map.get(k).cloned()
+    }
+
+    #[test]
+    fn defaults_under_home() {
+        let p = Paths::from_lookup(lookup(&[("HOME", "/home/u")])).unwrap();
+        assert_eq!(p.home(), Path::new("/home/u/.synapse"));
+        assert_eq!(p.socket(), Path::new("/home/u/.synapse/run/synapsed.sock"));
+        assert_eq!(p.daemon_lock(), Path::new("/home/u/.synapse/run/synapsed.sock.lock"));
+    }
+
+    #[test]
+    fn env_overrides_and_relative_paths_are_rejected() {
+        let p = Paths::from_lookup(lookup(&[("SYNAPSE_HOME", "/s"), ("SYNAPSE_SOCKET", "/x/d.sock")]))
+            .unwrap();
+        assert_eq!(p.home(), Path::new("/s"));
+        assert_eq!(p.socket_dir(), Path::new("/x"));
+        let err = Paths::from_lookup(lookup(&[("SYNAPSE_HOME", "rel")])).unwrap_err();
+        assert!(err.to_string().contains("SYNAPSE_HOME must be an absolute path"));
+    }
+
+    #[test]
+    fn layout_is_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = Paths::with_home(dir.path().join("h"));
+        p.ensure_layout().unwrap();
+        let mode = fs::metadata(p.socket_dir()).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        assert!(p.skills_dir().is_dir() && p.sessions_dir().is_dir() && p.bin_dir().is_dir());
+    }
+}

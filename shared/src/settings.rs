@@ -1,0 +1,217 @@
+//! `settings.json`: the user's configuration. Read with errors that name file, line, column and
+//! key; created with defaults on first run; rewritten atomically through [`update`], which edits
+//! the JSON tree in place so keys Synapse does not know survive. A file that cannot be parsed is
+//! reported and never overwritten.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::atomic::write_atomic_mode;
+
+/// Default for `skillEnhance.maxEnhanceContextChars`.
+pub const MAX_ENHANCE_CONTEXT_CHARS_DEFAULT: usize = 50_000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("{path}:{line}:{column}: {message}", path = .path.display())]
+    Parse { path: PathBuf, line: usize, column: usize, message: String },
+    #[error("cannot read {path}: {source}", path = .path.display())]
+    Read { path: PathBuf, source: io::Error },
+    #[error("cannot write {path}: {source}", path = .path.display())]
+    Write { path: PathBuf, source: io::Error },
+    #[error("{path} must hold a JSON object at the top level", path = .path.display())]
+    NotAnObject { path: PathBuf },
+}
+
+/// The typed view of settings.json. Unknown keys are kept in `other` so a rewrite loses nothing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Settings {
+    pub model: Option<String>,
+    pub provider: Option<String>,
+    /// Variables such as `ANTHROPIC_API_KEY`; the process environment overrides them.
+    pub env: BTreeMap<String, String>,
+    pub skill_enhance: SkillEnhance,
+    /// Permission rules; each subsystem reads its own part.
+    pub permissions: Value,
+    #[serde(flatten)]
+    pub other: serde_json::Map<String, Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SkillEnhance {
+    pub auto_enhance: bool,
+    pub max_enhance_context_chars: usize,
+    #[serde(flatten)]
+    pub other: serde_json::Map<String, Value>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            model: None,
+            provider: None,
+            env: BTreeMap::new(),
+            skill_enhance: SkillEnhance::default(),
+            permissions: Value::Object(serde_json::Map::new()),
+            other: serde_json::Map::new(),
+        }
+    }
+}
+
+impl Default for SkillEnhance {
+    fn default() -> Self {
+        Self {
+            auto_enhance: false,
+            max_enhance_context_chars: MAX_ENHANCE_CONTEXT_CHARS_DEFAULT,
+            other: serde_json::Map::new(),
+        }
+    }
+}
+
+/// The file written on first run: every documented key with its default, so users can see them.
+pub fn default_file_contents() -> String {
+    let doc = serde_json::json!({
+        "model": null,
+        "provider": null,
+        "env": {},
+        "skillEnhance": {
+            "autoEnhance": false,
+            "maxEnhanceContextChars": MAX_ENHANCE_CONTEXT_CHARS_DEFAULT
+        },
+        "permissions": {}
+    });
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".to_string());
+    text.push('\n');
+    text
+}
+
+/// Reads settings from `path`; a missing file yields the defaults.
+pub fn load(path: &Path) -> Result<Settings, SettingsError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => parse(path, &text),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Settings::default()),
+        Err(source) => Err(SettingsError::Read { path: path.to_path_buf(), source }),
+    }
+}
+
+/// Parses settings text; errors carry the file, line, column and the key that was wrong.
+pub fn parse(path: &Path, text: &str) -> Result<Settings, SettingsError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| json_error(path, &e, None))?;
+    if !value.is_object() {
+        return Err(SettingsError::NotAnObject { path: path.to_path_buf() });
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let key = e.path().to_string();
+        json_error(path, e.inner(), Some(key))
+    })
+}
+
+/// Creates the file with defaults when it does not exist. An existing file is never touched.
+pub fn ensure_exists(path: &Path) -> Result<bool, SettingsError> {
+    if path.exists() {
+        return Ok(false);
+    }
+    write_atomic_mode(path, default_file_contents().as_bytes(), 0o600)
+        .map_err(|source| SettingsError::Write { path: path.to_path_buf(), source })?;
+    Ok(true)
+}
+
+/// Edits the JSON tree of settings.json in place and rewrites it atomically. Refuses (and leaves
+/// the file alone) when the current file is corrupt or the edit produces invalid settings.
+pub fn update(path: &Path, edit: impl FnOnce(&mut Value)) -> Result<Settings, SettingsError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => default_file_contents(),
+        Err(source) => return Err(SettingsError::Read { path: path.to_path_buf(), source }),
+    };
+    parse(path, &text)?;
+    let mut tree: Value = serde_json::from_str(&text).map_err(|e| json_error(path, &e, None))?;
+    edit(&mut tree);
+    let mut new_text = serde_json::to_string_pretty(&tree).unwrap_or_default();
+    new_text.push('\n');
+    let settings = parse(path, &new_text)?;
+    write_atomic_mode(path, new_text.as_bytes(), 0o600)
+        .map_err(|source| SettingsError::Write { path: path.to_path_buf(), source })?;
+    Ok(settings)
+}
+
+/// Sets `tree[a][b]...` = value, creating objects on the way (replacing non-objects).
+pub fn set_key(tree: &mut Value, keys: &[&str], value: Value) {
+    let mut node = tree;
+    for (i, key) in keys.iter().enumerate() {
+        if !node.is_object() {
+            *node = Value::Object(serde_json::Map::new());
+        }
+        let Value::Object(map) = node else { return };
+        if i + 1 == keys.len() {
+            map.insert((*key).to_string(), value);
+            return;
+        }
+        node = map.entry((*key).to_string()).or_insert_with(|| Value::Object(Default::default()));
+    }
+}
+
+fn json_error(path: &Path, e: &serde_json::Error, key: Option<String>) -> SettingsError {
+    let full = e.to_string();
+    // serde_json appends " at line L column C"; we print the position in front instead.
+    let message = match full.rfind(" at line ") {
+        Some(i) => full[..i].to_string(),
+        None => full,
+    };
+    let message = match key {
+        Some(k) if !k.is_empty() && k != "." => format!("{k}: {message}"),
+        _ => message,
+    };
+    SettingsError::Parse { path: path.to_path_buf(), line: e.line(), column: e.column(), message }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn wrong_type_names_file_line_column_and_key() {
+        let text = "{\n  \"skillEnhance\": {\n    \"autoEnhance\": \"yes\"\n  }\n}\n";
+        let err = parse(Path::new("/h/settings.json"), text).unwrap_err().to_string();
+        assert!(err.starts_with("/h/settings.json:3:"), "{err}");
+        assert!(err.contains("skillEnhance.autoEnhance"), "{err}");
+        assert!(err.contains("expected a boolean"), "{err}");
+    }
+
+    #[test]
+    fn syntax_error_has_position() {
+        let err = parse(Path::new("s.json"), "{\n  \"model\": ,\n}").unwrap_err().to_string();
+        assert!(err.starts_with("s.json:2:12: "), "{err}");
+    }
+
+    #[test]
+    fn defaults_roundtrip_and_unknown_keys_survive_update() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("settings.json");
+        assert!(ensure_exists(&p).unwrap());
+        assert!(!ensure_exists(&p).unwrap());
+        assert_eq!(load(&p).unwrap(), Settings::default());
+        update(&p, |t| set_key(t, &["mine"], Value::from(7))).unwrap();
+        let s = update(&p, |t| set_key(t, &["skillEnhance", "autoEnhance"], Value::from(true)))
+            .unwrap();
+        assert!(s.skill_enhance.auto_enhance);
+        assert_eq!(s.other.get("mine"), Some(&Value::from(7)));
+    }
+
+    #[test]
+    fn corrupt_file_is_never_overwritten_by_update() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("settings.json");
+        std::fs::write(&p, "{ not json").unwrap();
+        assert!(update(&p, |t| set_key(t, &["model"], Value::from("m"))).is_err());
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "{ not json");
+    }
+}
