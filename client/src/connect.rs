@@ -46,12 +46,14 @@ pub async fn connect_running(paths: &Paths) -> Result<Channel, Unreachable> {
             )));
         }
         Err(e) => {
-            return Err(Unreachable::Refused(
-                anyhow::Error::new(e).context(format!("cannot connect to {}", paths.socket().display())),
-            ));
+            return Err(Unreachable::Refused(anyhow::Error::new(e).context(
+                format!("cannot connect to {}", paths.socket().display()),
+            )));
         }
     }
-    synapse_shared::rpc::connect(paths.socket()).await.map_err(|_| Unreachable::NotRunning)
+    synapse_shared::rpc::connect(paths.socket())
+        .await
+        .map_err(|_| Unreachable::NotRunning)
 }
 
 /// Connects to the daemon, starting it when nothing answers.
@@ -61,7 +63,9 @@ pub async fn connect(paths: &Paths) -> anyhow::Result<Channel> {
         Err(Unreachable::Refused(e)) => return Err(e),
         Err(Unreachable::NotRunning) => {}
     }
-    paths.ensure_layout().context("cannot create the Synapse home")?;
+    paths
+        .ensure_layout()
+        .context("cannot create the Synapse home")?;
     let lock_path = paths.start_lock();
     let _start_lock = tokio::task::spawn_blocking(move || lock_exclusive(&lock_path))
         .await
@@ -78,7 +82,10 @@ pub async fn connect(paths: &Paths) -> anyhow::Result<Channel> {
             std::thread::spawn(move || child.wait());
             return Ok(channel);
         }
-        if let Some(status) = child.try_wait().context("cannot watch the started synapsed")? {
+        if let Some(status) = child
+            .try_wait()
+            .context("cannot watch the started synapsed")?
+        {
             bail!(
                 "synapsed exited during start-up ({status}).\n{}See the log: {}",
                 log_tail(&paths.startup_log()),
@@ -98,8 +105,12 @@ pub async fn connect(paths: &Paths) -> anyhow::Result<Channel> {
 
 /// A channel on which `Status` has answered.
 async fn connect_ready(paths: &Paths) -> anyhow::Result<Channel> {
-    let channel = connect_running(paths).await.map_err(|_| anyhow::anyhow!("not running"))?;
-    DaemonClient::new(channel.clone()).status(StatusRequest {}).await?;
+    let channel = connect_running(paths)
+        .await
+        .map_err(|_| anyhow::anyhow!("not running"))?;
+    DaemonClient::new(channel.clone())
+        .status(StatusRequest {})
+        .await?;
     Ok(channel)
 }
 
@@ -158,7 +169,9 @@ fn spawn_error(exe: &Path, e: io::Error) -> anyhow::Error {
 
 /// The last lines of the start-up log, for error messages.
 fn log_tail(path: &Path) -> String {
-    let Ok(text) = std::fs::read_to_string(path) else { return String::new() };
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return String::new();
+    };
     let lines: Vec<&str> = text.lines().collect();
     let start = lines.len().saturating_sub(5);
     let mut out = String::new();

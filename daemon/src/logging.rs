@@ -24,17 +24,21 @@ pub fn init(logs_dir: &Path, foreground: bool) -> anyhow::Result<WorkerGuard> {
         .max_log_files(LOG_FILES_KEPT)
         .build(logs_dir)?;
     let (writer, guard) = tracing_appender::non_blocking(appender);
-    let filter = || {
-        EnvFilter::try_from_env("SYNAPSE_LOG").unwrap_or_else(|_| EnvFilter::new("info"))
-    };
-    let file_layer =
-        tracing_subscriber::fmt::layer().with_writer(writer).with_ansi(false).with_filter(filter());
+    let filter =
+        || EnvFilter::try_from_env("SYNAPSE_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    let file_layer = tracing_subscriber::fmt::layer()
+        .with_writer(writer)
+        .with_ansi(false)
+        .with_filter(filter());
     let stderr_layer = foreground.then(|| {
         tracing_subscriber::fmt::layer()
             .with_writer(std::io::stderr)
             .with_ansi(false)
             .with_filter(filter())
     });
-    tracing_subscriber::registry().with(file_layer).with(stderr_layer).try_init()?;
+    tracing_subscriber::registry()
+        .with(file_layer)
+        .with(stderr_layer)
+        .try_init()?;
     Ok(guard)
 }

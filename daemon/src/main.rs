@@ -9,7 +9,9 @@ use clap::Parser;
 /// serves `synapse` clients over a Unix socket.
 #[derive(Debug, Parser)]
 #[command(name = "synapsed", version, about, long_about = None)]
-#[command(after_help = "Environment:\n  SYNAPSE_HOME    state folder (default ~/.synapse)\n  SYNAPSE_SOCKET  socket path (default $SYNAPSE_HOME/run/synapsed.sock)\n  SYNAPSE_LOG     log filter, e.g. debug or synapse_daemon=trace (default info)")]
+#[command(
+    after_help = "Environment:\n  SYNAPSE_HOME    state folder (default ~/.synapse)\n  SYNAPSE_SOCKET  socket path (default $SYNAPSE_HOME/run/synapsed.sock)\n  SYNAPSE_LOG     log filter, e.g. debug or synapse_daemon=trace (default info)"
+)]
 struct Args {
     /// Also log to stderr (for service managers and debugging). Logs always go to
     /// $SYNAPSE_HOME/logs/.
@@ -19,5 +21,7 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    synapse_daemon::run::main(synapse_daemon::run::Options { foreground: args.foreground })
+    synapse_daemon::run::main(synapse_daemon::run::Options {
+        foreground: args.foreground,
+    })
 }

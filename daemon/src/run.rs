@@ -48,7 +48,9 @@ fn run(options: Options) -> anyhow::Result<()> {
         e.to_string()
     });
 
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     runtime.block_on(async move {
         let (listener, previous) = socket::bind(paths.socket())?;
         if previous == socket::Previous::StaleRemoved {

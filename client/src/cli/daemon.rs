@@ -65,7 +65,10 @@ pub async fn run(paths: Paths, cmd: DaemonCommand) -> anyhow::Result<ExitCode> {
 }
 
 async fn status_of(channel: tonic::transport::Channel) -> anyhow::Result<StatusResponse> {
-    Ok(DaemonClient::new(channel).status(StatusRequest {}).await?.into_inner())
+    Ok(DaemonClient::new(channel)
+        .status(StatusRequest {})
+        .await?
+        .into_inner())
 }
 
 async fn stop(paths: &Paths) -> anyhow::Result<ExitCode> {
@@ -83,7 +86,10 @@ async fn stop(paths: &Paths) -> anyhow::Result<ExitCode> {
     let deadline = Instant::now() + STOP_TIMEOUT;
     while paths.socket().exists() || process_alive(pid) {
         if Instant::now() >= deadline {
-            anyhow::bail!("synapsed (pid {pid}) did not stop within {}s", STOP_TIMEOUT.as_secs());
+            anyhow::bail!(
+                "synapsed (pid {pid}) did not stop within {}s",
+                STOP_TIMEOUT.as_secs()
+            );
         }
         tokio::time::sleep(POLL_INTERVAL).await;
     }
@@ -92,14 +98,19 @@ async fn stop(paths: &Paths) -> anyhow::Result<ExitCode> {
 }
 
 fn process_alive(pid: u32) -> bool {
-    let Ok(pid) = i32::try_from(pid) else { return false };
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok()
-        && !is_zombie(pid)
+    let Ok(pid) = i32::try_from(pid) else {
+        return false;
+    };
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok() && !is_zombie(pid)
 }
 
 fn is_zombie(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| s.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')))
+        .map(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|rest| rest.trim_start().starts_with('Z'))
+        })
         .unwrap_or(false)
 }
 
@@ -174,7 +185,8 @@ fn logs(dir: &Path, lines: usize, follow: bool) -> anyhow::Result<ExitCode> {
         println!("no daemon log yet in {}", dir.display());
         return Ok(ExitCode::SUCCESS);
     };
-    let mut file = std::fs::File::open(&path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut file =
+        std::fs::File::open(&path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut text = String::new();
     file.read_to_string(&mut text)?;
     let all: Vec<&str> = text.lines().collect();

@@ -13,7 +13,9 @@ use synapse_shared::paths::Paths;
 /// servers become shell commands; a daemon (`synapsed`) keeps them warm.
 #[derive(Debug, Parser)]
 #[command(name = "synapse", version, about, long_about = None)]
-#[command(after_help = "Environment:\n  SYNAPSE_HOME    state folder (default ~/.synapse)\n  SYNAPSE_SOCKET  daemon socket (default $SYNAPSE_HOME/run/synapsed.sock)")]
+#[command(
+    after_help = "Environment:\n  SYNAPSE_HOME    state folder (default ~/.synapse)\n  SYNAPSE_SOCKET  daemon socket (default $SYNAPSE_HOME/run/synapsed.sock)"
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -46,7 +48,12 @@ pub fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "synapse", &mut std::io::stdout());
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "synapse",
+                &mut std::io::stdout(),
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Daemon(cmd) => block_on(daemon::run(paths()?, cmd)),
@@ -62,5 +69,8 @@ fn paths() -> anyhow::Result<Paths> {
 fn block_on<F: std::future::Future<Output = anyhow::Result<ExitCode>>>(
     future: F,
 ) -> anyhow::Result<ExitCode> {
-    tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(future)
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?
+        .block_on(future)
 }

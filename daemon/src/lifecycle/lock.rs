@@ -14,7 +14,10 @@ pub enum LockError {
     #[error("synapsed is already running{} (lock {path} is held)", pid_text(*.pid), path = .path.display())]
     AlreadyRunning { path: PathBuf, pid: Option<u32> },
     #[error("cannot open lock file {path}: {source}", path = .path.display())]
-    Open { path: PathBuf, source: std::io::Error },
+    Open {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot lock {path}: {source}", path = .path.display())]
     Lock { path: PathBuf, source: Errno },
 }
@@ -41,7 +44,10 @@ impl DaemonLock {
                 let _ = lock.seek(SeekFrom::Start(0));
                 let _ = writeln!(lock, "{}", std::process::id());
                 let _ = lock.sync_data();
-                Ok(Self { _lock: lock, path: path.to_path_buf() })
+                Ok(Self {
+                    _lock: lock,
+                    path: path.to_path_buf(),
+                })
             }
             Err((mut file, Errno::EWOULDBLOCK)) => {
                 let mut text = String::new();
@@ -51,7 +57,10 @@ impl DaemonLock {
                     pid: text.trim().parse().ok(),
                 })
             }
-            Err((_, source)) => Err(LockError::Lock { path: path.to_path_buf(), source }),
+            Err((_, source)) => Err(LockError::Lock {
+                path: path.to_path_buf(),
+                source,
+            }),
         }
     }
 
@@ -68,7 +77,10 @@ fn open(path: &Path) -> Result<File, LockError> {
         .truncate(false)
         .mode(0o600)
         .open(path)
-        .map_err(|source| LockError::Open { path: path.to_path_buf(), source })
+        .map_err(|source| LockError::Open {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 #[cfg(test)]
@@ -82,7 +94,11 @@ mod tests {
         let first = DaemonLock::acquire(&path).unwrap();
         let err = DaemonLock::acquire(&path).unwrap_err();
         let pid = std::process::id();
-        assert!(err.to_string().contains(&format!("already running with pid {pid}")), "{err}");
+        assert!(
+            err.to_string()
+                .contains(&format!("already running with pid {pid}")),
+            "{err}"
+        );
         drop(first);
         DaemonLock::acquire(&path).unwrap();
     }

@@ -24,7 +24,9 @@ pub fn check_peer(request: Request<()>) -> Result<Request<()>, Status> {
         }
         None => {
             tracing::warn!("refused a client whose credentials could not be read");
-            Err(Status::permission_denied("synapsed could not verify the client's uid"))
+            Err(Status::permission_denied(
+                "synapsed could not verify the client's uid",
+            ))
         }
     }
 }

@@ -31,19 +31,33 @@ pub fn bind(path: &Path) -> Result<(UnixListener, Previous), SocketError> {
     let previous = match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_socket() => {
             if std::os::unix::net::UnixStream::connect(path).is_ok() {
-                return Err(SocketError::InUse { path: path.to_path_buf() });
+                return Err(SocketError::InUse {
+                    path: path.to_path_buf(),
+                });
             }
-            fs::remove_file(path)
-                .map_err(|source| SocketError::Bind { path: path.to_path_buf(), source })?;
+            fs::remove_file(path).map_err(|source| SocketError::Bind {
+                path: path.to_path_buf(),
+                source,
+            })?;
             Previous::StaleRemoved
         }
-        Ok(_) => return Err(SocketError::NotASocket { path: path.to_path_buf() }),
+        Ok(_) => {
+            return Err(SocketError::NotASocket {
+                path: path.to_path_buf(),
+            });
+        }
         Err(_) => Previous::None,
     };
-    let listener = UnixListener::bind(path)
-        .map_err(|source| SocketError::Bind { path: path.to_path_buf(), source })?;
-    fs::set_permissions(path, fs::Permissions::from_mode(0o600))
-        .map_err(|source| SocketError::Bind { path: path.to_path_buf(), source })?;
+    let listener = UnixListener::bind(path).map_err(|source| SocketError::Bind {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o600)).map_err(|source| {
+        SocketError::Bind {
+            path: path.to_path_buf(),
+            source,
+        }
+    })?;
     Ok((listener, previous))
 }
 
