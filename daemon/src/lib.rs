@@ -4,6 +4,7 @@
 //! lock → settings → bind the socket → serve gRPC until SIGTERM/SIGINT/`Shutdown` → stop the
 //! subsystems → remove the socket.
 
+pub mod agent;
 pub mod lifecycle;
 pub mod logging;
 pub mod run;
