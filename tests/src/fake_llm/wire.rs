@@ -226,3 +226,64 @@ fn openai_events(reply: &Reply, ctx: &RenderContext) -> Vec<String> {
     events.push("data: [DONE]\n\n".to_string());
     events
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx(include_usage: bool) -> RenderContext {
+        RenderContext {
+            request_index: 0,
+            model: "m".into(),
+            body_len: 400,
+            include_usage,
+        }
+    }
+
+    fn data_of(event: &str) -> Value {
+        let line = event
+            .lines()
+            .find_map(|l| l.strip_prefix("data: "))
+            .unwrap();
+        serde_json::from_str(line).unwrap()
+    }
+
+    #[test]
+    fn anthropic_tool_input_is_split_and_reassembles() {
+        let reply = Reply::new().call(ToolCall::bash("echo 'ünïcode' > f").pieces(4));
+        let events = anthropic_events(&reply, &ctx(false));
+        let names: Vec<&str> = events.iter().map(|e| e.lines().next().unwrap()).collect();
+        assert_eq!(names.first(), Some(&"event: message_start"));
+        assert_eq!(names.last(), Some(&"event: message_stop"));
+        let pieces: Vec<String> = events
+            .iter()
+            .map(|e| data_of(e))
+            .filter(|d| d["delta"]["type"] == "input_json_delta")
+            .map(|d| d["delta"]["partial_json"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(pieces.len(), 5, "an empty opener and four pieces");
+        let input: Value = serde_json::from_str(&pieces.concat()).unwrap();
+        assert_eq!(input, json!({"command": "echo 'ünïcode' > f"}));
+        let delta = data_of(&events[events.len() - 2]);
+        assert_eq!(delta["delta"]["stop_reason"], "tool_use");
+    }
+
+    #[test]
+    fn openai_usage_chunk_only_when_asked() {
+        let reply = Reply::new().text("hi there");
+        let with = openai_events(&reply, &ctx(true));
+        let without = openai_events(&reply, &ctx(false));
+        assert_eq!(with.len(), without.len() + 1);
+        assert_eq!(with.last().map(String::as_str), Some("data: [DONE]\n\n"));
+        assert!(
+            data_of(&with[with.len() - 2])["usage"]["prompt_tokens"]
+                .as_u64()
+                .unwrap()
+                > 0
+        );
+        assert_eq!(
+            data_of(&without[without.len() - 2])["choices"][0]["finish_reason"],
+            "stop"
+        );
+    }
+}
