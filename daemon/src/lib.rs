@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod lifecycle;
+pub mod llm;
 pub mod logging;
 pub mod run;
 pub mod server;
