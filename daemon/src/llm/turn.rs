@@ -64,6 +64,11 @@ impl TurnBuilder {
         }
     }
 
+    /// Token usage reported so far.
+    pub fn usage(&self) -> Usage {
+        self.usage
+    }
+
     /// The finished turn, or `None` when `Done` never arrived.
     pub fn finish(self) -> Option<AssistantTurn> {
         let stop_reason = self.stop_reason?;
