@@ -67,6 +67,8 @@ pub struct ShellSessions {
     bin_dir: Option<PathBuf>,
     output_cap_chars: usize,
     slots: Mutex<HashMap<String, Arc<Slot>>>,
+    /// Cancelled by [`ShellSessions::close_all`]: running commands stop at once.
+    closing: CancellationToken,
 }
 
 impl ShellSessions {
@@ -77,6 +79,7 @@ impl ShellSessions {
             bin_dir,
             output_cap_chars: OUTPUT_CAP_CHARS,
             slots: Mutex::new(HashMap::new()),
+            closing: CancellationToken::new(),
         }
     }
 
@@ -152,7 +155,15 @@ impl ShellSessions {
         let slot = self.slot(name, origin)?;
         slot.touch();
         let mut session = slot.session.lock().await;
-        let result = self.router.execute(&mut session, call, cancel).await;
+        let token = self.closing.child_token();
+        let run = self.router.execute(&mut session, call, &token);
+        tokio::pin!(run);
+        let result = loop {
+            tokio::select! {
+                result = &mut run => break result,
+                () = cancel.cancelled(), if !token.is_cancelled() => token.cancel(),
+            }
+        };
         slot.touch();
         Ok(result)
     }
@@ -171,6 +182,7 @@ impl ShellSessions {
 
     /// Closes every session (daemon shutdown): no shell or child outlives this.
     pub async fn close_all(&self) {
+        self.closing.cancel();
         let slots: Vec<Arc<Slot>> = self.lock_slots().drain().map(|(_, s)| s).collect();
         let closing = slots.iter().map(|slot| async move {
             slot.session.lock().await.close().await;
