@@ -10,4 +10,5 @@ pub mod llm;
 pub mod logging;
 pub mod run;
 pub mod server;
+pub mod shell;
 pub mod state;

@@ -1,12 +1,14 @@
 //! The daemon's shared state: paths, settings, start time and the shutdown token. Subsystems
 //! (shell sessions, skills, MCP, agents) hang off this as they land; services get an `Arc` of it.
 
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 use synapse_shared::paths::Paths;
 use synapse_shared::settings::Settings;
 use tokio_util::sync::CancellationToken;
+
+use crate::shell::{ShellSessions, builtin_registry};
 
 pub struct DaemonState {
     pub paths: Paths,
@@ -17,6 +19,8 @@ pub struct DaemonState {
     settings_error: RwLock<Option<String>>,
     /// Cancelled to stop the daemon (signal or `Shutdown`).
     pub shutdown: CancellationToken,
+    /// The Bash tool's sessions (persistent shells and the router).
+    pub shell: Arc<ShellSessions>,
 }
 
 impl DaemonState {
@@ -25,7 +29,9 @@ impl DaemonState {
             Ok(s) => (s, None),
             Err(e) => (Settings::default(), Some(e)),
         };
+        let shell = ShellSessions::new(Arc::new(builtin_registry()), Some(paths.bin_dir()));
         Self {
+            shell: Arc::new(shell),
             paths,
             started: Instant::now(),
             settings: RwLock::new(settings),

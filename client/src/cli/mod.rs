@@ -3,6 +3,7 @@
 //! `synapsed` when nothing answers.
 
 mod daemon;
+mod exec;
 
 use std::process::ExitCode;
 
@@ -26,6 +27,8 @@ enum Command {
     /// Start, stop and inspect the daemon.
     #[command(subcommand)]
     Daemon(daemon::DaemonCommand),
+    /// Run one command as the model's Bash tool would, and print what the model would see.
+    Exec(exec::ExecArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell to generate completions for.
@@ -57,6 +60,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Daemon(cmd) => block_on(daemon::run(paths()?, cmd)),
+        Command::Exec(args) => block_on(exec::run(paths()?, args)),
     }
 }
 

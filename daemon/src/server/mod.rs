@@ -2,10 +2,12 @@
 //! error to a status. Every request first passes the peer-uid check.
 
 mod daemon;
+mod tools;
 
 use std::sync::Arc;
 
 use synapse_shared::proto::daemon_server::DaemonServer;
+use synapse_shared::proto::tools_server::ToolsServer;
 use tokio::net::UnixListener;
 use tokio_stream::wrappers::UnixListenerStream;
 use tonic::service::InterceptorLayer;
@@ -21,9 +23,11 @@ pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5
 pub async fn serve(state: Arc<DaemonState>, listener: UnixListener) -> anyhow::Result<()> {
     let incoming = UnixListenerStream::new(listener);
     let shutdown = state.shutdown.clone();
+    let reaper = state.shell.spawn_idle_reaper();
     let server = Server::builder()
         .layer(InterceptorLayer::new(check_peer))
         .add_service(DaemonServer::new(daemon::DaemonService::new(state.clone())))
+        .add_service(ToolsServer::new(tools::ToolsService::new(state.clone())))
         .serve_with_incoming_shutdown(incoming, shutdown.clone().cancelled_owned());
     tokio::select! {
         result = server => result?,
@@ -31,5 +35,8 @@ pub async fn serve(state: Arc<DaemonState>, listener: UnixListener) -> anyhow::R
             tracing::warn!("calls still running after {SHUTDOWN_GRACE:?}; stopping anyway");
         }
     }
+    reaper.abort();
+    // No shell, and nothing a shell started, outlives the daemon.
+    state.shell.close_all().await;
     Ok(())
 }
