@@ -8,12 +8,16 @@ use synapse_shared::paths::Paths;
 use synapse_shared::settings::Settings;
 use tokio_util::sync::CancellationToken;
 
+use crate::agent::RunnerLimits;
+use crate::agent::prompt::{PromptEnv, system_prompt};
+use crate::agent::session::SessionDeps;
+use crate::agent::sessions::{ChatSessions, DepsFactory};
 use crate::shell::{ShellSessions, builtin_registry};
 
 pub struct DaemonState {
     pub paths: Paths,
     pub started: Instant,
-    settings: RwLock<Settings>,
+    settings: Arc<RwLock<Settings>>,
     /// Why settings.json could not be used ("path:line:col: message"); the daemon runs on
     /// defaults meanwhile and never rewrites the file.
     settings_error: RwLock<Option<String>>,
@@ -21,6 +25,8 @@ pub struct DaemonState {
     pub shutdown: CancellationToken,
     /// The Bash tool's sessions (persistent shells and the router).
     pub shell: Arc<ShellSessions>,
+    /// Chat sessions (the agent conversations).
+    pub chats: Arc<ChatSessions>,
 }
 
 impl DaemonState {
@@ -29,12 +35,20 @@ impl DaemonState {
             Ok(s) => (s, None),
             Err(e) => (Settings::default(), Some(e)),
         };
-        let shell = ShellSessions::new(Arc::new(builtin_registry()), Some(paths.bin_dir()));
+        let registry = Arc::new(builtin_registry());
+        let commands_doc = registry.system_prompt_section();
+        let shell = Arc::new(ShellSessions::new(registry, Some(paths.bin_dir())));
+        let settings = Arc::new(RwLock::new(settings));
+        let chats = Arc::new(ChatSessions::new(
+            paths.sessions_dir(),
+            chat_deps(shell.clone(), settings.clone(), commands_doc),
+        ));
         Self {
-            shell: Arc::new(shell),
+            shell,
+            chats,
             paths,
             started: Instant::now(),
-            settings: RwLock::new(settings),
+            settings,
             settings_error: RwLock::new(error),
             shutdown: CancellationToken::new(),
         }
@@ -64,4 +78,35 @@ impl DaemonState {
             *e = None;
         }
     }
+}
+
+/// What every new chat session gets: the shared shell layer, live settings, and a system prompt
+/// rendered for its working directory.
+fn chat_deps(
+    shell: Arc<ShellSessions>,
+    settings: Arc<RwLock<Settings>>,
+    commands_doc: String,
+) -> DepsFactory {
+    Arc::new(move |cwd, _id| {
+        let current = settings.clone();
+        let snapshot = move || match current.read() {
+            Ok(s) => s.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        };
+        let model = String::new();
+        let date = chrono::Local::now().format("%Y-%m-%d").to_string();
+        let env = PromptEnv {
+            cwd,
+            os: std::env::consts::OS,
+            shell: "bash",
+            date: &date,
+            model: &model,
+        };
+        SessionDeps {
+            shell: shell.clone(),
+            settings: Arc::new(snapshot),
+            system_prompt: system_prompt(&env, &commands_doc),
+            limits: RunnerLimits::default(),
+        }
+    })
 }

@@ -4,6 +4,8 @@
 
 mod daemon;
 mod exec;
+pub mod run;
+mod sessions;
 
 use std::process::ExitCode;
 
@@ -27,6 +29,11 @@ enum Command {
     /// Start, stop and inspect the daemon.
     #[command(subcommand)]
     Daemon(daemon::DaemonCommand),
+    /// Run one task non-interactively: the answer on stdout, tool activity on stderr.
+    Run(run::RunArgs),
+    /// List saved conversations.
+    #[command(subcommand)]
+    Sessions(sessions::SessionsCommand),
     /// Run one command as the model's Bash tool would, and print what the model would see.
     Exec(exec::ExecArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -61,6 +68,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Daemon(cmd) => block_on(daemon::run(paths()?, cmd)),
         Command::Exec(args) => block_on(exec::run(paths()?, args)),
+        Command::Run(args) => block_on(run::run(paths()?, args)),
+        Command::Sessions(cmd) => block_on(sessions::run(paths()?, cmd)),
     }
 }
 

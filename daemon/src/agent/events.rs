@@ -8,10 +8,23 @@ use crate::llm::Usage;
 #[derive(Debug, Clone, PartialEq)]
 pub enum AgentEvent {
     TextDelta(String),
-    ToolStarted { id: String, command: String },
-    ToolFinished { id: String, command: String, exit_code: i32, output: String },
+    ToolStarted {
+        id: String,
+        command: String,
+    },
+    ToolFinished {
+        id: String,
+        command: String,
+        exit_code: i32,
+        output: String,
+    },
     Usage(Usage),
-    Retrying { attempt: u32, max_attempts: u32, delay: Duration, reason: String },
+    Retrying {
+        attempt: u32,
+        max_attempts: u32,
+        delay: Duration,
+        reason: String,
+    },
     /// Something the user should see that is not the model's text (e.g. history repaired).
     Notice(String),
 }

@@ -27,7 +27,9 @@ pub fn normalized(history: &[Message]) -> Vec<Message> {
     // Tool results must come first in a user message that follows tool calls.
     for message in &mut out {
         if message.role == Role::User {
-            message.content.sort_by_key(|b| !matches!(b, ContentBlock::ToolResult { .. }));
+            message
+                .content
+                .sort_by_key(|b| !matches!(b, ContentBlock::ToolResult { .. }));
         }
     }
     out
@@ -59,7 +61,10 @@ pub fn close_unanswered(history: &[Message]) -> Vec<Message> {
         if missing.is_empty() {
             continue;
         }
-        out.push(Message { role: Role::User, content: missing });
+        out.push(Message {
+            role: Role::User,
+            content: missing,
+        });
     }
     out
 }
@@ -87,11 +92,17 @@ mod tests {
 
     #[test]
     fn unanswered_calls_are_closed_and_same_role_messages_merged() {
-        let history = vec![Message::user_text("a"), tool_use("t1"), Message::user_text("b")];
+        let history = vec![
+            Message::user_text("a"),
+            tool_use("t1"),
+            Message::user_text("b"),
+        ];
         assert_eq!(unanswered_count(&history), 1);
         let n = normalized(&history);
         assert_eq!(n.len(), 3);
-        assert!(matches!(&n[2].content[0], ContentBlock::ToolResult { tool_use_id, is_error: true, .. } if tool_use_id == "t1"));
+        assert!(
+            matches!(&n[2].content[0], ContentBlock::ToolResult { tool_use_id, is_error: true, .. } if tool_use_id == "t1")
+        );
         assert!(matches!(&n[2].content[1], ContentBlock::Text { text } if text == "b"));
     }
 

@@ -5,8 +5,12 @@
 pub mod events;
 pub mod executor;
 pub mod history;
+pub mod prompt;
 pub mod runner;
+pub mod session;
 pub mod session_log;
+pub mod sessions;
+pub mod shell_executor;
 
 pub use events::{AgentEvent, TurnEnd};
 pub use executor::{BashCall, ToolExecutor, ToolFuture, ToolOutcome};

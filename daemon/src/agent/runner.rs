@@ -98,7 +98,11 @@ impl AgentRunner {
             let message = turn.message();
             if !message.content.is_empty() {
                 // A broken or cancelled call keeps its text but never its tool calls.
-                let message = if end.is_some() { text_only(&message) } else { message };
+                let message = if end.is_some() {
+                    text_only(&message)
+                } else {
+                    message
+                };
                 if !message.content.is_empty() {
                     persist(&message);
                     history.push(message);
@@ -113,7 +117,9 @@ impl AgentRunner {
             add_usage(&mut outcome.total_usage, &usage);
             outcome.last_usage = usage;
             emit(AgentEvent::Usage(usage));
-            let Some(assistant) = history.last().cloned() else { break };
+            let Some(assistant) = history.last().cloned() else {
+                break;
+            };
             outcome.final_text = assistant.text();
             let calls: Vec<(String, String, serde_json::Value)> = assistant
                 .tool_uses()
@@ -163,7 +169,14 @@ impl AgentRunner {
         prompt: &str,
         cancel: &CancellationToken,
     ) -> TurnOutcome {
-        self.run_turn(history, Message::user_text(prompt), cancel, &mut |_| {}, &mut |_| {}).await
+        self.run_turn(
+            history,
+            Message::user_text(prompt),
+            cancel,
+            &mut |_| {},
+            &mut |_| {},
+        )
+        .await
     }
 
     /// One model call; on failure returns what had arrived and why it ended.
@@ -190,9 +203,17 @@ impl AgentRunner {
                     turn.push(&event);
                     match event {
                         LlmEvent::TextDelta(text) => emit(AgentEvent::TextDelta(text)),
-                        LlmEvent::Retrying { attempt, max_attempts, delay, reason } => {
-                            emit(AgentEvent::Retrying { attempt, max_attempts, delay, reason })
-                        }
+                        LlmEvent::Retrying {
+                            attempt,
+                            max_attempts,
+                            delay,
+                            reason,
+                        } => emit(AgentEvent::Retrying {
+                            attempt,
+                            max_attempts,
+                            delay,
+                            reason,
+                        }),
                         _ => {}
                     }
                 }
@@ -201,7 +222,10 @@ impl AgentRunner {
         if turn.is_complete() {
             Ok(turn)
         } else {
-            Err((turn, TurnEnd::Error("the model's answer ended before it was complete".into())))
+            Err((
+                turn,
+                TurnEnd::Error("the model's answer ended before it was complete".into()),
+            ))
         }
     }
 
@@ -216,13 +240,26 @@ impl AgentRunner {
         let call = match BashInput::from_input(name, input) {
             Ok(c) => c,
             Err(e) => {
-                return ToolResult { tool_use_id: id.to_string(), content: e.to_string(), is_error: true };
+                return ToolResult {
+                    tool_use_id: id.to_string(),
+                    content: e.to_string(),
+                    is_error: true,
+                };
             }
         };
-        emit(AgentEvent::ToolStarted { id: id.to_string(), command: call.command.clone() });
+        emit(AgentEvent::ToolStarted {
+            id: id.to_string(),
+            command: call.command.clone(),
+        });
         let outcome = self
             .executor
-            .execute(BashCall { command: call.command.clone(), restart: call.restart }, cancel.child_token())
+            .execute(
+                BashCall {
+                    command: call.command.clone(),
+                    restart: call.restart,
+                },
+                cancel.child_token(),
+            )
             .await;
         emit(AgentEvent::ToolFinished {
             id: id.to_string(),

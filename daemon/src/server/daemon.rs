@@ -29,7 +29,7 @@ impl Daemon for DaemonService {
             socket_path: s.paths.socket().display().to_string(),
             home: s.paths.home().display().to_string(),
             log_dir: s.paths.logs_dir().display().to_string(),
-            sessions: 0,
+            sessions: s.chats.live_count() as u32,
             settings_error: s.settings_error().unwrap_or_default(),
             skills: 0,
             tools: 0,

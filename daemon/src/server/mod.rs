@@ -1,12 +1,16 @@
 //! The gRPC layer: thin services that decode a request, call the owning subsystem and map its
 //! error to a status. Every request first passes the peer-uid check.
 
+mod chat;
 mod daemon;
+mod sessions;
 mod tools;
 
 use std::sync::Arc;
 
+use synapse_shared::proto::chat_server::ChatServer;
 use synapse_shared::proto::daemon_server::DaemonServer;
+use synapse_shared::proto::sessions_server::SessionsServer;
 use synapse_shared::proto::tools_server::ToolsServer;
 use tokio::net::UnixListener;
 use tokio_stream::wrappers::UnixListenerStream;
@@ -28,6 +32,10 @@ pub async fn serve(state: Arc<DaemonState>, listener: UnixListener) -> anyhow::R
         .layer(InterceptorLayer::new(check_peer))
         .add_service(DaemonServer::new(daemon::DaemonService::new(state.clone())))
         .add_service(ToolsServer::new(tools::ToolsService::new(state.clone())))
+        .add_service(ChatServer::new(chat::ChatService::new(state.clone())))
+        .add_service(SessionsServer::new(sessions::SessionsService::new(
+            state.clone(),
+        )))
         .serve_with_incoming_shutdown(incoming, shutdown.clone().cancelled_owned());
     tokio::select! {
         result = server => result?,
@@ -36,6 +44,7 @@ pub async fn serve(state: Arc<DaemonState>, listener: UnixListener) -> anyhow::R
         }
     }
     reaper.abort();
+    state.chats.cancel_all();
     // No shell, and nothing a shell started, outlives the daemon.
     state.shell.close_all().await;
     Ok(())
