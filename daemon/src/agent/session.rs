@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
+use super::context;
 use super::events::{AgentEvent, TurnEnd};
 use super::runner::{AgentRunner, RunnerLimits, TurnOutcome};
 use super::session_log::SessionLog;
@@ -146,6 +147,15 @@ impl ChatSession {
 
     /// Starts a turn in the background; its events go to subscribers.
     pub fn start_turn(self: &Arc<Self>, text: String) -> Result<(), TurnError> {
+        self.start(Work::Turn(text))
+    }
+
+    /// Compacts the conversation in the background (`/compact`); a notice says what was done.
+    pub fn start_compaction(self: &Arc<Self>) -> Result<(), TurnError> {
+        self.start(Work::Compact)
+    }
+
+    fn start(self: &Arc<Self>, work: Work) -> Result<(), TurnError> {
         let token = CancellationToken::new();
         {
             let mut running = self.running.lock().map_err(|_| TurnError::Busy)?;
@@ -156,12 +166,36 @@ impl ChatSession {
         }
         let session = self.clone();
         tokio::spawn(async move {
-            session.run_turn(text, token).await;
-            if let Ok(mut running) = session.running.lock() {
-                *running = None;
+            match work {
+                Work::Turn(text) => session.run_turn(text, token).await,
+                Work::Compact => {
+                    let mut conv = session.conversation.lock().await;
+                    let last = match session.provider(&mut conv) {
+                        Ok(provider) => session.compact(&mut conv, provider.as_ref(), true).await,
+                        Err(e) => Some(SessionEvent::Error(e)),
+                    };
+                    drop(conv);
+                    if let Some(event) = last {
+                        session.finish(event);
+                    }
+                }
             }
+            session.clear_running();
         });
         Ok(())
+    }
+
+    /// Ends the running work and then sends its last event, so a client that reacts to that
+    /// event can start the next piece of work at once.
+    fn finish(&self, event: SessionEvent) {
+        self.clear_running();
+        let _ = self.events.send(event);
+    }
+
+    fn clear_running(&self) {
+        if let Ok(mut running) = self.running.lock() {
+            *running = None;
+        }
     }
 
     async fn run_turn(&self, text: String, cancel: CancellationToken) {
@@ -170,7 +204,7 @@ impl ChatSession {
         let provider = match self.provider(&mut conv) {
             Ok(p) => p,
             Err(message) => {
-                let _ = self.events.send(SessionEvent::TurnFinished {
+                self.finish(SessionEvent::TurnFinished {
                     end: TurnEnd::Error(message),
                     final_text: String::new(),
                     turn,
@@ -179,6 +213,9 @@ impl ChatSession {
                 return;
             }
         };
+        if let Some(notice) = self.compact(&mut conv, provider.as_ref(), false).await {
+            let _ = self.events.send(notice);
+        }
         let runner = AgentRunner {
             model: provider.model().to_string(),
             provider,
@@ -225,12 +262,85 @@ impl ChatSession {
         self.turns_done.store(turn, Ordering::Relaxed);
         conv.last_usage = outcome.last_usage;
         add(&mut conv.total_usage, &outcome.total_usage);
-        let _ = self.events.send(SessionEvent::TurnFinished {
+        drop(conv);
+        self.finish(SessionEvent::TurnFinished {
             end: outcome.end,
             final_text: outcome.final_text,
             turn,
             usage: outcome.total_usage,
         });
+    }
+
+    /// Offloads and, if needed or forced, summarises; records the new history in the session
+    /// file and tells subscribers.
+    async fn compact(
+        &self,
+        conv: &mut Conversation,
+        provider: &dyn LlmProvider,
+        force: bool,
+    ) -> Option<SessionEvent> {
+        let used = conv.last_usage.total_input() + conv.last_usage.output;
+        if !force && !context::needs_compaction(used, context::CONTEXT_WINDOW_DEFAULT) {
+            return None;
+        }
+        let dir = self.session_dir(conv).join("tool-results");
+        let offloaded = match context::offload_tool_results(&mut conv.history, &dir) {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = self.events.send(SessionEvent::Error(format!(
+                    "cannot offload tool results to {}: {e}",
+                    dir.display()
+                )));
+                0
+            }
+        };
+        let window_limit =
+            (context::CONTEXT_WINDOW_DEFAULT as f64 * context::COMPACT_THRESHOLD) as u64;
+        let mut summarised = 0;
+        if (force || context::estimate_tokens(&conv.history) > window_limit)
+            && let Some(cut) = context::summary_cut(&conv.history)
+        {
+            let model = provider.model().to_string();
+            match context::summarize(
+                provider,
+                &model,
+                &self.deps.system_prompt,
+                &conv.history[..cut],
+            )
+            .await
+            {
+                Ok(summary) => {
+                    conv.history = context::replace_with_summary(&conv.history, cut, &summary);
+                    summarised = cut;
+                }
+                Err(e) => {
+                    let _ = self
+                        .events
+                        .send(SessionEvent::Error(format!("cannot summarise: {e}")));
+                }
+            }
+        }
+        if offloaded == 0 && summarised == 0 {
+            return force.then(|| {
+                SessionEvent::Agent(AgentEvent::Notice("Nothing to compact yet.".into()))
+            });
+        }
+        let record = serde_json::json!({ "messages": conv.history });
+        if let Err(e) = conv.log.append("compaction", &record) {
+            let _ = self.events.send(SessionEvent::Error(e.to_string()));
+        }
+        self.message_count
+            .store(conv.history.len(), Ordering::Relaxed);
+        conv.last_usage = Usage::default();
+        Some(SessionEvent::Agent(AgentEvent::Notice(format!(
+            "Context compacted: {offloaded} large tool result(s) moved to {}, {summarised} earlier message(s) summarised.",
+            dir.display()
+        ))))
+    }
+
+    /// `<sessions>/<id>/`: files that belong to this session (offloaded tool results).
+    fn session_dir(&self, conv: &Conversation) -> PathBuf {
+        conv.log.path().with_extension("")
     }
 
     fn resolve_config(&self) -> Result<ProviderConfig, String> {
@@ -275,6 +385,11 @@ pub fn resolve_config(
         env.get(k).cloned().or_else(|| std::env::var(k).ok())
     })
     .map_err(|e| e.to_string())
+}
+
+enum Work {
+    Turn(String),
+    Compact,
 }
 
 /// A user message typed by the user (not a tool-results message).

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use super::session::{ChatSession, SessionDeps, is_user_prompt, resolve_config};
 use super::session_log::{
-    self, SessionHeader, SessionLog, SessionLogError, is_valid_session_id, new_session_id,
+    self, Record, SessionHeader, SessionLog, SessionLogError, is_valid_session_id, new_session_id,
     session_path,
 };
 use crate::llm::Message;
@@ -239,12 +239,7 @@ impl ChatSessions {
             .and_then(|m| m.modified())
             .map_err(|_| ChatError::NotFound(id.to_string()))?;
         let summary = summarize(&path, mtime).ok_or_else(|| ChatError::NotFound(id.to_string()))?;
-        let messages = session_log::replay(&path)?
-            .records
-            .into_iter()
-            .filter(|r| r.kind == "message")
-            .filter_map(|r| serde_json::from_value(r.data).ok())
-            .collect();
+        let messages = restore_history(&path, session_log::replay(&path)?.records, &mut Vec::new());
         Ok((summary, messages))
     }
 
@@ -258,14 +253,37 @@ impl ChatSessions {
     }
 }
 
+/// The conversation a session file describes: messages in order, where a compaction record
+/// replaces everything before it.
+fn restore_history(path: &Path, records: Vec<Record>, warnings: &mut Vec<String>) -> Vec<Message> {
+    let mut history = Vec::new();
+    for record in records {
+        match record.kind.as_str() {
+            "message" => match serde_json::from_value::<Message>(record.data) {
+                Ok(m) => history.push(m),
+                Err(e) => warnings.push(format!(
+                    "{}: skipped a message that does not parse: {e}",
+                    path.display()
+                )),
+            },
+            "compaction" => {
+                match serde_json::from_value::<Vec<Message>>(record.data["messages"].clone()) {
+                    Ok(messages) => history = messages,
+                    Err(e) => warnings.push(format!(
+                        "{}: skipped a compaction record that does not parse: {e}",
+                        path.display()
+                    )),
+                }
+            }
+            _ => {}
+        }
+    }
+    history
+}
+
 fn summarize(path: &Path, mtime: std::time::SystemTime) -> Option<SessionSummary> {
     let replay = session_log::replay(path).ok()?;
-    let messages: Vec<Message> = replay
-        .records
-        .iter()
-        .filter(|r| r.kind == "message")
-        .filter_map(|r| serde_json::from_value(r.data.clone()).ok())
-        .collect();
+    let messages = restore_history(path, replay.records.clone(), &mut Vec::new());
     let title = messages
         .iter()
         .find(|m| is_user_prompt(m))

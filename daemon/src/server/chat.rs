@@ -140,6 +140,11 @@ async fn read_client(
                 session.cancel();
             }
             Some(In::Approval(_)) => {}
+            Some(In::Compact(_)) => {
+                if let Err(e) = session.start_compaction() {
+                    let _ = tx.send(Ok(error_event(e.to_string()))).await;
+                }
+            }
             Some(In::Open(_)) => {
                 let _ = tx
                     .send(Ok(error_event("this stream already has a session".into())))
