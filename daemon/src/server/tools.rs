@@ -62,6 +62,7 @@ impl Tools for ToolsService {
                 SessionError::EmptyName
                 | SessionError::BadCwd(_)
                 | SessionError::RelativeCwd(_) => Status::invalid_argument(e.to_string()),
+                SessionError::ShuttingDown => Status::unavailable(e.to_string()),
             })?;
         Ok(Response::new(ExecResponse {
             output: result.output,

@@ -23,6 +23,7 @@ pub mod router;
 pub mod sentinel;
 pub mod session;
 pub mod sessions;
+pub mod spec;
 pub mod syntax;
 
 #[cfg(test)]
@@ -31,7 +32,7 @@ mod tests;
 pub use capture::OUTPUT_CAP_CHARS;
 pub use command::{AgentCommand, CommandContext, CommandOutput, CommandRegistry, CommandSpec};
 pub use commands::builtin_registry;
-pub use process::ShellSpec;
 pub use router::{BashRouter, COMMAND_TIMEOUT_DEFAULT, COMMAND_TIMEOUT_MAX, ToolCall, ToolResult};
 pub use session::ShellSession;
 pub use sessions::{SESSION_IDLE_TIMEOUT, SessionError, SessionOrigin, ShellSessions};
+pub use spec::ShellSpec;

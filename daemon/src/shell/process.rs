@@ -8,7 +8,6 @@
 //! (`exec 1>&-`) cannot silence the next one. With `set -m` each pipeline gets its own process
 //! group, which is what a timeout or cancel kills; the shell itself stays.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -21,8 +20,9 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::capture::OutputCapture;
-use super::procs::{self, COMMAND_TAG_VAR, SHELL_TAG_VAR};
+use super::procs::{self, COMMAND_TAG_VAR};
 use super::sentinel::{self, Completion, SentinelParser, StreamEvent};
+pub use super::spec::ShellSpec;
 
 /// How long a new shell may take to answer its first sentinel.
 const SHELL_START_TIMEOUT: Duration = Duration::from_secs(10);
@@ -34,75 +34,6 @@ const SENTINEL_AFTER_KILL: Duration = Duration::from_secs(1);
 /// How long to wait for the last output of a shell that exited.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(300);
 const READ_CHUNK_BYTES: usize = 64 * 1024;
-
-/// Everything needed to start (or restart) a session's shell.
-#[derive(Debug, Clone)]
-pub struct ShellSpec {
-    pub cwd: PathBuf,
-    /// The complete environment (the session's; [`ShellSpec::shell_env`] adds Synapse's part).
-    pub env: Vec<(OsString, OsString)>,
-    /// `$SYNAPSE_HOME/bin`, put first on PATH.
-    pub bin_dir: Option<PathBuf>,
-}
-
-impl ShellSpec {
-    /// The environment the shell gets: the session's, minus rc-file hooks, plus PATH and the
-    /// settings that keep tools from paging or colouring.
-    fn shell_env(&self, tag: &str) -> Vec<(OsString, OsString)> {
-        const DROPPED: [&str; 5] = [
-            "BASH_ENV",
-            "ENV",
-            "PROMPT_COMMAND",
-            SHELL_TAG_VAR,
-            COMMAND_TAG_VAR,
-        ];
-        const FIXED: [(&str, &str); 4] = [
-            ("NO_COLOR", "1"),
-            ("TERM", "dumb"),
-            ("PAGER", "cat"),
-            ("GIT_PAGER", "cat"),
-        ];
-        let mut env: Vec<(OsString, OsString)> = self
-            .env
-            .iter()
-            .filter(|(k, _)| {
-                !DROPPED.iter().any(|d| k == d) && !FIXED.iter().any(|(f, _)| k == f) && k != "PATH"
-            })
-            .cloned()
-            .collect();
-        let old_path = self
-            .env
-            .iter()
-            .find(|(k, _)| k == "PATH")
-            .map(|(_, v)| v.clone());
-        let mut path = OsString::new();
-        if let Some(bin) = &self.bin_dir {
-            path.push(bin.as_os_str());
-        }
-        match old_path {
-            Some(p) if !p.is_empty() => {
-                if !path.is_empty() {
-                    path.push(":");
-                }
-                path.push(p);
-            }
-            _ => {
-                if !path.is_empty() {
-                    path.push(":");
-                }
-                path.push("/usr/local/bin:/usr/bin:/bin");
-            }
-        }
-        env.push(("PATH".into(), path));
-        env.extend(
-            FIXED
-                .iter()
-                .map(|(k, v)| (OsString::from(k), OsString::from(v))),
-        );
-        env.push((SHELL_TAG_VAR.into(), tag.into()));
-        env
-    }
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum ShellError {

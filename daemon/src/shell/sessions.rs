@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -40,11 +41,16 @@ pub enum SessionError {
     BadCwd(PathBuf),
     #[error("working directory must be an absolute path (got {0})")]
     RelativeCwd(PathBuf),
+    #[error("the daemon is shutting down")]
+    ShuttingDown,
 }
 
 struct Slot {
-    session: tokio::sync::Mutex<ShellSession>,
+    session: Arc<tokio::sync::Mutex<ShellSession>>,
     last_used: Mutex<Instant>,
+    /// Set (under the session lock) when the slot left the map: a caller that got it just
+    /// before must look again rather than revive a shell nobody would close.
+    closed: AtomicBool,
 }
 
 impl Slot {
@@ -59,6 +65,13 @@ impl Slot {
             .lock()
             .map(|t| t.elapsed())
             .unwrap_or_default()
+    }
+
+    /// Kills the shell; called once the slot is out of the map.
+    async fn close(&self) {
+        let mut session = self.session.lock().await;
+        self.closed.store(true, Ordering::Release);
+        session.close().await;
     }
 }
 
@@ -116,6 +129,9 @@ impl ShellSessions {
         if name.is_empty() {
             return Err(SessionError::EmptyName);
         }
+        if self.closing.is_cancelled() {
+            return Err(SessionError::ShuttingDown);
+        }
         let mut slots = self.lock_slots();
         if let Some(slot) = slots.get(name) {
             return Ok(slot.clone());
@@ -137,8 +153,13 @@ impl ShellSessions {
             bin_dir: self.bin_dir.clone(),
         };
         let slot = Arc::new(Slot {
-            session: tokio::sync::Mutex::new(ShellSession::new(name, spec, self.output_cap_chars)),
+            session: Arc::new(tokio::sync::Mutex::new(ShellSession::new(
+                name,
+                spec,
+                self.output_cap_chars,
+            ))),
             last_used: Mutex::new(Instant::now()),
+            closed: AtomicBool::new(false),
         });
         slots.insert(name.to_owned(), slot.clone());
         Ok(slot)
@@ -152,9 +173,14 @@ impl ShellSessions {
         call: &ToolCall,
         cancel: &CancellationToken,
     ) -> Result<ToolResult, SessionError> {
-        let slot = self.slot(name, origin)?;
-        slot.touch();
-        let mut session = slot.session.lock().await;
+        let (slot, mut session) = loop {
+            let slot = self.slot(name, origin)?;
+            slot.touch();
+            let session = slot.session.clone().lock_owned().await;
+            if !slot.closed.load(Ordering::Acquire) {
+                break (slot, session);
+            }
+        };
         let token = self.closing.child_token();
         let run = self.router.execute(&mut session, call, &token);
         tokio::pin!(run);
@@ -173,7 +199,7 @@ impl ShellSessions {
         let slot = self.lock_slots().remove(name);
         match slot {
             Some(slot) => {
-                slot.session.lock().await.close().await;
+                slot.close().await;
                 true
             }
             None => false,
@@ -184,9 +210,7 @@ impl ShellSessions {
     pub async fn close_all(&self) {
         self.closing.cancel();
         let slots: Vec<Arc<Slot>> = self.lock_slots().drain().map(|(_, s)| s).collect();
-        let closing = slots.iter().map(|slot| async move {
-            slot.session.lock().await.close().await;
-        });
+        let closing = slots.iter().map(|slot| slot.close());
         futures::future::join_all(closing).await;
     }
 
@@ -205,7 +229,7 @@ impl ShellSessions {
                 .collect()
         };
         for (_, slot) in &idle_slots {
-            slot.session.lock().await.close().await;
+            slot.close().await;
         }
         idle_slots.into_iter().map(|(n, _)| n).collect()
     }
