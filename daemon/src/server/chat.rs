@@ -18,6 +18,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::agent::AgentEvent;
+use crate::agent::context::CONTEXT_WINDOW_DEFAULT;
 use crate::agent::session::{ChatSession, SessionEvent};
 use crate::agent::sessions::{ChatError, OpenRequest, Resume};
 use crate::llm::Usage;
@@ -145,6 +146,15 @@ async fn read_client(
                     let _ = tx.send(Ok(error_event(e.to_string()))).await;
                 }
             }
+            Some(In::SetModel(set)) => {
+                session.set_model(Some(set.model).filter(|m| !m.trim().is_empty()));
+                let changed = ChatEvent {
+                    kind: Some(Ev::ModelChanged(proto::ModelChanged {
+                        model: session.model(),
+                    })),
+                };
+                let _ = tx.send(Ok(changed)).await;
+            }
             Some(In::Open(_)) => {
                 let _ = tx
                     .send(Ok(error_event("this stream already has a session".into())))
@@ -168,7 +178,7 @@ fn usage(u: &Usage) -> proto::UsageUpdate {
         cache_read_tokens: u.cache_read,
         cache_creation_tokens: u.cache_creation,
         context_tokens: u.total_input() + u.output,
-        context_window: 0,
+        context_window: CONTEXT_WINDOW_DEFAULT,
     }
 }
 

@@ -1,9 +1,14 @@
-//! `Daemon` service: status and shutdown.
+//! `Daemon` service: status, shutdown, and the few settings a client may show or change
+//! (written to settings.json atomically, then swapped into the live state).
 
 use std::sync::Arc;
 
 use synapse_shared::proto::daemon_server::Daemon;
-use synapse_shared::proto::{ShutdownRequest, ShutdownResponse, StatusRequest, StatusResponse};
+use synapse_shared::proto::{
+    GetSettingsRequest, SetAutoEnhanceRequest, SettingsResponse, ShutdownRequest, ShutdownResponse,
+    StatusRequest, StatusResponse,
+};
+use synapse_shared::settings::{self, Settings};
 use tonic::{Request, Response, Status};
 
 use crate::state::DaemonState;
@@ -15,6 +20,14 @@ pub struct DaemonService {
 impl DaemonService {
     pub fn new(state: Arc<DaemonState>) -> Self {
         Self { state }
+    }
+
+    fn settings_response(&self, s: &Settings) -> SettingsResponse {
+        SettingsResponse {
+            auto_enhance: s.skill_enhance.auto_enhance,
+            max_enhance_context_chars: s.skill_enhance.max_enhance_context_chars as u64,
+            settings_path: self.state.paths.settings_file().display().to_string(),
+        }
     }
 }
 
@@ -43,5 +56,38 @@ impl Daemon for DaemonService {
         tracing::info!("Shutdown requested by a client");
         self.state.shutdown.cancel();
         Ok(Response::new(ShutdownResponse {}))
+    }
+
+    async fn get_settings(
+        &self,
+        _: Request<GetSettingsRequest>,
+    ) -> Result<Response<SettingsResponse>, Status> {
+        Ok(Response::new(
+            self.settings_response(&self.state.settings()),
+        ))
+    }
+
+    async fn set_auto_enhance(
+        &self,
+        request: Request<SetAutoEnhanceRequest>,
+    ) -> Result<Response<SettingsResponse>, Status> {
+        let enabled = request.into_inner().enabled;
+        let path = self.state.paths.settings_file();
+        let written = tokio::task::spawn_blocking(move || {
+            settings::update(&path, |tree| {
+                settings::set_key(
+                    tree,
+                    &["skillEnhance", "autoEnhance"],
+                    serde_json::Value::Bool(enabled),
+                );
+            })
+        })
+        .await
+        .map_err(|e| Status::internal(format!("settings writer failed: {e}")))?
+        // A corrupt settings.json is reported and left alone, never reset.
+        .map_err(|e| Status::failed_precondition(e.to_string()))?;
+        tracing::info!(enabled, "skillEnhance.autoEnhance changed");
+        self.state.set_settings(written.clone());
+        Ok(Response::new(self.settings_response(&written)))
     }
 }
