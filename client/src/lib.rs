@@ -6,3 +6,4 @@ pub mod attach;
 pub mod cli;
 pub mod connect;
 pub mod render;
+pub mod repl;

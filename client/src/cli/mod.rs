@@ -2,6 +2,7 @@
 //! its own file; a command that needs the daemon calls [`crate::connect::connect`], which starts
 //! `synapsed` when nothing answers.
 
+mod chat;
 mod daemon;
 mod exec;
 pub mod run;
@@ -26,6 +27,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Talk with the agent in an interactive session (the REPL).
+    Chat(chat::ChatArgs),
     /// Start, stop and inspect the daemon.
     #[command(subcommand)]
     Daemon(daemon::DaemonCommand),
@@ -66,6 +69,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        Command::Chat(args) => block_on(chat::run(paths()?, args)),
         Command::Daemon(cmd) => block_on(daemon::run(paths()?, cmd)),
         Command::Exec(args) => block_on(exec::run(paths()?, args)),
         Command::Run(args) => block_on(run::run(paths()?, args)),

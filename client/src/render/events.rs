@@ -47,6 +47,7 @@ pub fn event_json(event: &ChatEvent, session_id: &str) -> serde_json::Value {
             json!({"type": "approval_request", "id": a.request_id, "title": a.title, "detail": a.detail})
         }
         Some(Ev::EnhanceReport(r)) => json!({"type": "skill_enhance_report", "text": r.text}),
+        Some(Ev::ModelChanged(m)) => json!({"type": "model_changed", "model": m.model}),
         None => json!({"type": "unknown"}),
     }
 }

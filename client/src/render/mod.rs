@@ -1,3 +1,8 @@
-//! Turning daemon events into what a person reads: one-line tool summaries, JSON forms of events.
+//! Turning daemon events into what a person reads: one-line tool summaries and JSON forms of
+//! events (`synapse run`), colours, streamed Markdown, tool blocks and the banner (the REPL).
 
+pub mod banner;
 pub mod events;
+pub mod markdown;
+pub mod theme;
+pub mod tool;

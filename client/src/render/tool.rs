@@ -1,0 +1,93 @@
+//! A finished tool call as the REPL shows it: the `● command` line (with `[exit N]` when it
+//! failed) and the first lines of its output, dimmed and indented under it.
+
+use synapse_shared::proto::ToolFinished;
+
+use super::events::tool_line;
+use super::theme::Theme;
+
+/// Output lines shown under a tool call.
+pub const PREVIEW_LINES: usize = 3;
+/// Characters of one preview line before it is cut.
+const PREVIEW_LINE_CHARS: usize = 160;
+
+/// The block for one finished call, ending with a newline.
+pub fn tool_block(theme: &Theme, call: &ToolFinished) -> String {
+    let line = tool_line(&call.command, call.exit_code);
+    let (bullet, rest) = line.split_at(line.find(' ').unwrap_or(0));
+    let bullet = if call.exit_code == 0 {
+        theme.green(bullet)
+    } else {
+        theme.red(bullet)
+    };
+    let mut out = format!("{bullet}{}\n", theme.bold(rest));
+    let lines: Vec<&str> = call
+        .output_preview
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(PREVIEW_LINES)
+        .collect();
+    for (i, l) in lines.iter().enumerate() {
+        let lead = if i == 0 { "  ⎿  " } else { "     " };
+        out.push_str(&theme.dim(&format!("{lead}{}", cut(l))));
+        out.push('\n');
+    }
+    let total = call.output_lines as usize;
+    let shown = lines.len();
+    if total > shown && shown > 0 {
+        let more = total - shown;
+        let noun = if more == 1 { "line" } else { "lines" };
+        out.push_str(&theme.dim(&format!("     … +{more} {noun}")));
+        out.push('\n');
+    }
+    out
+}
+
+fn cut(line: &str) -> String {
+    let line = line.replace('\t', "    ");
+    if line.chars().count() <= PREVIEW_LINE_CHARS {
+        return line;
+    }
+    let mut s: String = line.chars().take(PREVIEW_LINE_CHARS).collect();
+    s.push('…');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(command: &str, exit_code: i32, preview: &str, lines: u32) -> ToolFinished {
+        ToolFinished {
+            call_id: "c1".into(),
+            command: command.into(),
+            exit_code,
+            output_preview: preview.into(),
+            output_lines: lines,
+        }
+    }
+
+    #[test]
+    fn success_with_long_output() {
+        let out = tool_block(
+            &Theme::plain(),
+            &call("read src/main.rs", 0, "1\tfn main() {\n2\t}\n3\n4\n5", 40),
+        );
+        insta::assert_snapshot!(out);
+    }
+
+    #[test]
+    fn failure_shows_exit_code() {
+        let out = tool_block(
+            &Theme::plain(),
+            &call("cat nope", 1, "cat: nope: No such file", 1),
+        );
+        assert_eq!(out, "● cat nope [exit 1]\n  ⎿  cat: nope: No such file\n");
+    }
+
+    #[test]
+    fn no_output_is_one_line() {
+        let out = tool_block(&Theme::plain(), &call("true", 0, "", 0));
+        assert_eq!(out, "● true\n");
+    }
+}

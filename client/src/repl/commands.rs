@@ -1,0 +1,182 @@
+//! What the user typed, classified: a `!` shell command, a slash command (parsed here, names
+//! case-insensitive), or a message for the model. Executing them is the REPL's job.
+
+/// One submitted line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Line {
+    Empty,
+    /// `!<command>`: run locally, never sent to the model.
+    Shell(String),
+    Slash(Slash),
+    Message(String),
+}
+
+/// `/resume` targets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResumeTarget {
+    /// Show a numbered list and ask.
+    Choose,
+    Latest,
+    Id(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Slash {
+    Help,
+    Exit,
+    Clear,
+    Resume(ResumeTarget),
+    Sessions,
+    Model(Option<String>),
+    Cost,
+    Context,
+    Compact,
+    Tools(Option<String>),
+    SkillList,
+    /// `None` shows the state.
+    SkillEnhance(Option<bool>),
+    /// A known command with arguments it does not take: the usage to show.
+    Usage(&'static str),
+    Unknown(String),
+}
+
+/// Classifies a submitted line.
+pub fn classify(line: &str) -> Line {
+    let trimmed = line.trim();
+    if trimmed.is_empty() {
+        return Line::Empty;
+    }
+    if let Some(command) = trimmed.strip_prefix('!') {
+        return Line::Shell(command.trim().to_string());
+    }
+    if trimmed.starts_with('/') && !looks_like_path(trimmed) {
+        return Line::Slash(parse_slash(trimmed));
+    }
+    Line::Message(line.trim_end().to_string())
+}
+
+/// `/usr/bin/x is broken` is a message about a path, not a command.
+fn looks_like_path(text: &str) -> bool {
+    let first = text.split_whitespace().next().unwrap_or_default();
+    first[1..].contains('/')
+}
+
+fn parse_slash(text: &str) -> Slash {
+    let mut words = text.split_whitespace();
+    let name = words.next().unwrap_or_default().to_lowercase();
+    let args: Vec<&str> = words.collect();
+    match (name.as_str(), args.as_slice()) {
+        ("/help" | "/?", []) => Slash::Help,
+        ("/exit" | "/quit", []) => Slash::Exit,
+        ("/clear" | "/new", []) => Slash::Clear,
+        ("/resume", []) => Slash::Resume(ResumeTarget::Choose),
+        ("/resume", ["--latest" | "-l"]) => Slash::Resume(ResumeTarget::Latest),
+        ("/resume", [id]) if !id.starts_with('-') => Slash::Resume(ResumeTarget::Id(id.to_string())),
+        ("/resume", _) => Slash::Usage("/resume [<id>|--latest]"),
+        ("/sessions", []) => Slash::Sessions,
+        ("/model", []) => Slash::Model(None),
+        ("/model", [name]) => Slash::Model(Some(name.to_string())),
+        ("/model", _) => Slash::Usage("/model [<name>]"),
+        ("/cost", []) => Slash::Cost,
+        ("/context", []) => Slash::Context,
+        ("/compact", []) => Slash::Compact,
+        ("/tools", []) => Slash::Tools(None),
+        ("/tools", query) => Slash::Tools(Some(query.join(" "))),
+        ("/skill" | "/skills", [sub, rest @ ..]) => match (sub.to_lowercase().as_str(), rest) {
+            ("list", []) => Slash::SkillList,
+            ("enhance", []) => Slash::SkillEnhance(None),
+            ("enhance", [flag]) if flag.eq_ignore_ascii_case("--on") => {
+                Slash::SkillEnhance(Some(true))
+            }
+            ("enhance", [flag]) if flag.eq_ignore_ascii_case("--off") => {
+                Slash::SkillEnhance(Some(false))
+            }
+            _ => Slash::Usage(SKILL_USAGE),
+        },
+        ("/skill" | "/skills", []) => Slash::SkillList,
+        (
+            "/help" | "/exit" | "/quit" | "/clear" | "/new" | "/sessions" | "/cost" | "/context"
+            | "/compact",
+            _,
+        ) => Slash::Usage(usage_of(&name)),
+        _ => Slash::Unknown(name),
+    }
+}
+
+const SKILL_USAGE: &str = "/skill list | /skill enhance [--on|--off]";
+
+fn usage_of(name: &str) -> &'static str {
+    HELP.iter()
+        .find(|(usage, _)| usage.split_whitespace().next() == Some(name))
+        .map(|(usage, _)| *usage)
+        .unwrap_or("/help")
+}
+
+/// Every command with a one-line description, in `/help` order.
+pub const HELP: &[(&str, &str)] = &[
+    ("/help", "show this list"),
+    ("/exit, /quit", "leave (Ctrl-D works too); the session stays resumable"),
+    ("/clear", "start a new session"),
+    ("/resume [<id>|--latest]", "continue an earlier session (a numbered list without an argument)"),
+    ("/sessions", "list saved sessions"),
+    ("/model [<name>]", "show the model, or switch it for the following turns"),
+    ("/cost", "tokens used in this session and an estimated price"),
+    ("/context", "how full the model's context window is"),
+    ("/compact", "shrink the conversation: offload large tool results, summarise older turns"),
+    ("/tools [<query>]", "the mcp:* and skill:* commands the agent can run"),
+    ("/skill list", "installed skills"),
+    ("/skill enhance [--on|--off]", "show or switch automatic skill enhancement"),
+];
+
+/// The `/help` text.
+pub fn help_text() -> String {
+    let width = HELP.iter().map(|(u, _)| u.len()).max().unwrap_or(0);
+    let mut out = String::from("Commands:\n");
+    for (usage, what) in HELP {
+        out.push_str(&format!("  {usage:<width$}  {what}\n"));
+    }
+    out.push_str(
+        "\nInput:\n  !<command>   run a shell command here; its output is not sent to the model\n  \\ at the end of a line continues the message on the next line (pasting works too)\n  Ctrl-C       cancel the running turn, or clear the line\n  Ctrl-D       exit\n",
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn classifies_lines() {
+        assert_eq!(classify("   "), Line::Empty);
+        assert_eq!(classify("!echo hi"), Line::Shell("echo hi".into()));
+        assert_eq!(classify("fix the bug"), Line::Message("fix the bug".into()));
+        assert_eq!(
+            classify("/usr/bin/env is odd"),
+            Line::Message("/usr/bin/env is odd".into())
+        );
+        assert_eq!(classify("/HELP"), Line::Slash(Slash::Help));
+        assert_eq!(classify("/Quit"), Line::Slash(Slash::Exit));
+    }
+
+    #[test]
+    fn parses_arguments() {
+        let s = |t: &str| parse_slash(t);
+        assert_eq!(s("/resume"), Slash::Resume(ResumeTarget::Choose));
+        assert_eq!(s("/resume --latest"), Slash::Resume(ResumeTarget::Latest));
+        assert_eq!(s("/resume abc"), Slash::Resume(ResumeTarget::Id("abc".into())));
+        assert_eq!(s("/model opus"), Slash::Model(Some("opus".into())));
+        assert_eq!(s("/Skill Enhance --ON"), Slash::SkillEnhance(Some(true)));
+        assert_eq!(s("/skill enhance --off"), Slash::SkillEnhance(Some(false)));
+        assert_eq!(s("/skill enhance"), Slash::SkillEnhance(None));
+        assert_eq!(s("/skill frob"), Slash::Usage(SKILL_USAGE));
+        assert_eq!(s("/cost now"), Slash::Usage("/cost"));
+        assert_eq!(s("/foo"), Slash::Unknown("/foo".into()));
+        assert_eq!(s("/tools pdf"), Slash::Tools(Some("pdf".into())));
+    }
+
+    #[test]
+    fn help_lists_every_command() {
+        insta::assert_snapshot!(help_text());
+    }
+}

@@ -1,0 +1,208 @@
+//! `synapse chat`: the interactive REPL. Data flow: rustyline reads lines on its own thread
+//! ([`input`]); each line is classified ([`commands`]) and either runs locally (`!`, [`local`]),
+//! runs a slash command ([`slash`]) or starts a turn in the daemon ([`turn`]), whose events are
+//! rendered as they arrive ([`view`]). The attachment to the session ([`link`]) survives a
+//! daemon restart: the REPL reattaches to the same session and resends what was not received.
+
+mod approval;
+mod commands;
+mod input;
+mod link;
+mod local;
+mod slash;
+mod spinner;
+mod turn;
+mod usage;
+mod view;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use synapse_shared::paths::Paths;
+use synapse_shared::proto::chat_event::Kind as Ev;
+use tokio::signal::unix::{Signal, SignalKind, signal};
+
+use crate::attach::OpenOptions;
+use crate::render::banner::{banner, session_label};
+use crate::render::theme::Theme;
+use crate::render::tool::tool_block;
+use commands::{Line, Slash, classify};
+use input::{LineReader, Reply};
+use link::{Incoming, Link};
+use usage::UsageStats;
+
+/// Runs the REPL until the user leaves.
+pub async fn run(paths: Paths, options: OpenOptions) -> anyhow::Result<ExitCode> {
+    let theme = Theme::detect();
+    // The editor and its history load on their own thread while we connect.
+    let input = LineReader::spawn(paths.history_file())?;
+    // Registered before anything runs, so Ctrl-C never kills the REPL.
+    let interrupts = signal(SignalKind::interrupt())?;
+    let link = Link::open(&paths, &options).await?;
+    let mut repl = Repl {
+        theme,
+        model: link.opened.model.clone(),
+        turns: link.opened.turns,
+        model_override: options.model.clone(),
+        link,
+        paths,
+        input,
+        interrupts,
+        usage: UsageStats::default(),
+        unsent: String::new(),
+    };
+    repl.say(&banner(
+        &repl.theme,
+        synapse_shared::VERSION,
+        &repl.link.opened,
+    ));
+    if repl.link.opened.turn_running {
+        repl.say(&theme.dim("A turn of this session is running; its output follows.\n"));
+        repl.follow_running_turn().await?;
+    }
+    repl.main_loop().await
+}
+
+pub(crate) struct Repl {
+    paths: Paths,
+    theme: Theme,
+    link: Link,
+    input: LineReader,
+    interrupts: Signal,
+    usage: UsageStats,
+    /// Model asked for with `--model` or `/model`; kept across reattaching.
+    model_override: Option<String>,
+    /// The session's model as the daemon last reported it.
+    model: String,
+    /// Completed turns in the session (the prompt shows the next one).
+    turns: u32,
+    /// Input that could not be delivered; the next prompt starts with it.
+    unsent: String,
+}
+
+impl Repl {
+    async fn main_loop(&mut self) -> anyhow::Result<ExitCode> {
+        loop {
+            let prompt = format!("You ({})> ", self.turns + 1);
+            let initial = std::mem::take(&mut self.unsent);
+            match self.read_line(&prompt, true, initial).await {
+                Reply::Eof => return Ok(self.goodbye()),
+                Reply::Interrupted => {}
+                Reply::Failed(e) => anyhow::bail!("cannot read input: {e}"),
+                Reply::Line(line) => match classify(&line) {
+                    Line::Empty => {}
+                    Line::Shell(command) => {
+                        if let Some(note) = local::run_local(&self.theme, &command).await {
+                            self.say(&note);
+                        }
+                        // Ctrl-C meant for the command must not cancel the next turn.
+                        self.drain_interrupts();
+                    }
+                    Line::Slash(Slash::Exit) => return Ok(self.goodbye()),
+                    Line::Slash(command) => self.slash(command).await?,
+                    Line::Message(text) => self.turn(text).await?,
+                },
+            }
+        }
+    }
+
+    fn goodbye(&self) -> ExitCode {
+        self.say("Goodbye!\n");
+        ExitCode::SUCCESS
+    }
+
+    /// Reads a line while serving session events (printed above the prompt).
+    async fn read_line(&mut self, prompt: &str, history: bool, initial: String) -> Reply {
+        if let Err(e) = self.input.request(prompt, history, initial) {
+            return Reply::Failed(e.to_string());
+        }
+        loop {
+            tokio::select! {
+                reply = self.input.reply() => return reply,
+                incoming = self.link.next() => self.idle_incoming(incoming),
+                // rustyline reads Ctrl-C as a key; a stray SIGINT is ignored.
+                _ = self.interrupts.recv() => {}
+            }
+        }
+    }
+
+    /// Events that arrive while no turn of ours runs (another client's turn, late reports).
+    fn idle_incoming(&mut self, incoming: Incoming) {
+        let t = self.theme;
+        let text = match incoming {
+            Incoming::Lost(reason) => t.yellow(&format!(
+                "The daemon went away ({reason}). Your next message reattaches to session {}.\n",
+                self.link.session_id()
+            )),
+            Incoming::Event(ev) => match ev {
+                Ev::ToolFinished(call) => tool_block(&t, &call),
+                Ev::Notice(n) => t.dim(&format!("{}\n", n.text)),
+                Ev::Error(e) => t.red(&format!("error: {}\n", e.message)),
+                Ev::EnhanceReport(r) => view::enhance_report(&t, &r.text),
+                Ev::Approval(a) => t.yellow(&format!(
+                    "Another client of this session is asked: {}\n",
+                    a.title
+                )),
+                Ev::TurnFinished(done) => {
+                    self.turns = self.turns.max(done.turn);
+                    if let Some(u) = &done.usage {
+                        self.usage.add_turn(u);
+                    }
+                    if done.final_text.is_empty() {
+                        return;
+                    }
+                    format!("{}\n", done.final_text.trim_end())
+                }
+                Ev::Usage(u) => {
+                    self.usage.observe_call(&u);
+                    return;
+                }
+                Ev::ModelChanged(m) => {
+                    self.model = m.model;
+                    return;
+                }
+                _ => return,
+            },
+        };
+        self.input.printer().print(text);
+    }
+
+    /// Reattaches when the daemon went away; says what happened.
+    async fn ensure_link(&mut self) -> anyhow::Result<()> {
+        if self.link.is_up() {
+            return Ok(());
+        }
+        self.reattach().await
+    }
+
+    async fn reattach(&mut self) -> anyhow::Result<()> {
+        let id = self.link.session_id().to_string();
+        let mut spinner = spinner::Spinner::new(self.theme);
+        spinner
+            .start(&format!("Reattaching to session {id}…"))
+            .await;
+        let result = Link::reattach(&self.paths, &id, self.model_override.clone()).await;
+        spinner.stop().await;
+        self.link = result?;
+        self.model = self.link.opened.model.clone();
+        self.turns = self.link.opened.turns;
+        self.say(&self.theme.cyan(&format!(
+            "↻ Reattached to session {} after the daemon restarted.\n",
+            session_label(&self.link.opened)
+        )));
+        Ok(())
+    }
+
+    /// Forgets Ctrl-C presses that arrived while nothing could be cancelled.
+    fn drain_interrupts(&mut self) {
+        use futures::FutureExt;
+        while self.interrupts.recv().now_or_never().is_some() {}
+    }
+
+    /// Prints while rustyline does not own the terminal.
+    fn say(&self, text: &str) {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    }
+}

@@ -1,0 +1,166 @@
+//! One turn: send the message, render events until the turn finishes. Ctrl-C cancels it in the
+//! daemon (which kills the running command); approval requests are answered from the prompt;
+//! if the daemon goes away the REPL reattaches to the same session and resends the message when
+//! the daemon never recorded it.
+
+use synapse_shared::proto::ApprovalAnswer;
+use synapse_shared::proto::CancelTurn;
+use synapse_shared::proto::UserInput;
+use synapse_shared::proto::client_message::Kind as Out;
+
+use super::Repl;
+use super::approval::{self, ANSWER_PROMPT, Decision, parse_answer};
+use super::input::Reply;
+use super::link::{Incoming, Link};
+use super::view::{Step, TurnView};
+use crate::render::banner::session_label;
+
+impl Repl {
+    /// Runs a turn for `text`; returns when it finished, was cancelled or was lost.
+    pub(super) async fn turn(&mut self, text: String) -> anyhow::Result<()> {
+        if !self.deliver(&text).await {
+            return Ok(());
+        }
+        let number = self.turns + 1;
+        self.drain_interrupts();
+        let mut view = TurnView::new(self.theme);
+        view.resume().await;
+        self.run_events(&mut view, Some((number, text))).await
+    }
+
+    /// Shows a turn that was already running when we attached, until it ends.
+    pub(super) async fn follow_running_turn(&mut self) -> anyhow::Result<()> {
+        let mut view = TurnView::new(self.theme);
+        view.resume().await;
+        self.run_events(&mut view, None).await
+    }
+
+    /// Sends the message, reattaching first when needed. On failure the text goes back to the
+    /// prompt so nothing typed is lost.
+    async fn deliver(&mut self, text: &str) -> bool {
+        for _ in 0..2 {
+            if let Err(e) = self.ensure_link().await {
+                self.say(&self.theme.red(&format!("error: {e:#}\n")));
+                break;
+            }
+            let input = Out::Input(UserInput {
+                text: text.to_string(),
+            });
+            if self.link.send(input).await.is_ok() {
+                return true;
+            }
+        }
+        self.say(&self.theme.yellow(
+            "Your message was not sent; it is back at the prompt. Press Enter to try again.\n",
+        ));
+        self.unsent = text.to_string();
+        false
+    }
+
+    async fn run_events(
+        &mut self,
+        view: &mut TurnView,
+        mut sent: Option<(u32, String)>,
+    ) -> anyhow::Result<()> {
+        let mut cancelling = false;
+        loop {
+            tokio::select! {
+                incoming = self.link.next() => match incoming {
+                    Incoming::Event(event) => match view.event(event, &mut self.usage).await {
+                        Step::Continue => {}
+                        Step::Approval(request) => {
+                            let decision = self.ask_approval(&request).await;
+                            let answer = Out::Approval(ApprovalAnswer {
+                                request_id: request.request_id,
+                                decision: decision.wire().to_string(),
+                            });
+                            // A lost connection shows up as Lost on the next event.
+                            let _ = self.link.send(answer).await;
+                            view.resume().await;
+                        }
+                        Step::Finished(done) => {
+                            self.turns = self.turns.max(done.turn);
+                            view.finish(&done, &mut self.usage).await;
+                            return Ok(());
+                        }
+                    },
+                    Incoming::Lost(reason) => {
+                        view.pause().await;
+                        self.say(&self.theme.yellow(&format!(
+                            "The connection to synapsed was lost ({reason}); reattaching…\n"
+                        )));
+                        if !self.recover(&mut sent).await {
+                            return Ok(());
+                        }
+                        view.resume().await;
+                    }
+                },
+                _ = self.interrupts.recv() => {
+                    if !cancelling {
+                        cancelling = true;
+                        let _ = self.link.send(Out::Cancel(CancelTurn {})).await;
+                        view.note(&self.theme.dim("^C cancelling…\n")).await;
+                    }
+                }
+            }
+        }
+    }
+
+    /// After a lost stream: reattach; true when the turn goes on (still running, or resent).
+    async fn recover(&mut self, sent: &mut Option<(u32, String)>) -> bool {
+        let id = self.link.session_id().to_string();
+        let link = match Link::reattach(&self.paths, &id, self.model_override.clone()).await {
+            Ok(link) => link,
+            Err(e) => {
+                self.say(&self.theme.red(&format!("error: {e:#}\n")));
+                return false;
+            }
+        };
+        self.link = link;
+        let opened = self.link.opened.clone();
+        self.model = opened.model.clone();
+        let label = session_label(&opened);
+        if opened.turn_running {
+            self.say(&self.theme.cyan(&format!(
+                "↻ Reattached to session {label}; the turn is still running.\n"
+            )));
+            return true;
+        }
+        self.turns = opened.turns;
+        if let Some((number, text)) = sent.take()
+            && opened.turns < number
+        {
+            self.say(&self.theme.cyan(&format!(
+                "↻ Reattached to session {label}; the daemon never received your message, sending it again.\n"
+            )));
+            if self.link.send(Out::Input(UserInput { text: text.clone() })).await.is_ok() {
+                return true;
+            }
+            self.unsent = text;
+            return false;
+        }
+        self.say(&self.theme.cyan(&format!(
+            "↻ Reattached to session {label}. The daemon restarted during the turn, so it was interrupted; what it did so far is kept.\n\n"
+        )));
+        false
+    }
+
+    /// Asks until the answer is y, n or a; Ctrl-C or Ctrl-D deny.
+    async fn ask_approval(
+        &mut self,
+        request: &synapse_shared::proto::ApprovalRequest,
+    ) -> Decision {
+        self.say(&approval::question(&self.theme, request));
+        let decision = loop {
+            match self.input.read(ANSWER_PROMPT, false).await {
+                Reply::Line(line) => match parse_answer(&line) {
+                    Some(d) => break d,
+                    None => self.say("Please answer y, n or a.\n"),
+                },
+                Reply::Interrupted | Reply::Eof | Reply::Failed(_) => break Decision::No,
+            }
+        };
+        self.say(&approval::outcome(&self.theme, decision));
+        decision
+    }
+}
