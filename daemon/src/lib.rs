@@ -1,1 +1,3 @@
-//! placeholder
+//! synapse-daemon: everything with state behind `synapsed`.
+
+pub mod mcp;
