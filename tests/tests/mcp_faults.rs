@@ -26,14 +26,25 @@ async fn crash_then_reconnect_on_next_call() {
     // The second call kills the server mid-call: unavailable, with the reason.
     let o = m.call_argv("bad", "echo", &args(&["two"]), None).await;
     assert_eq!(o.exit_code, EXIT_UNAVAILABLE, "{}", err(&o));
-    assert!(err(&o).contains("MCP server bad is unavailable"), "{}", err(&o));
-    wait_until(Duration::from_secs(10), "bad marked failed", || {
-        matches!(state_of(&m, "bad"), Some((StateKind::Failed, r)) if r.contains("exited"))
-    })
+    assert!(
+        err(&o).contains("MCP server bad is unavailable"),
+        "{}",
+        err(&o)
+    );
+    wait_until(
+        Duration::from_secs(10),
+        "bad marked failed",
+        || matches!(state_of(&m, "bad"), Some((StateKind::Failed, r)) if r.contains("exited")),
+    )
     .await;
     // The next call reconnects to a fresh process.
     let o = m.call_argv("bad", "echo", &args(&["three"]), None).await;
-    assert_eq!((out(&o), o.exit_code), ("three\n".into(), EXIT_OK), "{}", err(&o));
+    assert_eq!(
+        (out(&o), o.exit_code),
+        ("three\n".into(), EXIT_OK),
+        "{}",
+        err(&o)
+    );
     let status = m.list();
     assert_eq!(status[0].state, StateKind::Ready);
     assert_ne!(status[0].pid.unwrap(), first_pid);
@@ -55,13 +66,19 @@ async fn hang_then_timeout_kills_and_reconnects() {
     assert_eq!(o.exit_code, EXIT_UNAVAILABLE);
     assert!(err(&o).contains("timed out after 500ms"), "{}", err(&o));
     // The hung process was killed; the server shows the reason.
-    wait_until(Duration::from_secs(5), "hung server killed", || processes_with(&tag).is_empty()).await;
+    wait_until(Duration::from_secs(5), "hung server killed", || {
+        processes_with(&tag).is_empty()
+    })
+    .await;
     let (state, reason) = state_of(&m, "hang").unwrap();
     assert_eq!(state, StateKind::Failed);
     assert!(reason.contains("timed out"), "{reason}");
     // -h still answers from the cached schema without the server.
     let o = m.call_argv("hang", "echo", &args(&["-h"]), None).await;
-    assert_eq!(out(&o), "Usage: mcp:hang:echo <text>\nEcho the text back.\n");
+    assert_eq!(
+        out(&o),
+        "Usage: mcp:hang:echo <text>\nEcho the text back.\n"
+    );
     m.shutdown().await;
 }
 
@@ -83,17 +100,44 @@ async fn garbage_and_silent_servers_are_isolated() {
     let summary = m.refresh(None).await;
     let failed: Vec<&str> = summary.failed.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(failed, vec!["garbage", "missing", "silent"], "{summary:?}");
-    let reason = |n: &str| summary.failed.iter().find(|(s, _)| s == n).unwrap().1.clone();
-    assert!(reason("garbage").contains("start-up timeout"), "{}", reason("garbage"));
-    assert!(reason("missing").contains("cannot start"), "{}", reason("missing"));
+    let reason = |n: &str| {
+        summary
+            .failed
+            .iter()
+            .find(|(s, _)| s == n)
+            .unwrap()
+            .1
+            .clone()
+    };
+    assert!(
+        reason("garbage").contains("start-up timeout"),
+        "{}",
+        reason("garbage")
+    );
+    assert!(
+        reason("missing").contains("cannot start"),
+        "{}",
+        reason("missing")
+    );
     for ok in ["good", "noisy"] {
         let o = m.call_argv(ok, "echo", &args(&["hi"]), None).await;
-        assert_eq!((out(&o), o.exit_code), ("hi\n".into(), EXIT_OK), "{ok}: {}", err(&o));
+        assert_eq!(
+            (out(&o), o.exit_code),
+            ("hi\n".into(), EXIT_OK),
+            "{ok}: {}",
+            err(&o)
+        );
     }
     // A call to a failed server answers at once with exit 3 and the reason (backoff running).
     let o = m.call_argv("garbage", "echo", &args(&["x"]), None).await;
     assert_eq!(o.exit_code, EXIT_UNAVAILABLE, "{}", err(&o));
-    assert_eq!(home.wrappers().iter().filter(|w| w.starts_with("mcp:good:")).count(), 3);
+    assert_eq!(
+        home.wrappers()
+            .iter()
+            .filter(|w| w.starts_with("mcp:good:"))
+            .count(),
+        3
+    );
     m.shutdown().await;
 }
 
@@ -107,14 +151,25 @@ async fn paginated_tools_and_list_changed_update_wrappers() {
     m.refresh(None).await;
     assert_eq!(m.list()[0].tool_count, 10);
     assert_eq!(home.wrappers().len(), 10);
-    let o = m.call_argv("paged", "grow", &args(&["fresh_tool"]), None).await;
+    let o = m
+        .call_argv("paged", "grow", &args(&["fresh_tool"]), None)
+        .await;
     assert_eq!(out(&o), "added fresh_tool\n");
-    wait_until(Duration::from_secs(10), "wrapper for the grown tool", || {
-        home.bin().join("mcp:paged:fresh_tool").exists()
-    })
+    wait_until(
+        Duration::from_secs(10),
+        "wrapper for the grown tool",
+        || home.bin().join("mcp:paged:fresh_tool").exists(),
+    )
     .await;
-    assert!(m.catalog_entries().iter().any(|e| e.command == "mcp:paged:fresh_tool"));
-    let o = m.call_command("mcp:paged:fresh_tool", &[], None).await.unwrap();
+    assert!(
+        m.catalog_entries()
+            .iter()
+            .any(|e| e.command == "mcp:paged:fresh_tool")
+    );
+    let o = m
+        .call_command("mcp:paged:fresh_tool", &[], None)
+        .await
+        .unwrap();
     assert_eq!(out(&o), "fresh_tool ran\n");
     m.shutdown().await;
 }
@@ -126,15 +181,24 @@ async fn refresh_after_config_edit_adds_and_removes_wrappers() {
     let m = home.manager(&[]);
     let s = m.refresh(None).await;
     assert_eq!(s.added, vec!["a"]);
-    assert_eq!(home.wrappers(), vec!["mcp:a:echo", "mcp:a:grow", "mcp:a:sleep_ms"]);
+    assert_eq!(
+        home.wrappers(),
+        vec!["mcp:a:echo", "mcp:a:grow", "mcp:a:sleep_ms"]
+    );
 
     let mut b = stdio(&bad_mcp(), &["--extra-tools", "1"]);
     b["disabledTools"] = json!(["grow", "sleep*"]);
     home.write_config(&json!({"mcpServers": {"b": b}}));
     let s = m.refresh(None).await;
-    assert_eq!((s.added.clone(), s.removed.clone()), (vec!["b".to_string()], vec!["a".to_string()]));
+    assert_eq!(
+        (s.added.clone(), s.removed.clone()),
+        (vec!["b".to_string()], vec!["a".to_string()])
+    );
     assert_eq!(home.wrappers(), vec!["mcp:b:echo", "mcp:b:tool_0"]);
-    assert_eq!(s.wrappers.removed, vec!["mcp:a:echo", "mcp:a:grow", "mcp:a:sleep_ms"]);
+    assert_eq!(
+        s.wrappers.removed,
+        vec!["mcp:a:echo", "mcp:a:grow", "mcp:a:sleep_ms"]
+    );
     let o = m.call_argv("b", "grow", &args(&["x"]), None).await;
     assert_eq!(o.exit_code, EXIT_USAGE);
     assert!(err(&o).contains("not exposed"), "{}", err(&o));
@@ -145,7 +209,10 @@ async fn refresh_after_config_edit_adds_and_removes_wrappers() {
     let pid = m.list()[0].pid;
     let s = m.refresh(None).await;
     assert_eq!(s.unchanged, vec!["b"]);
-    assert!(s.wrappers.written.is_empty() && s.wrappers.removed.is_empty(), "{s:?}");
+    assert!(
+        s.wrappers.written.is_empty() && s.wrappers.removed.is_empty(),
+        "{s:?}"
+    );
     assert_eq!(m.list()[0].pid, pid);
     m.shutdown().await;
 }
@@ -169,8 +236,17 @@ async fn hundred_restart_cycles_leave_no_orphans() {
         m.shutdown().await;
     }
     // The grandchild `sleep` does not carry the tag; count it by its parent group being gone.
-    assert_eq!(processes_with(&tag), Vec::<u32>::new(), "orphaned MCP server processes");
-    assert!(processes_with("sleep 300").iter().all(|pid| !is_descendant_of_test(*pid)), "orphaned grandchild");
+    assert_eq!(
+        processes_with(&tag),
+        Vec::<u32>::new(),
+        "orphaned MCP server processes"
+    );
+    assert!(
+        processes_with("sleep 300")
+            .iter()
+            .all(|pid| !is_descendant_of_test(*pid)),
+        "orphaned grandchild"
+    );
 }
 
 /// A `sleep 300` left by `--spawn-child` would be reparented (to init or a subreaper); the ones
@@ -179,7 +255,11 @@ fn is_descendant_of_test(pid: u32) -> bool {
     let sid = |p: u32| {
         std::fs::read_to_string(format!("/proc/{p}/stat"))
             .ok()
-            .and_then(|s| s.rsplit(')').next().map(|r| r.split_whitespace().nth(4).unwrap_or("").to_string()))
+            .and_then(|s| {
+                s.rsplit(')')
+                    .next()
+                    .map(|r| r.split_whitespace().nth(4).unwrap_or("").to_string())
+            })
     };
     sid(pid).is_some() && sid(pid) == sid(std::process::id())
 }

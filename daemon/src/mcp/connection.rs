@@ -10,7 +10,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use reqwest::header::{HeaderName, HeaderValue};
-use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, Tool};
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
+    ServerNotification, SubscriptionFilter, Tool,
+};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -164,6 +167,7 @@ impl McpConnection {
                     (service, None)
                 }
             };
+            listen_for_tool_changes(&service, &config.name, conn_id, events.clone());
             let conn = McpConnection {
                 conn_id,
                 service,
@@ -252,6 +256,47 @@ impl McpConnection {
             .close_with_timeout(Duration::from_secs(2))
             .await;
     }
+}
+
+/// On a 2026-07-28 session, list-changed notifications only come through a
+/// `subscriptions/listen` stream; older sessions deliver them to [`Events`] unasked.
+fn listen_for_tool_changes(
+    service: &RunningService<RoleClient, Events>,
+    server: &str,
+    conn_id: u64,
+    tx: mpsc::UnboundedSender<ConnectionEvent>,
+) {
+    let Some(info) = service.peer_info() else {
+        return;
+    };
+    if info.protocol_version.to_string().as_str()
+        < ProtocolVersion::V_2026_07_28.to_string().as_str()
+    {
+        return;
+    }
+    let peer = service.peer().clone();
+    let server = server.to_string();
+    tokio::spawn(async move {
+        let filter = SubscriptionFilter::builder().tools_list_changed().build();
+        let mut subscription = match peer.listen(filter).await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::debug!(server = %server, "no tools/list_changed subscription: {e}");
+                return;
+            }
+        };
+        while let Ok(Some(notification)) = subscription.next().await {
+            if matches!(
+                notification,
+                ServerNotification::ToolListChangedNotification(_)
+            ) {
+                let _ = tx.send(ConnectionEvent::ToolsChanged {
+                    server: server.clone(),
+                    conn_id,
+                });
+            }
+        }
+    });
 }
 
 /// Forwards the process exit as an event.

@@ -31,10 +31,17 @@ struct Flags {
 }
 
 fn parse_flags() -> Flags {
-    let mut f = Flags { page_size: 1000, ..Flags::default() };
+    let mut f = Flags {
+        page_size: 1000,
+        ..Flags::default()
+    };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
-    let num = |i: usize| args.get(i + 1).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    let num = |i: usize| {
+        args.get(i + 1)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
     while i < args.len() {
         match args[i].as_str() {
             "--crash-after" => {
@@ -91,18 +98,42 @@ fn main() {
         let _ = o.flush();
     }
     let mut tools = vec![
-        tool("echo", "Echo the text back.", json!({"text": {"type": "string"}}), &["text"]),
-        tool("grow", "Add a tool and announce it.", json!({"name": {"type": "string"}}), &["name"]),
-        tool("sleep_ms", "Sleep, then answer.", json!({"ms": {"type": "integer"}}), &["ms"]),
+        tool(
+            "echo",
+            "Echo the text back.",
+            json!({"text": {"type": "string"}}),
+            &["text"],
+        ),
+        tool(
+            "grow",
+            "Add a tool and announce it.",
+            json!({"name": {"type": "string"}}),
+            &["name"],
+        ),
+        tool(
+            "sleep_ms",
+            "Sleep, then answer.",
+            json!({"ms": {"type": "integer"}}),
+            &["ms"],
+        ),
     ];
     for i in 0..flags.extra_tools {
-        tools.push(tool(&format!("tool_{i}"), &format!("Extra tool {i}."), json!({}), &[]));
+        tools.push(tool(
+            &format!("tool_{i}"),
+            &format!("Extra tool {i}."),
+            json!({}),
+            &[],
+        ));
     }
     let mut calls = 0u64;
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
-        let Ok(msg) = serde_json::from_str::<Value>(&line) else { continue };
-        let Some(id) = msg.get("id").cloned() else { continue }; // notifications
+        let Ok(msg) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let Some(id) = msg.get("id").cloned() else {
+            continue;
+        }; // notifications
         if flags.hang_start || flags.garbage {
             continue;
         }
@@ -116,7 +147,11 @@ fn main() {
             }),
             "ping" => json!({}),
             "tools/list" => {
-                let start: usize = params.get("cursor").and_then(Value::as_str).and_then(|c| c.parse().ok()).unwrap_or(0);
+                let start: usize = params
+                    .get("cursor")
+                    .and_then(Value::as_str)
+                    .and_then(|c| c.parse().ok())
+                    .unwrap_or(0);
                 let end = (start + flags.page_size).min(tools.len());
                 let mut r = json!({"tools": tools[start.min(end)..end]});
                 if end < tools.len() {
@@ -136,15 +171,21 @@ fn main() {
                 let name = params.get("name").and_then(Value::as_str).unwrap_or("");
                 let args = params.get("arguments").cloned().unwrap_or(json!({}));
                 match name {
-                    "echo" => json!({"content": [{"type": "text", "text": args["text"].as_str().unwrap_or("")}]}),
+                    "echo" => {
+                        json!({"content": [{"type": "text", "text": args["text"].as_str().unwrap_or("")}]})
+                    }
                     "sleep_ms" => {
-                        std::thread::sleep(std::time::Duration::from_millis(args["ms"].as_u64().unwrap_or(0)));
+                        std::thread::sleep(std::time::Duration::from_millis(
+                            args["ms"].as_u64().unwrap_or(0),
+                        ));
                         json!({"content": [{"type": "text", "text": "slept"}]})
                     }
                     "grow" => {
                         let n = args["name"].as_str().unwrap_or("grown").to_string();
                         tools.push(tool(&n, "Grown at run time.", json!({}), &[]));
-                        send(&json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}));
+                        send(
+                            &json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+                        );
                         json!({"content": [{"type": "text", "text": format!("added {n}")}]})
                     }
                     other if tools.iter().any(|t| t["name"] == other) => {
@@ -158,7 +199,9 @@ fn main() {
                 }
             }
             _ => {
-                send(&json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "method not found"}}));
+                send(
+                    &json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "method not found"}}),
+                );
                 continue;
             }
         };

@@ -26,7 +26,9 @@ fn require(path: PathBuf) -> PathBuf {
 
 /// `node …/server-filesystem/dist/index.js`, as a config `command` + `args` prefix.
 pub fn fs_server_js() -> PathBuf {
-    require(fixtures_dir().join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"))
+    require(
+        fixtures_dir().join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"),
+    )
 }
 
 pub fn venv_python() -> PathBuf {
@@ -67,7 +69,10 @@ impl Home {
     }
     /// Manager options; `${VAR}` lookups see only `vars`.
     pub fn options(&self, client_bin: &Path, vars: &[(&str, &str)]) -> McpOptions {
-        let map: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         McpOptions {
             mcp_dir: self.path().join("mcp"),
             bin_dir: self.bin(),
@@ -98,13 +103,19 @@ pub fn stdio(command: &Path, args: &[&str]) -> Value {
 pub async fn wait_until(deadline: Duration, what: &str, mut cond: impl FnMut() -> bool) {
     let end = Instant::now() + deadline;
     while !cond() {
-        assert!(Instant::now() < end, "timed out after {deadline:?} waiting for {what}");
+        assert!(
+            Instant::now() < end,
+            "timed out after {deadline:?} waiting for {what}"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
 pub fn state_of(m: &McpManager, server: &str) -> Option<(StateKind, String)> {
-    m.list().into_iter().find(|s| s.name == server).map(|s| (s.state, s.reason))
+    m.list()
+        .into_iter()
+        .find(|s| s.name == server)
+        .map(|s| (s.state, s.reason))
 }
 
 pub async fn wait_ready(m: &McpManager, server: &str) {
@@ -129,17 +140,29 @@ pub fn err(o: &McpCallOutput) -> String {
 /// Live processes whose command line contains `needle` (zombies excluded).
 pub fn processes_with(needle: &str) -> Vec<u32> {
     let mut pids = Vec::new();
-    let Ok(dir) = std::fs::read_dir("/proc") else { return pids };
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return pids;
+    };
     for entry in dir.flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
         if cmdline.is_empty() || pid == std::process::id() {
             continue;
         }
         let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
         if text.contains(needle) {
             let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-            let state = stat.rsplit(')').next().unwrap_or("").trim_start().chars().next();
+            let state = stat
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .chars()
+                .next();
             if state != Some('Z') {
                 pids.push(pid);
             }
@@ -152,5 +175,9 @@ pub fn processes_with(needle: &str) -> Vec<u32> {
 pub fn unique_tag(prefix: &str) -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
     static N: AtomicU32 = AtomicU32::new(0);
-    format!("{prefix}-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "{prefix}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
 }
