@@ -8,6 +8,8 @@ use synapse_shared::paths::Paths;
 use synapse_shared::settings::Settings;
 use tokio_util::sync::CancellationToken;
 
+use crate::mcp::{McpManager, McpOptions};
+
 pub struct DaemonState {
     pub paths: Paths,
     pub started: Instant,
@@ -17,6 +19,8 @@ pub struct DaemonState {
     settings_error: RwLock<Option<String>>,
     /// Cancelled to stop the daemon (signal or `Shutdown`).
     pub shutdown: CancellationToken,
+    /// MCP servers and their commands.
+    pub mcp: McpManager,
 }
 
 impl DaemonState {
@@ -25,7 +29,9 @@ impl DaemonState {
             Ok(s) => (s, None),
             Err(e) => (Settings::default(), Some(e)),
         };
+        let mcp = McpManager::new(McpOptions::for_home(&paths, crate::mcp::client_binary()));
         Self {
+            mcp,
             paths,
             started: Instant::now(),
             settings: RwLock::new(settings),

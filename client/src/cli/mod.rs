@@ -3,6 +3,7 @@
 //! `synapsed` when nothing answers.
 
 mod daemon;
+mod mcp;
 
 use std::process::ExitCode;
 
@@ -26,6 +27,12 @@ enum Command {
     /// Start, stop and inspect the daemon.
     #[command(subcommand)]
     Daemon(daemon::DaemonCommand),
+    /// MCP servers: list them, call a tool.
+    #[command(subcommand)]
+    Mcp(mcp::McpCommand),
+    /// Shell commands from MCP servers and skills.
+    #[command(subcommand)]
+    Tools(mcp::ToolsCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell to generate completions for.
@@ -57,6 +64,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Daemon(cmd) => block_on(daemon::run(paths()?, cmd)),
+        Command::Mcp(cmd) => block_on(mcp::run(paths()?, cmd)),
+        Command::Tools(cmd) => block_on(mcp::run_tools(paths()?, cmd)),
     }
 }
 

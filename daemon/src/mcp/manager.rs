@@ -37,6 +37,24 @@ pub struct McpOptions {
     pub env: EnvLookup,
 }
 
+/// The `synapse` client the wrappers exec: beside this executable, else the first on PATH, else
+/// plain `synapse` (resolved by the shell at run time).
+pub fn client_binary() -> PathBuf {
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|d| d.join("synapse")));
+    if let Some(p) = beside.filter(|p| p.is_file()) {
+        return p;
+    }
+    std::env::var_os("PATH")
+        .and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|d| d.join("synapse"))
+                .find(|p| p.is_file())
+        })
+        .unwrap_or_else(|| PathBuf::from("synapse"))
+}
+
 impl McpOptions {
     /// Options for a Synapse home, using the process environment.
     pub fn for_home(paths: &synapse_shared::paths::Paths, client_bin: PathBuf) -> McpOptions {
@@ -91,6 +109,8 @@ pub(crate) struct Inner {
     writer: WrapperWriter,
     sync_lock: tokio::sync::Mutex<()>,
     refresh_lock: tokio::sync::Mutex<()>,
+    /// Taken by the first start/refresh, which spawns the event loop (so `new` needs no runtime).
+    pending_events: Mutex<Option<mpsc::UnboundedReceiver<ConnectionEvent>>>,
 }
 
 /// The MCP subsystem. Cheap to clone; all clones share one state.
@@ -100,7 +120,8 @@ pub struct McpManager {
 }
 
 impl McpManager {
-    /// A manager with no servers yet; call [`start`](Self::start). Needs a tokio runtime.
+    /// A manager with no servers yet; call [`start`](Self::start) or [`refresh`](Self::refresh)
+    /// from within a tokio runtime.
     pub fn new(opts: McpOptions) -> McpManager {
         let (tx, rx) = mpsc::unbounded_channel();
         let writer =
@@ -116,14 +137,21 @@ impl McpManager {
             writer,
             sync_lock: tokio::sync::Mutex::new(()),
             refresh_lock: tokio::sync::Mutex::new(()),
+            pending_events: Mutex::new(Some(rx)),
         });
-        tokio::spawn(event_loop(Arc::downgrade(&inner), rx));
         McpManager { inner }
+    }
+
+    fn ensure_event_loop(&self) {
+        if let Some(rx) = lock(&self.inner.pending_events).take() {
+            tokio::spawn(event_loop(Arc::downgrade(&self.inner), rx));
+        }
     }
 
     /// Loads the config (project files from `project_dir`) and connects every server in the
     /// background. Returns at once.
     pub fn start(&self, project_dir: Option<PathBuf>) {
+        self.ensure_event_loop();
         let this = self.clone();
         tokio::spawn(async move {
             let summary = this.refresh_inner(project_dir, false).await;
@@ -141,6 +169,7 @@ impl McpManager {
     }
 
     async fn refresh_inner(&self, project_dir: Option<PathBuf>, wait: bool) -> RefreshSummary {
+        self.ensure_event_loop();
         let _refresh = self.inner.refresh_lock.lock().await;
         let project = {
             let mut remembered = lock(&self.inner.project_dir);

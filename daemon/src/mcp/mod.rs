@@ -30,6 +30,6 @@ pub mod server;
 pub mod wrappers;
 
 pub use catalog::{Catalog, CatalogEntry};
-pub use manager::{EnvLookup, McpManager, McpOptions, RefreshSummary, ServerStatus};
+pub use manager::{EnvLookup, McpManager, McpOptions, RefreshSummary, ServerStatus, client_binary};
 pub use result::{EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE, EXIT_USAGE, McpCallOutput};
 pub use server::StateKind;
