@@ -1,6 +1,8 @@
 //! Misbehaving servers (the `bad_mcp` binary): crash then reconnect, hang then timeout, garbage
 //! isolated, pagination and list_changed, refresh after a config edit, and no orphan processes.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod mcp_support;
 
 use std::time::Duration;

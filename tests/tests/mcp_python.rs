@@ -2,6 +2,8 @@
 //! flags, raw JSON and stdin, every result shape, tool errors, `${VAR:-default}` expansion and the
 //! environment passed to the server, list_changed.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod mcp_support;
 
 use std::net::{TcpListener, TcpStream};

@@ -181,8 +181,10 @@ impl McpManager {
         let files = config_files(&self.inner.opts.mcp_dir, project.as_deref());
         let env = self.inner.opts.env.clone();
         let config = McpConfig::load(&files, &|k| env(k));
-        let mut summary = RefreshSummary::default();
-        summary.problems = config.problems.iter().map(ToString::to_string).collect();
+        let mut summary = RefreshSummary {
+            problems: config.problems.iter().map(ToString::to_string).collect(),
+            ..RefreshSummary::default()
+        };
         summary
             .problems
             .extend(config.invalid.values().map(ToString::to_string));
@@ -197,11 +199,11 @@ impl McpManager {
                 .unwrap_or_else(|p| p.into_inner());
             let old: Vec<String> = servers.keys().cloned().collect();
             for name in old {
-                if !config.servers.contains_key(&name) {
-                    if let Some(s) = servers.remove(&name) {
-                        to_stop.push((name.clone(), s));
-                        summary.removed.push(name);
-                    }
+                if !config.servers.contains_key(&name)
+                    && let Some(s) = servers.remove(&name)
+                {
+                    to_stop.push((name.clone(), s));
+                    summary.removed.push(name);
                 }
             }
             for (name, cfg) in &config.servers {

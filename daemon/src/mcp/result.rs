@@ -84,13 +84,10 @@ pub fn render_result(result: &Value, media_dir: &Path) -> McpCallOutput {
             _ => push(&block.to_string()),
         }
     }
-    if blocks.is_empty() {
-        if let Some(structured) = result.get("structuredContent") {
-            push(
-                &serde_json::to_string_pretty(structured)
-                    .unwrap_or_else(|_| structured.to_string()),
-            );
-        }
+    if blocks.is_empty()
+        && let Some(structured) = result.get("structuredContent")
+    {
+        push(&serde_json::to_string_pretty(structured).unwrap_or_else(|_| structured.to_string()));
     }
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');

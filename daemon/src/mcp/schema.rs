@@ -91,13 +91,12 @@ pub struct ToolSpec {
 /// Reduces `anyOf`/`oneOf` (as pydantic writes `Optional[T]`) to the first non-null branch.
 fn effective(schema: &Value) -> &Value {
     for key in ["anyOf", "oneOf"] {
-        if let Some(branches) = schema.get(key).and_then(Value::as_array) {
-            if let Some(b) = branches
+        if let Some(branches) = schema.get(key).and_then(Value::as_array)
+            && let Some(b) = branches
                 .iter()
                 .find(|b| b.get("type").and_then(Value::as_str) != Some("null"))
-            {
-                return b;
-            }
+        {
+            return b;
         }
     }
     schema

@@ -1,7 +1,7 @@
 //! Shared helpers for the `mcp_*` tests: fixture paths (failing with the install hint when the
 //! fixtures are missing), a temporary Synapse home with an MCP config, an in-process
 //! [`McpManager`], deadline waits, and process counting through /proc.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
