@@ -4,7 +4,9 @@
 //! lock → settings → bind the socket → serve gRPC until SIGTERM/SIGINT/`Shutdown` → stop the
 //! subsystems → remove the socket.
 
+pub mod agent;
 pub mod lifecycle;
+pub mod llm;
 pub mod logging;
 pub mod mcp;
 pub mod run;
