@@ -13,6 +13,7 @@ use crate::agent::prompt::{PromptEnv, system_prompt};
 use crate::agent::session::SessionDeps;
 use crate::agent::sessions::{ChatSessions, DepsFactory};
 use crate::shell::{ShellSessions, builtin_registry};
+use crate::mcp::{McpManager, McpOptions};
 
 pub struct DaemonState {
     pub paths: Paths,
@@ -27,6 +28,8 @@ pub struct DaemonState {
     pub shell: Arc<ShellSessions>,
     /// Chat sessions (the agent conversations).
     pub chats: Arc<ChatSessions>,
+    /// MCP servers and their commands.
+    pub mcp: McpManager,
 }
 
 impl DaemonState {
@@ -43,9 +46,11 @@ impl DaemonState {
             paths.sessions_dir(),
             chat_deps(shell.clone(), settings.clone(), commands_doc),
         ));
+        let mcp = McpManager::new(McpOptions::for_home(&paths, crate::mcp::client_binary()));
         Self {
             shell,
             chats,
+            mcp,
             paths,
             started: Instant::now(),
             settings,

@@ -5,6 +5,7 @@ mod chat;
 mod daemon;
 mod sessions;
 mod tools;
+mod mcp;
 
 use std::sync::Arc;
 
@@ -12,6 +13,7 @@ use synapse_shared::proto::chat_server::ChatServer;
 use synapse_shared::proto::daemon_server::DaemonServer;
 use synapse_shared::proto::sessions_server::SessionsServer;
 use synapse_shared::proto::tools_server::ToolsServer;
+use synapse_shared::proto::mcp_server::McpServer;
 use tokio::net::UnixListener;
 use tokio_stream::wrappers::UnixListenerStream;
 use tonic::service::InterceptorLayer;
@@ -36,6 +38,7 @@ pub async fn serve(state: Arc<DaemonState>, listener: UnixListener) -> anyhow::R
         .add_service(SessionsServer::new(sessions::SessionsService::new(
             state.clone(),
         )))
+        .add_service(McpServer::new(mcp::McpService::new(state.clone())))
         .serve_with_incoming_shutdown(incoming, shutdown.clone().cancelled_owned());
     tokio::select! {
         result = server => result?,
