@@ -12,8 +12,9 @@ use crate::agent::RunnerLimits;
 use crate::agent::prompt::{PromptEnv, system_prompt};
 use crate::agent::session::SessionDeps;
 use crate::agent::sessions::{ChatSessions, DepsFactory};
-use crate::shell::{ShellSessions, builtin_registry};
+use crate::mcp::shortcut::McpShortcut;
 use crate::mcp::{McpManager, McpOptions};
+use crate::shell::{ShellSessions, builtin_registry};
 
 pub struct DaemonState {
     pub paths: Paths,
@@ -38,7 +39,10 @@ impl DaemonState {
             Ok(s) => (s, None),
             Err(e) => (Settings::default(), Some(e)),
         };
-        let registry = Arc::new(builtin_registry());
+        let mcp = McpManager::new(McpOptions::for_home(&paths, crate::mcp::client_binary()));
+        let mut registry = builtin_registry();
+        registry.register_shortcut(Arc::new(McpShortcut(mcp.clone())));
+        let registry = Arc::new(registry);
         let commands_doc = registry.system_prompt_section();
         let shell = Arc::new(ShellSessions::new(registry, Some(paths.bin_dir())));
         let settings = Arc::new(RwLock::new(settings));
@@ -46,7 +50,6 @@ impl DaemonState {
             paths.sessions_dir(),
             chat_deps(shell.clone(), settings.clone(), commands_doc),
         ));
-        let mcp = McpManager::new(McpOptions::for_home(&paths, crate::mcp::client_binary()));
         Self {
             shell,
             chats,

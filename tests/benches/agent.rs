@@ -34,7 +34,10 @@ fn max_rss_kb(pid: u32) -> u64 {
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let env = TestEnv::new();
     let daemon_pid = env.start_daemon();
     std::fs::write(env.workdir().join("notes.txt"), "hello from the bench\n").unwrap();
@@ -63,7 +66,11 @@ fn main() {
         let start = Instant::now();
         let out = cmd.output().unwrap();
         totals.push(start.elapsed());
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let times = arrivals.lock().unwrap().clone();
         first_request.push(times[0] - start);
         tool_overhead.push(times[1] - times[0]);
@@ -75,10 +82,28 @@ fn main() {
 
     println!("| metric | goal | measured |");
     println!("| --- | --- | --- |");
-    println!("| `synapse run` two-turn task, median of {RUNS} | ≤ 50 ms | {} |", ms(median(totals)));
-    println!("| tool_use response → next request (incl. `cat`) | ≤ 3 ms | {} |", ms(median(tool_overhead)));
-    println!("| process spawn → first model request | ≤ 15 ms | {} |", ms(median(first_request)));
-    println!("| first request size | ≤ 10 KB | {:.1} KB |", request_size as f64 / 1024.0);
-    println!("| peak RSS, client | ≤ 30 MB | {:.1} MB |", client_rss as f64 / 1024.0);
-    println!("| peak RSS, daemon | ≤ 30 MB | {:.1} MB |", max_rss_kb(daemon_pid) as f64 / 1024.0);
+    println!(
+        "| `synapse run` two-turn task, median of {RUNS} | ≤ 50 ms | {} |",
+        ms(median(totals))
+    );
+    println!(
+        "| tool_use response → next request (incl. `cat`) | ≤ 3 ms | {} |",
+        ms(median(tool_overhead))
+    );
+    println!(
+        "| process spawn → first model request | ≤ 15 ms | {} |",
+        ms(median(first_request))
+    );
+    println!(
+        "| first request size | ≤ 10 KB | {:.1} KB |",
+        request_size as f64 / 1024.0
+    );
+    println!(
+        "| peak RSS, client | ≤ 30 MB | {:.1} MB |",
+        client_rss as f64 / 1024.0
+    );
+    println!(
+        "| peak RSS, daemon | ≤ 30 MB | {:.1} MB |",
+        max_rss_kb(daemon_pid) as f64 / 1024.0
+    );
 }

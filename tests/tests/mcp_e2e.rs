@@ -251,3 +251,32 @@ fn daemon_restarts_leave_no_server_processes() {
         );
     }
 }
+
+#[test]
+fn the_agents_bash_tool_calls_mcp_in_process_and_pipelines_use_the_wrapper() {
+    let env = TestEnv::new();
+    let file = env.workdir().join("note.txt");
+    std::fs::write(&file, "alpha\nbeta\n").unwrap();
+    write_config(&env, &fs_and_py(&env.workdir()));
+    env.start_daemon();
+    wait_for_wrapper(&env, "mcp:fs:read_text_file");
+
+    // In a pipeline the command is the wrapper executable on PATH.
+    let piped = env.cli(&["exec", "mcp:fs:read_text_file note.txt | tr a-z A-Z"]);
+    assert_eq!(piped.stdout.trim_end(), "ALPHA\nBETA", "{piped:?}");
+
+    // As a simple command it goes straight to the warm connection: it still works with the
+    // wrapper gone, which a spawned process could not.
+    std::fs::remove_file(env.home().join("bin/mcp:fs:read_text_file")).unwrap();
+    let direct = env.cli(&[
+        "exec",
+        &format!("mcp:fs:read_text_file --path {}", file.display()),
+    ]);
+    assert_eq!(
+        (direct.code, direct.stdout.as_str()),
+        (Some(0), "alpha\nbeta\n"),
+        "{direct:?}"
+    );
+    let usage = env.cli(&["exec", "mcp:fs:read_text_file --no-such-flag 1"]);
+    assert_eq!(usage.code, Some(2), "{usage:?}");
+}

@@ -4,9 +4,9 @@
 
 mod daemon;
 mod exec;
+mod mcp;
 pub mod run;
 mod sessions;
-mod mcp;
 
 use std::process::ExitCode;
 

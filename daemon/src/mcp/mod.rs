@@ -27,6 +27,7 @@ pub mod process;
 pub mod result;
 pub mod schema;
 pub mod server;
+pub mod shortcut;
 pub mod wrappers;
 
 pub use catalog::{Catalog, CatalogEntry};

@@ -3,17 +3,17 @@
 
 mod chat;
 mod daemon;
+mod mcp;
 mod sessions;
 mod tools;
-mod mcp;
 
 use std::sync::Arc;
 
 use synapse_shared::proto::chat_server::ChatServer;
 use synapse_shared::proto::daemon_server::DaemonServer;
+use synapse_shared::proto::mcp_server::McpServer;
 use synapse_shared::proto::sessions_server::SessionsServer;
 use synapse_shared::proto::tools_server::ToolsServer;
-use synapse_shared::proto::mcp_server::McpServer;
 use tokio::net::UnixListener;
 use tokio_stream::wrappers::UnixListenerStream;
 use tonic::service::InterceptorLayer;
