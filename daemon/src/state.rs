@@ -12,6 +12,8 @@ use crate::agent::RunnerLimits;
 use crate::agent::prompt::{PromptEnv, system_prompt};
 use crate::agent::session::SessionDeps;
 use crate::agent::sessions::{ChatSessions, DepsFactory};
+use crate::mcp::shortcut::McpShortcut;
+use crate::mcp::{McpManager, McpOptions};
 use crate::shell::{ShellSessions, builtin_registry};
 
 pub struct DaemonState {
@@ -27,6 +29,8 @@ pub struct DaemonState {
     pub shell: Arc<ShellSessions>,
     /// Chat sessions (the agent conversations).
     pub chats: Arc<ChatSessions>,
+    /// MCP servers and their commands.
+    pub mcp: McpManager,
 }
 
 impl DaemonState {
@@ -35,7 +39,10 @@ impl DaemonState {
             Ok(s) => (s, None),
             Err(e) => (Settings::default(), Some(e)),
         };
-        let registry = Arc::new(builtin_registry());
+        let mcp = McpManager::new(McpOptions::for_home(&paths, crate::mcp::client_binary()));
+        let mut registry = builtin_registry();
+        registry.register_shortcut(Arc::new(McpShortcut(mcp.clone())));
+        let registry = Arc::new(registry);
         let commands_doc = registry.system_prompt_section();
         let shell = Arc::new(ShellSessions::new(registry, Some(paths.bin_dir())));
         let settings = Arc::new(RwLock::new(settings));
@@ -46,6 +53,7 @@ impl DaemonState {
         Self {
             shell,
             chats,
+            mcp,
             paths,
             started: Instant::now(),
             settings,

@@ -5,6 +5,7 @@
 mod chat;
 mod daemon;
 mod exec;
+mod mcp;
 pub mod run;
 mod sessions;
 
@@ -39,6 +40,12 @@ enum Command {
     Sessions(sessions::SessionsCommand),
     /// Run one command as the model's Bash tool would, and print what the model would see.
     Exec(exec::ExecArgs),
+    /// MCP servers: list them, call a tool.
+    #[command(subcommand)]
+    Mcp(mcp::McpCommand),
+    /// Shell commands from MCP servers and skills.
+    #[command(subcommand)]
+    Tools(mcp::ToolsCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell to generate completions for.
@@ -74,6 +81,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Exec(args) => block_on(exec::run(paths()?, args)),
         Command::Run(args) => block_on(run::run(paths()?, args)),
         Command::Sessions(cmd) => block_on(sessions::run(paths()?, cmd)),
+        Command::Mcp(cmd) => block_on(mcp::run(paths()?, cmd)),
+        Command::Tools(cmd) => block_on(mcp::run_tools(paths()?, cmd)),
     }
 }
 
