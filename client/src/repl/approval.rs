@@ -51,7 +51,10 @@ pub fn question(theme: &Theme, request: &ApprovalRequest) -> String {
 pub fn outcome(theme: &Theme, decision: Decision) -> String {
     match decision {
         Decision::Yes => format!("{} allowed\n", theme.green("✓")),
-        Decision::Session => format!("{} allowed for the rest of this session\n", theme.green("✓")),
+        Decision::Session => format!(
+            "{} allowed for the rest of this session\n",
+            theme.green("✓")
+        ),
         Decision::No => format!("{} denied\n", theme.red("✗")),
     }
 }

@@ -71,7 +71,9 @@ fn parse_slash(text: &str) -> Slash {
         ("/clear" | "/new", []) => Slash::Clear,
         ("/resume", []) => Slash::Resume(ResumeTarget::Choose),
         ("/resume", ["--latest" | "-l"]) => Slash::Resume(ResumeTarget::Latest),
-        ("/resume", [id]) if !id.starts_with('-') => Slash::Resume(ResumeTarget::Id(id.to_string())),
+        ("/resume", [id]) if !id.starts_with('-') => {
+            Slash::Resume(ResumeTarget::Id(id.to_string()))
+        }
         ("/resume", _) => Slash::Usage("/resume [<id>|--latest]"),
         ("/sessions", []) => Slash::Sessions,
         ("/model", []) => Slash::Model(None),
@@ -115,17 +117,38 @@ fn usage_of(name: &str) -> &'static str {
 /// Every command with a one-line description, in `/help` order.
 pub const HELP: &[(&str, &str)] = &[
     ("/help", "show this list"),
-    ("/exit, /quit", "leave (Ctrl-D works too); the session stays resumable"),
+    (
+        "/exit, /quit",
+        "leave (Ctrl-D works too); the session stays resumable",
+    ),
     ("/clear", "start a new session"),
-    ("/resume [<id>|--latest]", "continue an earlier session (a numbered list without an argument)"),
+    (
+        "/resume [<id>|--latest]",
+        "continue an earlier session (a numbered list without an argument)",
+    ),
     ("/sessions", "list saved sessions"),
-    ("/model [<name>]", "show the model, or switch it for the following turns"),
-    ("/cost", "tokens used in this session and an estimated price"),
+    (
+        "/model [<name>]",
+        "show the model, or switch it for the following turns",
+    ),
+    (
+        "/cost",
+        "tokens used in this session and an estimated price",
+    ),
     ("/context", "how full the model's context window is"),
-    ("/compact", "shrink the conversation: offload large tool results, summarise older turns"),
-    ("/tools [<query>]", "the mcp:* and skill:* commands the agent can run"),
+    (
+        "/compact",
+        "shrink the conversation: offload large tool results, summarise older turns",
+    ),
+    (
+        "/tools [<query>]",
+        "the mcp:* and skill:* commands the agent can run",
+    ),
     ("/skill list", "installed skills"),
-    ("/skill enhance [--on|--off]", "show or switch automatic skill enhancement"),
+    (
+        "/skill enhance [--on|--off]",
+        "show or switch automatic skill enhancement",
+    ),
 ];
 
 /// The `/help` text.
@@ -164,7 +187,10 @@ mod tests {
         let s = |t: &str| parse_slash(t);
         assert_eq!(s("/resume"), Slash::Resume(ResumeTarget::Choose));
         assert_eq!(s("/resume --latest"), Slash::Resume(ResumeTarget::Latest));
-        assert_eq!(s("/resume abc"), Slash::Resume(ResumeTarget::Id("abc".into())));
+        assert_eq!(
+            s("/resume abc"),
+            Slash::Resume(ResumeTarget::Id("abc".into()))
+        );
         assert_eq!(s("/model opus"), Slash::Model(Some("opus".into())));
         assert_eq!(s("/Skill Enhance --ON"), Slash::SkillEnhance(Some(true)));
         assert_eq!(s("/skill enhance --off"), Slash::SkillEnhance(Some(false)));

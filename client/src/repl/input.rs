@@ -8,8 +8,8 @@
 use std::path::PathBuf;
 use std::sync::mpsc as std_mpsc;
 
-use rustyline::error::ReadlineError;
 use rustyline::completion::Completer;
+use rustyline::error::ReadlineError;
 use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
 use rustyline::validate::{ValidationContext, ValidationResult, Validator};
@@ -214,7 +214,9 @@ impl IdlePrinter {
             .spawn(move || {
                 let mut external = printer.recv().ok();
                 while let Ok(text) = rx.recv() {
-                    let printed = external.as_mut().is_some_and(|p| p.print(text.clone()).is_ok());
+                    let printed = external
+                        .as_mut()
+                        .is_some_and(|p| p.print(text.clone()).is_ok());
                     if !printed {
                         use std::io::Write;
                         let mut out = std::io::stdout().lock();
@@ -246,7 +248,10 @@ mod tests {
 
     #[test]
     fn continuations_are_joined_with_newlines() {
-        assert_eq!(join_continuations("one \\\ntwo \\\nthree"), "one \ntwo \nthree");
+        assert_eq!(
+            join_continuations("one \\\ntwo \\\nthree"),
+            "one \ntwo \nthree"
+        );
         assert_eq!(join_continuations("no continuation"), "no continuation");
     }
 }

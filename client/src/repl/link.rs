@@ -133,10 +133,7 @@ impl Link {
         if !self.up {
             anyhow::bail!("not connected to the daemon");
         }
-        let sent = self
-            .outgoing
-            .send(ClientMessage { kind: Some(kind) })
-            .await;
+        let sent = self.outgoing.send(ClientMessage { kind: Some(kind) }).await;
         if sent.is_err() {
             self.up = false;
             anyhow::bail!("the connection to the daemon closed");

@@ -5,6 +5,7 @@
 //! daemon restart: the REPL reattaches to the same session and resends what was not received.
 
 mod approval;
+mod catalog;
 mod commands;
 mod input;
 mod link;

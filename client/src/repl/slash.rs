@@ -8,8 +8,8 @@ use synapse_shared::proto::client_message::Kind as Out;
 use synapse_shared::proto::daemon_client::DaemonClient;
 use synapse_shared::proto::sessions_client::SessionsClient;
 use synapse_shared::proto::{
-    CompactContext, GetSessionRequest, GetSettingsRequest, ListSessionsRequest,
-    SetAutoEnhanceRequest, SetModel, SessionInfo,
+    CompactContext, GetSessionRequest, GetSettingsRequest, ListSessionsRequest, SessionInfo,
+    SetAutoEnhanceRequest, SetModel,
 };
 
 use super::Repl;
@@ -107,7 +107,10 @@ impl Repl {
                 if sessions.is_empty() {
                     return Ok(());
                 }
-                let question = format!("Resume which session? [1-{}, Enter cancels] ", sessions.len());
+                let question = format!(
+                    "Resume which session? [1-{}, Enter cancels] ",
+                    sessions.len()
+                );
                 let answer = match self.read_line(&question, false, String::new()).await {
                     Reply::Line(line) => line.trim().to_string(),
                     _ => String::new(),
@@ -195,7 +198,11 @@ impl Repl {
             } else {
                 &s.title
             };
-            let mark = if s.id == current { "  ← this session" } else { "" };
+            let mark = if s.id == current {
+                "  ← this session"
+            } else {
+                ""
+            };
             out.push_str(&format!(
                 "{:>3}. {}  {}  {:>3} msgs  {}{}\n",
                 i + 1,
@@ -222,7 +229,9 @@ impl Repl {
         };
         self.ensure_link().await?;
         self.link
-            .send(Out::SetModel(SetModel { model: name.clone() }))
+            .send(Out::SetModel(SetModel {
+                model: name.clone(),
+            }))
             .await?;
         let confirmed = tokio::time::timeout(MODEL_REPLY_TIMEOUT, async {
             loop {
@@ -241,7 +250,10 @@ impl Repl {
         };
         self.model_override = Some(name);
         self.model = model;
-        self.say(&format!("Model set to {} for the following turns.\n", self.model));
+        self.say(&format!(
+            "Model set to {} for the following turns.\n",
+            self.model
+        ));
         Ok(())
     }
 
@@ -258,7 +270,9 @@ impl Repl {
                 }
                 Incoming::Event(_) => {}
                 Incoming::Lost(reason) => {
-                    break self.theme.yellow(&format!("The daemon went away ({reason}).\n"));
+                    break self
+                        .theme
+                        .yellow(&format!("The daemon went away ({reason}).\n"));
                 }
             }
         };

@@ -133,7 +133,12 @@ impl Repl {
             self.say(&self.theme.cyan(&format!(
                 "↻ Reattached to session {label}; the daemon never received your message, sending it again.\n"
             )));
-            if self.link.send(Out::Input(UserInput { text: text.clone() })).await.is_ok() {
+            if self
+                .link
+                .send(Out::Input(UserInput { text: text.clone() }))
+                .await
+                .is_ok()
+            {
                 return true;
             }
             self.unsent = text;
@@ -146,10 +151,7 @@ impl Repl {
     }
 
     /// Asks until the answer is y, n or a; Ctrl-C or Ctrl-D deny.
-    async fn ask_approval(
-        &mut self,
-        request: &synapse_shared::proto::ApprovalRequest,
-    ) -> Decision {
+    async fn ask_approval(&mut self, request: &synapse_shared::proto::ApprovalRequest) -> Decision {
         self.say(&approval::question(&self.theme, request));
         let decision = loop {
             match self.input.read(ANSWER_PROMPT, false).await {

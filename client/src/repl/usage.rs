@@ -164,7 +164,9 @@ impl UsageStats {
             thousands(self.context_tokens),
             thousands(self.context_window),
             share * 100.0,
-            theme.dim("/compact shrinks it; older turns are summarised automatically near the limit")
+            theme.dim(
+                "/compact shrinks it; older turns are summarised automatically near the limit"
+            )
         )
     }
 }
@@ -174,7 +176,7 @@ pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -221,7 +223,11 @@ mod tests {
             s.cost_report(&t, "local-model"),
             s.context_report(&t)
         ));
-        assert!(UsageStats::default().context_report(&t).starts_with("No model call yet"));
+        assert!(
+            UsageStats::default()
+                .context_report(&t)
+                .starts_with("No model call yet")
+        );
     }
 
     #[test]

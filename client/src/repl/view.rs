@@ -140,7 +140,11 @@ impl TurnView {
 
 /// A skill-enhance report, printed after the answer.
 pub fn enhance_report(theme: &Theme, text: &str) -> String {
-    let mut out = format!("\n{} {}\n", theme.cyan("✻"), theme.bold("Skill enhancement"));
+    let mut out = format!(
+        "\n{} {}\n",
+        theme.cyan("✻"),
+        theme.bold("Skill enhancement")
+    );
     for line in text.trim_end().lines() {
         out.push_str(&format!("  {line}\n"));
     }

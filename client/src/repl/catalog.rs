@@ -1,0 +1,120 @@
+//! `/tools` and `/skill list`: what the agent can run besides its built-in commands — every
+//! `mcp:<server>:<tool>` command (from the MCP service) and `skill:<skill>:<script>` command and
+//! skill (from the skills service), optionally filtered by a word.
+
+use synapse_shared::proto::McpListRequest;
+use synapse_shared::proto::McpServerState;
+use synapse_shared::proto::mcp_client::McpClient;
+
+use super::Repl;
+use crate::render::theme::Theme;
+
+impl Repl {
+    pub(super) async fn tools(&mut self, query: Option<String>) -> anyhow::Result<()> {
+        self.ensure_link().await?;
+        let servers = McpClient::new(self.link.channel.clone())
+            .list(McpListRequest {
+                include_tools: true,
+            })
+            .await
+            .map_err(|s| anyhow::anyhow!("{}", s.message()))?
+            .into_inner()
+            .servers;
+        let mut rows: Vec<(String, String)> = Vec::new();
+        let mut notes: Vec<String> = Vec::new();
+        for server in &servers {
+            match McpServerState::try_from(server.state) {
+                Ok(McpServerState::Failed) => notes.push(format!(
+                    "MCP server {} is not available: {}",
+                    server.name, server.reason
+                )),
+                Ok(McpServerState::Connecting) => {
+                    notes.push(format!("MCP server {} is still connecting", server.name));
+                }
+                _ => {}
+            }
+            rows.extend(
+                server
+                    .tools
+                    .iter()
+                    .map(|t| (t.command.clone(), t.description.clone())),
+            );
+        }
+        let text = tool_table(&self.theme, rows, query.as_deref(), &notes);
+        self.say(&text);
+        Ok(())
+    }
+
+    pub(super) async fn skill_list(&mut self) -> anyhow::Result<()> {
+        anyhow::bail!("skills are not available in this build of synapsed")
+    }
+}
+
+/// Commands and descriptions, filtered by `query` (case-insensitive), sorted, with notes.
+pub fn tool_table(
+    theme: &Theme,
+    mut rows: Vec<(String, String)>,
+    query: Option<&str>,
+    notes: &[String],
+) -> String {
+    if let Some(q) = query {
+        let q = q.to_lowercase();
+        rows.retain(|(c, d)| c.to_lowercase().contains(&q) || d.to_lowercase().contains(&q));
+    }
+    rows.sort();
+    let mut out = String::new();
+    if rows.is_empty() {
+        out.push_str(match query {
+            Some(_) => "No mcp:* or skill:* command matches.\n",
+            None => "No mcp:* or skill:* commands yet: add MCP servers (mcp_servers.json) or skills with scripts.\n",
+        });
+    } else {
+        let width = rows.iter().map(|(c, _)| c.len()).max().unwrap_or(0).min(48);
+        for (command, description) in &rows {
+            let padded = format!("{command:<width$}");
+            out.push_str(&format!(
+                "  {}  {}\n",
+                theme.bold(&padded),
+                theme.dim(description)
+            ));
+        }
+        out.push_str(&theme.dim(&format!(
+            "{} command(s); each answers -h and --help.\n",
+            rows.len()
+        )));
+    }
+    for note in notes {
+        out.push_str(&theme.yellow(&format!("{note}\n")));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters_and_sorts() {
+        let rows = vec![
+            ("mcp:fs:write_file".to_string(), "Write a file".to_string()),
+            ("mcp:fs:read_file".to_string(), "Read a file".to_string()),
+            (
+                "skill:pdf:extract".to_string(),
+                "Extract text from PDFs".to_string(),
+            ),
+        ];
+        let all = tool_table(&Theme::plain(), rows.clone(), None, &[]);
+        insta::assert_snapshot!(all);
+        let some = tool_table(
+            &Theme::plain(),
+            rows,
+            Some("PDF"),
+            &["MCP server x is not available: gone".into()],
+        );
+        assert!(
+            some.contains("skill:pdf:extract") && !some.contains("mcp:fs"),
+            "{some}"
+        );
+        assert!(some.contains("not available: gone"), "{some}");
+    }
+}
