@@ -1,7 +1,7 @@
 //! The daemon's shared state: paths, settings, start time and the shutdown token. Subsystems
 //! (shell sessions, skills, MCP, agents) hang off this as they land; services get an `Arc` of it.
 
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Instant;
 
 use synapse_shared::paths::Paths;
@@ -12,6 +12,8 @@ use crate::agent::RunnerLimits;
 use crate::agent::prompt::{PromptEnv, system_prompt};
 use crate::agent::session::SessionDeps;
 use crate::agent::sessions::{ChatSessions, DepsFactory};
+use crate::agent::subagent::SubAgents;
+use crate::agent::task_command::{TaskCommand, TaskKind};
 use crate::mcp::shortcut::McpShortcut;
 use crate::mcp::{McpManager, McpOptions};
 use crate::shell::{ShellSessions, builtin_registry};
@@ -42,10 +44,25 @@ impl DaemonState {
         let mcp = McpManager::new(McpOptions::for_home(&paths, crate::mcp::client_binary()));
         let mut registry = builtin_registry();
         registry.register_shortcut(Arc::new(McpShortcut(mcp.clone())));
+        // Task commands run sub-agents on the shell layer they are part of: wired once it exists.
+        let subagents: Arc<OnceLock<SubAgents>> = Arc::default();
+        let subagent_doc: Arc<OnceLock<String>> = Arc::default();
+        for kind in [TaskKind::General, TaskKind::Explore] {
+            registry.register(Arc::new(TaskCommand {
+                kind,
+                subagents: subagents.clone(),
+                commands_doc: subagent_doc.clone(),
+            }));
+        }
         let registry = Arc::new(registry);
         let commands_doc = registry.system_prompt_section();
         let shell = Arc::new(ShellSessions::new(registry, Some(paths.bin_dir())));
         let settings = Arc::new(RwLock::new(settings));
+        let _ = subagent_doc.set(commands_doc.clone());
+        let _ = subagents.set(SubAgents {
+            shell: shell.clone(),
+            settings: snapshot(&settings),
+        });
         let chats = Arc::new(ChatSessions::new(
             paths.sessions_dir(),
             chat_deps(shell.clone(), settings.clone(), commands_doc),
@@ -96,11 +113,6 @@ fn chat_deps(
     commands_doc: String,
 ) -> DepsFactory {
     Arc::new(move |cwd, _id| {
-        let current = settings.clone();
-        let snapshot = move || match current.read() {
-            Ok(s) => s.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
         let model = String::new();
         let date = chrono::Local::now().format("%Y-%m-%d").to_string();
         let env = PromptEnv {
@@ -112,9 +124,18 @@ fn chat_deps(
         };
         SessionDeps {
             shell: shell.clone(),
-            settings: Arc::new(snapshot),
+            settings: snapshot(&settings),
             system_prompt: system_prompt(&env, &commands_doc),
             limits: RunnerLimits::default(),
         }
+    })
+}
+
+/// A reader of the live settings.
+fn snapshot(settings: &Arc<RwLock<Settings>>) -> Arc<dyn Fn() -> Settings + Send + Sync> {
+    let current = settings.clone();
+    Arc::new(move || match current.read() {
+        Ok(s) => s.clone(),
+        Err(poisoned) => poisoned.into_inner().clone(),
     })
 }

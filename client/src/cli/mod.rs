@@ -17,7 +17,7 @@ use synapse_shared::paths::Paths;
 /// Synapse: a self-growing LLM agent for the terminal. Every tool is Bash; skills and MCP
 /// servers become shell commands; a daemon (`synapsed`) keeps them warm.
 #[derive(Debug, Parser)]
-#[command(name = "synapse", version, about, long_about = None)]
+#[command(name = "synapse", version, long_about = None)]
 #[command(
     after_help = "Environment:\n  SYNAPSE_HOME    state folder (default ~/.synapse)\n  SYNAPSE_SOCKET  daemon socket (default $SYNAPSE_HOME/run/synapsed.sock)"
 )]

@@ -144,6 +144,11 @@ impl CommandContext<'_> {
         self.session.cwd()
     }
 
+    /// The environment the session was created with.
+    pub fn env(&self) -> &[(OsString, OsString)] {
+        self.session.env()
+    }
+
     /// A variable of the environment the session was created with.
     pub fn env_var(&self, name: &str) -> Option<&OsString> {
         self.session.env_var(name)
