@@ -177,3 +177,58 @@ async fn skill_enhance_switch_is_saved_and_survives_a_daemon_restart() {
             .unwrap();
     assert_eq!(settings["skillEnhance"]["autoEnhance"], false);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn model_cost_context_compact_and_clear() {
+    let env = TestEnv::new();
+    let fake = FakeLlm::start(
+        Script::new()
+            .reply(Reply::new().text("hello").usage(1_000, 50))
+            .reply(Reply::new().text("hello from opus").usage(2_000, 10)),
+    )
+    .await
+    .unwrap();
+    let screen = Screen::start(&env, Some(&fake), &["chat", "--model", "claude-sonnet-4-5"]);
+    screen.wait_for(FIRST_PROMPT);
+    screen.line("/context");
+    screen.wait_for("No model call yet");
+    screen.line("hi");
+    screen.wait_for(SECOND_PROMPT);
+
+    screen.line("/cost");
+    let shown = screen.wait_for("at list prices for claude-sonnet-4-5");
+    let cost = after_last(&shown, "/cost");
+    assert!(cost.contains("(1 turn)"), "{cost}");
+    assert!(cost.contains("input               1,000"), "{cost}");
+    assert!(cost.contains("output                 50"), "{cost}");
+
+    screen.line("/context");
+    let shown = screen.wait_for("/ 200,000 tokens");
+    assert!(after_last(&shown, "/context").contains("Context  "), "{shown}");
+
+    screen.line("/model");
+    screen.wait_for("Model: claude-sonnet-4-5");
+    screen.line("/model claude-opus-4-5");
+    screen.wait_for("Model set to claude-opus-4-5 for the following turns.");
+    screen.line("and now?");
+    screen.wait_for("hello from opus");
+    screen.wait_for("You (3)>");
+    assert_eq!(fake.requests()[1].body["model"], "claude-opus-4-5");
+
+    screen.line("/compact");
+    screen.wait_until("the compaction notice", |s| {
+        let after = after_last(s, "/compact");
+        after.contains("Nothing to compact yet.") || after.contains("Context compacted")
+    });
+
+    screen.line("/clear");
+    let shown = screen.wait_for("(new).");
+    assert!(after_last(&shown, "/clear").contains("Started session"), "{shown}");
+    screen.wait_until("the first prompt of the new session", |s| {
+        after_last(s, "/clear").contains(FIRST_PROMPT)
+    });
+    screen.line("/sessions");
+    let shown = screen.wait_for("← this session");
+    let list = after_last(&shown, "/sessions");
+    assert!(list.contains("  1. ") && list.contains("  2. "), "{list}");
+}
