@@ -204,7 +204,10 @@ async fn model_cost_context_compact_and_clear() {
 
     screen.line("/context");
     let shown = screen.wait_for("/ 200,000 tokens");
-    assert!(after_last(&shown, "/context").contains("Context  "), "{shown}");
+    assert!(
+        after_last(&shown, "/context").contains("Context  "),
+        "{shown}"
+    );
 
     screen.line("/model");
     screen.wait_for("Model: claude-sonnet-4-5");
@@ -223,7 +226,10 @@ async fn model_cost_context_compact_and_clear() {
 
     screen.line("/clear");
     let shown = screen.wait_for("(new).");
-    assert!(after_last(&shown, "/clear").contains("Started session"), "{shown}");
+    assert!(
+        after_last(&shown, "/clear").contains("Started session"),
+        "{shown}"
+    );
     screen.wait_until("the first prompt of the new session", |s| {
         after_last(s, "/clear").contains(FIRST_PROMPT)
     });
@@ -231,4 +237,45 @@ async fn model_cost_context_compact_and_clear() {
     let shown = screen.wait_for("← this session");
     let list = after_last(&shown, "/sessions");
     assert!(list.contains("  1. ") && list.contains("  2. "), "{list}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_lists_the_mcp_commands() {
+    let env = TestEnv::new();
+    let server = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    assert!(
+        server.exists(),
+        "test fixture {} is missing: run tests/fixtures/install.sh",
+        server.display()
+    );
+    std::fs::create_dir_all(env.home().join("mcp")).unwrap();
+    let config = serde_json::json!({"mcpServers": {"fs": {"command": "node", "args": [server, env.workdir()]}}});
+    std::fs::write(env.home().join("mcp/mcp_servers.json"), config.to_string()).unwrap();
+    env.start_daemon();
+    wait_until(
+        Duration::from_secs(30),
+        "the fs MCP server to be ready",
+        || env.cli(&["mcp", "list"]).stdout.contains("ready"),
+    );
+    let fake = FakeLlm::start(Script::new()).await.unwrap();
+    let screen = Screen::start(&env, Some(&fake), &["chat"]);
+    screen.wait_for(FIRST_PROMPT);
+    screen.line("/tools");
+    let shown = screen.wait_for("each answers -h and --help.");
+    let tools = after_last(&shown, "/tools");
+    assert!(tools.contains("mcp:fs:read_text_file"), "{tools}");
+    assert!(tools.contains("mcp:fs:list_directory"), "{tools}");
+    // One line per command, cut to the terminal's width.
+    assert!(
+        tools
+            .lines()
+            .all(|l| l.chars().count() <= repl_support::COLUMNS as usize),
+        "{tools}"
+    );
+    screen.line("/tools read_");
+    let shown = screen.wait_for_count("each answers -h and --help.", 2);
+    let filtered = after_last(&shown, "/tools read_");
+    assert!(filtered.contains("mcp:fs:read_text_file"), "{filtered}");
+    assert!(!filtered.contains("mcp:fs:list_directory"), "{filtered}");
 }

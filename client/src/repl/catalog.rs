@@ -40,7 +40,9 @@ impl Repl {
                     .map(|t| (t.command.clone(), t.description.clone())),
             );
         }
-        let text = tool_table(&self.theme, rows, query.as_deref(), &notes);
+        let (cols, _) = termimad::terminal_size();
+        let columns = if cols == 0 { 100 } else { usize::from(cols) };
+        let text = tool_table(&self.theme, rows, query.as_deref(), &notes, columns);
         self.say(&text);
         Ok(())
     }
@@ -50,12 +52,14 @@ impl Repl {
     }
 }
 
-/// Commands and descriptions, filtered by `query` (case-insensitive), sorted, with notes.
+/// Commands and descriptions, filtered by `query` (case-insensitive), sorted, with notes;
+/// descriptions are cut to fit `columns`.
 pub fn tool_table(
     theme: &Theme,
     mut rows: Vec<(String, String)>,
     query: Option<&str>,
     notes: &[String],
+    columns: usize,
 ) -> String {
     if let Some(q) = query {
         let q = q.to_lowercase();
@@ -70,12 +74,13 @@ pub fn tool_table(
         });
     } else {
         let width = rows.iter().map(|(c, _)| c.len()).max().unwrap_or(0).min(48);
+        let room = columns.saturating_sub(width + 5).max(20);
         for (command, description) in &rows {
             let padded = format!("{command:<width$}");
             out.push_str(&format!(
                 "  {}  {}\n",
                 theme.bold(&padded),
-                theme.dim(description)
+                theme.dim(&cut(description, room))
             ));
         }
         out.push_str(&theme.dim(&format!(
@@ -87,6 +92,16 @@ pub fn tool_table(
         out.push_str(&theme.yellow(&format!("{note}\n")));
     }
     out
+}
+
+fn cut(text: &str, chars: usize) -> String {
+    let first = text.lines().next().unwrap_or_default();
+    if first.chars().count() <= chars {
+        return first.to_string();
+    }
+    let mut s: String = first.chars().take(chars.saturating_sub(1)).collect();
+    s.push('…');
+    s
 }
 
 #[cfg(test)]
@@ -103,14 +118,18 @@ mod tests {
                 "Extract text from PDFs".to_string(),
             ),
         ];
-        let all = tool_table(&Theme::plain(), rows.clone(), None, &[]);
+        let all = tool_table(&Theme::plain(), rows.clone(), None, &[], 80);
         insta::assert_snapshot!(all);
         let some = tool_table(
             &Theme::plain(),
             rows,
             Some("PDF"),
             &["MCP server x is not available: gone".into()],
+            80,
         );
+        let long = vec![("mcp:a:b".to_string(), "x".repeat(200))];
+        let narrow = tool_table(&Theme::plain(), long, None, &[], 60);
+        assert!(narrow.lines().all(|l| l.chars().count() <= 60), "{narrow}");
         assert!(
             some.contains("skill:pdf:extract") && !some.contains("mcp:fs"),
             "{some}"
