@@ -13,6 +13,8 @@ use crate::agent::prompt::{PromptEnv, system_prompt};
 use crate::agent::session::SessionDeps;
 use crate::agent::sessions::{ChatSessions, DepsFactory};
 use crate::shell::{ShellSessions, builtin_registry};
+use crate::todo::{TodoGuard, TodoStore};
+use crate::web::SettingsFn;
 
 pub struct DaemonState {
     pub paths: Paths,
@@ -35,13 +37,21 @@ impl DaemonState {
             Ok(s) => (s, None),
             Err(e) => (Settings::default(), Some(e)),
         };
-        let registry = Arc::new(builtin_registry());
+        let settings = Arc::new(RwLock::new(settings));
+        let todo_store = TodoStore::new(paths.sessions_dir());
+        let mut registry = builtin_registry();
+        crate::web::register(
+            &mut registry,
+            settings_fn(settings.clone()),
+            paths.settings_file(),
+        );
+        crate::todo::register(&mut registry, todo_store.clone());
+        let registry = Arc::new(registry);
         let commands_doc = registry.system_prompt_section();
         let shell = Arc::new(ShellSessions::new(registry, Some(paths.bin_dir())));
-        let settings = Arc::new(RwLock::new(settings));
         let chats = Arc::new(ChatSessions::new(
             paths.sessions_dir(),
-            chat_deps(shell.clone(), settings.clone(), commands_doc),
+            chat_deps(shell.clone(), settings.clone(), commands_doc, todo_store),
         ));
         Self {
             shell,
@@ -80,19 +90,23 @@ impl DaemonState {
     }
 }
 
-/// What every new chat session gets: the shared shell layer, live settings, and a system prompt
-/// rendered for its working directory.
+/// A reader of the live settings, for subsystems that read them when they run.
+fn settings_fn(settings: Arc<RwLock<Settings>>) -> SettingsFn {
+    Arc::new(move || match settings.read() {
+        Ok(s) => s.clone(),
+        Err(poisoned) => poisoned.into_inner().clone(),
+    })
+}
+
+/// What every new chat session gets: the shared shell layer, live settings, a system prompt
+/// rendered for its working directory, and the reminder of its unfinished todo items.
 fn chat_deps(
     shell: Arc<ShellSessions>,
     settings: Arc<RwLock<Settings>>,
     commands_doc: String,
+    todo_store: TodoStore,
 ) -> DepsFactory {
-    Arc::new(move |cwd, _id| {
-        let current = settings.clone();
-        let snapshot = move || match current.read() {
-            Ok(s) => s.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
+    Arc::new(move |cwd, id| {
         let model = String::new();
         let date = chrono::Local::now().format("%Y-%m-%d").to_string();
         let env = PromptEnv {
@@ -104,9 +118,11 @@ fn chat_deps(
         };
         SessionDeps {
             shell: shell.clone(),
-            settings: Arc::new(snapshot),
+            settings: settings_fn(settings.clone()),
             system_prompt: system_prompt(&env, &commands_doc),
             limits: RunnerLimits::default(),
+            // The shell session a chat runs its commands in is named by the chat's id.
+            turn_guard: Some(Arc::new(TodoGuard::new(todo_store.clone(), id))),
         }
     })
 }

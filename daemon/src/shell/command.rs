@@ -55,6 +55,14 @@ impl CommandSpec {
         )
     }
 
+    /// The short section of the system prompt: usage and summary, pointing at `--help`.
+    pub fn brief_prompt_section(&self) -> String {
+        format!(
+            "### {}\n`{}`\n{} (`{} --help` for details)\n",
+            self.name, self.usage, self.summary, self.name
+        )
+    }
+
     /// The section of the system prompt documenting this command.
     pub fn prompt_section(&self) -> String {
         format!(
@@ -111,6 +119,13 @@ pub trait AgentCommand: Send + Sync {
         ctx: &'a mut CommandContext<'_>,
         args: Vec<String>,
     ) -> BoxFuture<'a, CommandOutput>;
+
+    /// This command's part of the system prompt: the whole spec by default. A command may
+    /// give a shorter form (its usage and summary) to keep the prompt within budget; `--help`
+    /// still shows everything.
+    fn prompt_section(&self) -> String {
+        self.spec().prompt_section()
+    }
 }
 
 /// What a running command may use: the session's current directory and environment, heredoc
@@ -126,6 +141,11 @@ impl CommandContext<'_> {
     /// The session shell's current directory (what `pwd` printed after the last command).
     pub fn cwd(&self) -> &Path {
         self.session.cwd()
+    }
+
+    /// The shell session's name (for chat sessions, the chat session id).
+    pub fn session_name(&self) -> &str {
+        self.session.name()
     }
 
     /// A variable of the environment the session was created with.
@@ -220,8 +240,8 @@ impl CommandRegistry {
              words follow shell quoting, but $VARIABLES and globs are not expanded (`~/` is \
              your home folder). Each answers `-h` and `--help`.\n\n",
         );
-        for spec in self.specs() {
-            out.push_str(&spec.prompt_section());
+        for command in self.commands.values() {
+            out.push_str(&command.prompt_section());
             out.push('\n');
         }
         out
