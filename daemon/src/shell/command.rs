@@ -55,12 +55,9 @@ impl CommandSpec {
         )
     }
 
-    /// The short section of the system prompt: usage and summary, pointing at `--help`.
+    /// The short section of the system prompt: usage and summary (`--help` has the rest).
     pub fn brief_prompt_section(&self) -> String {
-        format!(
-            "### {}\n`{}`\n{} (`{} --help` for details)\n",
-            self.name, self.usage, self.summary, self.name
-        )
+        format!("### {}\n`{}`\n{}\n", self.name, self.usage, self.summary)
     }
 
     /// The section of the system prompt documenting this command.

@@ -11,7 +11,7 @@ use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, Command
 pub static SPEC: CommandSpec = CommandSpec {
     name: "todo",
     usage: "todo list | add \"<item>\"... | start N | done N... | clear",
-    summary: "Keep a task list for multi-step work; shows the list after each change.",
+    summary: "Task list for work of 3+ steps: add the steps, start one at a time, mark each done.",
     help: "\
 Actions:
   list               show the list (also `todo` alone)

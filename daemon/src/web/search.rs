@@ -81,7 +81,7 @@ impl ResolvedProvider {
     ) -> Result<Self, SearchError> {
         let key_from_env = |kind: ProviderKind| {
             kind.key_variable()
-                .and_then(|var| env(var))
+                .and_then(env)
                 .and_then(ApiKey::new)
         };
         let (kind, url, key) = match settings {
