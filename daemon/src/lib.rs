@@ -8,6 +8,7 @@ pub mod agent;
 pub mod lifecycle;
 pub mod llm;
 pub mod logging;
+pub mod mcp;
 pub mod run;
 pub mod server;
 pub mod shell;

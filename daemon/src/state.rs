@@ -12,6 +12,8 @@ use crate::agent::RunnerLimits;
 use crate::agent::prompt::{PromptEnv, system_prompt};
 use crate::agent::session::SessionDeps;
 use crate::agent::sessions::{ChatSessions, DepsFactory};
+use crate::mcp::shortcut::McpShortcut;
+use crate::mcp::{McpManager, McpOptions};
 use crate::shell::{ShellSessions, builtin_registry};
 use crate::todo::{TodoGuard, TodoStore};
 use crate::web::SettingsFn;
@@ -29,6 +31,8 @@ pub struct DaemonState {
     pub shell: Arc<ShellSessions>,
     /// Chat sessions (the agent conversations).
     pub chats: Arc<ChatSessions>,
+    /// MCP servers and their commands.
+    pub mcp: McpManager,
 }
 
 impl DaemonState {
@@ -39,7 +43,9 @@ impl DaemonState {
         };
         let settings = Arc::new(RwLock::new(settings));
         let todo_store = TodoStore::new(paths.sessions_dir());
+        let mcp = McpManager::new(McpOptions::for_home(&paths, crate::mcp::client_binary()));
         let mut registry = builtin_registry();
+        registry.register_shortcut(Arc::new(McpShortcut(mcp.clone())));
         crate::web::register(
             &mut registry,
             settings_fn(settings.clone()),
@@ -56,6 +62,7 @@ impl DaemonState {
         Self {
             shell,
             chats,
+            mcp,
             paths,
             started: Instant::now(),
             settings,

@@ -4,6 +4,7 @@
 
 mod daemon;
 mod exec;
+mod mcp;
 pub mod run;
 mod sessions;
 
@@ -15,7 +16,7 @@ use synapse_shared::paths::Paths;
 /// Synapse: a self-growing LLM agent for the terminal. Every tool is Bash; skills and MCP
 /// servers become shell commands; a daemon (`synapsed`) keeps them warm.
 #[derive(Debug, Parser)]
-#[command(name = "synapse", version, about, long_about = None)]
+#[command(name = "synapse", version, long_about = None)]
 #[command(
     after_help = "Environment:\n  SYNAPSE_HOME    state folder (default ~/.synapse)\n  SYNAPSE_SOCKET  daemon socket (default $SYNAPSE_HOME/run/synapsed.sock)"
 )]
@@ -36,6 +37,12 @@ enum Command {
     Sessions(sessions::SessionsCommand),
     /// Run one command as the model's Bash tool would, and print what the model would see.
     Exec(exec::ExecArgs),
+    /// MCP servers: list them, call a tool.
+    #[command(subcommand)]
+    Mcp(mcp::McpCommand),
+    /// Shell commands from MCP servers and skills.
+    #[command(subcommand)]
+    Tools(mcp::ToolsCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell to generate completions for.
@@ -70,6 +77,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Exec(args) => block_on(exec::run(paths()?, args)),
         Command::Run(args) => block_on(run::run(paths()?, args)),
         Command::Sessions(cmd) => block_on(sessions::run(paths()?, cmd)),
+        Command::Mcp(cmd) => block_on(mcp::run(paths()?, cmd)),
+        Command::Tools(cmd) => block_on(mcp::run_tools(paths()?, cmd)),
     }
 }
 

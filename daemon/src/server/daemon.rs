@@ -32,7 +32,7 @@ impl Daemon for DaemonService {
             sessions: s.chats.live_count() as u32,
             settings_error: s.settings_error().unwrap_or_default(),
             skills: 0,
-            tools: 0,
+            tools: s.mcp.catalog_entries().len() as u32,
         }))
     }
 

@@ -3,6 +3,7 @@
 
 mod chat;
 mod daemon;
+mod mcp;
 mod sessions;
 mod tools;
 
@@ -10,6 +11,7 @@ use std::sync::Arc;
 
 use synapse_shared::proto::chat_server::ChatServer;
 use synapse_shared::proto::daemon_server::DaemonServer;
+use synapse_shared::proto::mcp_server::McpServer;
 use synapse_shared::proto::sessions_server::SessionsServer;
 use synapse_shared::proto::tools_server::ToolsServer;
 use tokio::net::UnixListener;
@@ -36,6 +38,7 @@ pub async fn serve(state: Arc<DaemonState>, listener: UnixListener) -> anyhow::R
         .add_service(SessionsServer::new(sessions::SessionsService::new(
             state.clone(),
         )))
+        .add_service(McpServer::new(mcp::McpService::new(state.clone())))
         .serve_with_incoming_shutdown(incoming, shutdown.clone().cancelled_owned());
     tokio::select! {
         result = server => result?,

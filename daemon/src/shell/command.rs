@@ -125,6 +125,22 @@ pub trait AgentCommand: Send + Sync {
     }
 }
 
+/// A family of extension commands (e.g. every `mcp:*` command) that may run in-process when
+/// written as a simple command, instead of spawning its executable from `$SYNAPSE_HOME/bin`.
+/// Answering `None` lets the command run natively after all, so both paths give one result.
+pub trait ExtensionShortcut: Send + Sync {
+    /// The command-name prefix this family answers for (`"mcp:"`).
+    fn prefix(&self) -> &'static str;
+
+    /// Runs `name` with its words; `None` when `name` is not one of this family's commands.
+    fn run<'a>(
+        &'a self,
+        name: &'a str,
+        args: Vec<String>,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, Option<CommandOutput>>;
+}
+
 /// What a running command may use: the session's current directory and environment, heredoc
 /// input, its time budget, cancellation, and the session's shell for native execution.
 pub struct CommandContext<'s> {
@@ -204,6 +220,7 @@ impl CommandContext<'_> {
 #[derive(Clone, Default)]
 pub struct CommandRegistry {
     commands: BTreeMap<&'static str, Arc<dyn AgentCommand>>,
+    shortcuts: Vec<Arc<dyn ExtensionShortcut>>,
 }
 
 impl CommandRegistry {
@@ -215,6 +232,19 @@ impl CommandRegistry {
     pub fn register(&mut self, command: Arc<dyn AgentCommand>) -> &mut Self {
         self.commands.insert(command.spec().name, command);
         self
+    }
+
+    /// Adds an in-process short-cut for a family of extension commands.
+    pub fn register_shortcut(&mut self, shortcut: Arc<dyn ExtensionShortcut>) -> &mut Self {
+        self.shortcuts.push(shortcut);
+        self
+    }
+
+    /// The short-cut whose prefix `name` starts with.
+    pub fn shortcut_for(&self, name: &str) -> Option<&Arc<dyn ExtensionShortcut>> {
+        self.shortcuts
+            .iter()
+            .find(|s| name.starts_with(s.prefix()) && name.len() > s.prefix().len())
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<dyn AgentCommand>> {

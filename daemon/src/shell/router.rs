@@ -106,12 +106,15 @@ impl BashRouter {
         timeout: Duration,
         cancel: &CancellationToken,
     ) -> CommandOutput {
-        match syntax::classify(command, |w| self.commands.contains(w)) {
+        let known = |w: &str| self.commands.contains(w) || self.commands.shortcut_for(w).is_some();
+        match syntax::classify(command, known) {
             Route::ToolCallLookalike { suggestion } => tool_call_message(suggestion),
             Route::Agent { mut words, stdin } => {
                 let name = words.remove(0);
                 let Some(cmd) = self.commands.get(&name).cloned() else {
-                    return session.run_native(command, timeout, cancel).await;
+                    return self
+                        .shortcut(session, command, &name, words, stdin, timeout, cancel)
+                        .await;
                 };
                 match words.first().map(String::as_str) {
                     Some("-h") => return CommandOutput::success(cmd.spec().short_help()),
@@ -141,6 +144,34 @@ impl BashRouter {
                 out
             }
         }
+    }
+}
+
+impl BashRouter {
+    /// An extension command run in-process when that gives exactly what its executable would:
+    /// no heredoc, no help flag (the wrapper prints help), nothing bash would expand.
+    #[allow(clippy::too_many_arguments)]
+    async fn shortcut(
+        &self,
+        session: &mut ShellSession,
+        command: &str,
+        name: &str,
+        words: Vec<String>,
+        stdin: Option<String>,
+        timeout: Duration,
+        cancel: &CancellationToken,
+    ) -> CommandOutput {
+        let expands = command.contains(['$', '`', '*', '?', '[', '~', '{']);
+        let help = matches!(words.first().map(String::as_str), Some("-h" | "--help"));
+        if let Some(shortcut) = self.commands.shortcut_for(name)
+            && stdin.is_none()
+            && !expands
+            && !help
+            && let Some(out) = shortcut.run(name, words, cancel.clone()).await
+        {
+            return out;
+        }
+        session.run_native(command, timeout, cancel).await
     }
 }
 
