@@ -58,6 +58,8 @@ impl WebSearchCommand {
         }
         let client = Client::builder()
             .user_agent(concat!("synapse/", env!("CARGO_PKG_VERSION")))
+            // A redirect would carry the key header to wherever it points.
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| format!("cannot set up the HTTP client: {e}"))?;
         Ok(self.client.get_or_init(|| client).clone())
