@@ -1,7 +1,7 @@
 //! The daemon's shared state: paths, settings, start time and the shutdown token. Subsystems
 //! (shell sessions, skills, MCP, agents) hang off this as they land; services get an `Arc` of it.
 
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Instant;
 
 use synapse_shared::paths::Paths;
@@ -12,11 +12,12 @@ use crate::agent::RunnerLimits;
 use crate::agent::prompt::{PromptEnv, system_prompt};
 use crate::agent::session::SessionDeps;
 use crate::agent::sessions::{ChatSessions, DepsFactory};
+use crate::agent::subagent::SubAgents;
+use crate::agent::task_command::{TaskCommand, TaskKind};
 use crate::mcp::shortcut::McpShortcut;
 use crate::mcp::{McpManager, McpOptions};
 use crate::shell::{ShellSessions, builtin_registry};
 use crate::todo::{TodoGuard, TodoStore};
-use crate::web::SettingsFn;
 
 pub struct DaemonState {
     pub paths: Paths,
@@ -46,15 +47,26 @@ impl DaemonState {
         let mcp = McpManager::new(McpOptions::for_home(&paths, crate::mcp::client_binary()));
         let mut registry = builtin_registry();
         registry.register_shortcut(Arc::new(McpShortcut(mcp.clone())));
-        crate::web::register(
-            &mut registry,
-            settings_fn(settings.clone()),
-            paths.settings_file(),
-        );
+        crate::web::register(&mut registry, snapshot(&settings), paths.settings_file());
         crate::todo::register(&mut registry, todo_store.clone());
+        // Task commands run sub-agents on the shell layer they are part of: wired once it exists.
+        let subagents: Arc<OnceLock<SubAgents>> = Arc::default();
+        let subagent_doc: Arc<OnceLock<String>> = Arc::default();
+        for kind in [TaskKind::General, TaskKind::Explore] {
+            registry.register(Arc::new(TaskCommand {
+                kind,
+                subagents: subagents.clone(),
+                commands_doc: subagent_doc.clone(),
+            }));
+        }
         let registry = Arc::new(registry);
         let commands_doc = registry.system_prompt_section();
         let shell = Arc::new(ShellSessions::new(registry, Some(paths.bin_dir())));
+        let _ = subagent_doc.set(commands_doc.clone());
+        let _ = subagents.set(SubAgents {
+            shell: shell.clone(),
+            settings: snapshot(&settings),
+        });
         let chats = Arc::new(ChatSessions::new(
             paths.sessions_dir(),
             chat_deps(shell.clone(), settings.clone(), commands_doc, todo_store),
@@ -97,14 +109,6 @@ impl DaemonState {
     }
 }
 
-/// A reader of the live settings, for subsystems that read them when they run.
-fn settings_fn(settings: Arc<RwLock<Settings>>) -> SettingsFn {
-    Arc::new(move || match settings.read() {
-        Ok(s) => s.clone(),
-        Err(poisoned) => poisoned.into_inner().clone(),
-    })
-}
-
 /// What every new chat session gets: the shared shell layer, live settings, a system prompt
 /// rendered for its working directory, and the reminder of its unfinished todo items.
 fn chat_deps(
@@ -125,11 +129,20 @@ fn chat_deps(
         };
         SessionDeps {
             shell: shell.clone(),
-            settings: settings_fn(settings.clone()),
+            settings: snapshot(&settings),
             system_prompt: system_prompt(&env, &commands_doc),
             limits: RunnerLimits::default(),
             // The shell session a chat runs its commands in is named by the chat's id.
             turn_guard: Some(Arc::new(TodoGuard::new(todo_store.clone(), id))),
         }
+    })
+}
+
+/// A reader of the live settings.
+fn snapshot(settings: &Arc<RwLock<Settings>>) -> Arc<dyn Fn() -> Settings + Send + Sync> {
+    let current = settings.clone();
+    Arc::new(move || match current.read() {
+        Ok(s) => s.clone(),
+        Err(poisoned) => poisoned.into_inner().clone(),
     })
 }

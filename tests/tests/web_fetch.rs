@@ -251,8 +251,7 @@ fn help_and_usage_errors() {
     let short = exec(&env, &["web_fetch -h"]);
     assert_eq!(
         short.stdout,
-        "usage: web_fetch <url> [--raw] [--max-chars N]\nFetch a web page and show it as \
-         Markdown (JSON pretty-printed, text as is).\n"
+        "usage: web_fetch <url> [--raw] [--max-chars N]\nFetch a URL; HTML comes back as Markdown.\n"
     );
     let long = exec(&env, &["web_fetch --help"]);
     assert!(long.stdout.contains("allowPrivateNetworks") && long.stdout.contains("Examples:"));

@@ -12,6 +12,8 @@ pub mod session;
 pub mod session_log;
 pub mod sessions;
 pub mod shell_executor;
+pub mod subagent;
+pub mod task_command;
 
 pub use events::{AgentEvent, TurnEnd};
 pub use executor::{BashCall, ToolExecutor, ToolFuture, ToolOutcome};

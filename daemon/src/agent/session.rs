@@ -19,7 +19,7 @@ use crate::llm::{LlmProvider, Message, ProviderConfig, Usage, build_provider};
 use crate::shell::{SessionOrigin, ShellSessions};
 
 /// Events buffered per session for slow subscribers.
-pub const EVENT_BUFFER: usize = 4096;
+pub const EVENT_BUFFER: usize = 256;
 
 /// What subscribers of a session see.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,6 +68,8 @@ pub struct ChatSession {
     running: Mutex<Option<CancellationToken>>,
     conversation: tokio::sync::Mutex<Conversation>,
     deps: SessionDeps,
+    /// When the last piece of work ended (or the session opened).
+    idle_since: Mutex<std::time::Instant>,
     /// Mirrors of the conversation's counts, readable while a turn holds it.
     turns_done: AtomicU32,
     message_count: AtomicUsize,
@@ -87,6 +89,7 @@ impl ChatSession {
         let (events, _) = broadcast::channel(EVENT_BUFFER);
         let message_count = AtomicUsize::new(history.len());
         Self {
+            idle_since: Mutex::new(std::time::Instant::now()),
             turns_done: AtomicU32::new(turns),
             message_count,
             id,
@@ -198,6 +201,20 @@ impl ChatSession {
         if let Ok(mut running) = self.running.lock() {
             *running = None;
         }
+        if let Ok(mut t) = self.idle_since.lock() {
+            *t = std::time::Instant::now();
+        }
+    }
+
+    /// True when nothing runs, no client is attached, and nothing happened for `idle`.
+    pub fn is_idle_for(&self, idle: std::time::Duration) -> bool {
+        !self.is_running()
+            && self.events.receiver_count() == 0
+            && self
+                .idle_since
+                .lock()
+                .map(|t| t.elapsed() >= idle)
+                .unwrap_or(false)
     }
 
     async fn run_turn(&self, text: String, cancel: CancellationToken) {
@@ -218,16 +235,18 @@ impl ChatSession {
         if let Some(notice) = self.compact(&mut conv, provider.as_ref(), false).await {
             let _ = self.events.send(notice);
         }
+        let origin = SessionOrigin {
+            cwd: self.cwd.clone(),
+            env: self.env.iter().map(|(k, v)| (k.into(), v.into())).collect(),
+        };
+        self.deps.shell.warm_up(&self.id, &origin);
         let runner = AgentRunner {
             model: provider.model().to_string(),
             provider,
             executor: Arc::new(ShellToolExecutor {
                 sessions: self.deps.shell.clone(),
                 name: self.id.clone(),
-                origin: SessionOrigin {
-                    cwd: self.cwd.clone(),
-                    env: self.env.iter().map(|(k, v)| (k.into(), v.into())).collect(),
-                },
+                origin,
             }),
             system: self.deps.system_prompt.clone(),
             limits: self.deps.limits.clone(),

@@ -243,6 +243,23 @@ impl ChatSessions {
         Ok((summary, messages))
     }
 
+    /// Unloads sessions nobody uses (no turn, no client, idle for `idle`); their files stay and
+    /// they can be resumed. Returns their ids.
+    pub fn unload_idle(&self, idle: std::time::Duration) -> Vec<String> {
+        let Ok(mut live) = self.live.lock() else {
+            return Vec::new();
+        };
+        let ids: Vec<String> = live
+            .iter()
+            .filter(|(_, s)| s.is_idle_for(idle))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &ids {
+            live.remove(id);
+        }
+        ids
+    }
+
     /// Cancels every running turn (daemon shutdown).
     pub fn cancel_all(&self) {
         if let Ok(live) = self.live.lock() {

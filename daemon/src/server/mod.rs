@@ -30,6 +30,7 @@ pub async fn serve(state: Arc<DaemonState>, listener: UnixListener) -> anyhow::R
     let incoming = UnixListenerStream::new(listener);
     let shutdown = state.shutdown.clone();
     let reaper = state.shell.spawn_idle_reaper();
+    let chat_reaper = spawn_chat_reaper(state.clone());
     let server = Server::builder()
         .layer(InterceptorLayer::new(check_peer))
         .add_service(DaemonServer::new(daemon::DaemonService::new(state.clone())))
@@ -47,8 +48,25 @@ pub async fn serve(state: Arc<DaemonState>, listener: UnixListener) -> anyhow::R
         }
     }
     reaper.abort();
+    chat_reaper.abort();
     state.chats.cancel_all();
     // No shell, and nothing a shell started, outlives the daemon.
     state.shell.close_all().await;
     Ok(())
+}
+
+/// How long a chat session with no client and no running turn stays loaded.
+pub const CHAT_IDLE_UNLOAD: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+
+fn spawn_chat_reaper(state: Arc<DaemonState>) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
+        loop {
+            tick.tick().await;
+            for id in state.chats.unload_idle(CHAT_IDLE_UNLOAD) {
+                tracing::info!(session = %id, "unloaded idle chat session");
+                state.shell.close(&id).await;
+            }
+        }
+    })
 }

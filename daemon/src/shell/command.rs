@@ -55,11 +55,6 @@ impl CommandSpec {
         )
     }
 
-    /// The short section of the system prompt: usage and summary (`--help` has the rest).
-    pub fn brief_prompt_section(&self) -> String {
-        format!("### {}\n`{}`\n{}\n", self.name, self.usage, self.summary)
-    }
-
     /// The section of the system prompt documenting this command.
     pub fn prompt_section(&self) -> String {
         format!(
@@ -117,12 +112,20 @@ pub trait AgentCommand: Send + Sync {
         args: Vec<String>,
     ) -> BoxFuture<'a, CommandOutput>;
 
-    /// This command's part of the system prompt: the whole spec by default. A command may
-    /// give a shorter form (its usage and summary) to keep the prompt within budget; `--help`
-    /// still shows everything.
-    fn prompt_section(&self) -> String {
-        self.spec().prompt_section()
+    /// How the system prompt documents this command; `--help` shows everything either way.
+    fn prompt_form(&self) -> PromptForm {
+        PromptForm::Full
     }
+}
+
+/// How a command is documented in the system prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptForm {
+    /// Its own section: usage, summary and the whole help.
+    Full,
+    /// One line, name and summary, in the closing "More commands" list: for commands whose
+    /// `-h` the model can read when it needs them, to keep the prompt within its budget.
+    Brief,
 }
 
 /// A family of extension commands (e.g. every `mcp:*` command) that may run in-process when
@@ -159,6 +162,11 @@ impl CommandContext<'_> {
     /// The shell session's name (for chat sessions, the chat session id).
     pub fn session_name(&self) -> &str {
         self.session.name()
+    }
+
+    /// The environment the session was created with.
+    pub fn env(&self) -> &[(OsString, OsString)] {
+        self.session.env()
     }
 
     /// A variable of the environment the session was created with.
@@ -267,9 +275,22 @@ impl CommandRegistry {
              words follow shell quoting, but $VARIABLES and globs are not expanded (`~/` is \
              your home folder). Each answers `-h` and `--help`.\n\n",
         );
+        let mut brief = String::new();
         for command in self.commands.values() {
-            out.push_str(&command.prompt_section());
-            out.push('\n');
+            let spec = command.spec();
+            match command.prompt_form() {
+                PromptForm::Full => {
+                    out.push_str(&spec.prompt_section());
+                    out.push('\n');
+                }
+                PromptForm::Brief => {
+                    brief.push_str(&format!("- `{}`: {}\n", spec.name, spec.summary));
+                }
+            }
+        }
+        if !brief.is_empty() {
+            out.push_str("### More commands\n");
+            out.push_str(&brief);
         }
         out
     }

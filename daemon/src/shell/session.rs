@@ -51,6 +51,11 @@ impl ShellSession {
         self.output_cap_chars
     }
 
+    /// The environment the session was created with.
+    pub fn env(&self) -> &[(OsString, OsString)] {
+        &self.spec.env
+    }
+
     pub fn env_var(&self, name: &str) -> Option<&OsString> {
         self.spec
             .env
@@ -76,6 +81,11 @@ impl ShellSession {
         if let Some(mut shell) = self.shell.take() {
             shell.kill_all().await;
         }
+    }
+
+    /// Starts the shell now if it is not running, so the first command does not pay for it.
+    pub async fn warm_up(&mut self) -> Result<(), ShellError> {
+        self.ensure_shell().await.map(|_| ())
     }
 
     async fn ensure_shell(&mut self) -> Result<&mut BashProcess, ShellError> {

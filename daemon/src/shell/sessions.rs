@@ -165,6 +165,23 @@ impl ShellSessions {
         Ok(slot)
     }
 
+    /// Creates session `name` if needed and starts its shell in the background, so that its
+    /// first command finds the shell running (a chat session warms its shell while the model
+    /// thinks).
+    pub fn warm_up(self: &Arc<Self>, name: &str, origin: &SessionOrigin) {
+        let Ok(slot) = self.slot(name, origin) else {
+            return;
+        };
+        tokio::spawn(async move {
+            let mut session = slot.session.clone().lock_owned().await;
+            if !slot.closed.load(Ordering::Acquire)
+                && let Err(e) = session.warm_up().await
+            {
+                tracing::warn!("cannot start a shell ahead of use: {e}");
+            }
+        });
+    }
+
     /// Runs one Bash-tool call in session `name`, creating the session from `origin` if needed.
     pub async fn execute(
         &self,

@@ -6,12 +6,12 @@ use futures::future::BoxFuture;
 
 use super::list::TodoList;
 use super::store::TodoStore;
-use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
 
 pub static SPEC: CommandSpec = CommandSpec {
     name: "todo",
     usage: "todo list | add \"<item>\"... | start N | done N... | clear",
-    summary: "Task list for work of 3+ steps: add the steps, start one at a time, mark each done.",
+    summary: "Task list for 3+ step work (add, start, done, list, clear).",
     help: "\
 Actions:
   list               show the list (also `todo` alone)
@@ -136,8 +136,8 @@ impl AgentCommand for TodoCommand {
         &SPEC
     }
 
-    fn prompt_section(&self) -> String {
-        SPEC.brief_prompt_section()
+    fn prompt_form(&self) -> PromptForm {
+        PromptForm::Brief
     }
 
     fn run<'a>(

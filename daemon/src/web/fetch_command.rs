@@ -14,7 +14,7 @@ use super::fetch::{self, FetchError, Fetched, WebClients};
 use super::render::{self, Kind};
 use super::settings::WebSettings;
 use crate::shell::args::{self, OptSpec, UnknownOpts};
-use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
 use crate::shell::session::{EXIT_CANCELLED, EXIT_TIMED_OUT};
 
 /// Characters of content shown unless `--max-chars` says otherwise.
@@ -25,15 +25,16 @@ pub const MAX_CHARS_LIMIT: usize = 200_000;
 pub static SPEC: CommandSpec = CommandSpec {
     name: "web_fetch",
     usage: "web_fetch <url> [--raw] [--max-chars N]",
-    summary: "Fetch a web page and show it as Markdown (JSON pretty-printed, text as is).",
+    summary: "Fetch a URL; HTML comes back as Markdown.",
     help: "\
 Arguments:
   <url>          an http:// or https:// address (https:// when no scheme is given)
   --raw          show the body as received (HTML source) instead of converting it
   --max-chars N  show at most N characters of the content (default 30000, at most 200000)
 
-Redirects are followed (at most 10) and listed. Scripts, styles, navigation and forms are
-dropped from HTML. Binary content (images, PDFs, archives) is refused with its type and size.
+HTML becomes Markdown without scripts, styles, navigation and forms; JSON is pretty-printed;
+other text is shown as is. Binary content (images, PDFs, archives) is refused with its type
+and size. Redirects are followed (at most 10) and listed.
 Loopback, private and link-local addresses are refused unless settings.json has
 \"web\": {\"allowPrivateNetworks\": true}. The same URL fetched again in this session within a
 few minutes comes from a cache.
@@ -99,8 +100,8 @@ impl AgentCommand for WebFetchCommand {
         &SPEC
     }
 
-    fn prompt_section(&self) -> String {
-        SPEC.brief_prompt_section()
+    fn prompt_form(&self) -> PromptForm {
+        PromptForm::Brief
     }
 
     fn run<'a>(

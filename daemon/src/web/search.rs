@@ -79,11 +79,8 @@ impl ResolvedProvider {
         settings: Option<&SearchSettings>,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, SearchError> {
-        let key_from_env = |kind: ProviderKind| {
-            kind.key_variable()
-                .and_then(env)
-                .and_then(ApiKey::new)
-        };
+        let key_from_env =
+            |kind: ProviderKind| kind.key_variable().and_then(env).and_then(ApiKey::new);
         let (kind, url, key) = match settings {
             Some(s) => (
                 s.provider,

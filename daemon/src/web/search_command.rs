@@ -10,7 +10,7 @@ use super::SettingsFn;
 use super::search::{ResolvedProvider, SEARCH_TIMEOUT, SearchError, SearchHit};
 use super::settings::WebSettings;
 use crate::shell::args::{self, OptSpec, UnknownOpts};
-use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
 use crate::shell::session::{EXIT_CANCELLED, EXIT_TIMED_OUT};
 
 /// Results listed unless `--max` says otherwise.
@@ -21,7 +21,7 @@ pub const RESULTS_LIMIT: usize = 20;
 pub static SPEC: CommandSpec = CommandSpec {
     name: "web_search",
     usage: "web_search <query> [--max N]",
-    summary: "Search the web; lists title, URL and snippet of each result.",
+    summary: "Search the web (titles, URLs, snippets).",
     help: "\
 Arguments:
   <query>   what to look for; several words are joined into one query
@@ -85,8 +85,8 @@ impl AgentCommand for WebSearchCommand {
         &SPEC
     }
 
-    fn prompt_section(&self) -> String {
-        SPEC.brief_prompt_section()
+    fn prompt_form(&self) -> PromptForm {
+        PromptForm::Brief
     }
 
     fn run<'a>(
