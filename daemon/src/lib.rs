@@ -13,3 +13,5 @@ pub mod run;
 pub mod server;
 pub mod shell;
 pub mod state;
+pub mod todo;
+pub mod web;

@@ -17,6 +17,7 @@ use crate::agent::task_command::{TaskCommand, TaskKind};
 use crate::mcp::shortcut::McpShortcut;
 use crate::mcp::{McpManager, McpOptions};
 use crate::shell::{ShellSessions, builtin_registry};
+use crate::todo::{TodoGuard, TodoStore};
 
 pub struct DaemonState {
     pub paths: Paths,
@@ -41,9 +42,13 @@ impl DaemonState {
             Ok(s) => (s, None),
             Err(e) => (Settings::default(), Some(e)),
         };
+        let settings = Arc::new(RwLock::new(settings));
+        let todo_store = TodoStore::new(paths.sessions_dir());
         let mcp = McpManager::new(McpOptions::for_home(&paths, crate::mcp::client_binary()));
         let mut registry = builtin_registry();
         registry.register_shortcut(Arc::new(McpShortcut(mcp.clone())));
+        crate::web::register(&mut registry, snapshot(&settings), paths.settings_file());
+        crate::todo::register(&mut registry, todo_store.clone());
         // Task commands run sub-agents on the shell layer they are part of: wired once it exists.
         let subagents: Arc<OnceLock<SubAgents>> = Arc::default();
         let subagent_doc: Arc<OnceLock<String>> = Arc::default();
@@ -57,7 +62,6 @@ impl DaemonState {
         let registry = Arc::new(registry);
         let commands_doc = registry.system_prompt_section();
         let shell = Arc::new(ShellSessions::new(registry, Some(paths.bin_dir())));
-        let settings = Arc::new(RwLock::new(settings));
         let _ = subagent_doc.set(commands_doc.clone());
         let _ = subagents.set(SubAgents {
             shell: shell.clone(),
@@ -65,7 +69,7 @@ impl DaemonState {
         });
         let chats = Arc::new(ChatSessions::new(
             paths.sessions_dir(),
-            chat_deps(shell.clone(), settings.clone(), commands_doc),
+            chat_deps(shell.clone(), settings.clone(), commands_doc, todo_store),
         ));
         Self {
             shell,
@@ -105,14 +109,15 @@ impl DaemonState {
     }
 }
 
-/// What every new chat session gets: the shared shell layer, live settings, and a system prompt
-/// rendered for its working directory.
+/// What every new chat session gets: the shared shell layer, live settings, a system prompt
+/// rendered for its working directory, and the reminder of its unfinished todo items.
 fn chat_deps(
     shell: Arc<ShellSessions>,
     settings: Arc<RwLock<Settings>>,
     commands_doc: String,
+    todo_store: TodoStore,
 ) -> DepsFactory {
-    Arc::new(move |cwd, _id| {
+    Arc::new(move |cwd, id| {
         let model = String::new();
         let date = chrono::Local::now().format("%Y-%m-%d").to_string();
         let env = PromptEnv {
@@ -127,6 +132,8 @@ fn chat_deps(
             settings: snapshot(&settings),
             system_prompt: system_prompt(&env, &commands_doc),
             limits: RunnerLimits::default(),
+            // The shell session a chat runs its commands in is named by the chat's id.
+            turn_guard: Some(Arc::new(TodoGuard::new(todo_store.clone(), id))),
         }
     })
 }

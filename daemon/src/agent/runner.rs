@@ -54,12 +54,22 @@ pub struct TurnOutcome {
     pub total_usage: Usage,
 }
 
+/// Asked when the model ends a turn (answers without tool calls). A reminder it returns is
+/// sent to the model as a user message and the turn goes on; the runner asks at most once per
+/// turn, so a model that ends again really ends. The session supplies it (the todo list's
+/// unfinished items, say); the runner knows nothing of what it checks.
+pub trait TurnGuard: Send + Sync {
+    fn before_end(&self) -> Option<String>;
+}
+
 pub struct AgentRunner {
     pub provider: Arc<dyn LlmProvider>,
     pub executor: Arc<dyn ToolExecutor>,
     pub model: String,
     pub system: String,
     pub limits: RunnerLimits,
+    /// Checked once per turn when the model tries to end it.
+    pub guard: Option<Arc<dyn TurnGuard>>,
 }
 
 impl AgentRunner {
@@ -82,6 +92,7 @@ impl AgentRunner {
         persist(&input);
         history.push(input);
         let mut failures_in_a_row = 0u32;
+        let mut reminded = false;
         for _ in 0..self.limits.max_iterations {
             let request = LlmRequest {
                 model: self.model.clone(),
@@ -126,7 +137,22 @@ impl AgentRunner {
                 .map(|(id, name, input)| (id.to_string(), name.to_string(), input.clone()))
                 .collect();
             if calls.is_empty() {
-                return outcome;
+                // One reminder per turn, then the model's choice to end stands.
+                let reminder = match (&self.guard, reminded) {
+                    (Some(guard), false) => guard.before_end(),
+                    _ => None,
+                };
+                let Some(reminder) = reminder else {
+                    return outcome;
+                };
+                reminded = true;
+                emit(AgentEvent::Notice(
+                    "The model was reminded of unfinished work before ending the turn.".into(),
+                ));
+                let message = Message::user_text(reminder);
+                persist(&message);
+                history.push(message);
+                continue;
             }
             let mut results = Vec::with_capacity(calls.len());
             for (id, name, input) in calls {

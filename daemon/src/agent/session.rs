@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::context;
 use super::events::{AgentEvent, TurnEnd};
-use super::runner::{AgentRunner, RunnerLimits, TurnOutcome};
+use super::runner::{AgentRunner, RunnerLimits, TurnGuard, TurnOutcome};
 use super::session_log::SessionLog;
 use super::shell_executor::ShellToolExecutor;
 use crate::llm::{LlmProvider, Message, ProviderConfig, Usage, build_provider};
@@ -46,6 +46,8 @@ pub struct SessionDeps {
     pub settings: Arc<dyn Fn() -> synapse_shared::settings::Settings + Send + Sync>,
     pub system_prompt: String,
     pub limits: RunnerLimits,
+    /// Asked before a turn ends (unfinished todo items bring one reminder).
+    pub turn_guard: Option<Arc<dyn TurnGuard>>,
 }
 
 pub(super) struct Conversation {
@@ -248,6 +250,7 @@ impl ChatSession {
             }),
             system: self.deps.system_prompt.clone(),
             limits: self.deps.limits.clone(),
+            guard: self.deps.turn_guard.clone(),
         };
         let events = self.events.clone();
         let mut emit = |ev: AgentEvent| {
@@ -411,12 +414,13 @@ enum Work {
     Compact,
 }
 
-/// A user message typed by the user (not a tool-results message).
+/// A user message typed by the user (not a tool-results message, nor a runner reminder).
 pub fn is_user_prompt(m: &Message) -> bool {
     m.role == crate::llm::Role::User
         && m.content
             .iter()
             .any(|b| matches!(b, crate::llm::ContentBlock::Text { .. }))
+        && !m.text().starts_with("<system-reminder>")
 }
 
 fn add(total: &mut Usage, u: &Usage) {

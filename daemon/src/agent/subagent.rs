@@ -83,6 +83,8 @@ impl SubAgents {
             executor,
             system: request.system,
             limits: request.limits,
+            // Sub-agents keep no todo list of their own session; nothing to remind them of.
+            guard: None,
         };
         let mut history = Vec::new();
         let outcome = runner

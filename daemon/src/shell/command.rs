@@ -111,6 +111,21 @@ pub trait AgentCommand: Send + Sync {
         ctx: &'a mut CommandContext<'_>,
         args: Vec<String>,
     ) -> BoxFuture<'a, CommandOutput>;
+
+    /// How the system prompt documents this command; `--help` shows everything either way.
+    fn prompt_form(&self) -> PromptForm {
+        PromptForm::Full
+    }
+}
+
+/// How a command is documented in the system prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptForm {
+    /// Its own section: usage, summary and the whole help.
+    Full,
+    /// One line, name and summary, in the closing "More commands" list: for commands whose
+    /// `-h` the model can read when it needs them, to keep the prompt within its budget.
+    Brief,
 }
 
 /// A family of extension commands (e.g. every `mcp:*` command) that may run in-process when
@@ -142,6 +157,11 @@ impl CommandContext<'_> {
     /// The session shell's current directory (what `pwd` printed after the last command).
     pub fn cwd(&self) -> &Path {
         self.session.cwd()
+    }
+
+    /// The shell session's name (for chat sessions, the chat session id).
+    pub fn session_name(&self) -> &str {
+        self.session.name()
     }
 
     /// The environment the session was created with.
@@ -255,9 +275,22 @@ impl CommandRegistry {
              words follow shell quoting, but $VARIABLES and globs are not expanded (`~/` is \
              your home folder). Each answers `-h` and `--help`.\n\n",
         );
-        for spec in self.specs() {
-            out.push_str(&spec.prompt_section());
-            out.push('\n');
+        let mut brief = String::new();
+        for command in self.commands.values() {
+            let spec = command.spec();
+            match command.prompt_form() {
+                PromptForm::Full => {
+                    out.push_str(&spec.prompt_section());
+                    out.push('\n');
+                }
+                PromptForm::Brief => {
+                    brief.push_str(&format!("- `{}`: {}\n", spec.name, spec.summary));
+                }
+            }
+        }
+        if !brief.is_empty() {
+            out.push_str("### More commands\n");
+            out.push_str(&brief);
         }
         out
     }

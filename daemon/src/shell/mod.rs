@@ -30,7 +30,9 @@ pub mod syntax;
 mod tests;
 
 pub use capture::OUTPUT_CAP_CHARS;
-pub use command::{AgentCommand, CommandContext, CommandOutput, CommandRegistry, CommandSpec};
+pub use command::{
+    AgentCommand, CommandContext, CommandOutput, CommandRegistry, CommandSpec, PromptForm,
+};
 pub use commands::builtin_registry;
 pub use router::{BashRouter, COMMAND_TIMEOUT_DEFAULT, COMMAND_TIMEOUT_MAX, ToolCall, ToolResult};
 pub use session::ShellSession;
