@@ -71,7 +71,10 @@ impl Paths {
     }
     /// The folder holding the socket (created 0700).
     pub fn socket_dir(&self) -> PathBuf {
-        self.socket.parent().map(Path::to_path_buf).unwrap_or_else(|| self.run_dir())
+        self.socket
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| self.run_dir())
     }
     pub fn run_dir(&self) -> PathBuf {
         self.home.join("run")
@@ -120,8 +123,12 @@ impl Paths {
         for dir in [self.run_dir(), self.socket_dir()] {
             mkdir(&dir, 0o700)?;
             // An existing folder may have looser permissions; the socket folder must not.
-            fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))
-                .map_err(|source| PathsError::Create { path: dir.clone(), source })?;
+            fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).map_err(|source| {
+                PathsError::Create {
+                    path: dir.clone(),
+                    source,
+                }
+            })?;
         }
         for dir in [
             self.logs_dir(),
@@ -149,7 +156,10 @@ fn mkdir(path: &Path, mode: u32) -> Result<(), PathsError> {
         .recursive(true)
         .mode(mode)
         .create(path)
-        .map_err(|source| PathsError::Create { path: path.to_path_buf(), source })
+        .map_err(|source| PathsError::Create {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 #[cfg(test)]
@@ -158,8 +168,10 @@ mod tests {
     use std::collections::HashMap;
 
     fn lookup(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
-        let map: HashMap<String, OsString> =
-            vars.iter().map(|(k, v)| (k.to_string(), OsString::from(v))).collect();
+        let map: HashMap<String, OsString> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), OsString::from(v)))
+            .collect();
         move |k| map.get(k).cloned()
     }
 
@@ -168,17 +180,26 @@ mod tests {
         let p = Paths::from_lookup(lookup(&[("HOME", "/home/u")])).unwrap();
         assert_eq!(p.home(), Path::new("/home/u/.synapse"));
         assert_eq!(p.socket(), Path::new("/home/u/.synapse/run/synapsed.sock"));
-        assert_eq!(p.daemon_lock(), Path::new("/home/u/.synapse/run/synapsed.sock.lock"));
+        assert_eq!(
+            p.daemon_lock(),
+            Path::new("/home/u/.synapse/run/synapsed.sock.lock")
+        );
     }
 
     #[test]
     fn env_overrides_and_relative_paths_are_rejected() {
-        let p = Paths::from_lookup(lookup(&[("SYNAPSE_HOME", "/s"), ("SYNAPSE_SOCKET", "/x/d.sock")]))
-            .unwrap();
+        let p = Paths::from_lookup(lookup(&[
+            ("SYNAPSE_HOME", "/s"),
+            ("SYNAPSE_SOCKET", "/x/d.sock"),
+        ]))
+        .unwrap();
         assert_eq!(p.home(), Path::new("/s"));
         assert_eq!(p.socket_dir(), Path::new("/x"));
         let err = Paths::from_lookup(lookup(&[("SYNAPSE_HOME", "rel")])).unwrap_err();
-        assert!(err.to_string().contains("SYNAPSE_HOME must be an absolute path"));
+        assert!(
+            err.to_string()
+                .contains("SYNAPSE_HOME must be an absolute path")
+        );
     }
 
     #[test]

@@ -18,7 +18,12 @@ pub const MAX_ENHANCE_CONTEXT_CHARS_DEFAULT: usize = 50_000;
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
     #[error("{path}:{line}:{column}: {message}", path = .path.display())]
-    Parse { path: PathBuf, line: usize, column: usize, message: String },
+    Parse {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
     #[error("cannot read {path}: {source}", path = .path.display())]
     Read { path: PathBuf, source: io::Error },
     #[error("cannot write {path}: {source}", path = .path.display())]
@@ -96,7 +101,10 @@ pub fn load(path: &Path) -> Result<Settings, SettingsError> {
     match std::fs::read_to_string(path) {
         Ok(text) => parse(path, &text),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Settings::default()),
-        Err(source) => Err(SettingsError::Read { path: path.to_path_buf(), source }),
+        Err(source) => Err(SettingsError::Read {
+            path: path.to_path_buf(),
+            source,
+        }),
     }
 }
 
@@ -104,7 +112,9 @@ pub fn load(path: &Path) -> Result<Settings, SettingsError> {
 pub fn parse(path: &Path, text: &str) -> Result<Settings, SettingsError> {
     let value: Value = serde_json::from_str(text).map_err(|e| json_error(path, &e, None))?;
     if !value.is_object() {
-        return Err(SettingsError::NotAnObject { path: path.to_path_buf() });
+        return Err(SettingsError::NotAnObject {
+            path: path.to_path_buf(),
+        });
     }
     let mut de = serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(&mut de).map_err(|e| {
@@ -118,8 +128,12 @@ pub fn ensure_exists(path: &Path) -> Result<bool, SettingsError> {
     if path.exists() {
         return Ok(false);
     }
-    write_atomic_mode(path, default_file_contents().as_bytes(), 0o600)
-        .map_err(|source| SettingsError::Write { path: path.to_path_buf(), source })?;
+    write_atomic_mode(path, default_file_contents().as_bytes(), 0o600).map_err(|source| {
+        SettingsError::Write {
+            path: path.to_path_buf(),
+            source,
+        }
+    })?;
     Ok(true)
 }
 
@@ -129,7 +143,12 @@ pub fn update(path: &Path, edit: impl FnOnce(&mut Value)) -> Result<Settings, Se
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == io::ErrorKind::NotFound => default_file_contents(),
-        Err(source) => return Err(SettingsError::Read { path: path.to_path_buf(), source }),
+        Err(source) => {
+            return Err(SettingsError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
     };
     parse(path, &text)?;
     let mut tree: Value = serde_json::from_str(&text).map_err(|e| json_error(path, &e, None))?;
@@ -137,8 +156,10 @@ pub fn update(path: &Path, edit: impl FnOnce(&mut Value)) -> Result<Settings, Se
     let mut new_text = serde_json::to_string_pretty(&tree).unwrap_or_default();
     new_text.push('\n');
     let settings = parse(path, &new_text)?;
-    write_atomic_mode(path, new_text.as_bytes(), 0o600)
-        .map_err(|source| SettingsError::Write { path: path.to_path_buf(), source })?;
+    write_atomic_mode(path, new_text.as_bytes(), 0o600).map_err(|source| SettingsError::Write {
+        path: path.to_path_buf(),
+        source,
+    })?;
     Ok(settings)
 }
 
@@ -154,7 +175,9 @@ pub fn set_key(tree: &mut Value, keys: &[&str], value: Value) {
             map.insert((*key).to_string(), value);
             return;
         }
-        node = map.entry((*key).to_string()).or_insert_with(|| Value::Object(Default::default()));
+        node = map
+            .entry((*key).to_string())
+            .or_insert_with(|| Value::Object(Default::default()));
     }
 }
 
@@ -169,7 +192,12 @@ fn json_error(path: &Path, e: &serde_json::Error, key: Option<String>) -> Settin
         Some(k) if !k.is_empty() && k != "." => format!("{k}: {message}"),
         _ => message,
     };
-    SettingsError::Parse { path: path.to_path_buf(), line: e.line(), column: e.column(), message }
+    SettingsError::Parse {
+        path: path.to_path_buf(),
+        line: e.line(),
+        column: e.column(),
+        message,
+    }
 }
 
 #[cfg(test)]
@@ -180,7 +208,9 @@ mod tests {
     #[test]
     fn wrong_type_names_file_line_column_and_key() {
         let text = "{\n  \"skillEnhance\": {\n    \"autoEnhance\": \"yes\"\n  }\n}\n";
-        let err = parse(Path::new("/h/settings.json"), text).unwrap_err().to_string();
+        let err = parse(Path::new("/h/settings.json"), text)
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("/h/settings.json:3:"), "{err}");
         assert!(err.contains("skillEnhance.autoEnhance"), "{err}");
         assert!(err.contains("expected a boolean"), "{err}");
@@ -188,7 +218,9 @@ mod tests {
 
     #[test]
     fn syntax_error_has_position() {
-        let err = parse(Path::new("s.json"), "{\n  \"model\": ,\n}").unwrap_err().to_string();
+        let err = parse(Path::new("s.json"), "{\n  \"model\": ,\n}")
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("s.json:2:12: "), "{err}");
     }
 
@@ -200,8 +232,10 @@ mod tests {
         assert!(!ensure_exists(&p).unwrap());
         assert_eq!(load(&p).unwrap(), Settings::default());
         update(&p, |t| set_key(t, &["mine"], Value::from(7))).unwrap();
-        let s = update(&p, |t| set_key(t, &["skillEnhance", "autoEnhance"], Value::from(true)))
-            .unwrap();
+        let s = update(&p, |t| {
+            set_key(t, &["skillEnhance", "autoEnhance"], Value::from(true))
+        })
+        .unwrap();
         assert!(s.skill_enhance.auto_enhance);
         assert_eq!(s.other.get("mine"), Some(&Value::from(7)));
     }
