@@ -1,1 +1,3 @@
-//! placeholder
+//! synapse-daemon: everything with state.
+
+pub mod skills;
