@@ -1,1 +1,6 @@
-//! placeholder
+//! synapse-client: the `synapse` command line. It holds no agent logic: every command talks to
+//! `synapsed` over gRPC on its Unix socket ([`connect`]), starting the daemon when nothing
+//! answers. [`cli`] defines the commands and dispatches them.
+
+pub mod cli;
+pub mod connect;

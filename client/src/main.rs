@@ -1,1 +1,7 @@
-fn main() {}
+//! `synapse`: the Synapse command line.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    synapse_client::cli::main()
+}

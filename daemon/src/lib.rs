@@ -1,3 +1,12 @@
-//! synapse-daemon: everything with state.
+//! synapse-daemon: everything in Synapse that has state, behind the `synapsed` binary.
+//!
+//! Start-up order ([`run`]): resolve paths → create the home layout → logging → take the daemon
+//! lock → settings → bind the socket → serve gRPC until SIGTERM/SIGINT/`Shutdown` → stop the
+//! subsystems → remove the socket.
 
+pub mod lifecycle;
+pub mod logging;
+pub mod run;
+pub mod server;
 pub mod skills;
+pub mod state;

@@ -1,1 +1,27 @@
-fn main() {}
+//! `synapsed`: the per-user Synapse daemon. Usually started by `synapse` on demand, or by the
+//! systemd user unit / launchd agent with `--foreground`.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// The Synapse daemon: keeps sessions, shells, skills and MCP connections for one user and
+/// serves `synapse` clients over a Unix socket.
+#[derive(Debug, Parser)]
+#[command(name = "synapsed", version, about, long_about = None)]
+#[command(
+    after_help = "Environment:\n  SYNAPSE_HOME    state folder (default ~/.synapse)\n  SYNAPSE_SOCKET  socket path (default $SYNAPSE_HOME/run/synapsed.sock)\n  SYNAPSE_LOG     log filter, e.g. debug or synapse_daemon=trace (default info)"
+)]
+struct Args {
+    /// Also log to stderr (for service managers and debugging). Logs always go to
+    /// $SYNAPSE_HOME/logs/.
+    #[arg(long)]
+    foreground: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    synapse_daemon::run::main(synapse_daemon::run::Options {
+        foreground: args.foreground,
+    })
+}

@@ -1,0 +1,226 @@
+//! `synapse daemon start|stop|status|logs`.
+
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use clap::Subcommand;
+use synapse_shared::paths::Paths;
+use synapse_shared::proto::daemon_client::DaemonClient;
+use synapse_shared::proto::{ShutdownRequest, StatusRequest, StatusResponse};
+
+use crate::connect::{self, Unreachable};
+
+/// How long `daemon stop` waits for the socket to disappear.
+const STOP_TIMEOUT: Duration = Duration::from_secs(15);
+/// Poll interval for `daemon logs -f` and `daemon stop`.
+const POLL_INTERVAL: Duration = Duration::from_millis(50);
+
+#[derive(Debug, Subcommand)]
+pub enum DaemonCommand {
+    /// Start the daemon if it is not running, and print its pid.
+    Start,
+    /// Stop the daemon gracefully (running commands are stopped, the socket removed).
+    Stop,
+    /// Show whether the daemon runs, its pid, uptime, socket, home and sessions.
+    Status {
+        /// Print the status as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the daemon's log.
+    Logs {
+        /// Keep printing new lines as they are written.
+        #[arg(short, long)]
+        follow: bool,
+        /// Number of lines to print from the end.
+        #[arg(short = 'n', long, default_value_t = 100)]
+        lines: usize,
+    },
+}
+
+pub async fn run(paths: Paths, cmd: DaemonCommand) -> anyhow::Result<ExitCode> {
+    match cmd {
+        DaemonCommand::Start => {
+            let status = status_of(connect::connect(&paths).await?).await?;
+            println!("synapsed {} running (pid {})", status.version, status.pid);
+            warn_settings(&status);
+            Ok(ExitCode::SUCCESS)
+        }
+        DaemonCommand::Stop => stop(&paths).await,
+        DaemonCommand::Status { json } => {
+            let status = status_of(connect::connect(&paths).await?).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&status_json(&status))?);
+            } else {
+                print!("{}", render_status(&status));
+                warn_settings(&status);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        DaemonCommand::Logs { follow, lines } => logs(&paths.logs_dir(), lines, follow),
+    }
+}
+
+async fn status_of(channel: tonic::transport::Channel) -> anyhow::Result<StatusResponse> {
+    Ok(DaemonClient::new(channel)
+        .status(StatusRequest {})
+        .await?
+        .into_inner())
+}
+
+async fn stop(paths: &Paths) -> anyhow::Result<ExitCode> {
+    let channel = match connect::connect_running(paths).await {
+        Ok(c) => c,
+        Err(Unreachable::NotRunning) => {
+            println!("synapsed is not running");
+            return Ok(ExitCode::SUCCESS);
+        }
+        Err(Unreachable::Refused(e)) => return Err(e),
+    };
+    let mut client = DaemonClient::new(channel);
+    let pid = client.status(StatusRequest {}).await?.into_inner().pid;
+    client.shutdown(ShutdownRequest {}).await?;
+    let deadline = Instant::now() + STOP_TIMEOUT;
+    while paths.socket().exists() || process_alive(pid) {
+        if Instant::now() >= deadline {
+            anyhow::bail!(
+                "synapsed (pid {pid}) did not stop within {}s",
+                STOP_TIMEOUT.as_secs()
+            );
+        }
+        tokio::time::sleep(POLL_INTERVAL).await;
+    }
+    println!("synapsed stopped (pid {pid})");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = i32::try_from(pid) else {
+        return false;
+    };
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok() && !is_zombie(pid)
+}
+
+fn is_zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|rest| rest.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(false)
+}
+
+fn warn_settings(status: &StatusResponse) {
+    if !status.settings_error.is_empty() {
+        eprintln!(
+            "warning: {}\n         synapsed runs on default settings until the file is fixed; it is never overwritten.",
+            status.settings_error
+        );
+    }
+}
+
+fn status_json(s: &StatusResponse) -> serde_json::Value {
+    serde_json::json!({
+        "running": true,
+        "version": s.version,
+        "pid": s.pid,
+        "uptimeMs": s.uptime_ms,
+        "socket": s.socket_path,
+        "home": s.home,
+        "logs": s.log_dir,
+        "sessions": s.sessions,
+        "skills": s.skills,
+        "tools": s.tools,
+        "settingsError": (!s.settings_error.is_empty()).then_some(&s.settings_error),
+    })
+}
+
+pub fn render_status(s: &StatusResponse) -> String {
+    format!(
+        "synapsed {} running\n  pid       {}\n  uptime    {}\n  socket    {}\n  home      {}\n  logs      {}\n  sessions  {}\n  skills    {}\n  tools     {}\n",
+        s.version,
+        s.pid,
+        human_duration(Duration::from_millis(s.uptime_ms)),
+        s.socket_path,
+        s.home,
+        s.log_dir,
+        s.sessions,
+        s.skills,
+        s.tools,
+    )
+}
+
+fn human_duration(d: Duration) -> String {
+    let secs = d.as_secs();
+    let (days, hours, mins, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
+    match (days, hours, mins) {
+        (0, 0, 0) => format!("{s}s"),
+        (0, 0, _) => format!("{mins}m {s}s"),
+        (0, _, _) => format!("{hours}h {mins}m"),
+        _ => format!("{days}d {hours}h"),
+    }
+}
+
+/// The newest daily log file (names sort by date).
+fn newest_log(dir: &Path) -> Option<PathBuf> {
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.starts_with("synapsed.") && n.ends_with(".log") && !n.contains("startup")
+            })
+        })
+        .collect();
+    logs.sort();
+    logs.pop()
+}
+
+fn logs(dir: &Path, lines: usize, follow: bool) -> anyhow::Result<ExitCode> {
+    let Some(mut path) = newest_log(dir) else {
+        println!("no daemon log yet in {}", dir.display());
+        return Ok(ExitCode::SUCCESS);
+    };
+    let mut file =
+        std::fs::File::open(&path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut text = String::new();
+    file.read_to_string(&mut text)?;
+    let all: Vec<&str> = text.lines().collect();
+    let mut out = std::io::stdout().lock();
+    for line in &all[all.len().saturating_sub(lines)..] {
+        writeln!(out, "{line}")?;
+    }
+    out.flush()?;
+    if !follow {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut pos = file.stream_position()?;
+    loop {
+        std::thread::sleep(POLL_INTERVAL);
+        // A new day starts a new file.
+        if let Some(newest) = newest_log(dir).filter(|n| *n != path) {
+            path = newest;
+            file = std::fs::File::open(&path)?;
+            pos = 0;
+        }
+        let len = file.metadata()?.len();
+        if len < pos {
+            pos = 0;
+        }
+        if len > pos {
+            file.seek(SeekFrom::Start(pos))?;
+            let mut reader = BufReader::new(&file);
+            let mut line = String::new();
+            while reader.read_line(&mut line)? > 0 {
+                out.write_all(line.as_bytes())?;
+                line.clear();
+            }
+            out.flush()?;
+            pos = len;
+        }
+    }
+}

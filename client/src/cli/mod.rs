@@ -1,0 +1,76 @@
+//! The `synapse` command line: argument definitions and dispatch. Each command family lives in
+//! its own file; a command that needs the daemon calls [`crate::connect::connect`], which starts
+//! `synapsed` when nothing answers.
+
+mod daemon;
+
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser, Subcommand};
+use synapse_shared::paths::Paths;
+
+/// Synapse: a self-growing LLM agent for the terminal. Every tool is Bash; skills and MCP
+/// servers become shell commands; a daemon (`synapsed`) keeps them warm.
+#[derive(Debug, Parser)]
+#[command(name = "synapse", version, about, long_about = None)]
+#[command(
+    after_help = "Environment:\n  SYNAPSE_HOME    state folder (default ~/.synapse)\n  SYNAPSE_SOCKET  daemon socket (default $SYNAPSE_HOME/run/synapsed.sock)"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Start, stop and inspect the daemon.
+    #[command(subcommand)]
+    Daemon(daemon::DaemonCommand),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell to generate completions for.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// Parses the command line, runs the command and maps errors to a message and exit status.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("synapse: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "synapse",
+                &mut std::io::stdout(),
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Daemon(cmd) => block_on(daemon::run(paths()?, cmd)),
+    }
+}
+
+fn paths() -> anyhow::Result<Paths> {
+    Ok(Paths::from_env()?)
+}
+
+/// Runs a command's future on a small runtime (one is created only for commands that need it,
+/// so `--version` and `--help` stay instant).
+fn block_on<F: std::future::Future<Output = anyhow::Result<ExitCode>>>(
+    future: F,
+) -> anyhow::Result<ExitCode> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?
+        .block_on(future)
+}

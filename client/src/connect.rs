@@ -1,0 +1,184 @@
+//! Reaching the daemon. [`connect`] returns a channel to a running `synapsed`, starting one when
+//! nothing answers: `synapsed` beside this executable, else on PATH, under a start-up lock so
+//! racing clients start exactly one, then waits until `Status` answers.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, ErrorKind};
+use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use nix::fcntl::{Flock, FlockArg};
+use synapse_shared::paths::Paths;
+use synapse_shared::proto::StatusRequest;
+use synapse_shared::proto::daemon_client::DaemonClient;
+use tonic::transport::Channel;
+
+/// How long a started daemon gets to answer `Status`.
+pub const DAEMON_START_TIMEOUT: Duration = Duration::from_secs(15);
+/// Interval between readiness probes while the daemon starts.
+const START_POLL_INTERVAL: Duration = Duration::from_millis(5);
+
+/// Why the daemon could not be reached without starting it.
+#[derive(Debug)]
+pub enum Unreachable {
+    /// No socket, or nobody listening: starting a daemon will help.
+    NotRunning,
+    /// Something is there but refuses us; starting another would not help.
+    Refused(anyhow::Error),
+}
+
+/// Connects to a running daemon; never starts one.
+pub async fn connect_running(paths: &Paths) -> Result<Channel, Unreachable> {
+    match std::os::unix::net::UnixStream::connect(paths.socket()) {
+        Ok(_) => {}
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused) => {
+            return Err(Unreachable::NotRunning);
+        }
+        Err(e) if e.kind() == ErrorKind::PermissionDenied => {
+            return Err(Unreachable::Refused(anyhow::anyhow!(
+                "cannot connect to {}: permission denied (the socket belongs to another user; \
+                 set SYNAPSE_HOME or SYNAPSE_SOCKET to your own)",
+                paths.socket().display()
+            )));
+        }
+        Err(e) => {
+            return Err(Unreachable::Refused(anyhow::Error::new(e).context(
+                format!("cannot connect to {}", paths.socket().display()),
+            )));
+        }
+    }
+    synapse_shared::rpc::connect(paths.socket())
+        .await
+        .map_err(|_| Unreachable::NotRunning)
+}
+
+/// Connects to the daemon, starting it when nothing answers.
+pub async fn connect(paths: &Paths) -> anyhow::Result<Channel> {
+    match connect_running(paths).await {
+        Ok(channel) => return Ok(channel),
+        Err(Unreachable::Refused(e)) => return Err(e),
+        Err(Unreachable::NotRunning) => {}
+    }
+    paths
+        .ensure_layout()
+        .context("cannot create the Synapse home")?;
+    let lock_path = paths.start_lock();
+    let _start_lock = tokio::task::spawn_blocking(move || lock_exclusive(&lock_path))
+        .await
+        .context("start-up lock task failed")??;
+    // Another client may have started it while we waited for the lock.
+    if let Ok(channel) = connect_ready(paths).await {
+        return Ok(channel);
+    }
+    let mut child = spawn_daemon(paths)?;
+    let deadline = Instant::now() + DAEMON_START_TIMEOUT;
+    loop {
+        if let Ok(channel) = connect_ready(paths).await {
+            // Reap the daemon if it exits while we live, so it never lingers as a zombie.
+            std::thread::spawn(move || child.wait());
+            return Ok(channel);
+        }
+        if let Some(status) = child
+            .try_wait()
+            .context("cannot watch the started synapsed")?
+        {
+            bail!(
+                "synapsed exited during start-up ({status}).\n{}See the log: {}",
+                log_tail(&paths.startup_log()),
+                paths.startup_log().display()
+            );
+        }
+        if Instant::now() >= deadline {
+            bail!(
+                "synapsed did not answer within {}s of starting. See the logs in {}",
+                DAEMON_START_TIMEOUT.as_secs(),
+                paths.logs_dir().display()
+            );
+        }
+        tokio::time::sleep(START_POLL_INTERVAL).await;
+    }
+}
+
+/// A channel on which `Status` has answered.
+async fn connect_ready(paths: &Paths) -> anyhow::Result<Channel> {
+    let channel = connect_running(paths)
+        .await
+        .map_err(|_| anyhow::anyhow!("not running"))?;
+    DaemonClient::new(channel.clone())
+        .status(StatusRequest {})
+        .await?;
+    Ok(channel)
+}
+
+fn lock_exclusive(path: &Path) -> anyhow::Result<Flock<File>> {
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    Flock::lock(file, FlockArg::LockExclusive)
+        .map_err(|(_, e)| anyhow::anyhow!("cannot lock {}: {e}", path.display()))
+}
+
+/// `synapsed` beside our own executable, else the name for a PATH lookup.
+pub fn daemon_executable() -> PathBuf {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|d| d.join("synapsed")))
+        .filter(|p| p.is_file())
+        .unwrap_or_else(|| PathBuf::from("synapsed"))
+}
+
+fn spawn_daemon(paths: &Paths) -> anyhow::Result<Child> {
+    let exe = daemon_executable();
+    let log = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(paths.startup_log())
+        .with_context(|| format!("cannot open {}", paths.startup_log().display()))?;
+    let mut cmd = Command::new(&exe);
+    cmd.env("SYNAPSE_HOME", paths.home())
+        .env("SYNAPSE_SOCKET", paths.socket())
+        .current_dir(paths.home())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(log))
+        // Its own process group: Ctrl-C in the terminal that started it must not reach it.
+        .process_group(0);
+    cmd.spawn().map_err(|e| spawn_error(&exe, e))
+}
+
+fn spawn_error(exe: &Path, e: io::Error) -> anyhow::Error {
+    if e.kind() == ErrorKind::NotFound {
+        anyhow::anyhow!(
+            "cannot start the daemon: `{}` not found beside synapse or on PATH",
+            exe.display()
+        )
+    } else {
+        anyhow::anyhow!("cannot start {}: {e}", exe.display())
+    }
+}
+
+/// The last lines of the start-up log, for error messages.
+fn log_tail(path: &Path) -> String {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return String::new();
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.len().saturating_sub(5);
+    let mut out = String::new();
+    for line in &lines[start..] {
+        out.push_str("  ");
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
