@@ -1,12 +1,14 @@
 //! The daemon's shared state: paths, settings, start time and the shutdown token. Subsystems
 //! (shell sessions, skills, MCP, agents) hang off this as they land; services get an `Arc` of it.
 
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 use synapse_shared::paths::Paths;
 use synapse_shared::settings::Settings;
 use tokio_util::sync::CancellationToken;
+
+use crate::skills::{SkillStore, SkillWatcher, ToolCatalog};
 
 pub struct DaemonState {
     pub paths: Paths,
@@ -17,6 +19,11 @@ pub struct DaemonState {
     settings_error: RwLock<Option<String>>,
     /// Cancelled to stop the daemon (signal or `Shutdown`).
     pub shutdown: CancellationToken,
+    /// Every skill, its wrappers and index.json, kept current by `_skill_watcher`.
+    pub skills: Arc<SkillStore>,
+    /// Every extension command for `tools search` (skills now; MCP adds itself as a source).
+    pub tools: ToolCatalog,
+    _skill_watcher: Option<SkillWatcher>,
 }
 
 impl DaemonState {
@@ -25,12 +32,18 @@ impl DaemonState {
             Ok(s) => (s, None),
             Err(e) => (Settings::default(), Some(e)),
         };
+        let (skills, skill_watcher) = crate::skills::start(&paths);
+        let tools = ToolCatalog::new();
+        tools.add_source(skills.clone());
         Self {
             paths,
             started: Instant::now(),
             settings: RwLock::new(settings),
             settings_error: RwLock::new(error),
             shutdown: CancellationToken::new(),
+            skills,
+            tools,
+            _skill_watcher: skill_watcher,
         }
     }
 

@@ -3,6 +3,8 @@
 //! `synapsed` when nothing answers.
 
 mod daemon;
+mod skill;
+mod tools;
 
 use std::process::ExitCode;
 
@@ -26,6 +28,12 @@ enum Command {
     /// Start, stop and inspect the daemon.
     #[command(subcommand)]
     Daemon(daemon::DaemonCommand),
+    /// Skills: list, show, load, search, create, delete, enable, disable.
+    #[command(subcommand)]
+    Skill(skill::SkillCommand),
+    /// Extension commands (skill:*, mcp:*): search them, refresh them.
+    #[command(subcommand)]
+    Tools(tools::ToolsCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell to generate completions for.
@@ -57,6 +65,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Daemon(cmd) => block_on(daemon::run(paths()?, cmd)),
+        Command::Skill(cmd) => block_on(skill::run(paths()?, cmd)),
+        Command::Tools(cmd) => block_on(tools::run(paths()?, cmd)),
     }
 }
 

@@ -22,6 +22,7 @@ impl DaemonService {
 impl Daemon for DaemonService {
     async fn status(&self, _: Request<StatusRequest>) -> Result<Response<StatusResponse>, Status> {
         let s = &self.state;
+        let (skills, _) = s.skills.counts();
         Ok(Response::new(StatusResponse {
             version: synapse_shared::VERSION.to_string(),
             pid: std::process::id(),
@@ -31,8 +32,8 @@ impl Daemon for DaemonService {
             log_dir: s.paths.logs_dir().display().to_string(),
             sessions: 0,
             settings_error: s.settings_error().unwrap_or_default(),
-            skills: 0,
-            tools: 0,
+            skills: u32::try_from(skills).unwrap_or(u32::MAX),
+            tools: u32::try_from(s.tools.count()).unwrap_or(u32::MAX),
         }))
     }
 

@@ -2,10 +2,12 @@
 //! error to a status. Every request first passes the peer-uid check.
 
 mod daemon;
+mod skills;
 
 use std::sync::Arc;
 
 use synapse_shared::proto::daemon_server::DaemonServer;
+use synapse_shared::proto::skills_server::SkillsServer;
 use tokio::net::UnixListener;
 use tokio_stream::wrappers::UnixListenerStream;
 use tonic::service::InterceptorLayer;
@@ -24,6 +26,10 @@ pub async fn serve(state: Arc<DaemonState>, listener: UnixListener) -> anyhow::R
     let server = Server::builder()
         .layer(InterceptorLayer::new(check_peer))
         .add_service(DaemonServer::new(daemon::DaemonService::new(state.clone())))
+        .add_service(SkillsServer::new(skills::SkillsService::new(
+            state.skills.clone(),
+            state.tools.clone(),
+        )))
         .serve_with_incoming_shutdown(incoming, shutdown.clone().cancelled_owned());
     tokio::select! {
         result = server => result?,

@@ -33,3 +33,30 @@ pub use permissions::SkillPermission;
 pub use source::{RootConfig, SkillRoot, SkillSource};
 pub use store::{LoadDecision, RefreshReport, SkillStore, SkillSummary, StorePaths};
 pub use watcher::SkillWatcher;
+
+/// Opens the store for a daemon (full scan, report logged) and starts its watcher; a watcher
+/// that cannot start is logged and the store still works (refresh by hand).
+pub fn start(
+    paths: &synapse_shared::paths::Paths,
+) -> (std::sync::Arc<SkillStore>, Option<SkillWatcher>) {
+    let (store, report) = SkillStore::open_from_env(paths, None);
+    tracing::info!(
+        skills = report.skills,
+        tools = report.tools,
+        "skills loaded"
+    );
+    for w in &report.warnings {
+        tracing::warn!("skills: {w}");
+    }
+    for e in &report.errors {
+        tracing::error!("skills: {e}");
+    }
+    let watcher = match SkillWatcher::start(store.clone()) {
+        Ok(w) => Some(w),
+        Err(e) => {
+            tracing::error!("{e}; skills update only on `synapse tools refresh skills`");
+            None
+        }
+    };
+    (store, watcher)
+}
