@@ -2,5 +2,7 @@
 //! `synapsed` over gRPC on its Unix socket ([`connect`]), starting the daemon when nothing
 //! answers. [`cli`] defines the commands and dispatches them.
 
+pub mod attach;
 pub mod cli;
 pub mod connect;
+pub mod render;

@@ -4,9 +4,13 @@
 //! lock → settings → bind the socket → serve gRPC until SIGTERM/SIGINT/`Shutdown` → stop the
 //! subsystems → remove the socket.
 
+pub mod agent;
 pub mod lifecycle;
+pub mod llm;
 pub mod logging;
+pub mod mcp;
 pub mod run;
 pub mod server;
+pub mod shell;
 pub mod skills;
 pub mod state;

@@ -8,7 +8,7 @@ use clap::Parser;
 /// The Synapse daemon: keeps sessions, shells, skills and MCP connections for one user and
 /// serves `synapse` clients over a Unix socket.
 #[derive(Debug, Parser)]
-#[command(name = "synapsed", version, about, long_about = None)]
+#[command(name = "synapsed", version, long_about = None)]
 #[command(
     after_help = "Environment:\n  SYNAPSE_HOME    state folder (default ~/.synapse)\n  SYNAPSE_SOCKET  socket path (default $SYNAPSE_HOME/run/synapsed.sock)\n  SYNAPSE_LOG     log filter, e.g. debug or synapse_daemon=trace (default info)"
 )]

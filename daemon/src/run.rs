@@ -58,6 +58,8 @@ fn run(options: Options) -> anyhow::Result<()> {
         }
         let state = Arc::new(DaemonState::new(paths.clone(), loaded));
         tokio::spawn(signals::watch(state.shutdown.clone()));
+        // MCP servers connect in the background; project config is read from our cwd.
+        state.mcp.start(std::env::current_dir().ok());
         tracing::info!(
             version = synapse_shared::VERSION,
             pid = std::process::id(),
@@ -66,6 +68,7 @@ fn run(options: Options) -> anyhow::Result<()> {
             "synapsed listening"
         );
         let result = crate::server::serve(state.clone(), listener).await;
+        state.mcp.shutdown().await;
         socket::remove(paths.socket());
         tracing::info!("synapsed stopped");
         result

@@ -1,24 +1,39 @@
 //! The daemon's shared state: paths, settings, start time and the shutdown token. Subsystems
 //! (shell sessions, skills, MCP, agents) hang off this as they land; services get an `Arc` of it.
 
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Instant;
 
 use synapse_shared::paths::Paths;
 use synapse_shared::settings::Settings;
 use tokio_util::sync::CancellationToken;
 
-use crate::skills::{SkillStore, SkillWatcher, ToolCatalog};
+use crate::agent::RunnerLimits;
+use crate::agent::prompt::{PromptEnv, system_prompt};
+use crate::agent::session::SessionDeps;
+use crate::agent::sessions::{ChatSessions, DepsFactory};
+use crate::agent::subagent::SubAgents;
+use crate::agent::task_command::{TaskCommand, TaskKind};
+use crate::mcp::shortcut::McpShortcut;
+use crate::mcp::{McpManager, McpOptions};
+use crate::shell::{ShellSessions, builtin_registry};
+use crate::skills::{SkillStore, SkillWatcher, ToolCatalog, ToolEntry, ToolSource};
 
 pub struct DaemonState {
     pub paths: Paths,
     pub started: Instant,
-    settings: RwLock<Settings>,
+    settings: Arc<RwLock<Settings>>,
     /// Why settings.json could not be used ("path:line:col: message"); the daemon runs on
     /// defaults meanwhile and never rewrites the file.
     settings_error: RwLock<Option<String>>,
     /// Cancelled to stop the daemon (signal or `Shutdown`).
     pub shutdown: CancellationToken,
+    /// The Bash tool's sessions (persistent shells and the router).
+    pub shell: Arc<ShellSessions>,
+    /// Chat sessions (the agent conversations).
+    pub chats: Arc<ChatSessions>,
+    /// MCP servers and their commands.
+    pub mcp: McpManager,
     /// Every skill, its wrappers and index.json, kept current by `_skill_watcher`.
     pub skills: Arc<SkillStore>,
     /// Every extension command for `tools search` (skills now; MCP adds itself as a source).
@@ -32,13 +47,43 @@ impl DaemonState {
             Ok(s) => (s, None),
             Err(e) => (Settings::default(), Some(e)),
         };
+        let mcp = McpManager::new(McpOptions::for_home(&paths, crate::mcp::client_binary()));
+        let mut registry = builtin_registry();
+        registry.register_shortcut(Arc::new(McpShortcut(mcp.clone())));
+        // Task commands run sub-agents on the shell layer they are part of: wired once it exists.
+        let subagents: Arc<OnceLock<SubAgents>> = Arc::default();
+        let subagent_doc: Arc<OnceLock<String>> = Arc::default();
+        for kind in [TaskKind::General, TaskKind::Explore] {
+            registry.register(Arc::new(TaskCommand {
+                kind,
+                subagents: subagents.clone(),
+                commands_doc: subagent_doc.clone(),
+            }));
+        }
+        let registry = Arc::new(registry);
+        let commands_doc = registry.system_prompt_section();
+        let shell = Arc::new(ShellSessions::new(registry, Some(paths.bin_dir())));
+        let settings = Arc::new(RwLock::new(settings));
+        let _ = subagent_doc.set(commands_doc.clone());
+        let _ = subagents.set(SubAgents {
+            shell: shell.clone(),
+            settings: snapshot(&settings),
+        });
+        let chats = Arc::new(ChatSessions::new(
+            paths.sessions_dir(),
+            chat_deps(shell.clone(), settings.clone(), commands_doc),
+        ));
         let (skills, skill_watcher) = crate::skills::start(&paths);
         let tools = ToolCatalog::new();
         tools.add_source(skills.clone());
+        tools.add_source(Arc::new(McpTools(mcp.clone())));
         Self {
+            shell,
+            chats,
+            mcp,
             paths,
             started: Instant::now(),
-            settings: RwLock::new(settings),
+            settings,
             settings_error: RwLock::new(error),
             shutdown: CancellationToken::new(),
             skills,
@@ -71,4 +116,53 @@ impl DaemonState {
             *e = None;
         }
     }
+}
+
+/// MCP commands in `tools search`, next to the skill commands.
+struct McpTools(McpManager);
+
+impl ToolSource for McpTools {
+    fn visit_tools(&self, f: &mut dyn FnMut(&ToolEntry)) {
+        for e in self.0.catalog_entries() {
+            f(&ToolEntry {
+                command: e.command,
+                description: e.description,
+            });
+        }
+    }
+}
+
+/// What every new chat session gets: the shared shell layer, live settings, and a system prompt
+/// rendered for its working directory.
+fn chat_deps(
+    shell: Arc<ShellSessions>,
+    settings: Arc<RwLock<Settings>>,
+    commands_doc: String,
+) -> DepsFactory {
+    Arc::new(move |cwd, _id| {
+        let model = String::new();
+        let date = chrono::Local::now().format("%Y-%m-%d").to_string();
+        let env = PromptEnv {
+            cwd,
+            os: std::env::consts::OS,
+            shell: "bash",
+            date: &date,
+            model: &model,
+        };
+        SessionDeps {
+            shell: shell.clone(),
+            settings: snapshot(&settings),
+            system_prompt: system_prompt(&env, &commands_doc),
+            limits: RunnerLimits::default(),
+        }
+    })
+}
+
+/// A reader of the live settings.
+fn snapshot(settings: &Arc<RwLock<Settings>>) -> Arc<dyn Fn() -> Settings + Send + Sync> {
+    let current = settings.clone();
+    Arc::new(move || match current.read() {
+        Ok(s) => s.clone(),
+        Err(poisoned) => poisoned.into_inner().clone(),
+    })
 }

@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 use synapse_shared::paths::Paths;
 use tempfile::TempDir;
 
+pub mod fake_llm;
+
 /// Default deadline for conditions in tests.
 pub const DEADLINE: Duration = Duration::from_secs(20);
 

@@ -3,6 +3,10 @@
 //! `synapsed` when nothing answers.
 
 mod daemon;
+mod exec;
+mod mcp;
+pub mod run;
+mod sessions;
 mod skill;
 mod tools;
 
@@ -14,7 +18,7 @@ use synapse_shared::paths::Paths;
 /// Synapse: a self-growing LLM agent for the terminal. Every tool is Bash; skills and MCP
 /// servers become shell commands; a daemon (`synapsed`) keeps them warm.
 #[derive(Debug, Parser)]
-#[command(name = "synapse", version, about, long_about = None)]
+#[command(name = "synapse", version, long_about = None)]
 #[command(
     after_help = "Environment:\n  SYNAPSE_HOME    state folder (default ~/.synapse)\n  SYNAPSE_SOCKET  daemon socket (default $SYNAPSE_HOME/run/synapsed.sock)"
 )]
@@ -28,12 +32,22 @@ enum Command {
     /// Start, stop and inspect the daemon.
     #[command(subcommand)]
     Daemon(daemon::DaemonCommand),
+    /// Run one task non-interactively: the answer on stdout, tool activity on stderr.
+    Run(run::RunArgs),
+    /// List saved conversations.
+    #[command(subcommand)]
+    Sessions(sessions::SessionsCommand),
+    /// Run one command as the model's Bash tool would, and print what the model would see.
+    Exec(exec::ExecArgs),
+    /// MCP servers: list them, call a tool.
+    #[command(subcommand)]
+    Mcp(mcp::McpCommand),
+    /// Shell commands from MCP servers and skills: search them, refresh them.
+    #[command(subcommand)]
+    Tools(tools::ToolsCommand),
     /// Skills: list, show, load, search, create, delete, enable, disable.
     #[command(subcommand)]
     Skill(skill::SkillCommand),
-    /// Extension commands (skill:*, mcp:*): search them, refresh them.
-    #[command(subcommand)]
-    Tools(tools::ToolsCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell to generate completions for.
@@ -65,8 +79,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Daemon(cmd) => block_on(daemon::run(paths()?, cmd)),
-        Command::Skill(cmd) => block_on(skill::run(paths()?, cmd)),
+        Command::Exec(args) => block_on(exec::run(paths()?, args)),
+        Command::Run(args) => block_on(run::run(paths()?, args)),
+        Command::Sessions(cmd) => block_on(sessions::run(paths()?, cmd)),
+        Command::Mcp(cmd) => block_on(mcp::run(paths()?, cmd)),
         Command::Tools(cmd) => block_on(tools::run(paths()?, cmd)),
+        Command::Skill(cmd) => block_on(skill::run(paths()?, cmd)),
     }
 }
 

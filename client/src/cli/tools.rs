@@ -1,4 +1,5 @@
-//! `synapse tools search <query>` and `synapse tools refresh [skills]`.
+//! `synapse tools search <query>` and `synapse tools refresh [mcp|skills|all]` (MCP refresh is
+//! the MCP command family's own, called from here).
 
 use std::process::ExitCode;
 
@@ -25,18 +26,46 @@ pub enum ToolsCommand {
     },
     /// Rescan and regenerate commands; prints counts and warnings.
     Refresh {
-        /// What to refresh (default: everything).
-        what: Option<RefreshTarget>,
+        /// What to refresh.
+        #[arg(value_enum, default_value_t = RefreshTarget::All)]
+        target: RefreshTarget,
     },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum RefreshTarget {
+    /// MCP servers and their `mcp:*` wrappers.
+    Mcp,
     /// Skills: rescan every skill folder, rewrite skill:* wrappers and index.json.
     Skills,
+    /// Both.
+    All,
 }
 
 pub async fn run(paths: Paths, cmd: ToolsCommand) -> anyhow::Result<ExitCode> {
+    let mcp_refresh = || {
+        let cmd = super::mcp::ToolsCommand::Refresh {
+            target: super::mcp::RefreshTarget::Mcp,
+        };
+        super::mcp::run_tools(paths.clone(), cmd)
+    };
+    match cmd {
+        ToolsCommand::Refresh {
+            target: RefreshTarget::Mcp,
+        } => return mcp_refresh().await,
+        ToolsCommand::Refresh {
+            target: RefreshTarget::All,
+        } => {
+            let code = mcp_refresh().await?;
+            let skills = refresh_skills(&paths).await?;
+            return Ok(if code == ExitCode::SUCCESS {
+                skills
+            } else {
+                code
+            });
+        }
+        _ => {}
+    }
     let mut client = SkillsClient::new(connect::connect(&paths).await?);
     match cmd {
         ToolsCommand::Search { query, limit, json } => {
@@ -65,25 +94,26 @@ pub async fn run(paths: Paths, cmd: ToolsCommand) -> anyhow::Result<ExitCode> {
                 ExitCode::SUCCESS
             })
         }
-        ToolsCommand::Refresh {
-            what: None | Some(RefreshTarget::Skills),
-        } => {
-            let r = client
-                .refresh(RefreshSkillsRequest { cwd: cwd() })
-                .await
-                .map_err(rpc)?
-                .into_inner();
-            println!(
-                "skills: {} skills, {} commands ({} wrappers written, {} removed)",
-                r.skills, r.tools, r.wrappers_written, r.wrappers_removed
-            );
-            for w in &r.warnings {
-                eprintln!("warning: {w}");
-            }
-            for e in &r.errors {
-                eprintln!("error: {e}");
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        ToolsCommand::Refresh { .. } => refresh_skills(&paths).await,
     }
+}
+
+async fn refresh_skills(paths: &Paths) -> anyhow::Result<ExitCode> {
+    let mut client = SkillsClient::new(connect::connect(paths).await?);
+    let r = client
+        .refresh(RefreshSkillsRequest { cwd: cwd() })
+        .await
+        .map_err(rpc)?
+        .into_inner();
+    println!(
+        "skills: {} skills, {} commands ({} wrappers written, {} removed)",
+        r.skills, r.tools, r.wrappers_written, r.wrappers_removed
+    );
+    for w in &r.warnings {
+        eprintln!("warning: {w}");
+    }
+    for e in &r.errors {
+        eprintln!("error: {e}");
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -30,7 +30,7 @@ impl Daemon for DaemonService {
             socket_path: s.paths.socket().display().to_string(),
             home: s.paths.home().display().to_string(),
             log_dir: s.paths.logs_dir().display().to_string(),
-            sessions: 0,
+            sessions: s.chats.live_count() as u32,
             settings_error: s.settings_error().unwrap_or_default(),
             skills: u32::try_from(skills).unwrap_or(u32::MAX),
             tools: u32::try_from(s.tools.count()).unwrap_or(u32::MAX),

@@ -1,0 +1,81 @@
+//! Attaching to a chat session in the daemon: opens the `Chat.Attach` stream, sends the open
+//! message (cwd, environment, model, resume) and waits for `SessionOpened`. Used by `synapse run`
+//! and the REPL.
+
+use std::collections::HashMap;
+
+use anyhow::{Context, bail};
+use synapse_shared::proto::chat_client::ChatClient;
+use synapse_shared::proto::chat_event::Kind as Ev;
+use synapse_shared::proto::client_message::Kind as Out;
+use synapse_shared::proto::{ChatEvent, ClientMessage, OpenSession, SessionOpened, UserInput};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::Streaming;
+use tonic::transport::Channel;
+
+/// An attached session: send with [`Attached::send`], read events from `events`.
+pub struct Attached {
+    pub opened: SessionOpened,
+    pub events: Streaming<ChatEvent>,
+    outgoing: mpsc::Sender<ClientMessage>,
+}
+
+/// How to open the session.
+#[derive(Debug, Clone, Default)]
+pub struct OpenOptions {
+    pub model: Option<String>,
+    pub resume_id: Option<String>,
+    pub resume_latest: bool,
+}
+
+impl Attached {
+    pub async fn open(channel: Channel, options: &OpenOptions) -> anyhow::Result<Self> {
+        let (outgoing, rx) = mpsc::channel(64);
+        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        let env: HashMap<String, String> = std::env::vars().collect();
+        outgoing
+            .send(ClientMessage {
+                kind: Some(Out::Open(OpenSession {
+                    cwd: cwd.display().to_string(),
+                    env,
+                    model: options.model.clone().unwrap_or_default(),
+                    resume_id: options.resume_id.clone().unwrap_or_default(),
+                    resume_latest: options.resume_latest,
+                })),
+            })
+            .await?;
+        let mut events = ChatClient::new(channel)
+            .attach(ReceiverStream::new(rx))
+            .await
+            .map_err(|s| anyhow::anyhow!("{}", s.message()))?
+            .into_inner();
+        let opened = match events.message().await? {
+            Some(ChatEvent {
+                kind: Some(Ev::Opened(opened)),
+            }) => opened,
+            other => bail!("the daemon did not open a session (got {other:?})"),
+        };
+        Ok(Self {
+            opened,
+            events,
+            outgoing,
+        })
+    }
+
+    pub async fn send(&self, kind: Out) -> anyhow::Result<()> {
+        self.outgoing
+            .send(ClientMessage { kind: Some(kind) })
+            .await
+            .map_err(|_| anyhow::anyhow!("the connection to the daemon closed"))
+    }
+
+    pub async fn input(&self, text: String) -> anyhow::Result<()> {
+        self.send(Out::Input(UserInput { text })).await
+    }
+
+    /// A sender for cancel messages that can be moved into a signal handler.
+    pub fn sender(&self) -> mpsc::Sender<ClientMessage> {
+        self.outgoing.clone()
+    }
+}

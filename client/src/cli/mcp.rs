@@ -1,0 +1,270 @@
+//! `synapse mcp list|call` and `synapse tools refresh mcp`: thin front-ends of the daemon's `Mcp`
+//! service. `mcp call` is also what every `mcp:<server>:<tool>` wrapper execs, so it passes the
+//! argv through untouched (the daemon maps it with the tool's schema) and mirrors the daemon's
+//! stdout, stderr and exit code exactly.
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+use clap::{Subcommand, ValueEnum};
+use synapse_shared::paths::Paths;
+use synapse_shared::proto::mcp_client::McpClient;
+use synapse_shared::proto::{
+    McpCallToolRequest, McpListRequest, McpRefreshRequest, McpServer, McpServerState,
+};
+
+use crate::connect;
+
+/// Exit code when the daemon (and so the server) cannot be reached; matches the daemon's
+/// "server unavailable".
+const EXIT_UNAVAILABLE: u8 = 3;
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// List configured MCP servers with their state and tool counts.
+    List {
+        /// Also list every tool command of each server.
+        #[arg(long)]
+        tools: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Call a tool: `synapse mcp call <server> <tool> [--name value | positional …]`.
+    /// `-h`/`--help` after the tool name print the tool's help.
+    #[command(disable_help_flag = true)]
+    Call {
+        /// Server name as configured.
+        server: String,
+        /// Tool name as the server lists it.
+        tool: String,
+        /// Tool arguments: --name value, --name=value, positional values for required
+        /// parameters, --json '<object>' or --json - (stdin).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ToolsCommand {
+    /// Reconnect changed MCP servers, regenerate wrappers and delete stale ones.
+    Refresh {
+        /// What to refresh.
+        #[arg(value_enum, default_value_t = RefreshTarget::Mcp)]
+        target: RefreshTarget,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RefreshTarget {
+    /// MCP servers and their `mcp:*` wrappers.
+    Mcp,
+}
+
+pub async fn run(paths: Paths, cmd: McpCommand) -> anyhow::Result<ExitCode> {
+    match cmd {
+        McpCommand::List { tools, json } => list(&paths, tools, json).await,
+        McpCommand::Call { server, tool, args } => Ok(call(&paths, server, tool, args).await),
+    }
+}
+
+pub async fn run_tools(paths: Paths, cmd: ToolsCommand) -> anyhow::Result<ExitCode> {
+    match cmd {
+        ToolsCommand::Refresh {
+            target: RefreshTarget::Mcp,
+        } => refresh(&paths).await,
+    }
+}
+
+/// `--json -` is the only argument that reads stdin; anything else leaves it to the caller.
+fn wants_stdin(args: &[String]) -> bool {
+    args.iter()
+        .zip(args.iter().skip(1))
+        .any(|(a, b)| a == "--json" && b == "-")
+        || args.iter().any(|a| a == "--json=-")
+}
+
+async fn call(paths: &Paths, server: String, tool: String, argv: Vec<String>) -> ExitCode {
+    let stdin = if wants_stdin(&argv) {
+        let mut buf = Vec::new();
+        if let Err(e) = std::io::stdin().read_to_end(&mut buf) {
+            eprintln!("synapse: cannot read stdin: {e}");
+            return ExitCode::from(2);
+        }
+        Some(buf)
+    } else {
+        None
+    };
+    let channel = match connect::connect(paths).await {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("mcp:{server}:{tool}: cannot reach synapsed: {e:#}");
+            return ExitCode::from(EXIT_UNAVAILABLE);
+        }
+    };
+    let request = McpCallToolRequest {
+        server: server.clone(),
+        tool: tool.clone(),
+        argv,
+        has_stdin: stdin.is_some(),
+        stdin: stdin.unwrap_or_default(),
+        arguments_json: String::new(),
+    };
+    match McpClient::new(channel).call_tool(request).await {
+        Ok(response) => {
+            let r = response.into_inner();
+            // A closed pipe (`| head`) is not an error worth reporting.
+            let _ = std::io::stdout().write_all(&r.stdout);
+            let _ = std::io::stdout().flush();
+            let _ = std::io::stderr().write_all(&r.stderr);
+            ExitCode::from(u8::try_from(r.exit_code).unwrap_or(1))
+        }
+        Err(status) => {
+            eprintln!(
+                "mcp:{server}:{tool}: synapsed failed the call: {}",
+                status.message()
+            );
+            ExitCode::from(EXIT_UNAVAILABLE)
+        }
+    }
+}
+
+fn state_name(s: &McpServer) -> &'static str {
+    match McpServerState::try_from(s.state).unwrap_or(McpServerState::Unspecified) {
+        McpServerState::Connecting => "connecting",
+        McpServerState::Ready => "ready",
+        McpServerState::Failed => "failed",
+        McpServerState::Disabled => "disabled",
+        McpServerState::Unspecified => "unknown",
+    }
+}
+
+fn detail(s: &McpServer) -> String {
+    if !s.reason.is_empty() {
+        s.reason.clone()
+    } else if s.pid != 0 {
+        format!("pid {}", s.pid)
+    } else {
+        String::new()
+    }
+}
+
+async fn list(paths: &Paths, tools: bool, json: bool) -> anyhow::Result<ExitCode> {
+    let channel = connect::connect(paths).await?;
+    let r = McpClient::new(channel)
+        .list(McpListRequest {
+            include_tools: tools || json,
+        })
+        .await?
+        .into_inner();
+    if json {
+        let servers: Vec<serde_json::Value> = r
+            .servers
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "name": s.name, "state": state_name(s), "reason": s.reason,
+                    "transport": s.transport, "toolCount": s.tool_count, "source": s.source,
+                    "pid": (s.pid != 0).then_some(s.pid),
+                    "tools": s.tools.iter().map(|t| serde_json::json!({"command": t.command, "description": t.description})).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let doc = serde_json::json!({"servers": servers, "configProblems": r.config_problems});
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if r.servers.is_empty() {
+        println!(
+            "No MCP servers configured. Add them to {} or ./mcp_servers.json, then run `synapse tools refresh mcp`.",
+            paths.mcp_dir().join("mcp_servers.json").display()
+        );
+    } else {
+        let width = r
+            .servers
+            .iter()
+            .map(|s| s.name.len())
+            .max()
+            .unwrap_or(4)
+            .max(6);
+        println!(
+            "{:<width$}  {:<10}  {:>5}  {:<9}  DETAIL",
+            "SERVER", "STATE", "TOOLS", "TRANSPORT"
+        );
+        for s in &r.servers {
+            println!(
+                "{:<width$}  {:<10}  {:>5}  {:<9}  {}",
+                s.name,
+                state_name(s),
+                s.tool_count,
+                s.transport,
+                detail(s)
+            );
+            for t in &s.tools {
+                println!("    {}  {}", t.command, t.description);
+            }
+        }
+    }
+    for p in &r.config_problems {
+        eprintln!("config: {p}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn names(label: &str, items: &[String]) -> String {
+    if items.is_empty() {
+        format!("0 {label}")
+    } else {
+        format!("{} {label} ({})", items.len(), items.join(", "))
+    }
+}
+
+async fn refresh(paths: &Paths) -> anyhow::Result<ExitCode> {
+    let channel = connect::connect(paths).await?;
+    let cwd = std::env::current_dir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
+    let r = McpClient::new(channel)
+        .refresh(McpRefreshRequest { cwd })
+        .await?
+        .into_inner();
+    println!(
+        "MCP servers: {}, {}, {}, {} unchanged",
+        names("added", &r.added),
+        names("removed", &r.removed),
+        names("reconnected", &r.reconnected),
+        r.unchanged.len()
+    );
+    println!(
+        "Wrappers in {}: {} written, {} removed, {} unchanged",
+        paths.bin_dir().display(),
+        r.wrappers_written.len(),
+        r.wrappers_removed.len(),
+        r.wrappers_unchanged
+    );
+    for s in &r.failed {
+        eprintln!("failed: {}: {}", s.name, s.reason);
+    }
+    for p in &r.config_problems {
+        eprintln!("config: {p}");
+    }
+    Ok(if r.failed.is_empty() && r.config_problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stdin_only_for_json_dash() {
+        let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(wants_stdin(&v(&["--json", "-"])));
+        assert!(wants_stdin(&v(&["x", "--json=-"])));
+        assert!(!wants_stdin(&v(&["--json", "{}", "-"])));
+        assert!(!wants_stdin(&v(&["-"])));
+    }
+}

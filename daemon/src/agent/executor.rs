@@ -1,0 +1,29 @@
+//! How the agent runs a `Bash` tool call without knowing who runs it: the session injects a
+//! [`ToolExecutor`] (the shell router in the daemon, a fake in unit tests).
+
+use std::future::Future;
+use std::pin::Pin;
+
+use tokio_util::sync::CancellationToken;
+
+/// One call of the `Bash` tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BashCall {
+    pub command: String,
+    pub restart: bool,
+}
+
+/// What a call produced: the text the model receives and the exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolOutcome {
+    pub output: String,
+    pub exit_code: i32,
+}
+
+pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = ToolOutcome> + Send + 'a>>;
+
+/// Runs tool calls. Cancelling `cancel` must stop the running command (kill its process group)
+/// and return promptly.
+pub trait ToolExecutor: Send + Sync {
+    fn execute(&self, call: BashCall, cancel: CancellationToken) -> ToolFuture<'_>;
+}

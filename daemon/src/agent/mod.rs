@@ -1,0 +1,20 @@
+//! The agent: the loop that talks to the model with the one `Bash` tool ([`runner`]), the tool
+//! executor it is given ([`executor`]), keeping history valid ([`history`]), the session files
+//! that keep each conversation on disk ([`session_log`]) and the system prompt ([`prompt`]).
+
+pub mod context;
+pub mod events;
+pub mod executor;
+pub mod history;
+pub mod prompt;
+pub mod runner;
+pub mod session;
+pub mod session_log;
+pub mod sessions;
+pub mod shell_executor;
+pub mod subagent;
+pub mod task_command;
+
+pub use events::{AgentEvent, TurnEnd};
+pub use executor::{BashCall, ToolExecutor, ToolFuture, ToolOutcome};
+pub use runner::{AgentRunner, RunnerLimits, TurnOutcome};

@@ -1,0 +1,295 @@
+//! AgentRunner: the one loop shared by the main agent and sub-agents. A turn sends the history
+//! with the single `Bash` tool, streams the answer, runs each tool call through the injected
+//! [`ToolExecutor`], appends the results, and repeats until the model stops asking for tools, the
+//! iteration or failure limit is hit, the call fails, or the turn is cancelled.
+//!
+//! Every message is handed to the caller's `persist` as soon as it is final, so the session file
+//! always holds the conversation up to the last completed step. A tool call runs only after its
+//! model call has completed, and a failed call is never retried here, so no command runs twice.
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+use super::events::{AgentEvent, TurnEnd};
+use super::executor::{BashCall, ToolExecutor};
+use super::history;
+use crate::llm::{
+    BashInput, LlmEvent, LlmProvider, LlmRequest, Message, ToolResult, TurnBuilder, Usage,
+    bash_tool,
+};
+
+/// Model calls allowed in one turn.
+pub const MAX_ITERATIONS_DEFAULT: u32 = 50;
+/// Tool calls that may fail in a row before the turn stops.
+pub const MAX_CONSECUTIVE_FAILURES_DEFAULT: u32 = 8;
+
+#[derive(Debug, Clone)]
+pub struct RunnerLimits {
+    pub max_iterations: u32,
+    pub max_consecutive_failures: u32,
+    pub max_tokens: u32,
+}
+
+impl Default for RunnerLimits {
+    fn default() -> Self {
+        Self {
+            max_iterations: MAX_ITERATIONS_DEFAULT,
+            max_consecutive_failures: MAX_CONSECUTIVE_FAILURES_DEFAULT,
+            max_tokens: crate::llm::config::MAX_OUTPUT_TOKENS_DEFAULT,
+        }
+    }
+}
+
+/// The result of one turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnOutcome {
+    pub end: TurnEnd,
+    /// The model's text of the last assistant message of the turn.
+    pub final_text: String,
+    /// Usage of the last model call (its input is the context size).
+    pub last_usage: Usage,
+    /// Usage summed over the turn's model calls.
+    pub total_usage: Usage,
+}
+
+pub struct AgentRunner {
+    pub provider: Arc<dyn LlmProvider>,
+    pub executor: Arc<dyn ToolExecutor>,
+    pub model: String,
+    pub system: String,
+    pub limits: RunnerLimits,
+}
+
+impl AgentRunner {
+    /// Runs one turn on `history` (which gets the new messages). `emit` sees progress;
+    /// `persist` gets each final message in order.
+    pub async fn run_turn(
+        &self,
+        history: &mut Vec<Message>,
+        input: Message,
+        cancel: &CancellationToken,
+        emit: &mut (dyn FnMut(AgentEvent) + Send),
+        persist: &mut (dyn FnMut(&Message) + Send),
+    ) -> TurnOutcome {
+        let mut outcome = TurnOutcome {
+            end: TurnEnd::Completed,
+            final_text: String::new(),
+            last_usage: Usage::default(),
+            total_usage: Usage::default(),
+        };
+        persist(&input);
+        history.push(input);
+        let mut failures_in_a_row = 0u32;
+        for _ in 0..self.limits.max_iterations {
+            let request = LlmRequest {
+                model: self.model.clone(),
+                system: self.system.clone(),
+                messages: history::normalized(history),
+                tools: vec![bash_tool()],
+                max_tokens: self.limits.max_tokens,
+            };
+            let streamed = self.stream_one(request, cancel, emit).await;
+            let (turn, end) = match streamed {
+                Ok(turn) => (turn, None),
+                Err((partial, end)) => (partial, Some(end)),
+            };
+            let message = turn.message();
+            if !message.content.is_empty() {
+                // A broken or cancelled call keeps its text but never its tool calls.
+                let message = if end.is_some() {
+                    text_only(&message)
+                } else {
+                    message
+                };
+                if !message.content.is_empty() {
+                    persist(&message);
+                    history.push(message);
+                }
+            }
+            if let Some(end) = end {
+                outcome.end = end;
+                outcome.final_text = history.last().map(Message::text).unwrap_or_default();
+                return outcome;
+            }
+            let usage = turn.usage();
+            add_usage(&mut outcome.total_usage, &usage);
+            outcome.last_usage = usage;
+            emit(AgentEvent::Usage(usage));
+            let Some(assistant) = history.last().cloned() else {
+                break;
+            };
+            outcome.final_text = assistant.text();
+            let calls: Vec<(String, String, serde_json::Value)> = assistant
+                .tool_uses()
+                .map(|(id, name, input)| (id.to_string(), name.to_string(), input.clone()))
+                .collect();
+            if calls.is_empty() {
+                return outcome;
+            }
+            let mut results = Vec::with_capacity(calls.len());
+            for (id, name, input) in calls {
+                if cancel.is_cancelled() {
+                    results.push(ToolResult {
+                        tool_use_id: id,
+                        content: "[cancelled by the user before it ran]".into(),
+                        is_error: true,
+                    });
+                    continue;
+                }
+                let result = self.run_tool(&id, &name, &input, cancel, emit).await;
+                if result.is_error {
+                    failures_in_a_row += 1;
+                } else {
+                    failures_in_a_row = 0;
+                }
+                results.push(result);
+            }
+            let message = Message::tool_results(results);
+            persist(&message);
+            history.push(message);
+            if cancel.is_cancelled() {
+                outcome.end = TurnEnd::Cancelled;
+                return outcome;
+            }
+            if failures_in_a_row >= self.limits.max_consecutive_failures {
+                outcome.end = TurnEnd::TooManyFailures(failures_in_a_row);
+                return outcome;
+            }
+        }
+        outcome.end = TurnEnd::MaxIterations(self.limits.max_iterations);
+        outcome
+    }
+
+    /// Runs a turn with no progress events and returns the final text (sub-agents).
+    pub async fn run_silent(
+        &self,
+        history: &mut Vec<Message>,
+        prompt: &str,
+        cancel: &CancellationToken,
+    ) -> TurnOutcome {
+        self.run_turn(
+            history,
+            Message::user_text(prompt),
+            cancel,
+            &mut |_| {},
+            &mut |_| {},
+        )
+        .await
+    }
+
+    /// One model call; on failure returns what had arrived and why it ended.
+    async fn stream_one(
+        &self,
+        request: LlmRequest,
+        cancel: &CancellationToken,
+        emit: &mut (dyn FnMut(AgentEvent) + Send),
+    ) -> Result<TurnBuilder, (TurnBuilder, TurnEnd)> {
+        let mut turn = TurnBuilder::new();
+        let mut stream = match self.provider.stream(request) {
+            Ok(s) => s,
+            Err(e) => return Err((turn, TurnEnd::Error(e.to_string()))),
+        };
+        loop {
+            let item = tokio::select! {
+                item = stream.next() => item,
+                _ = cancel.cancelled() => return Err((turn, TurnEnd::Cancelled)),
+            };
+            match item {
+                None => break,
+                Some(Err(e)) => return Err((turn, TurnEnd::Error(e.to_string()))),
+                Some(Ok(event)) => {
+                    turn.push(&event);
+                    match event {
+                        LlmEvent::TextDelta(text) => emit(AgentEvent::TextDelta(text)),
+                        LlmEvent::Retrying {
+                            attempt,
+                            max_attempts,
+                            delay,
+                            reason,
+                        } => emit(AgentEvent::Retrying {
+                            attempt,
+                            max_attempts,
+                            delay,
+                            reason,
+                        }),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        if turn.is_complete() {
+            Ok(turn)
+        } else {
+            Err((
+                turn,
+                TurnEnd::Error("the model's answer ended before it was complete".into()),
+            ))
+        }
+    }
+
+    async fn run_tool(
+        &self,
+        id: &str,
+        name: &str,
+        input: &serde_json::Value,
+        cancel: &CancellationToken,
+        emit: &mut (dyn FnMut(AgentEvent) + Send),
+    ) -> ToolResult {
+        let call = match BashInput::from_input(name, input) {
+            Ok(c) => c,
+            Err(e) => {
+                return ToolResult {
+                    tool_use_id: id.to_string(),
+                    content: e.to_string(),
+                    is_error: true,
+                };
+            }
+        };
+        emit(AgentEvent::ToolStarted {
+            id: id.to_string(),
+            command: call.command.clone(),
+        });
+        let outcome = self
+            .executor
+            .execute(
+                BashCall {
+                    command: call.command.clone(),
+                    restart: call.restart,
+                },
+                cancel.child_token(),
+            )
+            .await;
+        emit(AgentEvent::ToolFinished {
+            id: id.to_string(),
+            command: call.command,
+            exit_code: outcome.exit_code,
+            output: outcome.output.clone(),
+        });
+        ToolResult {
+            tool_use_id: id.to_string(),
+            content: outcome.output,
+            is_error: outcome.exit_code != 0,
+        }
+    }
+}
+
+fn text_only(message: &Message) -> Message {
+    Message {
+        role: message.role,
+        content: message
+            .content
+            .iter()
+            .filter(|b| matches!(b, crate::llm::ContentBlock::Text { .. }))
+            .cloned()
+            .collect(),
+    }
+}
+
+fn add_usage(total: &mut Usage, u: &Usage) {
+    total.input += u.input;
+    total.output += u.output;
+    total.cache_read += u.cache_read;
+    total.cache_creation += u.cache_creation;
+}

@@ -1,0 +1,427 @@
+//! One live chat session: its history, its session file, the running turn and the broadcast of
+//! its events. A session outlives the client that opened it: clients subscribe to its events,
+//! and a client that comes back (resume by id) subscribes again.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+use super::context;
+use super::events::{AgentEvent, TurnEnd};
+use super::runner::{AgentRunner, RunnerLimits, TurnOutcome};
+use super::session_log::SessionLog;
+use super::shell_executor::ShellToolExecutor;
+use crate::llm::{LlmProvider, Message, ProviderConfig, Usage, build_provider};
+use crate::shell::{SessionOrigin, ShellSessions};
+
+/// Events buffered per session for slow subscribers.
+pub const EVENT_BUFFER: usize = 256;
+
+/// What subscribers of a session see.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionEvent {
+    Agent(AgentEvent),
+    Error(String),
+    TurnFinished {
+        end: TurnEnd,
+        final_text: String,
+        turn: u32,
+        usage: Usage,
+    },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TurnError {
+    #[error("a turn is already running in this session; cancel it first")]
+    Busy,
+}
+
+/// Everything a turn needs that comes from outside the session.
+pub struct SessionDeps {
+    pub shell: Arc<ShellSessions>,
+    pub settings: Arc<dyn Fn() -> synapse_shared::settings::Settings + Send + Sync>,
+    pub system_prompt: String,
+    pub limits: RunnerLimits,
+}
+
+pub(super) struct Conversation {
+    pub history: Vec<Message>,
+    pub log: SessionLog,
+    pub turns: u32,
+    pub last_usage: Usage,
+    pub total_usage: Usage,
+    provider: Option<(ProviderConfig, Arc<dyn LlmProvider>)>,
+}
+
+pub struct ChatSession {
+    pub id: String,
+    pub cwd: PathBuf,
+    env: HashMap<String, String>,
+    model_override: Mutex<Option<String>>,
+    events: broadcast::Sender<SessionEvent>,
+    running: Mutex<Option<CancellationToken>>,
+    conversation: tokio::sync::Mutex<Conversation>,
+    deps: SessionDeps,
+    /// When the last piece of work ended (or the session opened).
+    idle_since: Mutex<std::time::Instant>,
+    /// Mirrors of the conversation's counts, readable while a turn holds it.
+    turns_done: AtomicU32,
+    message_count: AtomicUsize,
+}
+
+impl ChatSession {
+    pub(super) fn new(
+        id: String,
+        cwd: PathBuf,
+        env: HashMap<String, String>,
+        model: Option<String>,
+        history: Vec<Message>,
+        log: SessionLog,
+        deps: SessionDeps,
+    ) -> Self {
+        let turns = history.iter().filter(|m| is_user_prompt(m)).count() as u32;
+        let (events, _) = broadcast::channel(EVENT_BUFFER);
+        let message_count = AtomicUsize::new(history.len());
+        Self {
+            idle_since: Mutex::new(std::time::Instant::now()),
+            turns_done: AtomicU32::new(turns),
+            message_count,
+            id,
+            cwd,
+            env,
+            model_override: Mutex::new(model),
+            events,
+            running: Mutex::new(None),
+            conversation: tokio::sync::Mutex::new(Conversation {
+                history,
+                log,
+                turns,
+                last_usage: Usage::default(),
+                total_usage: Usage::default(),
+                provider: None,
+            }),
+            deps,
+        }
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<SessionEvent> {
+        self.events.subscribe()
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.running.lock().map(|r| r.is_some()).unwrap_or(false)
+    }
+
+    /// Completed turns and messages so far.
+    pub fn counts_now(&self) -> (u32, usize) {
+        (
+            self.turns_done.load(Ordering::Relaxed),
+            self.message_count.load(Ordering::Relaxed),
+        )
+    }
+
+    /// The model this session uses (override, else settings/environment).
+    pub fn model(&self) -> String {
+        match self.resolve_config() {
+            Ok(c) => c.model,
+            Err(_) => self
+                .model_override
+                .lock()
+                .ok()
+                .and_then(|m| m.clone())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Cancels the running turn, if any.
+    pub fn cancel(&self) -> bool {
+        match self.running.lock().ok().and_then(|r| r.clone()) {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Starts a turn in the background; its events go to subscribers.
+    pub fn start_turn(self: &Arc<Self>, text: String) -> Result<(), TurnError> {
+        self.start(Work::Turn(text))
+    }
+
+    /// Compacts the conversation in the background (`/compact`); a notice says what was done.
+    pub fn start_compaction(self: &Arc<Self>) -> Result<(), TurnError> {
+        self.start(Work::Compact)
+    }
+
+    fn start(self: &Arc<Self>, work: Work) -> Result<(), TurnError> {
+        let token = CancellationToken::new();
+        {
+            let mut running = self.running.lock().map_err(|_| TurnError::Busy)?;
+            if running.is_some() {
+                return Err(TurnError::Busy);
+            }
+            *running = Some(token.clone());
+        }
+        let session = self.clone();
+        tokio::spawn(async move {
+            match work {
+                Work::Turn(text) => session.run_turn(text, token).await,
+                Work::Compact => {
+                    let mut conv = session.conversation.lock().await;
+                    let last = match session.provider(&mut conv) {
+                        Ok(provider) => session.compact(&mut conv, provider.as_ref(), true).await,
+                        Err(e) => Some(SessionEvent::Error(e)),
+                    };
+                    drop(conv);
+                    if let Some(event) = last {
+                        session.finish(event);
+                    }
+                }
+            }
+            session.clear_running();
+        });
+        Ok(())
+    }
+
+    /// Ends the running work and then sends its last event, so a client that reacts to that
+    /// event can start the next piece of work at once.
+    fn finish(&self, event: SessionEvent) {
+        self.clear_running();
+        let _ = self.events.send(event);
+    }
+
+    fn clear_running(&self) {
+        if let Ok(mut running) = self.running.lock() {
+            *running = None;
+        }
+        if let Ok(mut t) = self.idle_since.lock() {
+            *t = std::time::Instant::now();
+        }
+    }
+
+    /// True when nothing runs, no client is attached, and nothing happened for `idle`.
+    pub fn is_idle_for(&self, idle: std::time::Duration) -> bool {
+        !self.is_running()
+            && self.events.receiver_count() == 0
+            && self
+                .idle_since
+                .lock()
+                .map(|t| t.elapsed() >= idle)
+                .unwrap_or(false)
+    }
+
+    async fn run_turn(&self, text: String, cancel: CancellationToken) {
+        let mut conv = self.conversation.lock().await;
+        let turn = conv.turns + 1;
+        let provider = match self.provider(&mut conv) {
+            Ok(p) => p,
+            Err(message) => {
+                self.finish(SessionEvent::TurnFinished {
+                    end: TurnEnd::Error(message),
+                    final_text: String::new(),
+                    turn,
+                    usage: Usage::default(),
+                });
+                return;
+            }
+        };
+        if let Some(notice) = self.compact(&mut conv, provider.as_ref(), false).await {
+            let _ = self.events.send(notice);
+        }
+        let origin = SessionOrigin {
+            cwd: self.cwd.clone(),
+            env: self.env.iter().map(|(k, v)| (k.into(), v.into())).collect(),
+        };
+        self.deps.shell.warm_up(&self.id, &origin);
+        let runner = AgentRunner {
+            model: provider.model().to_string(),
+            provider,
+            executor: Arc::new(ShellToolExecutor {
+                sessions: self.deps.shell.clone(),
+                name: self.id.clone(),
+                origin,
+            }),
+            system: self.deps.system_prompt.clone(),
+            limits: self.deps.limits.clone(),
+        };
+        let events = self.events.clone();
+        let mut emit = |ev: AgentEvent| {
+            let _ = events.send(SessionEvent::Agent(ev));
+        };
+        let Conversation { history, log, .. } = &mut *conv;
+        let mut write_failed = false;
+        let message_count = &self.message_count;
+        let mut persist = |m: &Message| {
+            message_count.fetch_add(1, Ordering::Relaxed);
+            if let Err(e) = log.append("message", m) {
+                tracing::error!("{e}");
+                if !write_failed {
+                    write_failed = true;
+                    let _ = self.events.send(SessionEvent::Error(format!(
+                        "{e}. The conversation goes on, but this session cannot be resumed past this point."
+                    )));
+                }
+            }
+        };
+        let outcome: TurnOutcome = runner
+            .run_turn(
+                history,
+                Message::user_text(text),
+                &cancel,
+                &mut emit,
+                &mut persist,
+            )
+            .await;
+        conv.turns = turn;
+        self.turns_done.store(turn, Ordering::Relaxed);
+        conv.last_usage = outcome.last_usage;
+        add(&mut conv.total_usage, &outcome.total_usage);
+        drop(conv);
+        self.finish(SessionEvent::TurnFinished {
+            end: outcome.end,
+            final_text: outcome.final_text,
+            turn,
+            usage: outcome.total_usage,
+        });
+    }
+
+    /// Offloads and, if needed or forced, summarises; records the new history in the session
+    /// file and tells subscribers.
+    async fn compact(
+        &self,
+        conv: &mut Conversation,
+        provider: &dyn LlmProvider,
+        force: bool,
+    ) -> Option<SessionEvent> {
+        let used = conv.last_usage.total_input() + conv.last_usage.output;
+        if !force && !context::needs_compaction(used, context::CONTEXT_WINDOW_DEFAULT) {
+            return None;
+        }
+        let dir = self.session_dir(conv).join("tool-results");
+        let offloaded = match context::offload_tool_results(&mut conv.history, &dir) {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = self.events.send(SessionEvent::Error(format!(
+                    "cannot offload tool results to {}: {e}",
+                    dir.display()
+                )));
+                0
+            }
+        };
+        let window_limit =
+            (context::CONTEXT_WINDOW_DEFAULT as f64 * context::COMPACT_THRESHOLD) as u64;
+        let mut summarised = 0;
+        if (force || context::estimate_tokens(&conv.history) > window_limit)
+            && let Some(cut) = context::summary_cut(&conv.history)
+        {
+            let model = provider.model().to_string();
+            match context::summarize(
+                provider,
+                &model,
+                &self.deps.system_prompt,
+                &conv.history[..cut],
+            )
+            .await
+            {
+                Ok(summary) => {
+                    conv.history = context::replace_with_summary(&conv.history, cut, &summary);
+                    summarised = cut;
+                }
+                Err(e) => {
+                    let _ = self
+                        .events
+                        .send(SessionEvent::Error(format!("cannot summarise: {e}")));
+                }
+            }
+        }
+        if offloaded == 0 && summarised == 0 {
+            return force.then(|| {
+                SessionEvent::Agent(AgentEvent::Notice("Nothing to compact yet.".into()))
+            });
+        }
+        let record = serde_json::json!({ "messages": conv.history });
+        if let Err(e) = conv.log.append("compaction", &record) {
+            let _ = self.events.send(SessionEvent::Error(e.to_string()));
+        }
+        self.message_count
+            .store(conv.history.len(), Ordering::Relaxed);
+        conv.last_usage = Usage::default();
+        Some(SessionEvent::Agent(AgentEvent::Notice(format!(
+            "Context compacted: {offloaded} large tool result(s) moved to {}, {summarised} earlier message(s) summarised.",
+            dir.display()
+        ))))
+    }
+
+    /// `<sessions>/<id>/`: files that belong to this session (offloaded tool results).
+    fn session_dir(&self, conv: &Conversation) -> PathBuf {
+        conv.log.path().with_extension("")
+    }
+
+    fn resolve_config(&self) -> Result<ProviderConfig, String> {
+        let model = self.model_override.lock().ok().and_then(|m| m.clone());
+        resolve_config(&(self.deps.settings)(), &self.env, model.as_deref())
+    }
+
+    /// The provider for the current configuration, rebuilt only when the configuration changed.
+    fn provider(&self, conv: &mut Conversation) -> Result<Arc<dyn LlmProvider>, String> {
+        let config = self.resolve_config()?;
+        if let Some((cached, provider)) = &conv.provider
+            && *cached == config
+        {
+            return Ok(provider.clone());
+        }
+        let provider = build_provider(&config).map_err(|e| e.to_string())?;
+        conv.provider = Some((config, provider.clone()));
+        Ok(provider)
+    }
+
+    /// Changes the model for the following turns.
+    pub fn set_model(&self, model: Option<String>) {
+        if let Ok(mut m) = self.model_override.lock() {
+            *m = model;
+        }
+    }
+}
+
+/// The provider configuration for a session: its model override, then the client's environment,
+/// then the daemon's, then settings.json.
+pub fn resolve_config(
+    settings: &synapse_shared::settings::Settings,
+    env: &HashMap<String, String>,
+    model: Option<&str>,
+) -> Result<ProviderConfig, String> {
+    ProviderConfig::resolve(settings, |k| {
+        if k == "SYNAPSE_MODEL"
+            && let Some(m) = model
+        {
+            return Some(m.to_string());
+        }
+        env.get(k).cloned().or_else(|| std::env::var(k).ok())
+    })
+    .map_err(|e| e.to_string())
+}
+
+enum Work {
+    Turn(String),
+    Compact,
+}
+
+/// A user message typed by the user (not a tool-results message).
+pub fn is_user_prompt(m: &Message) -> bool {
+    m.role == crate::llm::Role::User
+        && m.content
+            .iter()
+            .any(|b| matches!(b, crate::llm::ContentBlock::Text { .. }))
+}
+
+fn add(total: &mut Usage, u: &Usage) {
+    total.input += u.input;
+    total.output += u.output;
+    total.cache_read += u.cache_read;
+    total.cache_creation += u.cache_creation;
+}

@@ -1,0 +1,328 @@
+//! The daemon's chat sessions: opening new ones, resuming one from its file (by id or the most
+//! recent), keeping live ones in memory so clients can reattach, and listing what is on disk.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use super::session::{ChatSession, SessionDeps, is_user_prompt, resolve_config};
+use super::session_log::{
+    self, Record, SessionHeader, SessionLog, SessionLogError, is_valid_session_id, new_session_id,
+    session_path,
+};
+use crate::llm::Message;
+
+/// Characters of the first user message used as a session's title.
+const TITLE_CHARS: usize = 80;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ChatError {
+    #[error("{0:?} is not a session id")]
+    BadId(String),
+    #[error("no session {0}; `synapse sessions list` shows the ones on disk")]
+    NotFound(String),
+    #[error("there is no earlier session to continue")]
+    NoSessions,
+    #[error("working directory {0} does not exist")]
+    BadCwd(PathBuf),
+    #[error(transparent)]
+    Log(#[from] SessionLogError),
+}
+
+/// Which conversation to open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resume {
+    New,
+    Id(String),
+    Latest,
+}
+
+pub struct OpenRequest {
+    pub cwd: PathBuf,
+    pub env: HashMap<String, String>,
+    pub model: Option<String>,
+    pub resume: Resume,
+}
+
+/// The result of opening: the session and what happened while restoring it.
+pub struct Opened {
+    pub session: Arc<ChatSession>,
+    pub resumed: bool,
+    pub warnings: Vec<String>,
+}
+
+/// A session file summarised for lists.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionSummary {
+    pub id: String,
+    pub title: String,
+    pub cwd: String,
+    pub model: String,
+    pub created: String,
+    pub updated: String,
+    pub messages: u32,
+}
+
+/// Builds the dependencies of a new session (settings, prompt, shell) when it opens.
+pub type DepsFactory = Arc<dyn Fn(&Path, &str) -> SessionDeps + Send + Sync>;
+
+pub struct ChatSessions {
+    dir: PathBuf,
+    deps: DepsFactory,
+    live: Mutex<HashMap<String, Arc<ChatSession>>>,
+}
+
+impl ChatSessions {
+    pub fn new(dir: PathBuf, deps: DepsFactory) -> Self {
+        Self {
+            dir,
+            deps,
+            live: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn live_count(&self) -> usize {
+        self.live.lock().map(|l| l.len()).unwrap_or(0)
+    }
+
+    pub fn is_live(&self, id: &str) -> bool {
+        self.live
+            .lock()
+            .map(|l| l.contains_key(id))
+            .unwrap_or(false)
+    }
+
+    /// Opens a new session or resumes one (a live one is reattached as it is).
+    pub fn open(&self, req: OpenRequest) -> Result<Opened, ChatError> {
+        let id = match &req.resume {
+            Resume::New => None,
+            Resume::Id(id) => Some(id.clone()),
+            Resume::Latest => Some(
+                self.list(1)?
+                    .into_iter()
+                    .next()
+                    .ok_or(ChatError::NoSessions)?
+                    .id,
+            ),
+        };
+        let Some(id) = id else {
+            return self.create(req);
+        };
+        if !is_valid_session_id(&id) {
+            return Err(ChatError::BadId(id));
+        }
+        if let Some(live) = self.live.lock().ok().and_then(|l| l.get(&id).cloned()) {
+            if req.model.is_some() {
+                live.set_model(req.model);
+            }
+            return Ok(Opened {
+                session: live,
+                resumed: true,
+                warnings: Vec::new(),
+            });
+        }
+        let path = session_path(&self.dir, &id);
+        if !path.is_file() {
+            return Err(ChatError::NotFound(id));
+        }
+        let replay = session_log::replay(&path)?;
+        let mut warnings = replay.warnings;
+        let history: Vec<Message> = replay
+            .records
+            .into_iter()
+            .filter(|r| r.kind == "message")
+            .filter_map(|r| match serde_json::from_value::<Message>(r.data) {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    warnings.push(format!(
+                        "{}: skipped a message that does not parse: {e}",
+                        path.display()
+                    ));
+                    None
+                }
+            })
+            .collect();
+        let unanswered = super::history::unanswered_count(&history);
+        if unanswered > 0 {
+            warnings.push(format!(
+                "{unanswered} command(s) were interrupted before they finished; the model is told so"
+            ));
+        }
+        // Resume in the session's own folder when it still exists, else where the client is.
+        let cwd = Some(PathBuf::from(&replay.header.cwd))
+            .filter(|p| p.is_dir())
+            .unwrap_or(req.cwd);
+        let log = SessionLog::open(&path)?;
+        let model = req
+            .model
+            .or(Some(replay.header.model).filter(|m| !m.is_empty()));
+        let deps = (self.deps)(&cwd, &id);
+        let session = Arc::new(ChatSession::new(
+            id.clone(),
+            cwd,
+            req.env,
+            model,
+            history,
+            log,
+            deps,
+        ));
+        if let Ok(mut live) = self.live.lock() {
+            live.insert(id, session.clone());
+        }
+        Ok(Opened {
+            session,
+            resumed: true,
+            warnings,
+        })
+    }
+
+    fn create(&self, req: OpenRequest) -> Result<Opened, ChatError> {
+        if !req.cwd.is_dir() {
+            return Err(ChatError::BadCwd(req.cwd));
+        }
+        let id = new_session_id();
+        let deps = (self.deps)(&req.cwd, &id);
+        let model = resolve_config(&(deps.settings)(), &req.env, req.model.as_deref())
+            .map(|c| c.model)
+            .unwrap_or_else(|_| req.model.clone().unwrap_or_default());
+        let session = Arc::new(ChatSession::new(
+            id.clone(),
+            req.cwd.clone(),
+            req.env,
+            req.model,
+            Vec::new(),
+            SessionLog::create(
+                &self.dir,
+                &SessionHeader::new(id.clone(), req.cwd.display().to_string(), model),
+            )?,
+            deps,
+        ));
+        if let Ok(mut live) = self.live.lock() {
+            live.insert(id, session.clone());
+        }
+        Ok(Opened {
+            session,
+            resumed: false,
+            warnings: Vec::new(),
+        })
+    }
+
+    /// Session files, most recently updated first (`limit` 0 = all).
+    pub fn list(&self, limit: usize) -> Result<Vec<SessionSummary>, ChatError> {
+        let mut files: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(&self.dir)
+            .map_err(|source| SessionLogError::Read {
+                path: self.dir.clone(),
+                source,
+            })?
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+            .collect();
+        files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| b.1.cmp(&a.1)));
+        if limit > 0 {
+            files.truncate(limit);
+        }
+        Ok(files
+            .into_iter()
+            .filter_map(|(mtime, p)| summarize(&p, mtime))
+            .collect())
+    }
+
+    /// One session's summary and messages.
+    pub fn get(&self, id: &str) -> Result<(SessionSummary, Vec<Message>), ChatError> {
+        if !is_valid_session_id(id) {
+            return Err(ChatError::BadId(id.to_string()));
+        }
+        let path = session_path(&self.dir, id);
+        let mtime = std::fs::metadata(&path)
+            .and_then(|m| m.modified())
+            .map_err(|_| ChatError::NotFound(id.to_string()))?;
+        let summary = summarize(&path, mtime).ok_or_else(|| ChatError::NotFound(id.to_string()))?;
+        let messages = restore_history(&path, session_log::replay(&path)?.records, &mut Vec::new());
+        Ok((summary, messages))
+    }
+
+    /// Unloads sessions nobody uses (no turn, no client, idle for `idle`); their files stay and
+    /// they can be resumed. Returns their ids.
+    pub fn unload_idle(&self, idle: std::time::Duration) -> Vec<String> {
+        let Ok(mut live) = self.live.lock() else {
+            return Vec::new();
+        };
+        let ids: Vec<String> = live
+            .iter()
+            .filter(|(_, s)| s.is_idle_for(idle))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &ids {
+            live.remove(id);
+        }
+        ids
+    }
+
+    /// Cancels every running turn (daemon shutdown).
+    pub fn cancel_all(&self) {
+        if let Ok(live) = self.live.lock() {
+            for s in live.values() {
+                s.cancel();
+            }
+        }
+    }
+}
+
+/// The conversation a session file describes: messages in order, where a compaction record
+/// replaces everything before it.
+fn restore_history(path: &Path, records: Vec<Record>, warnings: &mut Vec<String>) -> Vec<Message> {
+    let mut history = Vec::new();
+    for record in records {
+        match record.kind.as_str() {
+            "message" => match serde_json::from_value::<Message>(record.data) {
+                Ok(m) => history.push(m),
+                Err(e) => warnings.push(format!(
+                    "{}: skipped a message that does not parse: {e}",
+                    path.display()
+                )),
+            },
+            "compaction" => {
+                match serde_json::from_value::<Vec<Message>>(record.data["messages"].clone()) {
+                    Ok(messages) => history = messages,
+                    Err(e) => warnings.push(format!(
+                        "{}: skipped a compaction record that does not parse: {e}",
+                        path.display()
+                    )),
+                }
+            }
+            _ => {}
+        }
+    }
+    history
+}
+
+fn summarize(path: &Path, mtime: std::time::SystemTime) -> Option<SessionSummary> {
+    let replay = session_log::replay(path).ok()?;
+    let messages = restore_history(path, replay.records.clone(), &mut Vec::new());
+    let title = messages
+        .iter()
+        .find(|m| is_user_prompt(m))
+        .map(|m| m.text())
+        .unwrap_or_default();
+    let title: String = title.split_whitespace().collect::<Vec<_>>().join(" ");
+    let title = if title.chars().count() > TITLE_CHARS {
+        format!(
+            "{}…",
+            title.chars().take(TITLE_CHARS - 1).collect::<String>()
+        )
+    } else {
+        title
+    };
+    let updated: chrono::DateTime<chrono::Utc> = mtime.into();
+    Some(SessionSummary {
+        id: replay.header.id,
+        title,
+        cwd: replay.header.cwd,
+        model: replay.header.model,
+        created: replay.header.created,
+        updated: updated.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        messages: messages.len() as u32,
+    })
+}

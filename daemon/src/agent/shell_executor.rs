@@ -1,0 +1,42 @@
+//! The agent's tool calls go to a named session of the daemon's shell layer: the real
+//! [`ToolExecutor`] for chat sessions.
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use super::executor::{BashCall, ToolExecutor, ToolFuture, ToolOutcome};
+use crate::shell::{SessionOrigin, ShellSessions, ToolCall};
+
+pub struct ShellToolExecutor {
+    pub sessions: Arc<ShellSessions>,
+    /// The shell session's name (the chat session id).
+    pub name: String,
+    pub origin: SessionOrigin,
+}
+
+impl ToolExecutor for ShellToolExecutor {
+    fn execute(&self, call: BashCall, cancel: CancellationToken) -> ToolFuture<'_> {
+        Box::pin(async move {
+            let call = ToolCall {
+                command: call.command,
+                restart: call.restart,
+                timeout: None,
+            };
+            match self
+                .sessions
+                .execute(&self.name, &self.origin, &call, &cancel)
+                .await
+            {
+                Ok(result) => ToolOutcome {
+                    output: result.output,
+                    exit_code: result.exit_code,
+                },
+                Err(e) => ToolOutcome {
+                    output: format!("cannot run the command: {e}"),
+                    exit_code: 126,
+                },
+            }
+        })
+    }
+}

@@ -1,0 +1,262 @@
+//! Sub-agents: an [`AgentRunner`] in silent mode with its own shell session, its own history and
+//! a policy on what it may run. `task:general` / `task:explore` and the skill sub-agent use it.
+//!
+//! The policy is enforced where every command passes, in [`PolicyExecutor`]: no sub-agent may
+//! start `task:*`; a read-only one may not run `write`/`edit`; a skill author may `write`/`edit`
+//! only below its root. Native commands of a read-only sub-agent are refused when they redirect
+//! output to a file or name a command known to modify files; this is a guard against mistakes,
+//! not a sandbox (an OS sandbox for native commands arrives with the permissions issue).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use tokio_util::sync::CancellationToken;
+
+use super::executor::{BashCall, ToolExecutor, ToolFuture, ToolOutcome};
+use super::runner::{AgentRunner, RunnerLimits, TurnOutcome};
+use super::session::resolve_config;
+use crate::llm::build_provider;
+use crate::shell::{SessionOrigin, ShellSessions, ToolCall};
+
+/// What a sub-agent may run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SubAgentPolicy {
+    /// Anything but `task:*`.
+    General,
+    /// No file changes through agent commands or obvious native writers.
+    ReadOnly,
+    /// `write`/`edit` only below `root` (the user skills folder).
+    SkillAuthor { root: PathBuf },
+}
+
+/// Native commands a read-only sub-agent may not start.
+const WRITING_COMMANDS: &[&str] = &[
+    "rm", "rmdir", "mv", "cp", "dd", "tee", "touch", "mkdir", "ln", "chmod", "chown", "truncate",
+    "install", "patch", "git", "npm", "pip", "cargo", "make", "sed", "perl", "python", "python3",
+];
+
+/// Everything needed to start sub-agents.
+#[derive(Clone)]
+pub struct SubAgents {
+    pub shell: Arc<ShellSessions>,
+    pub settings: Arc<dyn Fn() -> synapse_shared::settings::Settings + Send + Sync>,
+}
+
+/// One sub-agent run.
+pub struct SubAgentRequest {
+    pub system: String,
+    pub prompt: String,
+    pub cwd: PathBuf,
+    pub env: HashMap<String, String>,
+    pub policy: SubAgentPolicy,
+    pub limits: RunnerLimits,
+}
+
+impl SubAgents {
+    /// Runs a sub-agent to the end of its turn and closes its shell.
+    pub async fn run(
+        &self,
+        request: SubAgentRequest,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutcome, String> {
+        let config = resolve_config(&(self.settings)(), &request.env, None)?;
+        let provider = build_provider(&config).map_err(|e| e.to_string())?;
+        let name = format!("subagent-{:08x}", fastrand::u32(..));
+        let executor = Arc::new(PolicyExecutor {
+            sessions: self.shell.clone(),
+            name: name.clone(),
+            origin: SessionOrigin {
+                cwd: request.cwd.clone(),
+                env: request
+                    .env
+                    .iter()
+                    .map(|(k, v)| (k.into(), v.into()))
+                    .collect(),
+            },
+            policy: request.policy,
+            cwd: Mutex::new(request.cwd),
+        });
+        let runner = AgentRunner {
+            model: provider.model().to_string(),
+            provider,
+            executor,
+            system: request.system,
+            limits: request.limits,
+        };
+        let mut history = Vec::new();
+        let outcome = runner
+            .run_silent(&mut history, &request.prompt, cancel)
+            .await;
+        self.shell.close(&name).await;
+        Ok(outcome)
+    }
+}
+
+/// Runs a sub-agent's commands in its own shell session, refusing what its policy forbids.
+pub struct PolicyExecutor {
+    sessions: Arc<ShellSessions>,
+    name: String,
+    origin: SessionOrigin,
+    policy: SubAgentPolicy,
+    /// The shell's current directory, to resolve relative paths in `write`/`edit`.
+    cwd: Mutex<PathBuf>,
+}
+
+impl ToolExecutor for PolicyExecutor {
+    fn execute(&self, call: BashCall, cancel: CancellationToken) -> ToolFuture<'_> {
+        Box::pin(async move {
+            let cwd = self.cwd.lock().map(|c| c.clone()).unwrap_or_default();
+            if let Err(refusal) = check(&self.policy, &call.command, &cwd) {
+                return ToolOutcome {
+                    output: refusal,
+                    exit_code: 126,
+                };
+            }
+            let call = ToolCall {
+                command: call.command,
+                restart: call.restart,
+                timeout: None,
+            };
+            match self
+                .sessions
+                .execute(&self.name, &self.origin, &call, &cancel)
+                .await
+            {
+                Ok(result) => {
+                    if let Ok(mut c) = self.cwd.lock() {
+                        *c = result.cwd.clone();
+                    }
+                    ToolOutcome {
+                        output: result.output,
+                        exit_code: result.exit_code,
+                    }
+                }
+                Err(e) => ToolOutcome {
+                    output: format!("cannot run the command: {e}"),
+                    exit_code: 126,
+                },
+            }
+        })
+    }
+}
+
+/// Why a command is refused under `policy`, if it is.
+pub fn check(policy: &SubAgentPolicy, command: &str, cwd: &Path) -> Result<(), String> {
+    let words = shlex::split(command).unwrap_or_default();
+    let first = words.first().map(String::as_str).unwrap_or("");
+    if first.starts_with("task:") || command.split_whitespace().any(|w| w.starts_with("task:")) {
+        return Err("refused: a sub-agent cannot start other sub-agents (task:*)".into());
+    }
+    match policy {
+        SubAgentPolicy::General => Ok(()),
+        SubAgentPolicy::ReadOnly => {
+            if matches!(first, "write" | "edit") {
+                return Err(format!(
+                    "refused: `{first}` changes files, and this sub-agent is read-only"
+                ));
+            }
+            if has_output_redirect(command) {
+                return Err(
+                    "refused: output redirection writes files, and this sub-agent is read-only"
+                        .into(),
+                );
+            }
+            let segments = command.split(['|', ';', '&']);
+            for segment in segments {
+                let word = segment.split_whitespace().next().unwrap_or("");
+                let word = word.rsplit('/').next().unwrap_or(word);
+                if WRITING_COMMANDS.contains(&word) {
+                    return Err(format!(
+                        "refused: `{word}` may change files, and this sub-agent is read-only"
+                    ));
+                }
+            }
+            Ok(())
+        }
+        SubAgentPolicy::SkillAuthor { root } => {
+            if matches!(first, "write" | "edit") {
+                let target = words
+                    .get(1)
+                    .ok_or_else(|| format!("`{first}` needs a path"))?;
+                let path = resolve(cwd, target);
+                if !normalize(&path).starts_with(normalize(root)) {
+                    return Err(format!(
+                        "refused: the skill sub-agent may only write below {} (not {})",
+                        root.display(),
+                        path.display()
+                    ));
+                }
+            } else if has_output_redirect(command) {
+                return Err(
+                    "refused: write files with `write`/`edit` below the skills folder".into(),
+                );
+            }
+            Ok(())
+        }
+    }
+}
+
+fn has_output_redirect(command: &str) -> bool {
+    let mut quote: Option<char> = None;
+    let mut prev = ' ';
+    for c in command.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '>') if prev != '2' && prev != '&' => return true,
+            _ => {}
+        }
+        prev = c;
+    }
+    false
+}
+
+fn resolve(cwd: &Path, target: &str) -> PathBuf {
+    let p = Path::new(target);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        cwd.join(p)
+    }
+}
+
+/// Removes `.` and `..` lexically (the file may not exist yet).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policies_refuse_what_they_must() {
+        let cwd = Path::new("/w");
+        assert!(check(&SubAgentPolicy::General, "task:general --prompt x", cwd).is_err());
+        assert!(check(&SubAgentPolicy::General, "write a.txt hi", cwd).is_ok());
+        let ro = SubAgentPolicy::ReadOnly;
+        assert!(check(&ro, "write a.txt hi", cwd).is_err());
+        assert!(check(&ro, "echo hi > a.txt", cwd).is_err());
+        assert!(check(&ro, "ls; rm x", cwd).is_err());
+        assert!(check(&ro, "grep -r foo . 2>/dev/null", cwd).is_ok());
+        assert!(check(&ro, "echo '>' ", cwd).is_ok());
+        let author = SubAgentPolicy::SkillAuthor {
+            root: PathBuf::from("/h/skills"),
+        };
+        assert!(check(&author, "write /h/skills/a/SKILL.md x", cwd).is_ok());
+        assert!(check(&author, "write /h/skills/../x.txt x", cwd).is_err());
+        assert!(check(&author, "write notes.txt x", cwd).is_err());
+        assert!(check(&author, "write notes.txt x", Path::new("/h/skills/a")).is_ok());
+    }
+}

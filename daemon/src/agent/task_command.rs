@@ -1,0 +1,137 @@
+//! `task:general` and `task:explore`: hand a self-contained job to a sub-agent with its own shell
+//! session and context, and get its summary back as the command's output. `explore` is
+//! read-only (see [`super::subagent`] for exactly what that guards). Sub-agents cannot start
+//! sub-agents.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use futures::future::BoxFuture;
+
+use super::TurnEnd;
+use super::runner::RunnerLimits;
+use super::subagent::{SubAgentPolicy, SubAgentRequest, SubAgents};
+use crate::shell::args::{OptSpec, UnknownOpts, parse};
+use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+
+/// Model calls a task sub-agent may make.
+const TASK_MAX_ITERATIONS: u32 = 30;
+
+pub static GENERAL_SPEC: CommandSpec = CommandSpec {
+    name: "task:general",
+    usage: "task:general --prompt <task> --description <short label>",
+    summary: "Hand a self-contained job to a sub-agent; its summary comes back as the output.",
+    help: "\
+The sub-agent gets its own shell (starting here) and context, your commands except task:*, and
+at most 30 model calls. --prompt must say everything it needs; --description is a short label.",
+};
+
+pub static EXPLORE_SPEC: CommandSpec = CommandSpec {
+    name: "task:explore",
+    usage: "task:explore --prompt <question> --description <short label>",
+    summary: "Ask a read-only sub-agent to investigate code or files and report its findings.",
+    help: "\
+Like task:general, but nothing may change: write, edit, output redirection and commands that
+modify files are refused. Use it to search widely without filling your own context.",
+};
+
+const OPTIONS: &[OptSpec] = &[OptSpec::value("--prompt"), OptSpec::value("--description")];
+
+const SUBAGENT_ROLE: &str = "You are a Synapse sub-agent. Another agent gave you one \
+self-contained job. Work through the `Bash` tool as described below until the job is done, \
+then answer with a concise report: what you did or found, with file paths, and anything left \
+open. You cannot start other sub-agents (task:* is refused).";
+
+/// Which task command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskKind {
+    General,
+    Explore,
+}
+
+/// A `task:*` command. The sub-agent runner is set once the shell layer exists (it needs the
+/// command registry this command belongs to).
+pub struct TaskCommand {
+    pub kind: TaskKind,
+    pub subagents: Arc<OnceLock<SubAgents>>,
+    /// The agent shell commands' documentation, for the sub-agent's system prompt.
+    pub commands_doc: Arc<OnceLock<String>>,
+}
+
+impl AgentCommand for TaskCommand {
+    fn spec(&self) -> &'static CommandSpec {
+        match self.kind {
+            TaskKind::General => &GENERAL_SPEC,
+            TaskKind::Explore => &EXPLORE_SPEC,
+        }
+    }
+
+    fn run<'a>(
+        &'a self,
+        ctx: &'a mut CommandContext<'_>,
+        args: Vec<String>,
+    ) -> BoxFuture<'a, CommandOutput> {
+        Box::pin(async move {
+            let spec = self.spec();
+            let parsed = match parse(args, OPTIONS, UnknownOpts::Reject) {
+                Ok(p) => p,
+                Err(e) => return spec.usage_error(e),
+            };
+            let Some(prompt) = parsed.value("--prompt").filter(|p| !p.trim().is_empty()) else {
+                return spec.usage_error("missing --prompt <task>");
+            };
+            let description = parsed.value("--description").unwrap_or("task").to_string();
+            let Some(subagents) = self.subagents.get() else {
+                return CommandOutput::failure(
+                    "sub-agents are not available yet (daemon starting)",
+                    1,
+                );
+            };
+            let (policy, rules) = match self.kind {
+                TaskKind::General => (SubAgentPolicy::General, ""),
+                TaskKind::Explore => (
+                    SubAgentPolicy::ReadOnly,
+                    "\n\nThis job is read-only: do not create, change or delete anything.",
+                ),
+            };
+            let doc = self.commands_doc.get().map(String::as_str).unwrap_or("");
+            let env: HashMap<String, String> = ctx
+                .env()
+                .iter()
+                .filter_map(|(k, v)| Some((k.to_str()?.to_string(), v.to_str()?.to_string())))
+                .collect();
+            let request = SubAgentRequest {
+                system: format!(
+                    "{SUBAGENT_ROLE}{rules}\n\n{doc}\n\n# Environment\n\n- Working directory: {}\n",
+                    ctx.cwd().display()
+                ),
+                prompt: prompt.to_string(),
+                cwd: ctx.cwd().to_path_buf(),
+                env,
+                policy,
+                limits: RunnerLimits {
+                    max_iterations: TASK_MAX_ITERATIONS,
+                    ..RunnerLimits::default()
+                },
+            };
+            let cancel = ctx.cancel().clone();
+            match subagents.run(request, &cancel).await {
+                Err(e) => CommandOutput::failure(format!("{}: {e}", spec.name), 1),
+                Ok(outcome) => {
+                    let mut text = format!("[{} · {description}]\n", spec.name);
+                    text.push_str(outcome.final_text.trim());
+                    match outcome.end {
+                        TurnEnd::Completed => CommandOutput::success(text),
+                        other => {
+                            text.push_str(&format!(
+                                "\n[the sub-agent stopped: {}]",
+                                other.message()
+                            ));
+                            CommandOutput::failure(text, 1)
+                        }
+                    }
+                }
+            }
+        })
+    }
+}

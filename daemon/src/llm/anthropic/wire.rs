@@ -1,0 +1,152 @@
+//! The Anthropic Messages API request body, built from the neutral [`LlmRequest`]. Prompt caching
+//! marks three breakpoints: the system prompt, the (single) tool, and the last block of the last
+//! message, so each turn of the agent loop reads the previous turn's prefix from the cache.
+
+use serde_json::{Map, Value, json};
+
+use crate::llm::types::{ContentBlock, LlmRequest, Message, Role};
+
+fn ephemeral() -> Value {
+    json!({"type": "ephemeral"})
+}
+
+/// The JSON body of `POST /v1/messages` with `stream: true`.
+pub(crate) fn request_body(request: &LlmRequest) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), Value::from(request.model.clone()));
+    body.insert("max_tokens".into(), Value::from(request.max_tokens));
+    body.insert("stream".into(), Value::Bool(true));
+    if !request.system.is_empty() {
+        body.insert(
+            "system".into(),
+            json!([{"type": "text", "text": request.system, "cache_control": ephemeral()}]),
+        );
+    }
+    if !request.tools.is_empty() {
+        let count = request.tools.len();
+        let tools: Vec<Value> = request
+            .tools
+            .iter()
+            .enumerate()
+            .map(|(i, tool)| {
+                let mut t = json!({
+                    "name": tool.name,
+                    "description": tool.description,
+                    "input_schema": tool.input_schema,
+                });
+                // The breakpoint on the last tool caches all tool definitions.
+                if i + 1 == count {
+                    t["cache_control"] = ephemeral();
+                }
+                t
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    let mut messages: Vec<Value> = request.messages.iter().filter_map(message).collect();
+    if let Some(last_block) = messages
+        .last_mut()
+        .and_then(|m| m.get_mut("content"))
+        .and_then(Value::as_array_mut)
+        .and_then(|blocks| blocks.last_mut())
+    {
+        last_block["cache_control"] = ephemeral();
+    }
+    body.insert("messages".into(), Value::Array(messages));
+    Value::Object(body)
+}
+
+fn message(message: &Message) -> Option<Value> {
+    let role = match message.role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    };
+    let blocks: Vec<Value> = message
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            // The API rejects empty text blocks; an interrupted turn can leave one behind.
+            ContentBlock::Text { text } if text.is_empty() => None,
+            ContentBlock::Text { text } => Some(json!({"type": "text", "text": text})),
+            ContentBlock::ToolUse { id, name, input } => {
+                Some(json!({"type": "tool_use", "id": id, "name": name, "input": input}))
+            }
+            ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+            } => {
+                let mut b =
+                    json!({"type": "tool_result", "tool_use_id": tool_use_id, "content": content});
+                if *is_error {
+                    b["is_error"] = Value::Bool(true);
+                }
+                Some(b)
+            }
+        })
+        .collect();
+    if blocks.is_empty() {
+        return None;
+    }
+    Some(json!({"role": role, "content": blocks}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::bash_tool;
+    use crate::llm::types::ToolResult;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn body_marks_cache_breakpoints_and_maps_tool_blocks() {
+        let request = LlmRequest {
+            model: "claude-test".into(),
+            system: "You are Synapse.".into(),
+            messages: vec![
+                Message::user_text("list files"),
+                Message {
+                    role: Role::Assistant,
+                    content: vec![
+                        ContentBlock::Text {
+                            text: String::new(),
+                        },
+                        ContentBlock::ToolUse {
+                            id: "toolu_1".into(),
+                            name: "Bash".into(),
+                            input: json!({"command": "ls"}),
+                        },
+                    ],
+                },
+                Message::tool_results([ToolResult {
+                    tool_use_id: "toolu_1".into(),
+                    content: "a.txt".into(),
+                    is_error: true,
+                }]),
+            ],
+            tools: vec![bash_tool()],
+            max_tokens: 1000,
+        };
+        let body = request_body(&request);
+        assert_eq!(body["stream"], true);
+        assert_eq!(
+            body["system"][0]["cache_control"],
+            json!({"type": "ephemeral"})
+        );
+        assert_eq!(body["tools"][0]["name"], "Bash");
+        assert_eq!(
+            body["tools"][0]["cache_control"],
+            json!({"type": "ephemeral"})
+        );
+        assert_eq!(
+            body["messages"][1]["content"].as_array().unwrap().len(),
+            1,
+            "empty text dropped"
+        );
+        assert_eq!(
+            body["messages"][2]["content"][0],
+            json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.txt",
+                   "is_error": true, "cache_control": {"type": "ephemeral"}})
+        );
+    }
+}

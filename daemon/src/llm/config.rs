@@ -1,0 +1,263 @@
+//! Which model to talk to and how: [`ProviderConfig::resolve`] reads settings.json and the process
+//! environment (the environment wins) and yields the provider kind, model, base URL and key that
+//! [`crate::llm::build_provider`] turns into a provider. Keys are wrapped in [`ApiKey`], whose
+//! `Debug` never shows them.
+
+use std::fmt;
+use std::time::Duration;
+
+use synapse_shared::settings::Settings;
+
+use super::retry::RetryPolicy;
+
+/// The model used when neither `SYNAPSE_MODEL` nor settings.json names one (Anthropic).
+pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-6";
+/// The model used with the OpenAI API itself when none is named.
+pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1";
+pub const DEFAULT_ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
+pub const DEFAULT_OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+/// Output budget per model call unless the caller asks for another.
+pub const MAX_OUTPUT_TOKENS_DEFAULT: u32 = 16_384;
+/// A stream that sends nothing for this long is treated as broken.
+pub const STREAM_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+
+const LOCAL_SERVER_HINT: &str = "To use a local OpenAI-compatible server instead (Ollama, vLLM, \
+llama.cpp), set SYNAPSE_PROVIDER=openai OPENAI_BASE_URL=http://localhost:11434/v1 SYNAPSE_MODEL=<model>.";
+
+/// The wire format spoken to the model server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderKind {
+    /// Anthropic Messages API.
+    Anthropic,
+    /// OpenAI-compatible Chat Completions (OpenAI, Ollama, vLLM, llama.cpp server, OpenRouter).
+    OpenAi,
+}
+
+impl ProviderKind {
+    /// The name users write in `provider` / `SYNAPSE_PROVIDER`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::OpenAi => "openai",
+        }
+    }
+
+    /// The display name used in messages.
+    pub fn display_name(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "Anthropic",
+            ProviderKind::OpenAi => "OpenAI-compatible server",
+        }
+    }
+
+    /// The variable that holds this provider's key.
+    pub fn key_variable(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
+            ProviderKind::OpenAi => "OPENAI_API_KEY",
+        }
+    }
+
+    fn base_url_variable(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "ANTHROPIC_BASE_URL",
+            ProviderKind::OpenAi => "OPENAI_BASE_URL",
+        }
+    }
+}
+
+/// An API key. `Debug` is redacted and there is no `Display`, so it cannot reach a log by accident.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    pub fn new(key: impl Into<String>) -> Self {
+        Self(key.into())
+    }
+
+    /// The secret itself, for the one place that puts it in a header.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey(<redacted>)")
+    }
+}
+
+/// The key as a header value marked sensitive, so even a header dump does not show it.
+pub(crate) fn secret_header(
+    key: &ApiKey,
+    kind: ProviderKind,
+) -> Result<reqwest::header::HeaderValue, super::error::LlmError> {
+    let value = match kind {
+        ProviderKind::Anthropic => reqwest::header::HeaderValue::from_str(key.expose()),
+        ProviderKind::OpenAi => {
+            reqwest::header::HeaderValue::from_str(&format!("Bearer {}", key.expose()))
+        }
+    };
+    let mut value = value.map_err(|_| super::error::LlmError::Request {
+        provider: kind.display_name(),
+        message: format!(
+            "{} contains characters that cannot be sent in an HTTP header",
+            kind.key_variable()
+        ),
+    })?;
+    value.set_sensitive(true);
+    Ok(value)
+}
+
+/// Why no usable provider configuration could be formed.
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+pub enum ConfigError {
+    #[error(
+        "no {provider} API key: set {variable} in the environment or \"env\": {{\"{variable}\": \
+         \"...\"}} in $SYNAPSE_HOME/settings.json. {hint}"
+    )]
+    MissingApiKey {
+        provider: &'static str,
+        variable: &'static str,
+        hint: &'static str,
+    },
+    #[error(
+        "unknown provider {value:?} (from {source_name}): expected \"anthropic\" or \"openai\" \
+         (any OpenAI-compatible server)"
+    )]
+    UnknownProvider {
+        value: String,
+        source_name: &'static str,
+    },
+    #[error(
+        "no model set for the OpenAI-compatible server at {base_url}: set SYNAPSE_MODEL in the \
+         environment or \"model\" in $SYNAPSE_HOME/settings.json to one of the server's models"
+    )]
+    MissingModel { base_url: String },
+    #[error("{variable} must be an http:// or https:// URL (got {value:?})")]
+    InvalidBaseUrl {
+        variable: &'static str,
+        value: String,
+    },
+}
+
+/// A resolved provider configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderConfig {
+    pub kind: ProviderKind,
+    pub model: String,
+    /// Without a trailing slash. Anthropic: the host (`/v1/messages` is appended); OpenAI: up to
+    /// and including `/v1` (`/chat/completions` is appended), as each vendor's SDK expects.
+    pub base_url: String,
+    pub api_key: Option<ApiKey>,
+    pub retry: RetryPolicy,
+}
+
+impl ProviderConfig {
+    /// Resolves the configuration from settings.json and an environment lookup (the daemon passes
+    /// `|k| std::env::var(k).ok()`; tests pass a map). Environment values override settings.json's
+    /// `model`, `provider` and `env.*`; empty values count as unset.
+    pub fn resolve(
+        settings: &Settings,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let process = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+        let lookup = |name: &str| {
+            process(name).or_else(|| {
+                settings
+                    .env
+                    .get(name)
+                    .filter(|v| !v.trim().is_empty())
+                    .cloned()
+            })
+        };
+
+        let explicit = match process("SYNAPSE_PROVIDER") {
+            Some(v) => Some((v, "SYNAPSE_PROVIDER")),
+            None => settings
+                .provider
+                .clone()
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| (v, "settings.json \"provider\"")),
+        };
+        let kind = match explicit {
+            Some((value, source_name)) => parse_kind(&value, source_name)?,
+            // Without an explicit choice, a user who only configured an OpenAI-compatible server
+            // gets it; everyone else gets Anthropic.
+            None if lookup("ANTHROPIC_API_KEY").is_none()
+                && (lookup("OPENAI_BASE_URL").is_some() || lookup("OPENAI_API_KEY").is_some()) =>
+            {
+                ProviderKind::OpenAi
+            }
+            None => ProviderKind::Anthropic,
+        };
+
+        let base_url = match lookup(kind.base_url_variable()) {
+            Some(url) => validate_base_url(kind.base_url_variable(), &url)?,
+            None => match kind {
+                ProviderKind::Anthropic => DEFAULT_ANTHROPIC_BASE_URL.to_string(),
+                ProviderKind::OpenAi => DEFAULT_OPENAI_BASE_URL.to_string(),
+            },
+        };
+        let api_key = lookup(kind.key_variable()).map(|k| ApiKey::new(k.trim()));
+        let is_official =
+            base_url == DEFAULT_ANTHROPIC_BASE_URL || base_url == DEFAULT_OPENAI_BASE_URL;
+        if api_key.is_none() && (kind == ProviderKind::Anthropic || is_official) {
+            return Err(ConfigError::MissingApiKey {
+                provider: kind.display_name(),
+                variable: kind.key_variable(),
+                hint: LOCAL_SERVER_HINT,
+            });
+        }
+
+        let model = process("SYNAPSE_MODEL")
+            .or_else(|| settings.model.clone().filter(|m| !m.trim().is_empty()));
+        let model = match (model, kind) {
+            (Some(m), _) => m.trim().to_string(),
+            (None, ProviderKind::Anthropic) => DEFAULT_ANTHROPIC_MODEL.to_string(),
+            (None, ProviderKind::OpenAi) if base_url == DEFAULT_OPENAI_BASE_URL => {
+                DEFAULT_OPENAI_MODEL.to_string()
+            }
+            (None, ProviderKind::OpenAi) => return Err(ConfigError::MissingModel { base_url }),
+        };
+
+        Ok(Self {
+            kind,
+            model,
+            base_url,
+            api_key,
+            retry: RetryPolicy::default(),
+        })
+    }
+}
+
+fn parse_kind(value: &str, source_name: &'static str) -> Result<ProviderKind, ConfigError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "anthropic" | "claude" => Ok(ProviderKind::Anthropic),
+        "openai" | "openai-compatible" | "ollama" | "vllm" | "llama.cpp" | "openrouter" => {
+            Ok(ProviderKind::OpenAi)
+        }
+        _ => Err(ConfigError::UnknownProvider {
+            value: value.to_string(),
+            source_name,
+        }),
+    }
+}
+
+fn validate_base_url(variable: &'static str, value: &str) -> Result<String, ConfigError> {
+    let trimmed = value.trim().trim_end_matches('/');
+    match reqwest::Url::parse(trimmed) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {
+            Ok(trimmed.to_string())
+        }
+        _ => Err(ConfigError::InvalidBaseUrl {
+            variable,
+            value: value.to_string(),
+        }),
+    }
+}
+
+#[cfg(test)]
+#[path = "config_tests.rs"]
+mod tests;

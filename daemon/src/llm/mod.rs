@@ -1,0 +1,62 @@
+//! Talking to the model. The agent loop builds an [`LlmRequest`] (system prompt, neutral
+//! [`Message`]s, the one [`bash_tool`]) and calls [`LlmProvider::stream`]; the provider sends it
+//! in its wire format ([`anthropic`] Messages API or [`openai`] Chat Completions), retrying
+//! failures that happen before any output ([`retry`], [`transport`]), and yields [`LlmEvent`]s
+//! until `Done`. [`ProviderConfig::resolve`] picks the provider from settings.json and the
+//! environment; [`build_provider`] makes it.
+
+pub mod anthropic;
+pub mod config;
+pub mod error;
+pub mod event_stream;
+pub mod openai;
+pub mod retry;
+pub mod tool;
+mod transport;
+pub mod turn;
+pub mod types;
+
+use std::sync::Arc;
+
+pub use config::{ApiKey, ConfigError, ProviderConfig, ProviderKind};
+pub use error::LlmError;
+pub use event_stream::EventStream;
+pub use retry::RetryPolicy;
+pub use tool::{BASH_TOOL_NAME, BashInput, ToolInputError, bash_tool};
+pub use turn::{AssistantTurn, TurnBuilder, collect_turn};
+pub use types::{
+    ContentBlock, LlmEvent, LlmRequest, Message, Role, StopReason, ToolDefinition, ToolResult,
+    Usage,
+};
+
+/// A model API. Object safe: the agent loop holds an `Arc<dyn LlmProvider>` and tests may
+/// substitute their own.
+pub trait LlmProvider: Send + Sync + std::fmt::Debug {
+    /// Starts one model call. Nothing is sent until the returned stream is polled; dropping the
+    /// stream cancels the call. An `Err` here means the request could not even be built; failures
+    /// of the call arrive as the stream's last item.
+    fn stream(&self, request: LlmRequest) -> Result<EventStream, LlmError>;
+
+    /// The wire format this provider speaks.
+    fn kind(&self) -> ProviderKind;
+
+    /// The model configured for this provider (what `LlmRequest::model` should usually be).
+    fn model(&self) -> &str;
+}
+
+/// Makes the provider a configuration describes.
+pub fn build_provider(config: &ProviderConfig) -> Result<Arc<dyn LlmProvider>, LlmError> {
+    let client = reqwest::Client::builder()
+        .connect_timeout(config::CONNECT_TIMEOUT)
+        .read_timeout(config::STREAM_IDLE_TIMEOUT)
+        .user_agent(concat!("synapse/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| LlmError::Request {
+            provider: config.kind.display_name(),
+            message: e.to_string(),
+        })?;
+    Ok(match config.kind {
+        ProviderKind::Anthropic => Arc::new(anthropic::AnthropicProvider::new(config, client)?),
+        ProviderKind::OpenAi => Arc::new(openai::OpenAiProvider::new(config, client)?),
+    })
+}

@@ -1,0 +1,213 @@
+//! Calling tools: from a raw command line (`mcp:<server>:<tool> args…`, the wrapper path and the
+//! router's in-process short-cut) or from a JSON object. The argv is mapped with the cached schema
+//! here in the daemon, so every path parses arguments the same way.
+//!
+//! Exit codes: 0 ok, 1 the tool reported an error, 2 usage (bad arguments, unknown tool), 3 the
+//! server is unavailable (with the reason). A call that times out or finds the server dead drops
+//! the connection; the next call reconnects (with backoff after repeated failures).
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::args::map_argv;
+use super::catalog::CatalogEntry;
+use super::manager::McpManager;
+use super::names::COMMAND_PREFIX;
+use super::result::{EXIT_TOOL_ERROR, EXIT_UNAVAILABLE, EXIT_USAGE, McpCallOutput, render_result};
+use super::schema::ToolSpec;
+use super::server::Server;
+
+impl McpManager {
+    /// Runs `mcp:<server>:<tool> argv…`: `-h`/`--help` as the first argument print help (no
+    /// server round trip once the tool list is known); otherwise the argv is mapped with the
+    /// tool's schema and the tool is called. `stdin` is consumed only by `--json -`.
+    pub async fn call_argv(
+        &self,
+        server: &str,
+        tool: &str,
+        argv: &[String],
+        stdin: Option<&[u8]>,
+    ) -> McpCallOutput {
+        let (srv, spec) = match self.lookup(server, tool).await {
+            Ok(found) => found,
+            Err(out) => return out,
+        };
+        match argv.first().map(String::as_str) {
+            Some("-h") => return McpCallOutput::ok(spec.short_help()),
+            Some("--help") => return McpCallOutput::ok(spec.full_help()),
+            _ => {}
+        }
+        let arguments = match map_argv(&spec, argv, stdin) {
+            Ok(a) => a,
+            Err(e) => {
+                return McpCallOutput::error(
+                    EXIT_USAGE,
+                    format!(
+                        "{cmd}: {e}\nUsage: {sig}\nRun '{cmd} --help' for every parameter.",
+                        cmd = spec.command,
+                        sig = spec.signature()
+                    ),
+                );
+            }
+        };
+        self.invoke(&srv, &spec.command, tool, arguments).await
+    }
+
+    /// Calls a tool with ready-made JSON arguments (no argv mapping).
+    pub async fn call_json(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Map<String, Value>,
+    ) -> McpCallOutput {
+        match self.lookup(server, tool).await {
+            Ok((srv, spec)) => self.invoke(&srv, &spec.command, tool, arguments).await,
+            Err(out) => out,
+        }
+    }
+
+    /// The router's short-cut: runs a command word such as `mcp:fs:read_text_file` (the mapped
+    /// name, as the wrappers are named) with its arguments. `None` when the word names no known
+    /// MCP command, so the router can fall back to the shell.
+    pub async fn call_command(
+        &self,
+        command: &str,
+        argv: &[String],
+        stdin: Option<&[u8]>,
+    ) -> Option<McpCallOutput> {
+        let target = self.resolve_command(command)?;
+        Some(self.call_argv(&target.0, &target.1, argv, stdin).await)
+    }
+
+    /// The (server, tool) behind a command name, from the live catalog or the wrapper manifest
+    /// (a server still connecting keeps the names of its last run).
+    pub fn resolve_command(&self, command: &str) -> Option<(String, String)> {
+        if !command.starts_with(COMMAND_PREFIX) {
+            return None;
+        }
+        if let Some(r) = self.catalog().resolve(command) {
+            return Some((r.server.clone(), r.tool.clone()));
+        }
+        let manifest = self.inner_writer_manifest();
+        manifest
+            .get(command)
+            .map(|r| (r.server.clone(), r.tool.clone()))
+    }
+
+    /// `{command, description}` of every exposed MCP tool, for `tools search`.
+    pub fn catalog_entries(&self) -> Vec<CatalogEntry> {
+        self.catalog().entries()
+    }
+
+    /// Finds the server and the tool's spec, connecting first when the tool list is not known.
+    async fn lookup(
+        &self,
+        server: &str,
+        tool: &str,
+    ) -> Result<(Arc<Server>, ToolSpec), McpCallOutput> {
+        let Some(srv) = self.server(server) else {
+            if let Some(problem) = self
+                .inner
+                .invalid
+                .read()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(server)
+            {
+                return Err(McpCallOutput::error(
+                    EXIT_UNAVAILABLE,
+                    format!("MCP server {server} is unavailable: {problem}"),
+                ));
+            }
+            let known: Vec<String> = self.list().into_iter().map(|s| s.name).collect();
+            return Err(McpCallOutput::error(
+                EXIT_USAGE,
+                format!(
+                    "no MCP server named {server:?} (configured: {})",
+                    list_or_none(&known)
+                ),
+            ));
+        };
+        if srv.tools().is_none() {
+            if let Err(reason) = srv.ensure_connected(&self.inner.events).await {
+                return Err(unavailable(server, &reason));
+            }
+            self.sync_wrappers().await;
+        }
+        if let Some(spec) = self.catalog().spec(server, tool) {
+            return Ok((srv, spec.clone()));
+        }
+        let all = srv
+            .tools()
+            .map(|t| t.iter().map(|t| t.name.clone()).collect::<Vec<_>>())
+            .unwrap_or_default();
+        if all.iter().any(|t| t == tool) {
+            return Err(McpCallOutput::error(
+                EXIT_USAGE,
+                format!(
+                    "tool {tool:?} of MCP server {server} is not exposed (allowedTools / disabledTools in {})",
+                    srv.config().source.display()
+                ),
+            ));
+        }
+        let exposed: Vec<String> = self
+            .catalog()
+            .server_commands(server)
+            .into_iter()
+            .map(|(c, _)| c)
+            .collect();
+        Err(McpCallOutput::error(
+            EXIT_USAGE,
+            format!(
+                "MCP server {server} has no tool {tool:?} (commands: {})",
+                list_or_none(&exposed)
+            ),
+        ))
+    }
+
+    async fn invoke(
+        &self,
+        srv: &Server,
+        command: &str,
+        tool: &str,
+        arguments: Map<String, Value>,
+    ) -> McpCallOutput {
+        let name = srv.config().name;
+        let conn = match srv.ensure_connected(&self.inner.events).await {
+            Ok(c) => c,
+            Err(reason) => return unavailable(&name, &reason),
+        };
+        match conn.call(tool, arguments).await {
+            Ok(result) => render_result(&result, &self.inner.opts.media_dir),
+            Err(e) if e.breaks_connection() => {
+                srv.call_failed(&conn, &e).await;
+                unavailable(&name, &e.to_string())
+            }
+            Err(e) => McpCallOutput::error(EXIT_TOOL_ERROR, format!("{command}: {e}")),
+        }
+    }
+
+    fn inner_writer_manifest(&self) -> std::collections::BTreeMap<String, super::names::ToolRef> {
+        super::wrappers::WrapperWriter::new(
+            self.inner.opts.bin_dir.clone(),
+            &self.inner.opts.mcp_dir,
+            self.inner.opts.client_bin.clone(),
+        )
+        .read_manifest()
+    }
+}
+
+fn unavailable(server: &str, reason: &str) -> McpCallOutput {
+    McpCallOutput::error(
+        EXIT_UNAVAILABLE,
+        format!("MCP server {server} is unavailable: {reason}"),
+    )
+}
+
+fn list_or_none(items: &[String]) -> String {
+    if items.is_empty() {
+        "none".to_string()
+    } else {
+        items.join(", ")
+    }
+}

@@ -1,0 +1,111 @@
+//! The catalog of MCP commands: every exposed tool of every server with its command name and
+//! [`ToolSpec`]. It is rebuilt whenever a tool list changes and shared read-only (`Arc`) by calls,
+//! the wrapper writer, listings and `tools search`.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::filter::ToolFilter;
+use super::names::{CommandMap, ToolRef};
+use super::schema::ToolSpec;
+use super::server::ToolInfo;
+use super::wrappers::WrapperEntry;
+
+/// One line of the tools catalog that `tools search` merges with skill commands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CatalogEntry {
+    /// `mcp:<server>:<tool>`.
+    pub command: String,
+    /// The first line of the tool's description.
+    pub description: String,
+}
+
+/// Exposed tools by command name.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    names: CommandMap,
+    specs: BTreeMap<String, ToolSpec>,
+}
+
+impl Catalog {
+    /// Names and describes every tool that its server's filter allows.
+    pub fn build(servers: &[(String, Arc<Vec<ToolInfo>>, ToolFilter)]) -> Catalog {
+        let mut exposed: Vec<(&str, &ToolInfo)> = Vec::new();
+        for (server, tools, filter) in servers {
+            exposed.extend(
+                tools
+                    .iter()
+                    .filter(|t| filter.allows(&t.name))
+                    .map(|t| (server.as_str(), t)),
+            );
+        }
+        let names = CommandMap::build(exposed.iter().map(|(s, t)| (*s, t.name.as_str())));
+        let mut specs = BTreeMap::new();
+        for (server, tool) in exposed {
+            if let Some(command) = names.command(server, &tool.name) {
+                specs.insert(
+                    command.to_string(),
+                    ToolSpec::new(command, tool.description.as_deref(), &tool.input_schema),
+                );
+            }
+        }
+        Catalog { names, specs }
+    }
+
+    /// The tool a command name leads to.
+    pub fn resolve(&self, command: &str) -> Option<&ToolRef> {
+        self.names.resolve(command)
+    }
+
+    /// The spec of a server's tool, if exposed.
+    pub fn spec(&self, server: &str, tool: &str) -> Option<&ToolSpec> {
+        self.names
+            .command(server, tool)
+            .and_then(|c| self.specs.get(c))
+    }
+
+    /// `{command, description}` for every exposed tool, sorted by command.
+    pub fn entries(&self) -> Vec<CatalogEntry> {
+        self.specs
+            .iter()
+            .map(|(command, spec)| CatalogEntry {
+                command: command.clone(),
+                description: spec.summary().to_string(),
+            })
+            .collect()
+    }
+
+    /// (command, summary) of one server's exposed tools.
+    pub fn server_commands(&self, server: &str) -> Vec<(String, String)> {
+        self.names
+            .iter()
+            .filter(|(_, r)| r.server == server)
+            .filter_map(|(c, _)| {
+                self.specs
+                    .get(c)
+                    .map(|s| (c.clone(), s.summary().to_string()))
+            })
+            .collect()
+    }
+
+    /// What the wrapper writer needs.
+    pub fn wrapper_entries(&self) -> Vec<WrapperEntry> {
+        self.names
+            .iter()
+            .filter_map(|(c, r)| {
+                self.specs.get(c).map(|spec| WrapperEntry {
+                    target: r.clone(),
+                    spec: spec.clone(),
+                })
+            })
+            .collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.specs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.specs.is_empty()
+    }
+}

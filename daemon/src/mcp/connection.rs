@@ -1,0 +1,351 @@
+//! One live MCP session over rmcp: connect (spawn or HTTP, `initialize`, first `tools/list`
+//! with pagination) within the start-up timeout, call tools within the call timeout, re-list on
+//! `notifications/tools/list_changed`, and close, killing the server's process group.
+//!
+//! Notifications and process exits are reported as [`ConnectionEvent`]s tagged with the
+//! connection id, so the manager can ignore events from a connection it already replaced.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use reqwest::header::{HeaderName, HeaderValue};
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
+    ServerNotification, SubscriptionFilter, Tool,
+};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::{Map, Value};
+use tokio::sync::{mpsc, watch};
+
+use super::config::{ServerConfig, Transport};
+use super::process::{ServerProcess, StdioCommand};
+use super::server::lock;
+
+/// Something a connection noticed on its own.
+#[derive(Debug, Clone)]
+pub enum ConnectionEvent {
+    /// The server sent `notifications/tools/list_changed`.
+    ToolsChanged { server: String, conn_id: u64 },
+    /// The stdio server process exited.
+    Exited {
+        server: String,
+        conn_id: u64,
+        reason: String,
+    },
+}
+
+/// Why a connection could not be made or used.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ConnectionError {
+    #[error("cannot start {command:?}: {reason}")]
+    Spawn { command: String, reason: String },
+    #[error("invalid header {name:?}: {reason}")]
+    Header { name: String, reason: String },
+    #[error("initialize failed: {0}")]
+    Initialize(String),
+    #[error("no answer within the start-up timeout of {0:?}")]
+    StartupTimeout(Duration),
+    #[error("tools/list failed: {0}")]
+    ListTools(String),
+    #[error("tool call timed out after {0:?}")]
+    CallTimeout(Duration),
+    #[error("connection lost: {0}")]
+    Lost(String),
+    /// A JSON-RPC error answer: the server is fine, the request was not.
+    #[error("server answered with an error: {0}")]
+    Rejected(String),
+}
+
+impl ConnectionError {
+    /// True when the server itself is unusable (as opposed to one request being refused).
+    pub fn breaks_connection(&self) -> bool {
+        !matches!(self, ConnectionError::Rejected(_))
+    }
+}
+
+/// The rmcp client handler: identifies Synapse and forwards list-changed notifications.
+struct Events {
+    server: String,
+    conn_id: u64,
+    tx: mpsc::UnboundedSender<ConnectionEvent>,
+}
+
+impl ClientHandler for Events {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.tx.send(ConnectionEvent::ToolsChanged {
+            server: self.server.clone(),
+            conn_id: self.conn_id,
+        });
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("synapse", synapse_shared::VERSION),
+        )
+    }
+}
+
+/// A connected server.
+pub struct McpConnection {
+    pub conn_id: u64,
+    service: RunningService<RoleClient, Events>,
+    process: Mutex<Option<ServerProcess>>,
+    pid: Option<u32>,
+    exited: Option<watch::Receiver<Option<String>>>,
+    call_timeout: Duration,
+}
+
+impl std::fmt::Debug for McpConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpConnection")
+            .field("conn_id", &self.conn_id)
+            .field("pid", &self.pid)
+            .finish()
+    }
+}
+
+impl McpConnection {
+    /// Connects and lists the tools, all within `config.startup_timeout`. On failure nothing is
+    /// left running.
+    pub async fn connect(
+        config: &ServerConfig,
+        conn_id: u64,
+        events: mpsc::UnboundedSender<ConnectionEvent>,
+    ) -> Result<(McpConnection, Vec<Tool>), ConnectionError> {
+        let handler = Events {
+            server: config.name.clone(),
+            conn_id,
+            tx: events.clone(),
+        };
+        let startup = config.startup_timeout;
+        let attempt = async {
+            let (service, process) = match &config.transport {
+                Transport::Stdio {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                } => {
+                    let spec = StdioCommand {
+                        server: config.name.clone(),
+                        command: command.clone(),
+                        args: args.clone(),
+                        env: env.clone(),
+                        cwd: cwd.clone(),
+                    };
+                    let (process, stdout, stdin) =
+                        ServerProcess::spawn(&spec).map_err(|e| ConnectionError::Spawn {
+                            command: command.clone(),
+                            reason: e.to_string(),
+                        })?;
+                    watch_exit(&process, &config.name, conn_id, events.clone());
+                    let service = handler.serve((stdout, stdin)).await.map_err(|e| {
+                        ConnectionError::Initialize(
+                            process.exit_reason().unwrap_or_else(|| e.to_string()),
+                        )
+                    });
+                    match service {
+                        Ok(s) => (s, Some(process)),
+                        Err(e) => {
+                            process.terminate().await;
+                            return Err(e);
+                        }
+                    }
+                }
+                Transport::Http { url, headers } => {
+                    let transport =
+                        StreamableHttpClientTransport::from_config(http_config(url, headers)?);
+                    let service = handler
+                        .serve(transport)
+                        .await
+                        .map_err(|e| ConnectionError::Initialize(e.to_string()))?;
+                    (service, None)
+                }
+            };
+            listen_for_tool_changes(&service, &config.name, conn_id, events.clone());
+            let conn = McpConnection {
+                conn_id,
+                service,
+                pid: process.as_ref().map(ServerProcess::pid),
+                exited: process.as_ref().map(ServerProcess::exit_watch),
+                process: Mutex::new(process),
+                call_timeout: config.call_timeout,
+            };
+            match conn.list_tools_now().await {
+                Ok(tools) => Ok((conn, tools)),
+                Err(e) => {
+                    conn.close().await;
+                    Err(e)
+                }
+            }
+        };
+        // Dropping the attempt on timeout drops the process handle, which kills the group.
+        tokio::time::timeout(startup, attempt)
+            .await
+            .map_err(|_| ConnectionError::StartupTimeout(startup))?
+    }
+
+    /// `tools/list` with every page, bounded by the call timeout.
+    pub async fn list_tools_now(&self) -> Result<Vec<Tool>, ConnectionError> {
+        match tokio::time::timeout(self.call_timeout, self.service.list_all_tools()).await {
+            Ok(Ok(tools)) => Ok(tools),
+            Ok(Err(e)) => Err(self.classify(e, ConnectionError::ListTools)),
+            Err(_) => Err(ConnectionError::CallTimeout(self.call_timeout)),
+        }
+    }
+
+    /// `tools/call`; the result is returned as its wire JSON.
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<Value, ConnectionError> {
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+        match tokio::time::timeout(self.call_timeout, self.service.call_tool(params)).await {
+            Ok(Ok(result)) => {
+                serde_json::to_value(&result).map_err(|e| ConnectionError::Lost(e.to_string()))
+            }
+            Ok(Err(e)) => Err(self.classify(e, ConnectionError::Lost)),
+            Err(_) => Err(ConnectionError::CallTimeout(self.call_timeout)),
+        }
+    }
+
+    fn classify(
+        &self,
+        e: rmcp::ServiceError,
+        other: fn(String) -> ConnectionError,
+    ) -> ConnectionError {
+        match e {
+            rmcp::ServiceError::McpError(data) => {
+                ConnectionError::Rejected(data.message.to_string())
+            }
+            rmcp::ServiceError::Timeout { timeout } => ConnectionError::CallTimeout(timeout),
+            e => match self.exited.as_ref().and_then(|w| w.borrow().clone()) {
+                Some(reason) => ConnectionError::Lost(reason),
+                None => other(e.to_string()),
+            },
+        }
+    }
+
+    /// The stdio server's pid (None for HTTP).
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// Kills the server's process group (waiting until it is reaped) and cancels the session,
+    /// while in-flight callers may still hold this connection.
+    pub async fn kill_process(&self) {
+        let process = lock(&self.process).take();
+        if let Some(process) = process {
+            process.terminate().await;
+        }
+        self.service.cancellation_token().cancel();
+    }
+
+    /// Ends the session and kills the server's process group; waits until it is reaped.
+    pub async fn close(mut self) {
+        // Kill first: a hung server would otherwise hold up rmcp's graceful close.
+        self.kill_process().await;
+        let _ = self
+            .service
+            .close_with_timeout(Duration::from_secs(2))
+            .await;
+    }
+}
+
+/// On a 2026-07-28 session, list-changed notifications only come through a
+/// `subscriptions/listen` stream; older sessions deliver them to [`Events`] unasked.
+fn listen_for_tool_changes(
+    service: &RunningService<RoleClient, Events>,
+    server: &str,
+    conn_id: u64,
+    tx: mpsc::UnboundedSender<ConnectionEvent>,
+) {
+    let Some(info) = service.peer_info() else {
+        return;
+    };
+    if info.protocol_version.to_string().as_str()
+        < ProtocolVersion::V_2026_07_28.to_string().as_str()
+    {
+        return;
+    }
+    let peer = service.peer().clone();
+    let server = server.to_string();
+    tokio::spawn(async move {
+        let filter = SubscriptionFilter::builder().tools_list_changed().build();
+        let mut subscription = match peer.listen(filter).await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::debug!(server = %server, "no tools/list_changed subscription: {e}");
+                return;
+            }
+        };
+        while let Ok(Some(notification)) = subscription.next().await {
+            if matches!(
+                notification,
+                ServerNotification::ToolListChangedNotification(_)
+            ) {
+                let _ = tx.send(ConnectionEvent::ToolsChanged {
+                    server: server.clone(),
+                    conn_id,
+                });
+            }
+        }
+    });
+}
+
+/// Forwards the process exit as an event.
+fn watch_exit(
+    process: &ServerProcess,
+    server: &str,
+    conn_id: u64,
+    tx: mpsc::UnboundedSender<ConnectionEvent>,
+) {
+    let mut exited = process.exit_watch();
+    let server = server.to_string();
+    tokio::spawn(async move {
+        if let Ok(reason) = exited.wait_for(Option::is_some).await {
+            let reason = reason.clone().unwrap_or_default();
+            let _ = tx.send(ConnectionEvent::Exited {
+                server,
+                conn_id,
+                reason,
+            });
+        }
+    });
+}
+
+fn http_config(
+    url: &str,
+    headers: &std::collections::BTreeMap<String, String>,
+) -> Result<StreamableHttpClientTransportConfig, ConnectionError> {
+    let mut custom = HashMap::new();
+    let mut auth = None;
+    for (name, value) in headers {
+        if name.eq_ignore_ascii_case("authorization") {
+            // rmcp sends a bearer token itself (without the prefix); other schemes pass through.
+            if let Some(token) = value.strip_prefix("Bearer ") {
+                auth = Some(token.to_string());
+                continue;
+            }
+        }
+        let bad = |reason: String| ConnectionError::Header {
+            name: name.clone(),
+            reason,
+        };
+        let n = HeaderName::from_bytes(name.as_bytes()).map_err(|e| bad(e.to_string()))?;
+        let v = HeaderValue::from_str(value).map_err(|e| bad(e.to_string()))?;
+        custom.insert(n, v);
+    }
+    let mut config =
+        StreamableHttpClientTransportConfig::with_uri(Arc::<str>::from(url)).custom_headers(custom);
+    if let Some(token) = auth {
+        config = config.auth_header(token);
+    }
+    Ok(config)
+}

@@ -1,0 +1,488 @@
+//! [`McpManager`]: every configured server, kept connected in the background, and the views the
+//! rest of the daemon uses — the command catalog, the wrappers in `$SYNAPSE_HOME/bin`, listings.
+//!
+//! Flow: [`McpManager::start`] (daemon start) and [`McpManager::refresh`] (`synapse tools refresh
+//! mcp`) load the config, diff it against the running servers, (re)connect what changed, then
+//! rebuild the catalog and sync the wrappers. Connection events (tools/list_changed, a process
+//! exit) arrive on one channel and are handled by a background task. Calls live in
+//! [`super::calls`].
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+use futures::future::join_all;
+use tokio::sync::mpsc;
+
+use super::catalog::Catalog;
+use super::config::{ConfigProblem, McpConfig, config_files};
+use super::connection::ConnectionEvent;
+use super::server::{Server, ServerState, StateKind, ToolInfo, lock};
+use super::wrappers::{SyncReport, WrapperWriter};
+
+/// Looks up `${VAR}` values (the process environment in the daemon, a map in tests).
+pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// Where the manager reads and writes.
+#[derive(Clone)]
+pub struct McpOptions {
+    /// `$SYNAPSE_HOME/mcp` (user config, wrapper manifest).
+    pub mcp_dir: PathBuf,
+    /// `$SYNAPSE_HOME/bin` (wrappers).
+    pub bin_dir: PathBuf,
+    /// Absolute path of the `synapse` client that wrappers exec.
+    pub client_bin: PathBuf,
+    /// Where images and audio from results are saved.
+    pub media_dir: PathBuf,
+    pub env: EnvLookup,
+}
+
+/// The `synapse` client the wrappers exec: beside this executable, else the first on PATH, else
+/// plain `synapse` (resolved by the shell at run time).
+pub fn client_binary() -> PathBuf {
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|d| d.join("synapse")));
+    if let Some(p) = beside.filter(|p| p.is_file()) {
+        return p;
+    }
+    std::env::var_os("PATH")
+        .and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|d| d.join("synapse"))
+                .find(|p| p.is_file())
+        })
+        .unwrap_or_else(|| PathBuf::from("synapse"))
+}
+
+impl McpOptions {
+    /// Options for a Synapse home, using the process environment.
+    pub fn for_home(paths: &synapse_shared::paths::Paths, client_bin: PathBuf) -> McpOptions {
+        McpOptions {
+            mcp_dir: paths.mcp_dir(),
+            bin_dir: paths.bin_dir(),
+            client_bin,
+            media_dir: std::env::temp_dir(),
+            env: Arc::new(|k| std::env::var(k).ok()),
+        }
+    }
+}
+
+/// One server as `synapse mcp list` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerStatus {
+    pub name: String,
+    pub state: StateKind,
+    /// Why it failed or is disabled; empty otherwise.
+    pub reason: String,
+    pub transport: String,
+    /// Exposed tools (after allowedTools / disabledTools), or 0 when unknown.
+    pub tool_count: u32,
+    pub source: PathBuf,
+    pub pid: Option<u32>,
+    /// (command, description first line) of each exposed tool.
+    pub tools: Vec<(String, String)>,
+}
+
+/// What a refresh did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RefreshSummary {
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    pub reconnected: Vec<String>,
+    pub unchanged: Vec<String>,
+    /// (server, reason) for servers that are not connected after the refresh.
+    pub failed: Vec<(String, String)>,
+    pub wrappers: SyncReport,
+    /// Config problems, formatted `file:line:col: message`.
+    pub problems: Vec<String>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) opts: McpOptions,
+    pub(crate) servers: RwLock<BTreeMap<String, Arc<Server>>>,
+    pub(crate) invalid: RwLock<BTreeMap<String, ConfigProblem>>,
+    problems: RwLock<Vec<ConfigProblem>>,
+    project_dir: Mutex<Option<PathBuf>>,
+    pub(crate) events: mpsc::UnboundedSender<ConnectionEvent>,
+    pub(crate) catalog: RwLock<Arc<Catalog>>,
+    writer: WrapperWriter,
+    sync_lock: tokio::sync::Mutex<()>,
+    refresh_lock: tokio::sync::Mutex<()>,
+    /// Taken by the first start/refresh, which spawns the event loop (so `new` needs no runtime).
+    pending_events: Mutex<Option<mpsc::UnboundedReceiver<ConnectionEvent>>>,
+}
+
+/// The MCP subsystem. Cheap to clone; all clones share one state.
+#[derive(Clone)]
+pub struct McpManager {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl McpManager {
+    /// A manager with no servers yet; call [`start`](Self::start) or [`refresh`](Self::refresh)
+    /// from within a tokio runtime.
+    pub fn new(opts: McpOptions) -> McpManager {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let writer =
+            WrapperWriter::new(opts.bin_dir.clone(), &opts.mcp_dir, opts.client_bin.clone());
+        let inner = Arc::new(Inner {
+            opts,
+            servers: RwLock::new(BTreeMap::new()),
+            invalid: RwLock::new(BTreeMap::new()),
+            problems: RwLock::new(Vec::new()),
+            project_dir: Mutex::new(None),
+            events: tx,
+            catalog: RwLock::new(Arc::new(Catalog::default())),
+            writer,
+            sync_lock: tokio::sync::Mutex::new(()),
+            refresh_lock: tokio::sync::Mutex::new(()),
+            pending_events: Mutex::new(Some(rx)),
+        });
+        McpManager { inner }
+    }
+
+    fn ensure_event_loop(&self) {
+        if let Some(rx) = lock(&self.inner.pending_events).take() {
+            tokio::spawn(event_loop(Arc::downgrade(&self.inner), rx));
+        }
+    }
+
+    /// Loads the config (project files from `project_dir`) and connects every server in the
+    /// background. Returns at once.
+    pub fn start(&self, project_dir: Option<PathBuf>) {
+        self.ensure_event_loop();
+        let this = self.clone();
+        tokio::spawn(async move {
+            let summary = this.refresh_inner(project_dir, false).await;
+            for p in &summary.problems {
+                tracing::warn!("MCP config: {p}");
+            }
+        });
+    }
+
+    /// Re-reads the config, reconnects changed and failed servers (waiting for them, each within
+    /// its start-up timeout), regenerates wrappers and deletes stale ones. `project_dir` replaces
+    /// the remembered project folder when given.
+    pub async fn refresh(&self, project_dir: Option<PathBuf>) -> RefreshSummary {
+        self.refresh_inner(project_dir, true).await
+    }
+
+    async fn refresh_inner(&self, project_dir: Option<PathBuf>, wait: bool) -> RefreshSummary {
+        self.ensure_event_loop();
+        let _refresh = self.inner.refresh_lock.lock().await;
+        let project = {
+            let mut remembered = lock(&self.inner.project_dir);
+            if project_dir.is_some() {
+                *remembered = project_dir;
+            }
+            remembered.clone()
+        };
+        let files = config_files(&self.inner.opts.mcp_dir, project.as_deref());
+        let env = self.inner.opts.env.clone();
+        let config = McpConfig::load(&files, &|k| env(k));
+        let mut summary = RefreshSummary {
+            problems: config.problems.iter().map(ToString::to_string).collect(),
+            ..RefreshSummary::default()
+        };
+        summary
+            .problems
+            .extend(config.invalid.values().map(ToString::to_string));
+
+        let mut to_stop: Vec<(String, Arc<Server>)> = Vec::new();
+        let mut to_connect: Vec<Arc<Server>> = Vec::new();
+        {
+            let mut servers = self
+                .inner
+                .servers
+                .write()
+                .unwrap_or_else(|p| p.into_inner());
+            let old: Vec<String> = servers.keys().cloned().collect();
+            for name in old {
+                if !config.servers.contains_key(&name)
+                    && let Some(s) = servers.remove(&name)
+                {
+                    to_stop.push((name.clone(), s));
+                    summary.removed.push(name);
+                }
+            }
+            for (name, cfg) in &config.servers {
+                match servers.get(name) {
+                    Some(existing) if !existing.config().needs_reconnect(cfg) => {
+                        existing.set_config(cfg.clone());
+                        let failed = matches!(existing.state(), ServerState::Failed { .. });
+                        if failed && cfg.enabled {
+                            to_connect.push(existing.clone());
+                            summary.reconnected.push(name.clone());
+                        } else {
+                            summary.unchanged.push(name.clone());
+                        }
+                    }
+                    Some(_) => {
+                        let fresh = Arc::new(Server::new(cfg.clone()));
+                        if let Some(old) = servers.insert(name.clone(), fresh.clone()) {
+                            to_stop.push((name.clone(), old));
+                        }
+                        if cfg.enabled {
+                            to_connect.push(fresh);
+                        }
+                        summary.reconnected.push(name.clone());
+                    }
+                    None => {
+                        let fresh = Arc::new(Server::new(cfg.clone()));
+                        servers.insert(name.clone(), fresh.clone());
+                        if cfg.enabled {
+                            to_connect.push(fresh);
+                        }
+                        summary.added.push(name.clone());
+                    }
+                }
+            }
+        }
+        *self
+            .inner
+            .invalid
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = config.invalid.clone();
+        *self
+            .inner
+            .problems
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = config.problems.clone();
+
+        join_all(
+            to_stop
+                .iter()
+                .map(|(_, s)| s.stop("removed from the MCP config")),
+        )
+        .await;
+        let connects = {
+            let this = self.clone();
+            async move {
+                let events = this.inner.events.clone();
+                join_all(to_connect.iter().map(|s| s.reconnect(&events))).await;
+                this.sync_wrappers().await
+            }
+        };
+        // Wrappers of removed servers go now; connected servers add theirs when they are up.
+        let report = self.sync_wrappers().await;
+        if wait {
+            let second = connects.await;
+            summary.wrappers = merge_reports(report, second);
+            for status in self.list() {
+                if matches!(status.state, StateKind::Failed) {
+                    summary.failed.push((status.name, status.reason));
+                }
+            }
+            for (name, problem) in &config.invalid {
+                summary.failed.push((name.clone(), problem.to_string()));
+            }
+        } else {
+            summary.wrappers = report;
+            tokio::spawn(connects);
+        }
+        summary
+    }
+
+    /// Rebuilds the catalog from the servers' known tools and makes the wrappers match it.
+    /// Servers that are configured but have no tool list yet keep their existing wrappers.
+    pub async fn sync_wrappers(&self) -> SyncReport {
+        let _sync = self.inner.sync_lock.lock().await;
+        let servers: Vec<Arc<Server>> = self
+            .inner
+            .servers
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        let mut known: Vec<(String, Arc<Vec<ToolInfo>>, super::filter::ToolFilter)> = Vec::new();
+        let mut keep: HashSet<String> = HashSet::new();
+        for s in &servers {
+            let cfg = s.config();
+            if !cfg.enabled {
+                continue;
+            }
+            match s.tools() {
+                Some(tools) => known.push((cfg.name.clone(), tools, cfg.filter.clone())),
+                None => {
+                    keep.insert(cfg.name.clone());
+                }
+            }
+        }
+        let catalog = Arc::new(Catalog::build(&known));
+        *self
+            .inner
+            .catalog
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = catalog.clone();
+        let writer = self.inner.writer.clone();
+        let entries = catalog.wrapper_entries();
+        let result = tokio::task::spawn_blocking(move || writer.sync(&entries, &keep)).await;
+        match result {
+            Ok(Ok(report)) => report,
+            Ok(Err(e)) => {
+                tracing::error!("MCP wrappers: {e}");
+                SyncReport::default()
+            }
+            Err(e) => {
+                tracing::error!("MCP wrappers: sync task failed: {e}");
+                SyncReport::default()
+            }
+        }
+    }
+
+    /// Every configured server with its state and tool counts, sorted by name.
+    pub fn list(&self) -> Vec<ServerStatus> {
+        let catalog = self.catalog();
+        let mut out = Vec::new();
+        for (name, s) in self
+            .inner
+            .servers
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+        {
+            let cfg = s.config();
+            let (state, reason) = s.state_kind();
+            let tools = catalog.server_commands(name);
+            out.push(ServerStatus {
+                name: name.clone(),
+                state,
+                reason,
+                transport: cfg.transport.kind().to_string(),
+                tool_count: tools.len() as u32,
+                source: cfg.source.clone(),
+                pid: s.ready().and_then(|c| c.pid()),
+                tools,
+            });
+        }
+        for (name, problem) in self
+            .inner
+            .invalid
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+        {
+            out.push(ServerStatus {
+                name: name.clone(),
+                state: StateKind::Failed,
+                reason: problem.to_string(),
+                transport: String::new(),
+                tool_count: 0,
+                source: problem.path.clone(),
+                pid: None,
+                tools: Vec::new(),
+            });
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        out
+    }
+
+    /// Config problems from the last load, formatted `file:line:col: message`.
+    pub fn config_problems(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .inner
+            .problems
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        out.extend(
+            self.inner
+                .invalid
+                .read()
+                .unwrap_or_else(|p| p.into_inner())
+                .values()
+                .map(ToString::to_string),
+        );
+        out
+    }
+
+    /// The current command catalog.
+    pub fn catalog(&self) -> Arc<Catalog> {
+        self.inner
+            .catalog
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The folder the wrappers are written to.
+    pub fn bin_dir(&self) -> &Path {
+        self.inner.writer.bin_dir()
+    }
+
+    /// Stops every server and waits until their processes are gone (daemon shutdown).
+    pub async fn shutdown(&self) {
+        let servers: Vec<Arc<Server>> = {
+            let mut map = self
+                .inner
+                .servers
+                .write()
+                .unwrap_or_else(|p| p.into_inner());
+            std::mem::take(&mut *map).into_values().collect()
+        };
+        join_all(servers.iter().map(|s| s.stop("synapsed is shutting down"))).await;
+    }
+
+    pub(crate) fn server(&self, name: &str) -> Option<Arc<Server>> {
+        self.inner
+            .servers
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(name)
+            .cloned()
+    }
+}
+
+fn merge_reports(mut a: SyncReport, b: SyncReport) -> SyncReport {
+    a.written.extend(b.written);
+    a.removed.extend(b.removed);
+    a.unchanged = b.unchanged;
+    a.written.sort();
+    a.written.dedup();
+    a
+}
+
+/// Handles connection events until the manager is dropped.
+async fn event_loop(
+    inner: std::sync::Weak<Inner>,
+    mut rx: mpsc::UnboundedReceiver<ConnectionEvent>,
+) {
+    while let Some(event) = rx.recv().await {
+        let Some(inner) = inner.upgrade() else { return };
+        let manager = McpManager { inner };
+        match event {
+            ConnectionEvent::Exited {
+                server,
+                conn_id,
+                reason,
+            } => {
+                if let Some(s) = manager.server(&server) {
+                    s.connection_broke(conn_id, reason).await;
+                }
+            }
+            ConnectionEvent::ToolsChanged { server, conn_id } => {
+                let Some(s) = manager.server(&server) else {
+                    continue;
+                };
+                let Some(conn) = s.ready().filter(|c| c.conn_id == conn_id) else {
+                    continue;
+                };
+                // Listing may take a while: do it off the event loop.
+                tokio::spawn(async move {
+                    match conn.list_tools_now().await {
+                        Ok(tools) => {
+                            tracing::info!(server = %server, tools = tools.len(), "MCP tool list changed");
+                            s.set_tools(tools.iter().map(ToolInfo::from_rmcp).collect());
+                            manager.sync_wrappers().await;
+                        }
+                        Err(e) => s.call_failed(&conn, &e).await,
+                    }
+                });
+            }
+        }
+    }
+}

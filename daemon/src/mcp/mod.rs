@@ -1,0 +1,36 @@
+//! MCP servers as shell commands (Mcp2Bash).
+//!
+//! The daemon keeps every configured MCP server connected ([`McpManager`], over the official
+//! `rmcp` crate) and turns each exposed tool into a command `mcp:<server>:<tool>`:
+//!
+//! - [`config`] reads `mcp_servers.json` / `.mcp.json` (with [`expand`] and [`filter`]);
+//! - [`manager`] connects servers in the background and on refresh; [`server`] is one server's
+//!   state machine, [`connection`] one rmcp session, [`process`] a stdio server's process group;
+//! - [`calls`] runs a command line: [`args`] maps argv with the tool's [`schema`], [`result`]
+//!   renders the answer and defines the exit codes;
+//! - [`catalog`] names the commands ([`names`]) and [`wrappers`] writes them to
+//!   `$SYNAPSE_HOME/bin` as bash scripts that exec `synapse mcp call`.
+//!
+//! The router's in-process short-cut is [`McpManager::call_command`] (or
+//! [`McpManager::call_argv`]); `tools search` reads [`McpManager::catalog_entries`].
+
+pub mod args;
+pub mod calls;
+pub mod catalog;
+pub mod config;
+pub mod connection;
+pub mod expand;
+pub mod filter;
+pub mod manager;
+pub mod names;
+pub mod process;
+pub mod result;
+pub mod schema;
+pub mod server;
+pub mod shortcut;
+pub mod wrappers;
+
+pub use catalog::{Catalog, CatalogEntry};
+pub use manager::{EnvLookup, McpManager, McpOptions, RefreshSummary, ServerStatus, client_binary};
+pub use result::{EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE, EXIT_USAGE, McpCallOutput};
+pub use server::StateKind;

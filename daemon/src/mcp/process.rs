@@ -1,0 +1,156 @@
+//! Stdio MCP server processes: spawned in their own process group, stderr forwarded line by line
+//! to the tracing log, and owned by a supervisor task that reports the exit and kills the whole
+//! group (SIGTERM, grace, SIGKILL) when asked, when its handle is dropped, or when the runtime
+//! itself goes away. This is what makes "no orphans, ever" hold on shutdown and on reconnect.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{ChildStdin, ChildStdout, Command};
+use tokio::sync::{oneshot, watch};
+
+/// How long a server gets between SIGTERM and SIGKILL.
+pub const KILL_GRACE: Duration = Duration::from_millis(500);
+
+/// Longest stderr line forwarded to the log; the rest of the line is dropped.
+const STDERR_LINE_MAX_CHARS: usize = 4_000;
+
+/// What to start.
+#[derive(Debug, Clone)]
+pub struct StdioCommand {
+    pub server: String,
+    pub command: String,
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    pub cwd: Option<PathBuf>,
+}
+
+/// Kills a process group when dropped, whatever happened before.
+struct GroupGuard {
+    pgid: Pid,
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        // ESRCH (already gone) is the normal case.
+        let _ = killpg(self.pgid, Signal::SIGKILL);
+    }
+}
+
+/// The daemon's handle on one running server process.
+#[derive(Debug)]
+pub struct ServerProcess {
+    pid: u32,
+    stop: Option<oneshot::Sender<()>>,
+    exited: watch::Receiver<Option<String>>,
+}
+
+impl ServerProcess {
+    /// Spawns the server; returns the handle and its stdout/stdin for the MCP transport.
+    pub fn spawn(spec: &StdioCommand) -> std::io::Result<(ServerProcess, ChildStdout, ChildStdin)> {
+        let mut cmd = Command::new(&spec.command);
+        cmd.args(&spec.args)
+            .envs(&spec.env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(cwd) = &spec.cwd {
+            cmd.current_dir(cwd);
+        }
+        let mut child = cmd.spawn()?;
+        let pid = child
+            .id()
+            .ok_or_else(|| std::io::Error::other("server exited at once"))?;
+        let guard = GroupGuard {
+            pgid: Pid::from_raw(pid as i32),
+        };
+        let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+            return Err(std::io::Error::other("child stdio was not captured"));
+        };
+        if let Some(stderr) = child.stderr.take() {
+            let server = spec.server.clone();
+            tokio::spawn(async move {
+                let mut lines = BufReader::new(stderr).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    let line: String = line.chars().take(STDERR_LINE_MAX_CHARS).collect();
+                    tracing::info!(target: "synapse::mcp::stderr", server = %server, "{line}");
+                }
+            });
+        }
+        let (stop_tx, stop_rx) = oneshot::channel::<()>();
+        let (exit_tx, exit_rx) = watch::channel(None);
+        let server = spec.server.clone();
+        tokio::spawn(async move {
+            let guard = guard;
+            tokio::select! {
+                status = child.wait() => {
+                    let reason = match status {
+                        Ok(s) => format!("server process exited ({s})"),
+                        Err(e) => format!("server process lost: {e}"),
+                    };
+                    tracing::warn!(server = %server, pid, "{reason}");
+                    // Children the server left behind in its group go too.
+                    drop(guard);
+                    let _ = exit_tx.send(Some(reason));
+                }
+                _ = stop_rx => {
+                    let _ = killpg(guard.pgid, Signal::SIGTERM);
+                    if tokio::time::timeout(KILL_GRACE, child.wait()).await.is_err() {
+                        tracing::warn!(server = %server, pid, "server ignored SIGTERM; killing its process group");
+                    }
+                    drop(guard);
+                    let _ = child.wait().await;
+                    let _ = exit_tx.send(Some("stopped by synapsed".into()));
+                }
+            }
+        });
+        Ok((
+            ServerProcess {
+                pid,
+                stop: Some(stop_tx),
+                exited: exit_rx,
+            },
+            stdout,
+            stdin,
+        ))
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// The exit reason once the process has gone.
+    pub fn exit_reason(&self) -> Option<String> {
+        self.exited.borrow().clone()
+    }
+
+    /// A receiver that changes once, when the process is gone.
+    pub fn exit_watch(&self) -> watch::Receiver<Option<String>> {
+        self.exited.clone()
+    }
+
+    /// Kills the process group and waits (SIGTERM, [`KILL_GRACE`], SIGKILL) until it is reaped.
+    pub async fn terminate(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        let mut exited = self.exited.clone();
+        let _ = exited.wait_for(Option::is_some).await;
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        // Dropping the sender wakes the supervisor, which kills the group.
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}

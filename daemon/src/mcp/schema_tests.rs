@@ -1,0 +1,89 @@
+use super::*;
+use serde_json::json;
+
+pub(crate) fn spec(schema: Value) -> ToolSpec {
+    ToolSpec::new(
+        "mcp:t:tool",
+        Some("Do a thing.\nMore detail here."),
+        schema.as_object().unwrap(),
+    )
+}
+
+pub(crate) fn typed_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File to read"},
+            "count": {"type": "integer"},
+            "ratio": {"type": "number", "default": 0.5},
+            "verbose": {"type": "boolean"},
+            "tags": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}], "default": null},
+            "options": {"type": "object"},
+            "mode": {"type": "string", "enum": ["fast", "slow"], "default": "fast"},
+            "maxResults": {"type": ["integer", "null"]}
+        },
+        "required": ["path", "count"]
+    })
+}
+
+#[test]
+fn parameters_in_schema_order_with_types() {
+    let s = spec(typed_schema());
+    let names: Vec<_> = s
+        .params
+        .iter()
+        .map(|p| (p.name.as_str(), p.kind, p.required))
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            ("path", ParamKind::String, true),
+            ("count", ParamKind::Integer, true),
+            ("ratio", ParamKind::Number, false),
+            ("verbose", ParamKind::Boolean, false),
+            ("tags", ParamKind::Array, false),
+            ("options", ParamKind::Object, false),
+            ("mode", ParamKind::String, false),
+            ("maxResults", ParamKind::Integer, false),
+        ]
+    );
+    assert_eq!(s.params[4].item_kind, ParamKind::String);
+}
+
+#[test]
+fn signature_and_short_help() {
+    let s = spec(typed_schema());
+    assert_eq!(
+        s.signature(),
+        "mcp:t:tool <path> <count> [--ratio <number>] [--verbose] [--tags <array>] [--options <json>] \
+         [--mode <string>] [--max-results <integer>]"
+    );
+    assert_eq!(s.short_help().lines().nth(1), Some("Do a thing."));
+}
+
+#[test]
+fn full_help_lists_every_parameter_fact() {
+    let help = spec(typed_schema()).full_help();
+    for needle in [
+        "mcp:t:tool - Do a thing.",
+        "More detail here.",
+        "--path (string, required)",
+        "      File to read",
+        "--ratio (number, optional, default: 0.5)",
+        "--tags (array of string, optional, default: null)",
+        "--mode (string, optional, default: \"fast\", one of: fast, slow)",
+        "--options (object (JSON), optional)",
+        "Example:\n  mcp:t:tool --path '<path>' --count 1",
+        "--json -",
+    ] {
+        assert!(help.contains(needle), "missing {needle:?} in:\n{help}");
+    }
+}
+
+#[test]
+fn kebab_aliases() {
+    assert_eq!(kebab_case("maxResults"), "max-results");
+    assert_eq!(kebab_case("max_results"), "max-results");
+    assert_eq!(kebab_case("path"), "path");
+    assert_eq!(kebab_case("URL"), "url");
+}

@@ -1,0 +1,282 @@
+//! One configured server inside the manager: its config, its connection state machine, and the
+//! reconnect-with-backoff rule.
+//!
+//! States: `Disabled` → never connects. `Connecting` → a connect is in flight (callers wait on the
+//! connect lock). `Ready` → calls go to the live connection. `Failed` → the reason is shown; the
+//! next call after `retry_at` reconnects. A server that dropped from `Ready` retries at once; each
+//! further failed attempt doubles the wait (1 s … [`BACKOFF_MAX`]).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+
+use super::config::ServerConfig;
+use super::connection::{ConnectionError, ConnectionEvent, McpConnection};
+
+/// Longest wait between reconnect attempts.
+pub const BACKOFF_MAX: Duration = Duration::from_secs(60);
+
+/// What the manager knows about one tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolInfo {
+    pub name: String,
+    pub description: Option<String>,
+    pub input_schema: Map<String, Value>,
+}
+
+impl ToolInfo {
+    pub fn from_rmcp(tool: &rmcp::model::Tool) -> ToolInfo {
+        ToolInfo {
+            name: tool.name.to_string(),
+            description: tool.description.as_deref().map(str::to_string),
+            input_schema: (*tool.input_schema).clone(),
+        }
+    }
+}
+
+/// The connection state of one server.
+#[derive(Debug, Clone)]
+pub enum ServerState {
+    Disabled,
+    Connecting,
+    Ready {
+        conn: Arc<McpConnection>,
+    },
+    Failed {
+        reason: String,
+        attempts: u32,
+        retry_at: Instant,
+    },
+}
+
+/// A snapshot for listings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StateKind {
+    Disabled,
+    Connecting,
+    Ready,
+    Failed,
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// One configured server.
+#[derive(Debug)]
+pub struct Server {
+    config: Mutex<ServerConfig>,
+    state: Mutex<ServerState>,
+    /// The tools from the last successful listing (kept while failed, so help and wrappers stay).
+    tools: Mutex<Option<Arc<Vec<ToolInfo>>>>,
+    connect_lock: tokio::sync::Mutex<()>,
+}
+
+static CONN_IDS: AtomicU64 = AtomicU64::new(1);
+
+impl Server {
+    pub fn new(config: ServerConfig) -> Server {
+        let state = if config.enabled {
+            ServerState::Connecting
+        } else {
+            ServerState::Disabled
+        };
+        Server {
+            config: Mutex::new(config),
+            state: Mutex::new(state),
+            tools: Mutex::new(None),
+            connect_lock: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    pub fn config(&self) -> ServerConfig {
+        lock(&self.config).clone()
+    }
+
+    /// Replaces the config when only wrapper-level settings (tool filters) changed.
+    pub fn set_config(&self, config: ServerConfig) {
+        *lock(&self.config) = config;
+    }
+
+    pub fn state(&self) -> ServerState {
+        lock(&self.state).clone()
+    }
+
+    pub fn tools(&self) -> Option<Arc<Vec<ToolInfo>>> {
+        lock(&self.tools).clone()
+    }
+
+    pub fn set_tools(&self, tools: Vec<ToolInfo>) {
+        *lock(&self.tools) = Some(Arc::new(tools));
+    }
+
+    /// The live connection, if ready.
+    pub fn ready(&self) -> Option<Arc<McpConnection>> {
+        match &*lock(&self.state) {
+            ServerState::Ready { conn } => Some(conn.clone()),
+            _ => None,
+        }
+    }
+
+    /// Connects unless a connection is live; waits for a connect already in flight. A failed
+    /// server is retried only once its backoff has passed. Returns the connection or the reason.
+    pub async fn ensure_connected(
+        &self,
+        events: &mpsc::UnboundedSender<ConnectionEvent>,
+    ) -> Result<Arc<McpConnection>, String> {
+        if let Some(conn) = self.ready() {
+            return Ok(conn);
+        }
+        self.check_retry_due()?;
+        let _guard = self.connect_lock.lock().await;
+        // Someone else may have finished while we waited.
+        if let Some(conn) = self.ready() {
+            return Ok(conn);
+        }
+        self.check_retry_due()?;
+        self.connect_locked(events).await
+    }
+
+    /// Forces a new connection (used at start and on refresh), replacing any live one.
+    pub async fn reconnect(
+        &self,
+        events: &mpsc::UnboundedSender<ConnectionEvent>,
+    ) -> Result<Arc<McpConnection>, String> {
+        let _guard = self.connect_lock.lock().await;
+        if !self.config().enabled {
+            return Err("disabled in config".into());
+        }
+        self.connect_locked(events).await
+    }
+
+    fn check_retry_due(&self) -> Result<(), String> {
+        match &*lock(&self.state) {
+            ServerState::Disabled => Err("server is disabled in its config".into()),
+            ServerState::Failed {
+                reason, retry_at, ..
+            } if *retry_at > Instant::now() => {
+                let wait = retry_at.saturating_duration_since(Instant::now());
+                Err(format!(
+                    "{reason} (next reconnect attempt in {:.1}s)",
+                    wait.as_secs_f64()
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    async fn connect_locked(
+        &self,
+        events: &mpsc::UnboundedSender<ConnectionEvent>,
+    ) -> Result<Arc<McpConnection>, String> {
+        let config = self.config();
+        let previous = std::mem::replace(&mut *lock(&self.state), ServerState::Connecting);
+        let attempts = match previous {
+            ServerState::Ready { conn } => {
+                close_shared(conn).await;
+                0
+            }
+            ServerState::Failed { attempts, .. } => attempts,
+            _ => 0,
+        };
+        let started = Instant::now();
+        let conn_id = CONN_IDS.fetch_add(1, Ordering::Relaxed);
+        match McpConnection::connect(&config, conn_id, events.clone()).await {
+            Ok((conn, tools)) => {
+                tracing::info!(
+                    server = %config.name, tools = tools.len(), pid = ?conn.pid(),
+                    elapsed_ms = started.elapsed().as_millis() as u64, "MCP server connected"
+                );
+                self.set_tools(tools.iter().map(ToolInfo::from_rmcp).collect());
+                let conn = Arc::new(conn);
+                *lock(&self.state) = ServerState::Ready { conn: conn.clone() };
+                Ok(conn)
+            }
+            Err(e) => {
+                let reason = e.to_string();
+                tracing::warn!(server = %config.name, "MCP server failed to connect: {reason}");
+                self.set_failed(reason.clone(), attempts + 1);
+                Err(reason)
+            }
+        }
+    }
+
+    /// Marks the server failed. `attempts` counts failed connects in a row: 0 retries at once.
+    pub fn set_failed(&self, reason: String, attempts: u32) {
+        let wait = match attempts {
+            0 => Duration::ZERO,
+            n => Duration::from_secs(1u64 << (n - 1).min(6)).min(BACKOFF_MAX),
+        };
+        *lock(&self.state) = ServerState::Failed {
+            reason,
+            attempts,
+            retry_at: Instant::now() + wait,
+        };
+    }
+
+    /// Drops a live connection `conn_id` after it broke (crash, hang, lost transport) and kills it.
+    pub async fn connection_broke(&self, conn_id: u64, reason: String) {
+        let dropped = {
+            let mut state = lock(&self.state);
+            match &*state {
+                ServerState::Ready { conn } if conn.conn_id == conn_id => {
+                    let conn = conn.clone();
+                    *state = ServerState::Failed {
+                        reason,
+                        attempts: 0,
+                        retry_at: Instant::now(),
+                    };
+                    Some(conn)
+                }
+                _ => None,
+            }
+        };
+        if let Some(conn) = dropped {
+            close_shared(conn).await;
+        }
+    }
+
+    /// Stops the server for good (removed from config, or daemon shutdown).
+    pub async fn stop(&self, why: &str) {
+        let _guard = self.connect_lock.lock().await;
+        let previous = std::mem::replace(
+            &mut *lock(&self.state),
+            ServerState::Failed {
+                reason: why.to_string(),
+                attempts: 0,
+                retry_at: Instant::now() + BACKOFF_MAX,
+            },
+        );
+        if let ServerState::Ready { conn } = previous {
+            close_shared(conn).await;
+        }
+    }
+
+    pub fn state_kind(&self) -> (StateKind, String) {
+        match &*lock(&self.state) {
+            ServerState::Disabled => (StateKind::Disabled, "disabled in config".into()),
+            ServerState::Connecting => (StateKind::Connecting, String::new()),
+            ServerState::Ready { .. } => (StateKind::Ready, String::new()),
+            ServerState::Failed { reason, .. } => (StateKind::Failed, reason.clone()),
+        }
+    }
+
+    /// Records a broken call: the connection is dropped so the next call reconnects.
+    pub async fn call_failed(&self, conn: &McpConnection, error: &ConnectionError) {
+        if error.breaks_connection() {
+            self.connection_broke(conn.conn_id, error.to_string()).await;
+        }
+    }
+}
+
+/// Closes a connection that in-flight calls may still hold: kills the process now; the rmcp
+/// session ends when the last holder lets go.
+async fn close_shared(conn: Arc<McpConnection>) {
+    match Arc::try_unwrap(conn) {
+        Ok(conn) => conn.close().await,
+        Err(shared) => shared.kill_process().await,
+    }
+}

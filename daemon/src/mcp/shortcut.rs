@@ -1,0 +1,48 @@
+//! The router's in-process path for `mcp:<server>:<tool>`: a simple command goes straight to the
+//! warm connection, with no process spawned; the result is what the wrapper would print.
+
+use futures::future::BoxFuture;
+use tokio_util::sync::CancellationToken;
+
+use super::McpManager;
+use crate::shell::command::{CommandOutput, ExtensionShortcut};
+
+/// Exit status of a cancelled call (as for a command killed by SIGINT).
+const EXIT_CANCELLED: i32 = 130;
+
+pub struct McpShortcut(pub McpManager);
+
+impl ExtensionShortcut for McpShortcut {
+    fn prefix(&self) -> &'static str {
+        "mcp:"
+    }
+
+    fn run<'a>(
+        &'a self,
+        name: &'a str,
+        args: Vec<String>,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, Option<CommandOutput>> {
+        Box::pin(async move {
+            let call = self.0.call_command(name, &args, None);
+            let out = tokio::select! {
+                out = call => out?,
+                _ = cancel.cancelled() => {
+                    return Some(CommandOutput::failure(format!("{name}: cancelled"), EXIT_CANCELLED));
+                }
+            };
+            let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+            if !out.stderr.is_empty() {
+                if !text.is_empty() && !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                text.push_str(&String::from_utf8_lossy(&out.stderr));
+            }
+            Some(if out.exit_code == 0 {
+                CommandOutput::success(text)
+            } else {
+                CommandOutput::failure(text, out.exit_code)
+            })
+        })
+    }
+}

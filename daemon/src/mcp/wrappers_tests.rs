@@ -1,0 +1,126 @@
+use super::*;
+use serde_json::json;
+use std::process::Command;
+
+fn entry(server: &str, tool: &str, command: &str, description: &str) -> WrapperEntry {
+    let schema = json!({
+        "type": "object",
+        "properties": {"path": {"type": "string", "description": description}},
+        "required": ["path"]
+    });
+    WrapperEntry {
+        target: ToolRef {
+            server: server.into(),
+            tool: tool.into(),
+        },
+        spec: ToolSpec::new(command, Some(description), schema.as_object().unwrap()),
+    }
+}
+
+/// A stand-in for the `synapse` client that prints the arguments it was given, one per line.
+fn fake_client(dir: &Path) -> PathBuf {
+    let p = dir.join("fake synapse");
+    fs::write(
+        &p,
+        "#!/bin/bash\nfor a in \"$@\"; do printf '[%s]\\n' \"$a\"; done\n",
+    )
+    .unwrap();
+    fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
+    p
+}
+
+fn run(path: &Path, args: &[&str]) -> (String, i32) {
+    let out = Command::new(path).args(args).output().unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+#[test]
+fn hostile_names_and_descriptions_cannot_inject() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("pwned");
+    let evil = format!(
+        "Line one ' \" `touch {m}` $(touch {m}) ${{HOME}}\nEOF\nSYNAPSE_HELP_END\n'; touch {m}; '\n\u{7}bell",
+        m = marker.display()
+    );
+    let e = entry(
+        "s'rv $(x)",
+        &format!("t\"ool`touch {}`", marker.display()),
+        "mcp:s_rv___x_:t_ool",
+        &evil,
+    );
+    let client = fake_client(dir.path());
+    let script = render_script(&e, &client).unwrap();
+    let path = dir.path().join("mcp:s_rv___x_:t_ool");
+    fs::write(&path, &script).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+
+    let (short, code) = run(&path, &["-h"]);
+    assert_eq!(code, 0);
+    assert_eq!(short, clean_text(&e.spec.short_help()));
+    let (full, code) = run(&path, &["--help"]);
+    assert_eq!(code, 0);
+    assert_eq!(full, clean_text(&e.spec.full_help()));
+    assert!(full.contains("$(touch") && full.contains("SYNAPSE_HELP_END\n"));
+
+    let (args, code) = run(&path, &["a b", "$(touch x)", "-h"]);
+    assert_eq!(code, 0);
+    let expected = format!(
+        "[mcp]\n[call]\n[s'rv $(x)]\n[t\"ool`touch {}`]\n[a b]\n[$(touch x)]\n[-h]\n",
+        marker.display()
+    );
+    assert_eq!(args, expected);
+    assert!(!marker.exists(), "help text or names executed code");
+}
+
+#[test]
+fn sync_writes_only_changes_and_prunes_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    let writer = WrapperWriter::new(bin.clone(), dir.path(), PathBuf::from("/usr/bin/synapse"));
+    let a = entry("s", "a", "mcp:s:a", "A");
+    let b = entry("s", "b", "mcp:s:b", "B");
+    let c = entry("k", "c", "mcp:k:c", "C");
+    fs::create_dir_all(&bin).unwrap();
+    fs::write(bin.join("skill:x:y"), "not ours").unwrap();
+
+    let r = writer
+        .sync(&[a.clone(), b.clone(), c.clone()], &HashSet::new())
+        .unwrap();
+    assert_eq!(r.written, vec!["mcp:s:a", "mcp:s:b", "mcp:k:c"]);
+    let mode = fs::metadata(bin.join("mcp:s:a"))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o755);
+    let before = fs::metadata(bin.join("mcp:s:a"))
+        .unwrap()
+        .modified()
+        .unwrap();
+
+    let r = writer
+        .sync(&[a.clone(), b.clone(), c.clone()], &HashSet::new())
+        .unwrap();
+    assert_eq!((r.written.len(), r.unchanged, r.removed.len()), (0, 3, 0));
+    assert_eq!(
+        fs::metadata(bin.join("mcp:s:a"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        before
+    );
+
+    // Server k is configured but down: its wrapper stays. b disappeared from s: removed.
+    let keep: HashSet<String> = ["k".to_string()].into();
+    let r = writer.sync(std::slice::from_ref(&a), &keep).unwrap();
+    assert_eq!(r.removed, vec!["mcp:s:b"]);
+    assert!(bin.join("mcp:k:c").exists() && bin.join("skill:x:y").exists());
+    assert_eq!(writer.read_manifest().len(), 2);
+
+    let r = writer.sync(&[], &HashSet::new()).unwrap();
+    assert_eq!(r.removed, vec!["mcp:k:c", "mcp:s:a"]);
+    assert!(writer.read_manifest().is_empty());
+}

@@ -1,0 +1,236 @@
+//! `Chat.Attach`: the first client message opens or resumes a session; afterwards input starts
+//! turns, cancel stops them, and the session's events are streamed back. The client going away
+//! does not stop the session or its running turn.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use futures::Stream;
+use synapse_shared::proto::chat_event::Kind as Ev;
+use synapse_shared::proto::chat_server::Chat;
+use synapse_shared::proto::client_message::Kind as In;
+use synapse_shared::proto::{self, ChatEvent, ClientMessage};
+use tokio::sync::{broadcast, mpsc};
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status, Streaming};
+
+use crate::agent::AgentEvent;
+use crate::agent::session::{ChatSession, SessionEvent};
+use crate::agent::sessions::{ChatError, OpenRequest, Resume};
+use crate::llm::Usage;
+use crate::state::DaemonState;
+
+/// Lines of a tool's output sent as its preview.
+const PREVIEW_LINES: usize = 5;
+/// Events queued per attached client.
+const CLIENT_QUEUE: usize = 1024;
+
+pub struct ChatService {
+    state: Arc<DaemonState>,
+}
+
+impl ChatService {
+    pub fn new(state: Arc<DaemonState>) -> Self {
+        Self { state }
+    }
+}
+
+type EventStream = Pin<Box<dyn Stream<Item = Result<ChatEvent, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl Chat for ChatService {
+    type AttachStream = EventStream;
+
+    async fn attach(
+        &self,
+        request: Request<Streaming<ClientMessage>>,
+    ) -> Result<Response<Self::AttachStream>, Status> {
+        let mut incoming = request.into_inner();
+        let open = match incoming.next().await {
+            Some(Ok(ClientMessage {
+                kind: Some(In::Open(open)),
+            })) => open,
+            Some(Ok(_)) => {
+                return Err(Status::invalid_argument(
+                    "the first message must open a session",
+                ));
+            }
+            Some(Err(e)) => return Err(e),
+            None => {
+                return Err(Status::cancelled(
+                    "the client left before opening a session",
+                ));
+            }
+        };
+        let resume = if !open.resume_id.is_empty() {
+            Resume::Id(open.resume_id.clone())
+        } else if open.resume_latest {
+            Resume::Latest
+        } else {
+            Resume::New
+        };
+        let opened = self
+            .state
+            .chats
+            .open(OpenRequest {
+                cwd: PathBuf::from(&open.cwd),
+                env: open.env.into_iter().collect::<HashMap<_, _>>(),
+                model: Some(open.model).filter(|m| !m.is_empty()),
+                resume,
+            })
+            .map_err(chat_status)?;
+        let session = opened.session;
+        let (turns, messages) = session.counts_now();
+        let (tx, rx) = mpsc::channel(CLIENT_QUEUE);
+        let first = ChatEvent {
+            kind: Some(Ev::Opened(proto::SessionOpened {
+                session_id: session.id.clone(),
+                model: session.model(),
+                cwd: session.cwd.display().to_string(),
+                resumed: opened.resumed,
+                messages: messages as u32,
+                warnings: opened.warnings,
+                turns,
+                turn_running: session.is_running(),
+            })),
+        };
+        let _ = tx.send(Ok(first)).await;
+        tokio::spawn(forward_events(session.subscribe(), tx.clone()));
+        tokio::spawn(read_client(session, incoming, tx));
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+}
+
+/// Session events → this client, until it goes away.
+async fn forward_events(
+    mut events: broadcast::Receiver<SessionEvent>,
+    tx: mpsc::Sender<Result<ChatEvent, Status>>,
+) {
+    loop {
+        let event = match events.recv().await {
+            Ok(e) => e,
+            Err(broadcast::error::RecvError::Lagged(n)) => {
+                SessionEvent::Error(format!("this client fell behind and missed {n} events"))
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        if tx.send(Ok(to_wire(event))).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Client messages → the session.
+async fn read_client(
+    session: Arc<ChatSession>,
+    mut incoming: Streaming<ClientMessage>,
+    tx: mpsc::Sender<Result<ChatEvent, Status>>,
+) {
+    while let Some(Ok(message)) = incoming.next().await {
+        match message.kind {
+            Some(In::Input(input)) => {
+                if let Err(e) = session.start_turn(input.text) {
+                    let _ = tx.send(Ok(error_event(e.to_string()))).await;
+                }
+            }
+            Some(In::Cancel(_)) => {
+                session.cancel();
+            }
+            Some(In::Approval(_)) => {}
+            Some(In::Compact(_)) => {
+                if let Err(e) = session.start_compaction() {
+                    let _ = tx.send(Ok(error_event(e.to_string()))).await;
+                }
+            }
+            Some(In::Open(_)) => {
+                let _ = tx
+                    .send(Ok(error_event("this stream already has a session".into())))
+                    .await;
+            }
+            None => {}
+        }
+    }
+}
+
+fn error_event(message: String) -> ChatEvent {
+    ChatEvent {
+        kind: Some(Ev::Error(proto::ErrorEvent { message })),
+    }
+}
+
+fn usage(u: &Usage) -> proto::UsageUpdate {
+    proto::UsageUpdate {
+        input_tokens: u.input,
+        output_tokens: u.output,
+        cache_read_tokens: u.cache_read,
+        cache_creation_tokens: u.cache_creation,
+        context_tokens: u.total_input() + u.output,
+        context_window: 0,
+    }
+}
+
+fn to_wire(event: SessionEvent) -> ChatEvent {
+    let kind = match event {
+        SessionEvent::Agent(AgentEvent::TextDelta(text)) => Ev::Text(proto::TextDelta { text }),
+        SessionEvent::Agent(AgentEvent::ToolStarted { id, command }) => {
+            Ev::ToolStarted(proto::ToolStarted {
+                call_id: id,
+                command,
+            })
+        }
+        SessionEvent::Agent(AgentEvent::ToolFinished {
+            id,
+            command,
+            exit_code,
+            output,
+        }) => Ev::ToolFinished(proto::ToolFinished {
+            call_id: id,
+            command,
+            exit_code,
+            output_preview: output
+                .lines()
+                .take(PREVIEW_LINES)
+                .collect::<Vec<_>>()
+                .join("\n"),
+            output_lines: output.lines().count() as u32,
+        }),
+        SessionEvent::Agent(AgentEvent::Usage(u)) => Ev::Usage(usage(&u)),
+        SessionEvent::Agent(AgentEvent::Retrying {
+            attempt,
+            max_attempts,
+            delay,
+            reason,
+        }) => Ev::Retrying(proto::Retrying {
+            attempt,
+            max_attempts,
+            delay_ms: delay.as_millis() as u64,
+            reason,
+        }),
+        SessionEvent::Agent(AgentEvent::Notice(text)) => Ev::Notice(proto::Notice { text }),
+        SessionEvent::Error(message) => Ev::Error(proto::ErrorEvent { message }),
+        SessionEvent::TurnFinished {
+            end,
+            final_text,
+            turn,
+            usage: u,
+        } => Ev::TurnFinished(proto::TurnFinished {
+            reason: end.as_str().to_string(),
+            message: end.message(),
+            final_text,
+            turn,
+            usage: Some(usage(&u)),
+        }),
+    };
+    ChatEvent { kind: Some(kind) }
+}
+
+fn chat_status(e: ChatError) -> Status {
+    match e {
+        ChatError::BadId(_) | ChatError::BadCwd(_) => Status::invalid_argument(e.to_string()),
+        ChatError::NotFound(_) | ChatError::NoSessions => Status::not_found(e.to_string()),
+        ChatError::Log(_) => Status::internal(e.to_string()),
+    }
+}

@@ -1,0 +1,142 @@
+//! `Mcp` service: thin mapping between the wire types and [`crate::mcp::McpManager`].
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::Value;
+use synapse_shared::proto::mcp_server::Mcp;
+use synapse_shared::proto::{
+    McpCallToolRequest, McpCallToolResponse, McpListRequest, McpListResponse, McpRefreshRequest,
+    McpRefreshResponse, McpServer, McpServerState, McpTool,
+};
+use tonic::{Request, Response, Status};
+
+use crate::mcp::{McpCallOutput, ServerStatus, StateKind};
+use crate::state::DaemonState;
+
+pub struct McpService {
+    state: Arc<DaemonState>,
+}
+
+impl McpService {
+    pub fn new(state: Arc<DaemonState>) -> Self {
+        Self { state }
+    }
+}
+
+fn wire_server(s: ServerStatus, include_tools: bool) -> McpServer {
+    let state = match s.state {
+        StateKind::Connecting => McpServerState::Connecting,
+        StateKind::Ready => McpServerState::Ready,
+        StateKind::Failed => McpServerState::Failed,
+        StateKind::Disabled => McpServerState::Disabled,
+    };
+    McpServer {
+        name: s.name,
+        state: state as i32,
+        reason: s.reason,
+        transport: s.transport,
+        tool_count: s.tool_count,
+        source: s.source.display().to_string(),
+        pid: s.pid.unwrap_or(0),
+        tools: if include_tools {
+            s.tools
+                .into_iter()
+                .map(|(command, description)| McpTool {
+                    command,
+                    description,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+fn wire_output(o: McpCallOutput) -> McpCallToolResponse {
+    McpCallToolResponse {
+        stdout: o.stdout,
+        stderr: o.stderr,
+        exit_code: o.exit_code,
+    }
+}
+
+#[tonic::async_trait]
+impl Mcp for McpService {
+    async fn list(
+        &self,
+        request: Request<McpListRequest>,
+    ) -> Result<Response<McpListResponse>, Status> {
+        let include = request.into_inner().include_tools;
+        let mcp = &self.state.mcp;
+        Ok(Response::new(McpListResponse {
+            servers: mcp
+                .list()
+                .into_iter()
+                .map(|s| wire_server(s, include))
+                .collect(),
+            config_problems: mcp.config_problems(),
+        }))
+    }
+
+    async fn call_tool(
+        &self,
+        request: Request<McpCallToolRequest>,
+    ) -> Result<Response<McpCallToolResponse>, Status> {
+        let r = request.into_inner();
+        let mcp = &self.state.mcp;
+        if !r.arguments_json.is_empty() {
+            let arguments = match serde_json::from_str::<Value>(&r.arguments_json) {
+                Ok(Value::Object(map)) => map,
+                Ok(_) | Err(_) => {
+                    return Err(Status::invalid_argument(
+                        "arguments_json must be a JSON object",
+                    ));
+                }
+            };
+            return Ok(Response::new(wire_output(
+                mcp.call_json(&r.server, &r.tool, arguments).await,
+            )));
+        }
+        let stdin = r.has_stdin.then_some(r.stdin.as_slice());
+        Ok(Response::new(wire_output(
+            mcp.call_argv(&r.server, &r.tool, &r.argv, stdin).await,
+        )))
+    }
+
+    async fn refresh(
+        &self,
+        request: Request<McpRefreshRequest>,
+    ) -> Result<Response<McpRefreshResponse>, Status> {
+        let cwd = request.into_inner().cwd;
+        let project = (!cwd.is_empty()).then(|| PathBuf::from(cwd));
+        let mcp = &self.state.mcp;
+        let s = mcp.refresh(project).await;
+        let statuses = mcp.list();
+        let failed = s
+            .failed
+            .iter()
+            .map(
+                |(name, reason)| match statuses.iter().find(|st| &st.name == name) {
+                    Some(st) => wire_server(st.clone(), false),
+                    None => McpServer {
+                        name: name.clone(),
+                        reason: reason.clone(),
+                        ..Default::default()
+                    },
+                },
+            )
+            .collect();
+        Ok(Response::new(McpRefreshResponse {
+            added: s.added,
+            removed: s.removed,
+            reconnected: s.reconnected,
+            unchanged: s.unchanged,
+            failed,
+            wrappers_written: s.wrappers.written,
+            wrappers_removed: s.wrappers.removed,
+            wrappers_unchanged: s.wrappers.unchanged as u32,
+            config_problems: s.problems,
+        }))
+    }
+}

@@ -1,0 +1,73 @@
+//! `Sessions` service: the conversations on disk.
+
+use std::sync::Arc;
+
+use synapse_shared::proto::sessions_server::Sessions;
+use synapse_shared::proto::{
+    GetSessionRequest, GetSessionResponse, ListSessionsRequest, ListSessionsResponse, SessionInfo,
+};
+use tonic::{Request, Response, Status};
+
+use crate::agent::sessions::{ChatError, SessionSummary};
+use crate::state::DaemonState;
+
+pub struct SessionsService {
+    state: Arc<DaemonState>,
+}
+
+impl SessionsService {
+    pub fn new(state: Arc<DaemonState>) -> Self {
+        Self { state }
+    }
+
+    fn info(&self, s: SessionSummary) -> SessionInfo {
+        SessionInfo {
+            live: self.state.chats.is_live(&s.id),
+            id: s.id,
+            title: s.title,
+            cwd: s.cwd,
+            model: s.model,
+            created: s.created,
+            updated: s.updated,
+            messages: s.messages,
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl Sessions for SessionsService {
+    async fn list(
+        &self,
+        request: Request<ListSessionsRequest>,
+    ) -> Result<Response<ListSessionsResponse>, Status> {
+        let limit = request.into_inner().limit as usize;
+        let chats = self.state.chats.clone();
+        let list = tokio::task::spawn_blocking(move || chats.list(limit))
+            .await
+            .map_err(|e| Status::internal(e.to_string()))?
+            .map_err(status)?;
+        Ok(Response::new(ListSessionsResponse {
+            sessions: list.into_iter().map(|s| self.info(s)).collect(),
+        }))
+    }
+
+    async fn get(
+        &self,
+        request: Request<GetSessionRequest>,
+    ) -> Result<Response<GetSessionResponse>, Status> {
+        let id = request.into_inner().id;
+        let (summary, messages) = self.state.chats.get(&id).map_err(status)?;
+        Ok(Response::new(GetSessionResponse {
+            info: Some(self.info(summary)),
+            messages_json: serde_json::to_string(&messages).unwrap_or_default(),
+        }))
+    }
+}
+
+fn status(e: ChatError) -> Status {
+    match e {
+        ChatError::BadId(_) => Status::invalid_argument(e.to_string()),
+        ChatError::NotFound(_) | ChatError::NoSessions => Status::not_found(e.to_string()),
+        _ => Status::internal(e.to_string()),
+    }
+}

@@ -1,0 +1,203 @@
+//! Bounded capture of a command's output and its rendering for the model.
+//!
+//! The shell reader appends every byte a command prints to an [`OutputCapture`]. It keeps the
+//! first and the last [`CAPTURE_KEEP_BYTES`] bytes and counts the rest, so a command printing
+//! gigabytes costs constant memory. [`OutputCapture::render`] turns that into the text the model
+//! sees: lossy UTF-8, capped at a number of characters with the head and tail kept and one line in
+//! the middle saying how many bytes were left out; binary output is summarised, never dumped.
+
+use std::collections::VecDeque;
+
+/// Default cap on the characters of one command's result.
+pub const OUTPUT_CAP_CHARS: usize = 30_000;
+
+/// Bytes kept at each end. Four bytes per char is the UTF-8 maximum, so with half the cap at
+/// each end this always holds enough to render the head and tail of a capped result.
+const CAPTURE_KEEP_BYTES: usize = OUTPUT_CAP_CHARS * 2;
+
+/// Share of control bytes above which output is treated as binary.
+const BINARY_CONTROL_RATIO: f64 = 0.10;
+
+/// The first and last bytes of a stream plus the number of bytes in between.
+#[derive(Debug, Default)]
+pub struct OutputCapture {
+    head: Vec<u8>,
+    tail: VecDeque<u8>,
+    total_bytes: u64,
+}
+
+impl OutputCapture {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn push(&mut self, mut bytes: &[u8]) {
+        self.total_bytes += bytes.len() as u64;
+        if self.head.len() < CAPTURE_KEEP_BYTES {
+            let take = bytes.len().min(CAPTURE_KEEP_BYTES - self.head.len());
+            self.head.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+        }
+        if bytes.len() >= CAPTURE_KEEP_BYTES {
+            self.tail.clear();
+            self.tail.extend(&bytes[bytes.len() - CAPTURE_KEEP_BYTES..]);
+            return;
+        }
+        let overflow = (self.tail.len() + bytes.len()).saturating_sub(CAPTURE_KEEP_BYTES);
+        self.tail.drain(..overflow);
+        self.tail.extend(bytes);
+    }
+
+    pub fn total_bytes(&self) -> u64 {
+        self.total_bytes
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.total_bytes == 0
+    }
+
+    /// The text the model sees, at most about `cap_chars` characters plus the elision line.
+    pub fn render(&self, cap_chars: usize) -> String {
+        let (head, tail) = (&self.head, self.tail.iter().copied().collect::<Vec<u8>>());
+        if looks_binary(head) || looks_binary(&tail) {
+            return format!(
+                "[binary output: {} bytes not shown; redirect it to a file, or pipe it through \
+                 `xxd | head` or `strings`]",
+                self.total_bytes
+            );
+        }
+        let complete = self.total_bytes == (head.len() + tail.len()) as u64;
+        if complete {
+            let mut all = head.clone();
+            all.extend_from_slice(&tail);
+            let text = String::from_utf8_lossy(&all);
+            if text.chars().count() <= cap_chars {
+                return text.into_owned();
+            }
+        }
+        let head_text = String::from_utf8_lossy(head);
+        let tail_text = String::from_utf8_lossy(&tail);
+        // When everything was captured the tail may be short; draw both ends from one string.
+        let (head_part, tail_part) = if complete {
+            let all = format!("{head_text}{tail_text}");
+            (
+                prefix_chars(&all, cap_chars / 2).to_owned(),
+                suffix_chars(&all, cap_chars / 2).to_owned(),
+            )
+        } else {
+            (
+                prefix_chars(&head_text, cap_chars / 2).to_owned(),
+                suffix_chars(&tail_text, cap_chars / 2).to_owned(),
+            )
+        };
+        let omitted = self
+            .total_bytes
+            .saturating_sub((head_part.len() + tail_part.len()) as u64);
+        let sep = if head_part.ends_with('\n') { "" } else { "\n" };
+        format!(
+            "{head_part}{sep}[... {omitted} bytes of output omitted; total {} bytes. Redirect to a \
+             file and use `read --offset` or `search` to see the rest ...]\n{tail_part}",
+            self.total_bytes
+        )
+    }
+}
+
+fn prefix_chars(s: &str, n: usize) -> &str {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+fn suffix_chars(s: &str, n: usize) -> &str {
+    if n == 0 {
+        return "";
+    }
+    match s.char_indices().rev().nth(n - 1) {
+        Some((i, _)) => &s[i..],
+        None => s,
+    }
+}
+
+/// NUL bytes, or many control bytes other than whitespace and ANSI escapes, mean binary data.
+pub fn looks_binary(bytes: &[u8]) -> bool {
+    if bytes.is_empty() {
+        return false;
+    }
+    if bytes.contains(&0) {
+        return true;
+    }
+    let control = bytes
+        .iter()
+        .filter(|&&b| b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t' | 0x1b | 0x08 | 0x0c))
+        .count();
+    let invalid_utf8 = String::from_utf8_lossy(bytes).matches('\u{FFFD}').count();
+    (control + invalid_utf8) as f64 / bytes.len() as f64 > BINARY_CONTROL_RATIO
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn capture(bytes: &[u8], chunk: usize) -> OutputCapture {
+        let mut c = OutputCapture::new();
+        for piece in bytes.chunks(chunk.max(1)) {
+            c.push(piece);
+        }
+        c
+    }
+
+    #[test]
+    fn short_output_is_returned_whole() {
+        let c = capture(b"hello\nworld\n", 3);
+        assert_eq!(c.render(OUTPUT_CAP_CHARS), "hello\nworld\n");
+    }
+
+    #[test]
+    fn long_output_keeps_head_and_tail_and_counts_the_middle() {
+        let text: String = (0..200_000).map(|i| format!("line {i}\n")).collect();
+        for chunk in [1000, 65536, text.len()] {
+            let c = capture(text.as_bytes(), chunk);
+            let out = c.render(1000);
+            assert!(out.starts_with("line 0\nline 1\n"), "{chunk}");
+            assert!(out.ends_with("line 199999\n"), "{chunk}");
+            let omitted: u64 = out
+                .split("[... ")
+                .nth(1)
+                .and_then(|s| s.split(' ').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap();
+            assert_eq!(omitted, text.len() as u64 - 1000, "{chunk}");
+        }
+    }
+
+    #[test]
+    fn output_just_over_the_cap_is_elided_exactly() {
+        let text = "x".repeat(1001);
+        let out = capture(text.as_bytes(), 7).render(1000);
+        assert!(
+            out.contains("[... 1 bytes of output omitted; total 1001 bytes"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn multibyte_text_is_cut_on_char_boundaries() {
+        let text = "é".repeat(100_000);
+        let out = capture(text.as_bytes(), 4093).render(100);
+        assert!(out.starts_with(&"é".repeat(50)));
+        assert!(out.ends_with(&"é".repeat(50)));
+        assert!(!out.contains('\u{FFFD}'));
+    }
+
+    #[test]
+    fn binary_output_is_summarised() {
+        let mut bytes = b"\x7fELF".to_vec();
+        bytes.extend(std::iter::repeat_n(0u8, 500));
+        let out = capture(&bytes, 64).render(OUTPUT_CAP_CHARS);
+        assert!(
+            out.starts_with("[binary output: 504 bytes not shown"),
+            "{out}"
+        );
+    }
+}

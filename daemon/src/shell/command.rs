@@ -1,0 +1,264 @@
+//! The agent shell command interface: what a command is ([`CommandSpec`], the one source of its
+//! usage line, summary and help), how it runs ([`AgentCommand`]), what it sees
+//! ([`CommandContext`]) and the [`CommandRegistry`] the router looks names up in.
+//!
+//! Subsystems outside `shell/` (skills, sub-agents, web) implement [`AgentCommand`] and
+//! register it; the router never imports them.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use tokio_util::sync::CancellationToken;
+
+use super::session::ShellSession;
+
+/// Static documentation of one agent shell command.
+#[derive(Debug)]
+pub struct CommandSpec {
+    pub name: &'static str,
+    /// `read <path> [--offset N] [--limit N]`
+    pub usage: &'static str,
+    /// One line: what it does.
+    pub summary: &'static str,
+    /// The full document shown by `--help` and in the system prompt (options, examples).
+    pub help: &'static str,
+}
+
+impl CommandSpec {
+    /// `-h`: the usage line and the summary.
+    pub fn short_help(&self) -> String {
+        format!("usage: {}\n{}\n", self.usage, self.summary)
+    }
+
+    /// `--help`: the whole document.
+    pub fn full_help(&self) -> String {
+        format!(
+            "usage: {}\n{}\n\n{}\n",
+            self.usage,
+            self.summary,
+            self.help.trim_end()
+        )
+    }
+
+    /// A wrong-usage result: what was wrong, the usage line and where to read more.
+    pub fn usage_error(&self, problem: impl std::fmt::Display) -> CommandOutput {
+        CommandOutput::failure(
+            format!(
+                "{}: {problem}\nusage: {}\nrun `{} --help` for details",
+                self.name, self.usage, self.name
+            ),
+            EXIT_USAGE,
+        )
+    }
+
+    /// The section of the system prompt documenting this command.
+    pub fn prompt_section(&self) -> String {
+        format!(
+            "### {}\n`{}`\n{}\n\n{}\n",
+            self.name,
+            self.usage,
+            self.summary,
+            self.help.trim_end()
+        )
+    }
+}
+
+/// Exit status for wrong usage (as in bash builtins).
+pub const EXIT_USAGE: i32 = 2;
+
+/// What a command produced: the text the model sees and an exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandOutput {
+    pub text: String,
+    pub exit_code: i32,
+    /// The session's shell was (re)started while running this command.
+    pub restarted: bool,
+    pub timed_out: bool,
+}
+
+impl CommandOutput {
+    pub fn success(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            exit_code: 0,
+            restarted: false,
+            timed_out: false,
+        }
+    }
+
+    pub fn failure(text: impl Into<String>, exit_code: i32) -> Self {
+        Self {
+            text: text.into(),
+            exit_code,
+            restarted: false,
+            timed_out: false,
+        }
+    }
+}
+
+/// An in-process command the router can run.
+pub trait AgentCommand: Send + Sync {
+    fn spec(&self) -> &'static CommandSpec;
+
+    /// Runs with the words after the command name. `-h`/`--help` as the first word never get
+    /// here; the router answers them from [`AgentCommand::spec`].
+    fn run<'a>(
+        &'a self,
+        ctx: &'a mut CommandContext<'_>,
+        args: Vec<String>,
+    ) -> BoxFuture<'a, CommandOutput>;
+}
+
+/// A family of extension commands (e.g. every `mcp:*` command) that may run in-process when
+/// written as a simple command, instead of spawning its executable from `$SYNAPSE_HOME/bin`.
+/// Answering `None` lets the command run natively after all, so both paths give one result.
+pub trait ExtensionShortcut: Send + Sync {
+    /// The command-name prefix this family answers for (`"mcp:"`).
+    fn prefix(&self) -> &'static str;
+
+    /// Runs `name` with its words; `None` when `name` is not one of this family's commands.
+    fn run<'a>(
+        &'a self,
+        name: &'a str,
+        args: Vec<String>,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, Option<CommandOutput>>;
+}
+
+/// What a running command may use: the session's current directory and environment, heredoc
+/// input, its time budget, cancellation, and the session's shell for native execution.
+pub struct CommandContext<'s> {
+    pub(super) session: &'s mut ShellSession,
+    pub(super) stdin: Option<String>,
+    pub(super) timeout: Duration,
+    pub(super) cancel: CancellationToken,
+}
+
+impl CommandContext<'_> {
+    /// The session shell's current directory (what `pwd` printed after the last command).
+    pub fn cwd(&self) -> &Path {
+        self.session.cwd()
+    }
+
+    /// The environment the session was created with.
+    pub fn env(&self) -> &[(OsString, OsString)] {
+        self.session.env()
+    }
+
+    /// A variable of the environment the session was created with.
+    pub fn env_var(&self, name: &str) -> Option<&OsString> {
+        self.session.env_var(name)
+    }
+
+    /// Input given with a heredoc (`cmd args <<'EOF' … EOF`), verbatim.
+    pub fn stdin(&self) -> Option<&str> {
+        self.stdin.as_deref()
+    }
+
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    pub fn cancel(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// Resolves a path the model wrote: `~` and `~/…` against `HOME`, relative paths against
+    /// the shell's current directory.
+    pub fn resolve(&self, path: &str) -> PathBuf {
+        let home = || self.env_var("HOME").map(PathBuf::from);
+        if path == "~" {
+            if let Some(h) = home() {
+                return h;
+            }
+        } else if let Some(rest) = path.strip_prefix("~/")
+            && let Some(h) = home()
+        {
+            return h.join(rest);
+        }
+        let p = Path::new(path);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.cwd().join(p)
+        }
+    }
+
+    /// `path` as the model should see it: relative to the current directory when below it.
+    pub fn display_path(&self, path: &Path) -> String {
+        match path.strip_prefix(self.cwd()) {
+            Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+            _ => path.display().to_string(),
+        }
+    }
+
+    /// Runs a command line in the session's persistent shell, as if it had been typed.
+    pub async fn run_native(&mut self, command: &str) -> CommandOutput {
+        self.session
+            .run_native(command, self.timeout, &self.cancel)
+            .await
+    }
+}
+
+/// The agent shell commands by name.
+#[derive(Clone, Default)]
+pub struct CommandRegistry {
+    commands: BTreeMap<&'static str, Arc<dyn AgentCommand>>,
+    shortcuts: Vec<Arc<dyn ExtensionShortcut>>,
+}
+
+impl CommandRegistry {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds (or replaces) a command under its spec's name.
+    pub fn register(&mut self, command: Arc<dyn AgentCommand>) -> &mut Self {
+        self.commands.insert(command.spec().name, command);
+        self
+    }
+
+    /// Adds an in-process short-cut for a family of extension commands.
+    pub fn register_shortcut(&mut self, shortcut: Arc<dyn ExtensionShortcut>) -> &mut Self {
+        self.shortcuts.push(shortcut);
+        self
+    }
+
+    /// The short-cut whose prefix `name` starts with.
+    pub fn shortcut_for(&self, name: &str) -> Option<&Arc<dyn ExtensionShortcut>> {
+        self.shortcuts
+            .iter()
+            .find(|s| name.starts_with(s.prefix()) && name.len() > s.prefix().len())
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn AgentCommand>> {
+        self.commands.get(name)
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.commands.contains_key(name)
+    }
+
+    pub fn specs(&self) -> impl Iterator<Item = &'static CommandSpec> + '_ {
+        self.commands.values().map(|c| c.spec())
+    }
+
+    /// The system-prompt section documenting every registered command.
+    pub fn system_prompt_section(&self) -> String {
+        let mut out = String::from(
+            "## Agent shell commands\n\nThese run inside Synapse when written as a simple command \
+             (no pipes, redirects, `;`, `&&` or `$(…)`); anything else runs in bash. Their \
+             words follow shell quoting, but $VARIABLES and globs are not expanded (`~/` is \
+             your home folder). Each answers `-h` and `--help`.\n\n",
+        );
+        for spec in self.specs() {
+            out.push_str(&spec.prompt_section());
+            out.push('\n');
+        }
+        out
+    }
+}

@@ -1,0 +1,58 @@
+//! `bash <command>`: run a command line in the session's persistent shell explicitly.
+
+use futures::future::BoxFuture;
+
+use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+
+pub static SPEC: CommandSpec = CommandSpec {
+    name: "bash",
+    usage: "bash <command>",
+    summary: "Run <command> in the session's persistent shell, exactly as if typed.",
+    help: "\
+Arguments:
+  <command>     one quoted command line; it may use pipes, redirects, && and the like
+
+Every command that is not an agent command already runs in the persistent shell, so this is
+only needed to be explicit, e.g. to run a program whose name is also an agent command
+(bash 'read -r line < f; echo \"$line\"'). cd and export persist between calls.
+
+`bash` with options (bash -c '…', bash -x script.sh) or with a script file that exists runs
+the real bash program instead, as a terminal would.
+
+Examples:
+  bash 'ls -la | head'
+  bash \"make test 2>&1 | tail -20\"",
+};
+
+pub struct BashCommand;
+
+impl AgentCommand for BashCommand {
+    fn spec(&self) -> &'static CommandSpec {
+        &SPEC
+    }
+
+    fn run<'a>(
+        &'a self,
+        ctx: &'a mut CommandContext<'_>,
+        args: Vec<String>,
+    ) -> BoxFuture<'a, CommandOutput> {
+        Box::pin(async move {
+            let line = match args.as_slice() {
+                [] => return SPEC.usage_error("missing <command>"),
+                [one] if !one.starts_with('-') && !ctx.resolve(one).is_file() => one.clone(),
+                // The real bash program, with the words re-quoted as they were given.
+                words => {
+                    let quoted: Result<Vec<String>, _> = words
+                        .iter()
+                        .map(|w| shlex::try_quote(w).map(|q| q.into_owned()))
+                        .collect();
+                    match quoted {
+                        Ok(q) => format!("bash {}", q.join(" ")),
+                        Err(e) => return SPEC.usage_error(e),
+                    }
+                }
+            };
+            ctx.run_native(&line).await
+        })
+    }
+}

@@ -1,0 +1,207 @@
+//! `edit <path> <old> <new> [--all]`: literal search and replace, all or nothing.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use futures::future::BoxFuture;
+
+use crate::shell::args::{self, OptSpec, UnknownOpts, unescape};
+use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+use crate::shell::commands::read::io_reason;
+
+/// Line numbers listed in a report before "…".
+const LINES_LISTED_MAX: usize = 10;
+
+pub static SPEC: CommandSpec = CommandSpec {
+    name: "edit",
+    usage: "edit <path> <old> <new> [--all]",
+    summary: "Replace exact text in a file; fails without changing anything if <old> is absent or not unique.",
+    help: "\
+Arguments:
+  <path>        file to change; relative paths start from the shell's current directory
+  <old>         the exact text to replace (whitespace and indentation included)
+  <new>         the replacement
+  --all         replace every occurrence instead of requiring exactly one
+
+The match is literal, not a regex. If <old> occurs nowhere, or more than once without --all,
+the file is left untouched and the error says where it occurs; add surrounding lines to <old>
+to make it unique. The result says how many replacements were made and on which lines.
+
+In <old> and <new>, after shell quoting, \\n is a newline, \\t a tab and \\\\ a backslash. If the
+text with escapes interpreted does not occur but the text as written does (code containing a
+literal \\n), the text as written is used for both <old> and <new>. Put -- before <old> if it
+starts with a dash.
+
+Examples:
+  edit src/lib.rs 'fn old_name(' 'fn new_name('
+  edit notes.md \"- [ ] ship\" \"- [x] ship\" --all",
+};
+
+pub struct EditCommand;
+
+impl AgentCommand for EditCommand {
+    fn spec(&self) -> &'static CommandSpec {
+        &SPEC
+    }
+
+    fn run<'a>(
+        &'a self,
+        ctx: &'a mut CommandContext<'_>,
+        args: Vec<String>,
+    ) -> BoxFuture<'a, CommandOutput> {
+        Box::pin(async move {
+            let parsed = match args::parse(args, &[OptSpec::flag("--all")], UnknownOpts::Positional)
+            {
+                Ok(p) => p,
+                Err(e) => return SPEC.usage_error(e),
+            };
+            let [path, old, new] = parsed.positionals.as_slice() else {
+                let missing = ["<path>", "<old>", "<new>"];
+                let n = parsed.positionals.len();
+                return SPEC.usage_error(if n < 3 {
+                    format!("missing {}", missing[n..].join(" "))
+                } else {
+                    format!("expected <path> <old> <new>, got {n} words; quote each text")
+                });
+            };
+            let abs = ctx.resolve(path);
+            let (shown, old, new, all) =
+                (path.clone(), old.clone(), new.clone(), parsed.flag("--all"));
+            tokio::task::spawn_blocking(move || edit_file(&abs, &shown, &old, &new, all))
+                .await
+                .unwrap_or_else(|e| CommandOutput::failure(format!("edit: {e}"), 1))
+        })
+    }
+}
+
+/// Applies one edit; `old`/`new` are the words as given (escapes not yet interpreted).
+pub fn edit_file(
+    abs: &Path,
+    shown: &str,
+    old_raw: &str,
+    new_raw: &str,
+    all: bool,
+) -> CommandOutput {
+    let fail = |msg: String| CommandOutput::failure(format!("edit: {msg}"), 1);
+    if old_raw.is_empty() {
+        return fail("<old> is empty; give the exact text to replace".to_owned());
+    }
+    let bytes = match std::fs::read(abs) {
+        Ok(b) => b,
+        Err(e) => return fail(format!("{shown}: {}", io_reason(&e))),
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        return fail(format!("{shown} is not UTF-8 text; nothing changed"));
+    };
+    let (old, new) = (unescape(old_raw), unescape(new_raw));
+    let (old, new) = if !text.contains(&old) && old != old_raw && text.contains(old_raw) {
+        (old_raw.to_owned(), new_raw.to_owned())
+    } else {
+        (old, new)
+    };
+    let starts: Vec<usize> = text.match_indices(&old).map(|(i, _)| i).collect();
+    let lines = line_numbers(&text, &starts);
+    match (starts.len(), all) {
+        (0, _) => {
+            return fail(format!(
+                "the text to replace was not found in {shown}; nothing changed. Check spaces and \
+                 indentation with `read {shown}`"
+            ));
+        }
+        (n, false) if n > 1 => {
+            return fail(format!(
+                "the text to replace occurs {n} times in {shown} (lines {lines}); nothing changed. \
+                 Include surrounding lines to make it unique, or add --all to replace every one"
+            ));
+        }
+        _ => {}
+    }
+    if old == new {
+        return fail("<old> and <new> are the same; nothing to change".to_owned());
+    }
+    let updated = text.replace(&old, &new);
+    let mode = std::fs::metadata(abs)
+        .map(|m| m.permissions().mode() & 0o7777)
+        .unwrap_or(0o644);
+    let target = std::fs::canonicalize(abs).unwrap_or_else(|_| abs.to_path_buf());
+    if let Err(e) = synapse_shared::atomic::write_atomic_mode(&target, updated.as_bytes(), mode) {
+        return fail(format!("{shown}: {}", io_reason(&e)));
+    }
+    let n = starts.len();
+    let (noun, line_word) = if n == 1 {
+        ("occurrence", "line")
+    } else {
+        ("occurrences", "lines")
+    };
+    CommandOutput::success(format!(
+        "Replaced {n} {noun} in {shown} ({line_word} {lines})"
+    ))
+}
+
+fn line_numbers(text: &str, starts: &[usize]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let (mut line, mut pos) = (1usize, 0usize);
+    for &s in starts.iter().take(LINES_LISTED_MAX) {
+        line += text[pos..s].matches('\n').count();
+        pos = s;
+        out.push(line.to_string());
+    }
+    if starts.len() > LINES_LISTED_MAX {
+        out.push("…".to_owned());
+    }
+    out.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup(content: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.rs");
+        std::fs::write(&p, content).unwrap();
+        (dir, p)
+    }
+
+    #[test]
+    fn single_ambiguous_all_and_absent() {
+        let (_d, p) = setup("a = 1\nb = 1\nc = 2\n");
+        let out = edit_file(&p, "f.rs", "c = 2", "c = 3", false);
+        assert_eq!(out.text, "Replaced 1 occurrence in f.rs (line 3)");
+        let before = std::fs::read(&p).unwrap();
+        let out = edit_file(&p, "f.rs", "= 1", "= 9", false);
+        assert_eq!(out.exit_code, 1);
+        assert!(
+            out.text
+                .contains("occurs 2 times in f.rs (lines 1, 2); nothing changed"),
+            "{}",
+            out.text
+        );
+        assert_eq!(std::fs::read(&p).unwrap(), before);
+        let out = edit_file(&p, "f.rs", "zzz", "y", false);
+        assert!(out.text.contains("was not found in f.rs; nothing changed"));
+        assert_eq!(std::fs::read(&p).unwrap(), before);
+        let out = edit_file(&p, "f.rs", "= 1", "= 9", true);
+        assert_eq!(out.text, "Replaced 2 occurrences in f.rs (lines 1, 2)");
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "a = 9\nb = 9\nc = 3\n"
+        );
+    }
+
+    #[test]
+    fn escapes_and_literal_fallback() {
+        let (_d, p) = setup("one\ntwo\nprintf(\"x\\n\");\n");
+        assert_eq!(edit_file(&p, "f", r"one\ntwo", r"1\n2", false).exit_code, 0);
+        assert!(std::fs::read_to_string(&p).unwrap().starts_with("1\n2\n"));
+        assert_eq!(
+            edit_file(&p, "f", r#""x\n""#, r#""y\n""#, false).exit_code,
+            0
+        );
+        assert!(
+            std::fs::read_to_string(&p)
+                .unwrap()
+                .ends_with("printf(\"y\\n\");\n")
+        );
+    }
+}

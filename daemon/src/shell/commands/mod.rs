@@ -1,0 +1,28 @@
+//! The built-in agent shell commands: `read`, `write`, `edit`, `glob`, `search`, `bash`.
+//! Each file holds one command: its [`CommandSpec`](crate::shell::command::CommandSpec) (the
+//! single source of its usage, `-h`, `--help` and prompt text) and its implementation.
+
+use std::sync::Arc;
+
+use crate::shell::command::CommandRegistry;
+
+pub mod bash;
+pub mod edit;
+pub mod glob;
+pub mod read;
+pub mod search;
+mod walk;
+pub mod write;
+
+/// A registry holding the built-in commands; other subsystems add theirs to it.
+pub fn builtin_registry() -> CommandRegistry {
+    let mut registry = CommandRegistry::new();
+    registry
+        .register(Arc::new(read::ReadCommand))
+        .register(Arc::new(write::WriteCommand))
+        .register(Arc::new(edit::EditCommand))
+        .register(Arc::new(glob::GlobCommand))
+        .register(Arc::new(search::SearchCommand))
+        .register(Arc::new(bash::BashCommand));
+    registry
+}

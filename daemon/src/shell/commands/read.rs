@@ -1,0 +1,247 @@
+//! `read <path> [--offset N] [--limit N]`: a file's lines numbered like `cat -n`, paged.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use futures::future::BoxFuture;
+
+use crate::shell::args::{self, OptSpec, UnknownOpts};
+use crate::shell::capture::{OUTPUT_CAP_CHARS, looks_binary};
+use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+
+/// Lines shown when no `--limit` is given.
+pub const READ_LIMIT_DEFAULT_LINES: usize = 2000;
+/// Characters of one line shown before it is cut.
+pub const READ_LINE_MAX_CHARS: usize = 2000;
+/// Characters of one page; stays under the result cap so a page is never elided.
+const READ_PAGE_MAX_CHARS: usize = OUTPUT_CAP_CHARS - 1000;
+/// Bytes sniffed for NULs to refuse binary files.
+const BINARY_SNIFF_BYTES: usize = 8192;
+
+pub static SPEC: CommandSpec = CommandSpec {
+    name: "read",
+    usage: "read <path> [--offset N] [--limit N]",
+    summary: "Show a text file with numbered lines (like `cat -n`).",
+    help: "\
+Arguments:
+  <path>        file to show; relative paths start from the shell's current directory
+  --offset N    first line to show, counted from 0 (default 0)
+  --limit N     number of lines to show (default 2000)
+
+Lines are numbered from 1. Lines longer than 2000 characters are cut. A page also stops before
+the output gets too long for one result; the last line then says which --offset continues.
+Binary files are refused (with their size); use `xxd`, `file` or `strings` for those.
+
+Examples:
+  read src/main.rs
+  read logs/app.log --offset 2000 --limit 500",
+};
+
+pub struct ReadCommand;
+
+impl AgentCommand for ReadCommand {
+    fn spec(&self) -> &'static CommandSpec {
+        &SPEC
+    }
+
+    fn run<'a>(
+        &'a self,
+        ctx: &'a mut CommandContext<'_>,
+        args: Vec<String>,
+    ) -> BoxFuture<'a, CommandOutput> {
+        Box::pin(async move {
+            let opts = [OptSpec::value("--offset"), OptSpec::value("--limit")];
+            let parsed = match args::parse(args, &opts, UnknownOpts::Reject) {
+                Ok(p) => p,
+                Err(e) => return SPEC.usage_error(e),
+            };
+            let [path] = parsed.positionals.as_slice() else {
+                return SPEC.usage_error(if parsed.positionals.is_empty() {
+                    "missing <path>".to_owned()
+                } else {
+                    format!("expected one path, got {}", parsed.positionals.len())
+                });
+            };
+            let (offset, limit) = match (
+                parsed.number("--offset", 0),
+                parsed.number("--limit", READ_LIMIT_DEFAULT_LINES),
+            ) {
+                (Ok(o), Ok(l)) => (o, l),
+                (Err(e), _) | (_, Err(e)) => return SPEC.usage_error(e),
+            };
+            let abs = ctx.resolve(path);
+            let shown = path.clone();
+            tokio::task::spawn_blocking(move || read_page(&abs, &shown, offset, limit))
+                .await
+                .unwrap_or_else(|e| CommandOutput::failure(format!("read: {e}"), 1))
+        })
+    }
+}
+
+/// Reads one page of `abs`; `shown` is the path as the model wrote it.
+pub fn read_page(abs: &Path, shown: &str, offset: usize, limit: usize) -> CommandOutput {
+    let fail = |msg: String| CommandOutput::failure(format!("read: {msg}"), 1);
+    let meta = match std::fs::metadata(abs) {
+        Ok(m) => m,
+        Err(e) => return fail(format!("{shown}: {}", io_reason(&e))),
+    };
+    if meta.is_dir() {
+        return fail(format!(
+            "{shown} is a directory; list it with `ls {shown}` or `glob`"
+        ));
+    }
+    let file = match File::open(abs) {
+        Ok(f) => f,
+        Err(e) => return fail(format!("{shown}: {}", io_reason(&e))),
+    };
+    let mut reader = BufReader::new(file);
+    let mut sniff = Vec::with_capacity(BINARY_SNIFF_BYTES);
+    if let Err(e) = reader
+        .by_ref()
+        .take(BINARY_SNIFF_BYTES as u64)
+        .read_to_end(&mut sniff)
+    {
+        return fail(format!("{shown}: {}", io_reason(&e)));
+    }
+    if looks_binary(&sniff) {
+        return fail(format!(
+            "{shown} is a binary file ({} bytes); not shown. Inspect it with `file`, `xxd {shown} | \
+             head` or `strings`",
+            meta.len()
+        ));
+    }
+    let mut reader = std::io::Cursor::new(sniff).chain(reader);
+    let mut out = String::new();
+    let mut line = Vec::new();
+    let mut index = 0usize; // lines seen so far
+    let mut last_shown = None;
+    let mut stopped_for_size = false;
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => return fail(format!("{shown}: {}", io_reason(&e))),
+        }
+        if index >= offset && index < offset.saturating_add(limit) && !stopped_for_size {
+            let text = String::from_utf8_lossy(&line);
+            let text = text.trim_end_matches('\n').trim_end_matches('\r');
+            let entry = format_line(index + 1, text);
+            if out.len() + entry.len() > READ_PAGE_MAX_CHARS && last_shown.is_some() {
+                stopped_for_size = true;
+            } else {
+                out.push_str(&entry);
+                last_shown = Some(index);
+            }
+        }
+        index += 1;
+    }
+    let total = index;
+    if total == 0 {
+        return CommandOutput::success(format!("[{shown} is empty]"));
+    }
+    let Some(last) = last_shown else {
+        return fail(format!(
+            "--offset {offset} is past the end of {shown}, which has {total} lines"
+        ));
+    };
+    if last + 1 < total {
+        out.push_str(&format!(
+            "[lines {}-{} of {total}; more with `read {shown} --offset {}`]\n",
+            offset + 1,
+            last + 1,
+            last + 1
+        ));
+    }
+    CommandOutput::success(out)
+}
+
+fn format_line(number: usize, text: &str) -> String {
+    match text.char_indices().nth(READ_LINE_MAX_CHARS) {
+        None => format!("{number:>6}\t{text}\n"),
+        Some((cut, _)) => {
+            let rest = text[cut..].chars().count();
+            format!(
+                "{number:>6}\t{}… [line cut: {rest} more characters]\n",
+                &text[..cut]
+            )
+        }
+    }
+}
+
+/// The OS reason without Rust's "(os error N)" suffix.
+pub fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_owned(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        _ => {
+            let s = e.to_string();
+            match s.find(" (os error") {
+                Some(i) => s[..i].to_owned(),
+                None => s,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(content: &[u8]) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.txt");
+        std::fs::write(&p, content).unwrap();
+        (dir, p)
+    }
+
+    #[test]
+    fn numbered_page_with_paging_note() {
+        let (_d, p) = file(b"a\nb\r\nc\nd\n");
+        let out = read_page(&p, "f.txt", 1, 2);
+        assert_eq!(
+            out.text,
+            "     2\tb\n     3\tc\n[lines 2-3 of 4; more with `read f.txt --offset 3`]\n"
+        );
+        assert_eq!(
+            read_page(&p, "f.txt", 0, 10).text,
+            "     1\ta\n     2\tb\n     3\tc\n     4\td\n"
+        );
+        let past = read_page(&p, "f.txt", 9, 1);
+        assert_eq!(past.exit_code, 1);
+        assert!(
+            past.text
+                .contains("past the end of f.txt, which has 4 lines")
+        );
+    }
+
+    #[test]
+    fn long_lines_are_cut_and_pages_stay_under_the_cap() {
+        let long = "x".repeat(READ_LINE_MAX_CHARS + 5);
+        let (_d, p) = file(format!("{long}\n").repeat(40).as_bytes());
+        let out = read_page(&p, "f.txt", 0, 100);
+        assert!(out.text.contains("… [line cut: 5 more characters]"));
+        assert!(out.text.len() <= OUTPUT_CAP_CHARS);
+        assert!(
+            out.text.contains("more with `read f.txt --offset "),
+            "{}",
+            &out.text[out.text.len() - 200..]
+        );
+    }
+
+    #[test]
+    fn binary_missing_and_empty_files() {
+        let (_d, p) = file(b"\x00\x01\x02binary");
+        let out = read_page(&p, "f.bin", 0, 10);
+        assert!(
+            out.text.contains("f.bin is a binary file (9 bytes)"),
+            "{}",
+            out.text
+        );
+        let out = read_page(Path::new("/nonexistent/x"), "x", 0, 10);
+        assert_eq!(out.text, "read: x: no such file or directory");
+        let (_d, p) = file(b"");
+        assert_eq!(read_page(&p, "e", 0, 10).text, "[e is empty]");
+    }
+}

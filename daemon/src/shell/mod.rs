@@ -1,0 +1,38 @@
+//! The one Bash tool: what runs behind `Bash {command, restart}`.
+//!
+//! A call enters through [`ShellSessions::execute`] (by session name) or
+//! [`BashRouter::execute`] (with a [`ShellSession`] in hand). The router reads the command
+//! string ([`syntax`]): a simple command naming a registered [`AgentCommand`] runs in-process
+//! (`read`, `write`, `edit`, `glob`, `search`, `bash` from [`commands`], plus whatever other
+//! subsystems register); anything else runs as typed in the session's persistent bash
+//! ([`process`]), whose output is captured with a cap ([`capture`]) and whose completion, exit
+//! code and cwd come from a sentinel ([`sentinel`]). Timeouts and cancels kill the command's
+//! process groups ([`procs`]).
+//!
+//! To add a command from another subsystem: implement [`AgentCommand`] with a static
+//! [`CommandSpec`], register it on the registry from [`commands::builtin_registry`], and hand
+//! that registry to [`ShellSessions::new`]. `shell/` never imports its commands' subsystems.
+
+pub mod args;
+pub mod capture;
+pub mod command;
+pub mod commands;
+pub mod process;
+pub mod procs;
+pub mod router;
+pub mod sentinel;
+pub mod session;
+pub mod sessions;
+pub mod spec;
+pub mod syntax;
+
+#[cfg(test)]
+mod tests;
+
+pub use capture::OUTPUT_CAP_CHARS;
+pub use command::{AgentCommand, CommandContext, CommandOutput, CommandRegistry, CommandSpec};
+pub use commands::builtin_registry;
+pub use router::{BashRouter, COMMAND_TIMEOUT_DEFAULT, COMMAND_TIMEOUT_MAX, ToolCall, ToolResult};
+pub use session::ShellSession;
+pub use sessions::{SESSION_IDLE_TIMEOUT, SessionError, SessionOrigin, ShellSessions};
+pub use spec::ShellSpec;

@@ -1,0 +1,335 @@
+//! One persistent `bash` process and the running of one command in it.
+//!
+//! The shell is started without rc files, in its own process group, with stdin, stdout and
+//! stderr on pipes owned by the daemon. A reader task splits stdout into command output (into a
+//! bounded [`OutputCapture`]) and completion sentinels ([`super::sentinel`]). A command is sent
+//! as `{ eval '<command>'; } </dev/null >&9 2>&9` followed by the sentinel, so `cd` and `export`
+//! persist, commands never read the protocol from stdin, and a command that closes its stdout
+//! (`exec 1>&-`) cannot silence the next one. With `set -m` each pipeline gets its own process
+//! group, which is what a timeout or cancel kills; the shell itself stays.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::capture::OutputCapture;
+use super::procs::{self, COMMAND_TAG_VAR};
+use super::sentinel::{self, Completion, SentinelParser, StreamEvent};
+pub use super::spec::ShellSpec;
+
+/// How long a new shell may take to answer its first sentinel.
+const SHELL_START_TIMEOUT: Duration = Duration::from_secs(10);
+/// Between SIGTERM and SIGKILL when killing a command's processes.
+pub const KILL_GRACE: Duration = Duration::from_secs(2);
+/// How long to wait for the sentinel once a command's processes are dead, before deciding the
+/// shell itself is stuck (a loop of builtins) and must be replaced.
+const SENTINEL_AFTER_KILL: Duration = Duration::from_secs(1);
+/// How long to wait for the last output of a shell that exited.
+const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(300);
+const READ_CHUNK_BYTES: usize = 64 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ShellError {
+    #[error("cannot start bash in {cwd}: {source}")]
+    Spawn {
+        cwd: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("bash did not start within {0:?}")]
+    StartTimeout(Duration),
+    #[error("bash exited while starting")]
+    StartExited,
+    #[error("the command contains a NUL byte, which a shell command cannot carry")]
+    NulByte,
+}
+
+/// How a command run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunEnd {
+    /// The sentinel arrived: the command finished (possibly after being killed).
+    Finished,
+    /// The shell process exited (`exit`, `kill $$`, `set -e`…) with this code.
+    ShellExited(i32),
+}
+
+/// Why a command was interrupted, if it was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interrupt {
+    TimedOut,
+    Cancelled,
+}
+
+/// The raw result of one command in the shell.
+#[derive(Debug)]
+pub struct RawRun {
+    pub output: OutputCapture,
+    pub end: RunEnd,
+    pub interrupted: Option<Interrupt>,
+    /// Exit code from the sentinel, when it arrived.
+    pub exit_code: Option<i32>,
+    /// False when the shell is gone or stuck and must be replaced before the next command.
+    pub shell_usable: bool,
+}
+
+/// A running bash and the reader task attached to its output.
+pub struct BashProcess {
+    child: Child,
+    stdin: ChildStdin,
+    pid: i32,
+    tag: String,
+    marker: String,
+    capture: Arc<Mutex<OutputCapture>>,
+    done_rx: mpsc::UnboundedReceiver<Completion>,
+    reader: JoinHandle<()>,
+    cwd: PathBuf,
+    /// Commands run so far; numbers each command's tag.
+    commands_run: u64,
+    /// The shell has been reaped; its pid must not be signalled any more.
+    reaped: bool,
+}
+
+impl BashProcess {
+    /// Starts a shell and waits until it answers.
+    pub async fn start(spec: &ShellSpec) -> Result<Self, ShellError> {
+        let tag = format!("{:016x}", sentinel::random_u64());
+        let marker = sentinel::random_marker();
+        let mut child = tokio::process::Command::new("bash")
+            .arg("--noprofile")
+            .arg("--norc")
+            .current_dir(&spec.cwd)
+            .env_clear()
+            .envs(spec.shell_env(&tag))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|source| ShellError::Spawn {
+                cwd: spec.cwd.clone(),
+                source,
+            })?;
+        let pid = child
+            .id()
+            .map(|p| p as i32)
+            .ok_or(ShellError::StartExited)?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(ShellError::StartExited);
+        };
+        let capture = Arc::new(Mutex::new(OutputCapture::new()));
+        let (done_tx, done_rx) = mpsc::unbounded_channel();
+        let reader = tokio::spawn(read_output(
+            stdout,
+            marker.clone(),
+            capture.clone(),
+            done_tx,
+        ));
+        let mut shell = Self {
+            child,
+            stdin,
+            pid,
+            tag,
+            marker,
+            capture,
+            done_rx,
+            reader,
+            cwd: spec.cwd.clone(),
+            commands_run: 0,
+            reaped: false,
+        };
+        // fd 9 keeps the daemon's pipe for sentinels and for restoring stdout/stderr; job control
+        // gives every pipeline its own process group.
+        let init = format!(
+            "exec 9>&1 2>&1\nset -m\n{}",
+            sentinel::sentinel_command(&shell.marker)
+        );
+        if shell.stdin.write_all(init.as_bytes()).await.is_err() {
+            return Err(ShellError::StartExited);
+        }
+        tokio::select! {
+            done = shell.done_rx.recv() => match done {
+                Some(c) => shell.cwd = c.cwd,
+                None => return Err(ShellError::StartExited),
+            },
+            _ = tokio::time::sleep(SHELL_START_TIMEOUT) => {
+                return Err(ShellError::StartTimeout(SHELL_START_TIMEOUT));
+            }
+        }
+        shell.take_output();
+        Ok(shell)
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// The shell's working directory after the last command.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    fn take_output(&self) -> OutputCapture {
+        match self.capture.lock() {
+            Ok(mut c) => std::mem::take(&mut *c),
+            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+        }
+    }
+
+    /// Runs one command line. Output printed by background jobs since the last command is
+    /// included at the start, as a terminal would show it.
+    pub async fn run(
+        &mut self,
+        command: &str,
+        timeout: Duration,
+        cancel: &CancellationToken,
+    ) -> Result<RawRun, ShellError> {
+        if command.contains('\0') {
+            return Err(ShellError::NulByte);
+        }
+        // A completion left over from an interrupted earlier run must not end this one.
+        while self.done_rx.try_recv().is_ok() {}
+        self.commands_run += 1;
+        let command_tag = format!("{}.{}", self.tag, self.commands_run);
+        // The tag is in the environment of everything this command starts, and only during it.
+        let script = format!(
+            "{{ {COMMAND_TAG_VAR}={command_tag} eval '{}'\n}} </dev/null >&9 2>&9\n{}",
+            command.replace('\'', r"'\''"),
+            sentinel::sentinel_command(&self.marker)
+        );
+        if self.stdin.write_all(script.as_bytes()).await.is_err() {
+            return Ok(self.after_exit(None).await);
+        }
+        let interrupt = tokio::select! {
+            done = self.done_rx.recv() => return Ok(match done {
+                Some(c) => self.finished(c, None),
+                None => self.after_exit(None).await,
+            }),
+            status = self.child.wait() => {
+                let code = status.ok().map(exit_code_of);
+                return Ok(self.after_exit(code).await);
+            }
+            _ = tokio::time::sleep(timeout) => Interrupt::TimedOut,
+            _ = cancel.cancelled() => Interrupt::Cancelled,
+        };
+        Ok(self.interrupt(&command_tag, interrupt).await)
+    }
+
+    fn finished(&mut self, c: Completion, interrupted: Option<Interrupt>) -> RawRun {
+        self.cwd = c.cwd;
+        RawRun {
+            output: self.take_output(),
+            end: RunEnd::Finished,
+            interrupted,
+            exit_code: Some(c.exit_code),
+            shell_usable: true,
+        }
+    }
+
+    /// Kills the processes the command started; replaces the shell if it does not come back.
+    async fn interrupt(&mut self, command_tag: &str, why: Interrupt) -> RawRun {
+        let command_procs = procs::command_processes(command_tag);
+        procs::terminate(&command_procs, Some(self.pid), KILL_GRACE).await;
+        tokio::select! {
+            done = self.done_rx.recv() => if let Some(c) = done {
+                return self.finished(c, Some(why));
+            },
+            status = self.child.wait() => {
+                let code = status.ok().map(exit_code_of);
+                let mut run = self.after_exit(code).await;
+                run.interrupted = Some(why);
+                return run;
+            }
+            _ = tokio::time::sleep(SENTINEL_AFTER_KILL) => {}
+        }
+        // The shell is busy in its own code (e.g. a loop of builtins): replace it.
+        self.kill_all().await;
+        RawRun {
+            output: self.take_output(),
+            end: RunEnd::Finished,
+            interrupted: Some(why),
+            exit_code: None,
+            shell_usable: false,
+        }
+    }
+
+    /// The shell exited: kill what it left behind and collect its last output.
+    async fn after_exit(&mut self, code: Option<i32>) -> RawRun {
+        let code = match code {
+            Some(c) => c,
+            None => self.child.wait().await.map(exit_code_of).unwrap_or(-1),
+        };
+        self.reaped = true;
+        procs::terminate(&procs::shell_processes(&self.tag, None), None, KILL_GRACE).await;
+        let _ = tokio::time::timeout(DRAIN_AFTER_EXIT, &mut self.reader).await;
+        RawRun {
+            output: self.take_output(),
+            end: RunEnd::ShellExited(code),
+            interrupted: None,
+            exit_code: None,
+            shell_usable: false,
+        }
+    }
+
+    /// Kills the shell and everything it started (SIGTERM, grace, SIGKILL).
+    pub async fn kill_all(&mut self) {
+        let root = (!self.reaped).then_some(self.pid);
+        let all = procs::shell_processes(&self.tag, root);
+        procs::terminate(&all, None, KILL_GRACE).await;
+        let _ = self.child.start_kill();
+        let _ = self.child.wait().await;
+        self.reaped = true;
+    }
+}
+
+impl Drop for BashProcess {
+    fn drop(&mut self) {
+        // Last resort when a session is dropped without `kill_all` (daemon exiting).
+        if !self.reaped {
+            procs::kill_now(&procs::shell_processes(&self.tag, Some(self.pid)));
+        }
+        self.reader.abort();
+    }
+}
+
+fn exit_code_of(status: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status
+        .code()
+        .or_else(|| status.signal().map(|s| 128 + s))
+        .unwrap_or(-1)
+}
+
+async fn read_output(
+    mut stdout: ChildStdout,
+    marker: String,
+    capture: Arc<Mutex<OutputCapture>>,
+    done_tx: mpsc::UnboundedSender<Completion>,
+) {
+    let mut parser = SentinelParser::new(&marker);
+    let mut buf = vec![0u8; READ_CHUNK_BYTES];
+    let with_capture = |f: &mut dyn FnMut(&mut OutputCapture)| match capture.lock() {
+        Ok(mut c) => f(&mut c),
+        Err(poisoned) => f(&mut poisoned.into_inner()),
+    };
+    loop {
+        let n = match stdout.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        parser.feed(&buf[..n], |event| match event {
+            StreamEvent::Output(bytes) => with_capture(&mut |c| c.push(bytes)),
+            StreamEvent::Done(completion) => {
+                let _ = done_tx.send(completion);
+            }
+        });
+    }
+    let rest = parser.finish();
+    with_capture(&mut |c| c.push(&rest));
+}

@@ -1,0 +1,188 @@
+//! The `BashRouter`: turns one Bash-tool call (`command`, `restart`) into a result.
+//!
+//! A simple command whose first word is a registered agent command runs in-process (answering
+//! `-h`/`--help` from its spec); a tool call pasted as a command gets an explanation; everything
+//! else runs in the session's persistent shell as typed. Every result carries the exit code in
+//! its text when it is not zero, so the model sees what a terminal user would.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use super::command::{CommandContext, CommandOutput, CommandRegistry, EXIT_USAGE};
+use super::session::ShellSession;
+use super::syntax::{self, Route};
+
+/// Timeout of a command when the call gives none.
+pub const COMMAND_TIMEOUT_DEFAULT: Duration = Duration::from_secs(120);
+/// Longest timeout a call may ask for.
+pub const COMMAND_TIMEOUT_MAX: Duration = Duration::from_secs(600);
+
+/// One Bash-tool call.
+#[derive(Debug, Clone, Default)]
+pub struct ToolCall {
+    pub command: String,
+    pub restart: bool,
+    /// `None`: [`COMMAND_TIMEOUT_DEFAULT`]; longer than [`COMMAND_TIMEOUT_MAX`] is clamped.
+    pub timeout: Option<Duration>,
+}
+
+/// What the model receives, plus what the caller may want to know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolResult {
+    pub output: String,
+    pub exit_code: i32,
+    pub restarted: bool,
+    pub timed_out: bool,
+    /// The session shell's working directory afterwards.
+    pub cwd: std::path::PathBuf,
+}
+
+pub struct BashRouter {
+    commands: Arc<CommandRegistry>,
+}
+
+impl BashRouter {
+    pub fn new(commands: Arc<CommandRegistry>) -> Self {
+        Self { commands }
+    }
+
+    pub fn commands(&self) -> &CommandRegistry {
+        &self.commands
+    }
+
+    /// Runs one call in `session`. Cancelling `cancel` kills a running native command.
+    pub async fn execute(
+        &self,
+        session: &mut ShellSession,
+        call: &ToolCall,
+        cancel: &CancellationToken,
+    ) -> ToolResult {
+        let timeout = call
+            .timeout
+            .unwrap_or(COMMAND_TIMEOUT_DEFAULT)
+            .min(COMMAND_TIMEOUT_MAX);
+        let mut restarted = false;
+        let mut out = if call.restart {
+            restarted = true;
+            match session.restart().await {
+                Ok(()) if call.command.trim().is_empty() => CommandOutput::success(format!(
+                    "Shell restarted in {}.",
+                    session.cwd().display()
+                )),
+                Ok(()) => self.route(session, &call.command, timeout, cancel).await,
+                Err(e) => CommandOutput::failure(format!("cannot restart the shell: {e}"), 126),
+            }
+        } else if call.command.trim().is_empty() {
+            CommandOutput::failure(
+                "empty command: pass a shell command such as `ls -la` or `read README.md`",
+                EXIT_USAGE,
+            )
+        } else {
+            self.route(session, &call.command, timeout, cancel).await
+        };
+        restarted |= out.restarted;
+        if out.exit_code != 0 {
+            if !out.text.is_empty() && !out.text.ends_with('\n') {
+                out.text.push('\n');
+            }
+            out.text
+                .push_str(&format!("[exit code: {}]", out.exit_code));
+        }
+        ToolResult {
+            output: out.text,
+            exit_code: out.exit_code,
+            restarted,
+            timed_out: out.timed_out,
+            cwd: session.cwd().to_path_buf(),
+        }
+    }
+
+    async fn route(
+        &self,
+        session: &mut ShellSession,
+        command: &str,
+        timeout: Duration,
+        cancel: &CancellationToken,
+    ) -> CommandOutput {
+        let known = |w: &str| self.commands.contains(w) || self.commands.shortcut_for(w).is_some();
+        match syntax::classify(command, known) {
+            Route::ToolCallLookalike { suggestion } => tool_call_message(suggestion),
+            Route::Agent { mut words, stdin } => {
+                let name = words.remove(0);
+                let Some(cmd) = self.commands.get(&name).cloned() else {
+                    return self
+                        .shortcut(session, command, &name, words, stdin, timeout, cancel)
+                        .await;
+                };
+                match words.first().map(String::as_str) {
+                    Some("-h") => return CommandOutput::success(cmd.spec().short_help()),
+                    Some("--help") => return CommandOutput::success(cmd.spec().full_help()),
+                    _ => {}
+                }
+                let mut ctx = CommandContext {
+                    session,
+                    stdin,
+                    timeout,
+                    cancel: cancel.clone(),
+                };
+                cmd.run(&mut ctx, words).await
+            }
+            Route::Native => {
+                let mut out = session.run_native(command, timeout, cancel).await;
+                if let Some(first) = shlex::split(command).and_then(|w| w.into_iter().next())
+                    && self.commands.contains(&first)
+                    && out.text.contains(&format!("{first}: command not found"))
+                {
+                    out.text.push_str(&format!(
+                        "[`{first}` is an agent command: it runs only as a simple command, \
+                         without pipes, redirects, `;`, `&&` or `$(…)`. Run it on its own, or use \
+                         a shell tool instead]\n"
+                    ));
+                }
+                out
+            }
+        }
+    }
+}
+
+impl BashRouter {
+    /// An extension command run in-process when that gives exactly what its executable would:
+    /// no heredoc, no help flag (the wrapper prints help), nothing bash would expand.
+    #[allow(clippy::too_many_arguments)]
+    async fn shortcut(
+        &self,
+        session: &mut ShellSession,
+        command: &str,
+        name: &str,
+        words: Vec<String>,
+        stdin: Option<String>,
+        timeout: Duration,
+        cancel: &CancellationToken,
+    ) -> CommandOutput {
+        let expands = command.contains(['$', '`', '*', '?', '[', '~', '{']);
+        let help = matches!(words.first().map(String::as_str), Some("-h" | "--help"));
+        if let Some(shortcut) = self.commands.shortcut_for(name)
+            && stdin.is_none()
+            && !expands
+            && !help
+            && let Some(out) = shortcut.run(name, words, cancel.clone()).await
+        {
+            return out;
+        }
+        session.run_native(command, timeout, cancel).await
+    }
+}
+
+fn tool_call_message(suggestion: Option<String>) -> CommandOutput {
+    let mut text = String::from(
+        "This looks like a tool call written inside the command. The Bash tool's `command` is \
+         the shell command itself: send `ls -la`, not `Bash(command=\"ls -la\")` or \
+         `{\"command\": \"ls -la\"}`.",
+    );
+    if let Some(s) = suggestion.filter(|s| !s.trim().is_empty()) {
+        text.push_str(&format!("\nDid you mean: {s}"));
+    }
+    CommandOutput::failure(text, EXIT_USAGE)
+}

@@ -1,0 +1,193 @@
+//! A named shell session: the persistent bash (started on first need, replaced when it dies),
+//! its current directory, and the environment it was created with. Turns a [`RawRun`] into the
+//! text the model sees, including the notes about timeouts and restarts.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use super::command::CommandOutput;
+use super::process::{BashProcess, Interrupt, RunEnd, ShellError, ShellSpec};
+
+/// Exit status reported for a command killed by its timeout (as GNU `timeout`).
+pub const EXIT_TIMED_OUT: i32 = 124;
+/// Exit status reported for a cancelled command (as after Ctrl-C).
+pub const EXIT_CANCELLED: i32 = 130;
+/// Exit status when the shell could not be started.
+pub const EXIT_SHELL_FAILED: i32 = 126;
+
+pub struct ShellSession {
+    name: String,
+    spec: ShellSpec,
+    shell: Option<BashProcess>,
+    cwd: PathBuf,
+    output_cap_chars: usize,
+}
+
+impl ShellSession {
+    /// A session whose shell starts on first use.
+    pub fn new(name: impl Into<String>, spec: ShellSpec, output_cap_chars: usize) -> Self {
+        let cwd = spec.cwd.clone();
+        Self {
+            name: name.into(),
+            spec,
+            shell: None,
+            cwd,
+            output_cap_chars,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    pub fn output_cap_chars(&self) -> usize {
+        self.output_cap_chars
+    }
+
+    /// The environment the session was created with.
+    pub fn env(&self) -> &[(OsString, OsString)] {
+        &self.spec.env
+    }
+
+    pub fn env_var(&self, name: &str) -> Option<&OsString> {
+        self.spec
+            .env
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v)
+    }
+
+    /// The running shell's pid, if one is running.
+    pub fn shell_pid(&self) -> Option<i32> {
+        self.shell.as_ref().map(BashProcess::pid)
+    }
+
+    /// Replaces the shell with a fresh one in the session's starting directory.
+    pub async fn restart(&mut self) -> Result<(), ShellError> {
+        self.close().await;
+        self.cwd = self.spec.cwd.clone();
+        self.ensure_shell().await.map(|_| ())
+    }
+
+    /// Kills the shell and everything it started.
+    pub async fn close(&mut self) {
+        if let Some(mut shell) = self.shell.take() {
+            shell.kill_all().await;
+        }
+    }
+
+    /// Starts the shell now if it is not running, so the first command does not pay for it.
+    pub async fn warm_up(&mut self) -> Result<(), ShellError> {
+        self.ensure_shell().await.map(|_| ())
+    }
+
+    async fn ensure_shell(&mut self) -> Result<&mut BashProcess, ShellError> {
+        if self.shell.is_none() {
+            let mut spec = self.spec.clone();
+            // After a crash the new shell continues where the old one was.
+            spec.cwd = if self.cwd.is_dir() {
+                self.cwd.clone()
+            } else {
+                self.spec.cwd.clone()
+            };
+            let shell = BashProcess::start(&spec).await?;
+            self.cwd = shell.cwd().to_path_buf();
+            self.shell = Some(shell);
+        }
+        match self.shell.as_mut() {
+            Some(shell) => Ok(shell),
+            None => Err(ShellError::StartExited),
+        }
+    }
+
+    /// Runs `command` in the persistent shell; never fails: problems become the result text.
+    pub async fn run_native(
+        &mut self,
+        command: &str,
+        timeout: Duration,
+        cancel: &CancellationToken,
+    ) -> CommandOutput {
+        let mut restarted = false;
+        if self.shell.is_none() {
+            restarted = true;
+        }
+        let shell = match self.ensure_shell().await {
+            Ok(shell) => shell,
+            Err(e) => return CommandOutput::failure(format!("{e}"), EXIT_SHELL_FAILED),
+        };
+        let run = match shell.run(command, timeout, cancel).await {
+            Ok(run) => run,
+            Err(e) => return CommandOutput::failure(format!("{e}"), 2),
+        };
+        if let Some(shell) = &self.shell {
+            self.cwd = shell.cwd().to_path_buf();
+        }
+        let mut text = run.output.render(self.output_cap_chars);
+        let mut notes: Vec<String> = Vec::new();
+        let mut exit_code = run.exit_code.unwrap_or(0);
+        match run.interrupted {
+            Some(Interrupt::TimedOut) => {
+                exit_code = EXIT_TIMED_OUT;
+                notes.push(format!(
+                    "command timed out after {}; it and the processes it started were killed",
+                    human_duration(timeout)
+                ));
+            }
+            Some(Interrupt::Cancelled) => {
+                exit_code = EXIT_CANCELLED;
+                notes.push("command cancelled; it and the processes it started were killed".into());
+            }
+            None => {}
+        }
+        if let RunEnd::ShellExited(code) = run.end {
+            if run.interrupted.is_none() {
+                exit_code = code;
+            }
+            notes.push(format!("the shell exited (status {code})"));
+        }
+        if !run.shell_usable {
+            self.shell = None;
+            if !matches!(run.end, RunEnd::ShellExited(_)) {
+                notes.push("the shell did not come back after its command was killed".into());
+            }
+            match self.ensure_shell().await {
+                Ok(_) => notes.push(format!(
+                    "a new shell was started in {}; variables, functions and background jobs \
+                     from before are gone",
+                    self.cwd.display()
+                )),
+                Err(e) => notes.push(format!("a new shell could not be started: {e}")),
+            }
+            restarted = true;
+        }
+        if !notes.is_empty() {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            for note in notes {
+                text.push_str(&format!("[{note}]\n"));
+            }
+        }
+        CommandOutput {
+            text,
+            exit_code,
+            restarted,
+            timed_out: run.interrupted == Some(Interrupt::TimedOut),
+        }
+    }
+}
+
+fn human_duration(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
+}

@@ -1,0 +1,271 @@
+//! All named shell sessions of the daemon: created on first use, closed explicitly, by the idle
+//! reaper, or all at once on shutdown (which kills every shell and what it started).
+//!
+//! Calls to one session run one at a time; different sessions run in parallel.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::capture::OUTPUT_CAP_CHARS;
+use super::command::CommandRegistry;
+use super::process::ShellSpec;
+use super::router::{BashRouter, ToolCall, ToolResult};
+use super::session::ShellSession;
+
+/// A session unused for this long is closed by the reaper.
+pub const SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// How often the reaper looks for idle sessions.
+const REAPER_INTERVAL: Duration = Duration::from_secs(60);
+
+/// How a session is created when a call names one that does not exist yet.
+#[derive(Debug, Clone, Default)]
+pub struct SessionOrigin {
+    /// Starting directory; must exist.
+    pub cwd: PathBuf,
+    /// The environment; empty means the daemon's own.
+    pub env: Vec<(OsString, OsString)>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("session name must not be empty")]
+    EmptyName,
+    #[error("working directory {0} does not exist or is not a folder")]
+    BadCwd(PathBuf),
+    #[error("working directory must be an absolute path (got {0})")]
+    RelativeCwd(PathBuf),
+    #[error("the daemon is shutting down")]
+    ShuttingDown,
+}
+
+struct Slot {
+    session: Arc<tokio::sync::Mutex<ShellSession>>,
+    last_used: Mutex<Instant>,
+    /// Set (under the session lock) when the slot left the map: a caller that got it just
+    /// before must look again rather than revive a shell nobody would close.
+    closed: AtomicBool,
+}
+
+impl Slot {
+    fn touch(&self) {
+        if let Ok(mut t) = self.last_used.lock() {
+            *t = Instant::now();
+        }
+    }
+
+    fn idle_for(&self) -> Duration {
+        self.last_used
+            .lock()
+            .map(|t| t.elapsed())
+            .unwrap_or_default()
+    }
+
+    /// Kills the shell; called once the slot is out of the map.
+    async fn close(&self) {
+        let mut session = self.session.lock().await;
+        self.closed.store(true, Ordering::Release);
+        session.close().await;
+    }
+}
+
+pub struct ShellSessions {
+    router: BashRouter,
+    bin_dir: Option<PathBuf>,
+    output_cap_chars: usize,
+    slots: Mutex<HashMap<String, Arc<Slot>>>,
+    /// Cancelled by [`ShellSessions::close_all`]: running commands stop at once.
+    closing: CancellationToken,
+}
+
+impl ShellSessions {
+    /// `bin_dir` (`$SYNAPSE_HOME/bin`) goes first on every shell's PATH.
+    pub fn new(commands: Arc<CommandRegistry>, bin_dir: Option<PathBuf>) -> Self {
+        Self {
+            router: BashRouter::new(commands),
+            bin_dir,
+            output_cap_chars: OUTPUT_CAP_CHARS,
+            slots: Mutex::new(HashMap::new()),
+            closing: CancellationToken::new(),
+        }
+    }
+
+    /// Overrides the output cap (tests, benchmarks).
+    pub fn with_output_cap(mut self, chars: usize) -> Self {
+        self.output_cap_chars = chars;
+        self
+    }
+
+    pub fn router(&self) -> &BashRouter {
+        &self.router
+    }
+
+    fn lock_slots(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Slot>>> {
+        self.slots.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Number of open sessions.
+    pub fn len(&self) -> usize {
+        self.lock_slots().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.lock_slots().keys().cloned().collect();
+        names.sort();
+        names
+    }
+
+    fn slot(&self, name: &str, origin: &SessionOrigin) -> Result<Arc<Slot>, SessionError> {
+        if name.is_empty() {
+            return Err(SessionError::EmptyName);
+        }
+        if self.closing.is_cancelled() {
+            return Err(SessionError::ShuttingDown);
+        }
+        let mut slots = self.lock_slots();
+        if let Some(slot) = slots.get(name) {
+            return Ok(slot.clone());
+        }
+        if !origin.cwd.is_absolute() {
+            return Err(SessionError::RelativeCwd(origin.cwd.clone()));
+        }
+        if !origin.cwd.is_dir() {
+            return Err(SessionError::BadCwd(origin.cwd.clone()));
+        }
+        let env = if origin.env.is_empty() {
+            std::env::vars_os().collect()
+        } else {
+            origin.env.clone()
+        };
+        let spec = ShellSpec {
+            cwd: origin.cwd.clone(),
+            env,
+            bin_dir: self.bin_dir.clone(),
+        };
+        let slot = Arc::new(Slot {
+            session: Arc::new(tokio::sync::Mutex::new(ShellSession::new(
+                name,
+                spec,
+                self.output_cap_chars,
+            ))),
+            last_used: Mutex::new(Instant::now()),
+            closed: AtomicBool::new(false),
+        });
+        slots.insert(name.to_owned(), slot.clone());
+        Ok(slot)
+    }
+
+    /// Creates session `name` if needed and starts its shell in the background, so that its
+    /// first command finds the shell running (a chat session warms its shell while the model
+    /// thinks).
+    pub fn warm_up(self: &Arc<Self>, name: &str, origin: &SessionOrigin) {
+        let Ok(slot) = self.slot(name, origin) else {
+            return;
+        };
+        tokio::spawn(async move {
+            let mut session = slot.session.clone().lock_owned().await;
+            if !slot.closed.load(Ordering::Acquire)
+                && let Err(e) = session.warm_up().await
+            {
+                tracing::warn!("cannot start a shell ahead of use: {e}");
+            }
+        });
+    }
+
+    /// Runs one Bash-tool call in session `name`, creating the session from `origin` if needed.
+    pub async fn execute(
+        &self,
+        name: &str,
+        origin: &SessionOrigin,
+        call: &ToolCall,
+        cancel: &CancellationToken,
+    ) -> Result<ToolResult, SessionError> {
+        let (slot, mut session) = loop {
+            let slot = self.slot(name, origin)?;
+            slot.touch();
+            let session = slot.session.clone().lock_owned().await;
+            if !slot.closed.load(Ordering::Acquire) {
+                break (slot, session);
+            }
+        };
+        let token = self.closing.child_token();
+        let run = self.router.execute(&mut session, call, &token);
+        tokio::pin!(run);
+        let result = loop {
+            tokio::select! {
+                result = &mut run => break result,
+                () = cancel.cancelled(), if !token.is_cancelled() => token.cancel(),
+            }
+        };
+        slot.touch();
+        Ok(result)
+    }
+
+    /// Closes one session, killing its shell. False when there was none.
+    pub async fn close(&self, name: &str) -> bool {
+        let slot = self.lock_slots().remove(name);
+        match slot {
+            Some(slot) => {
+                slot.close().await;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Closes every session (daemon shutdown): no shell or child outlives this.
+    pub async fn close_all(&self) {
+        self.closing.cancel();
+        let slots: Vec<Arc<Slot>> = self.lock_slots().drain().map(|(_, s)| s).collect();
+        let closing = slots.iter().map(|slot| slot.close());
+        futures::future::join_all(closing).await;
+    }
+
+    /// Closes sessions idle for at least `idle` and not running anything; returns their names.
+    pub async fn close_idle(&self, idle: Duration) -> Vec<String> {
+        let idle_slots: Vec<(String, Arc<Slot>)> = {
+            let mut slots = self.lock_slots();
+            let names: Vec<String> = slots
+                .iter()
+                .filter(|(_, s)| s.idle_for() >= idle && s.session.try_lock().is_ok())
+                .map(|(n, _)| n.clone())
+                .collect();
+            names
+                .into_iter()
+                .filter_map(|n| slots.remove(&n).map(|s| (n, s)))
+                .collect()
+        };
+        for (_, slot) in &idle_slots {
+            slot.close().await;
+        }
+        idle_slots.into_iter().map(|(n, _)| n).collect()
+    }
+
+    /// Starts the task closing sessions idle for [`SESSION_IDLE_TIMEOUT`].
+    pub fn spawn_idle_reaper(self: &Arc<Self>) -> JoinHandle<()> {
+        let sessions = Arc::downgrade(self);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(REAPER_INTERVAL);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                let Some(sessions) = sessions.upgrade() else {
+                    return;
+                };
+                for name in sessions.close_idle(SESSION_IDLE_TIMEOUT).await {
+                    tracing::info!(session = %name, "closed idle shell session");
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,77 @@
+//! What a session's shell is started with: directory, environment, and the Synapse additions
+//! to that environment (`$SYNAPSE_HOME/bin` first on PATH, no pagers or colours, no rc hooks,
+//! and the tag that lets the daemon find everything the shell starts).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use super::procs::{COMMAND_TAG_VAR, SHELL_TAG_VAR};
+
+/// Everything needed to start (or restart) a session's shell.
+#[derive(Debug, Clone)]
+pub struct ShellSpec {
+    pub cwd: PathBuf,
+    /// The complete environment (the session's; [`ShellSpec::shell_env`] adds Synapse's part).
+    pub env: Vec<(OsString, OsString)>,
+    /// `$SYNAPSE_HOME/bin`, put first on PATH.
+    pub bin_dir: Option<PathBuf>,
+}
+
+impl ShellSpec {
+    /// The environment the shell gets: the session's, minus rc-file hooks, plus PATH and the
+    /// settings that keep tools from paging or colouring.
+    pub(super) fn shell_env(&self, tag: &str) -> Vec<(OsString, OsString)> {
+        const DROPPED: [&str; 5] = [
+            "BASH_ENV",
+            "ENV",
+            "PROMPT_COMMAND",
+            SHELL_TAG_VAR,
+            COMMAND_TAG_VAR,
+        ];
+        const FIXED: [(&str, &str); 4] = [
+            ("NO_COLOR", "1"),
+            ("TERM", "dumb"),
+            ("PAGER", "cat"),
+            ("GIT_PAGER", "cat"),
+        ];
+        let mut env: Vec<(OsString, OsString)> = self
+            .env
+            .iter()
+            .filter(|(k, _)| {
+                !DROPPED.iter().any(|d| k == d) && !FIXED.iter().any(|(f, _)| k == f) && k != "PATH"
+            })
+            .cloned()
+            .collect();
+        let old_path = self
+            .env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.clone());
+        let mut path = OsString::new();
+        if let Some(bin) = &self.bin_dir {
+            path.push(bin.as_os_str());
+        }
+        match old_path {
+            Some(p) if !p.is_empty() => {
+                if !path.is_empty() {
+                    path.push(":");
+                }
+                path.push(p);
+            }
+            _ => {
+                if !path.is_empty() {
+                    path.push(":");
+                }
+                path.push("/usr/local/bin:/usr/bin:/bin");
+            }
+        }
+        env.push(("PATH".into(), path));
+        env.extend(
+            FIXED
+                .iter()
+                .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+        );
+        env.push((SHELL_TAG_VAR.into(), tag.into()));
+        env
+    }
+}

@@ -1,0 +1,109 @@
+//! Issue 6 benchmarks, whole processes against a warm daemon and the fake LLM answering at once:
+//! `synapse run` two-turn task (`cat` a file, then answer; goal ≤ 50 ms median), tool overhead from
+//! the tool_use response to the next request (goal ≤ 3 ms), spawn to first request (goal ≤ 15 ms),
+//! first request size (goal ≤ 10 KB), peak RSS of client and daemon (goal ≤ 30 MB each).
+//! Needs release binaries: `cargo build --release --bins` first. Prints one table.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use synapse_tests::TestEnv;
+use synapse_tests::fake_llm::{FakeLlm, Reply, Step};
+
+const RUNS: usize = 40;
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn max_rss_kb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let env = TestEnv::new();
+    let daemon_pid = env.start_daemon();
+    std::fs::write(env.workdir().join("notes.txt"), "hello from the bench\n").unwrap();
+    let arrivals: Arc<Mutex<Vec<Instant>>> = Arc::default();
+    let seen = arrivals.clone();
+    let fake = rt
+        .block_on(FakeLlm::start_with(move |req| {
+            seen.lock().unwrap().push(Instant::now());
+            if req.last_tool_result().is_some() {
+                Step::Reply(Reply::new().text("The file says hello."))
+            } else {
+                Step::Reply(Reply::new().tool_call("cat notes.txt"))
+            }
+        }))
+        .unwrap();
+
+    let mut totals = Vec::new();
+    let mut first_request = Vec::new();
+    let mut tool_overhead = Vec::new();
+    for _ in 0..RUNS {
+        arrivals.lock().unwrap().clear();
+        let mut cmd = env.synapse();
+        cmd.env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
+            .env("ANTHROPIC_API_KEY", "bench")
+            .args(["run", "--quiet", "what does notes.txt say?"]);
+        let start = Instant::now();
+        let out = cmd.output().unwrap();
+        totals.push(start.elapsed());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let times = arrivals.lock().unwrap().clone();
+        first_request.push(times[0] - start);
+        tool_overhead.push(times[1] - times[0]);
+    }
+    let request_size = fake.requests()[0].body_len;
+    let client_rss = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .map(|u| u.max_rss())
+        .unwrap_or(0);
+
+    println!("| metric | goal | measured |");
+    println!("| --- | --- | --- |");
+    println!(
+        "| `synapse run` two-turn task, median of {RUNS} | ≤ 50 ms | {} |",
+        ms(median(totals))
+    );
+    println!(
+        "| tool_use response → next request (incl. `cat`) | ≤ 3 ms | {} |",
+        ms(median(tool_overhead))
+    );
+    println!(
+        "| process spawn → first model request | ≤ 15 ms | {} |",
+        ms(median(first_request))
+    );
+    println!(
+        "| first request size | ≤ 10 KB | {:.1} KB |",
+        request_size as f64 / 1024.0
+    );
+    println!(
+        "| peak RSS, client | ≤ 30 MB | {:.1} MB |",
+        client_rss as f64 / 1024.0
+    );
+    println!(
+        "| peak RSS, daemon | ≤ 30 MB | {:.1} MB |",
+        max_rss_kb(daemon_pid) as f64 / 1024.0
+    );
+}

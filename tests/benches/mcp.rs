@@ -1,0 +1,294 @@
+//! MCP benchmarks (custom loop; run with `cargo build --release --bins && cargo bench -p
+//! synapse-tests --bench mcp`):
+//!
+//! 1. warm call through the wrapper, whole process (`mcp:fs:read_text_file FILE`, goal ≤ 10 ms
+//!    median) against the same call over a fresh connection per call (spawn node, initialize,
+//!    call, close) — the ratio is the headline (goal ≥ 20×);
+//! 2. in-process `call_argv` overhead over the server's own round trip on a raw pipe (goal ≤ 1 ms);
+//! 3. 1,000 concurrent CallTool requests across 10 gRPC sessions, with no error.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use synapse_daemon::mcp::config::McpConfig;
+use synapse_daemon::mcp::connection::McpConnection;
+use synapse_daemon::mcp::{McpManager, McpOptions};
+use synapse_shared::proto::McpCallToolRequest;
+use synapse_shared::proto::mcp_client::McpClient;
+use synapse_tests::{DEADLINE, TestEnv, wait_until};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+fn fs_js() -> PathBuf {
+    let p = fixtures().join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    assert!(
+        p.exists(),
+        "{} missing: run tests/fixtures/install.sh",
+        p.display()
+    );
+    p
+}
+
+fn bad_mcp() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_bad_mcp"))
+}
+
+struct Stats {
+    median: Duration,
+    p90: Duration,
+    n: usize,
+}
+
+fn stats(mut samples: Vec<Duration>) -> Stats {
+    samples.sort();
+    let n = samples.len();
+    Stats {
+        median: samples[n / 2],
+        p90: samples[(n * 9) / 10],
+        n,
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let env = TestEnv::new();
+    let file = env.workdir().join("bench.txt");
+    std::fs::write(&file, "benchmark line\n".repeat(20)).unwrap();
+    let config = json!({"mcpServers": {
+        "fs": {"command": "node", "args": [fs_js(), env.workdir()]},
+        "bad": {"command": bad_mcp(), "args": []},
+    }});
+    std::fs::create_dir_all(env.home().join("mcp")).unwrap();
+    std::fs::write(env.home().join("mcp/mcp_servers.json"), config.to_string()).unwrap();
+    env.start_daemon();
+    let wrapper = env.home().join("bin/mcp:fs:read_text_file");
+    wait_until(DEADLINE, "fs wrapper", || wrapper.exists());
+
+    // 1a. Warm call through the wrapper (bash → synapse → gRPC → daemon → node server).
+    let run_wrapper = || {
+        let mut cmd = Command::new(&wrapper);
+        env.apply_env(&mut cmd);
+        let out = cmd.arg(&file).stdin(Stdio::null()).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    for _ in 0..10 {
+        run_wrapper();
+    }
+    let warm = stats(
+        (0..200)
+            .map(|_| {
+                let t = Instant::now();
+                run_wrapper();
+                t.elapsed()
+            })
+            .collect(),
+    );
+
+    // 1b. The same call over a fresh connection each time.
+    let cfg_text =
+        json!({"mcpServers": {"fs": {"command": "node", "args": [fs_js(), env.workdir()]}}})
+            .to_string();
+    let mut cfg = McpConfig::default();
+    cfg.merge_text(Path::new("/bench/mcp_servers.json"), &cfg_text, &|_| None);
+    let fs_cfg = cfg.servers["fs"].clone();
+    let cold = stats(rt.block_on(async {
+        let mut samples = Vec::new();
+        for i in 0..20 {
+            let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+            let t = Instant::now();
+            let (conn, _) = McpConnection::connect(&fs_cfg, 1_000_000 + i, tx)
+                .await
+                .unwrap();
+            let mut args = serde_json::Map::new();
+            args.insert("path".into(), json!(file));
+            conn.call("read_text_file", args).await.unwrap();
+            // A one-shot client exits here; tearing the server down is not counted.
+            samples.push(t.elapsed());
+            conn.close().await;
+        }
+        samples
+    }));
+
+    // 2. In-process overhead: call_argv on a warm manager vs the raw pipe round trip to the
+    //    same server binary.
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join("mcp")).unwrap();
+    std::fs::write(
+        home.path().join("mcp/mcp_servers.json"),
+        json!({"mcpServers": {"bad": {"command": bad_mcp()}}}).to_string(),
+    )
+    .unwrap();
+    let opts = McpOptions {
+        mcp_dir: home.path().join("mcp"),
+        bin_dir: home.path().join("bin"),
+        client_bin: PathBuf::from("/unused/synapse"),
+        media_dir: home.path().to_path_buf(),
+        env: Arc::new(|_| None),
+    };
+    let argv = vec!["hello".to_string()];
+    let in_process = rt.block_on(async {
+        let m = McpManager::new(opts);
+        m.refresh(None).await;
+        for _ in 0..200 {
+            m.call_argv("bad", "echo", &argv, None).await;
+        }
+        let mut samples = Vec::new();
+        for _ in 0..2000 {
+            let t = Instant::now();
+            let o = m.call_argv("bad", "echo", &argv, None).await;
+            samples.push(t.elapsed());
+            assert_eq!(o.exit_code, 0);
+        }
+        m.shutdown().await;
+        stats(samples)
+    });
+    let raw = {
+        let mut child = Command::new(bad_mcp())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        let mut round = |id: u64| {
+            let msg = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                             "params": {"name": "echo", "arguments": {"text": "hello"}}});
+            writeln!(stdin, "{msg}").unwrap();
+            stdin.flush().unwrap();
+            line.clear();
+            stdout.read_line(&mut line).unwrap();
+        };
+        for id in 0..200 {
+            round(id);
+        }
+        let s = stats(
+            (0..2000)
+                .map(|id| {
+                    let t = Instant::now();
+                    round(10_000 + id);
+                    t.elapsed()
+                })
+                .collect(),
+        );
+        drop(stdin);
+        let _ = child.wait();
+        s
+    };
+
+    // 3. 1,000 concurrent calls across 10 gRPC sessions.
+    let (ok, failed, elapsed) = rt.block_on(async {
+        let mut channels = Vec::new();
+        for _ in 0..10 {
+            channels.push(
+                synapse_shared::rpc::connect(env.paths().socket())
+                    .await
+                    .unwrap(),
+            );
+        }
+        let t = Instant::now();
+        let mut tasks = Vec::new();
+        for (s, ch) in channels.iter().enumerate() {
+            for i in 0..100 {
+                let mut client = McpClient::new(ch.clone());
+                let (server, tool, argv) = if i % 2 == 0 {
+                    ("bad", "echo", vec![format!("s{s}-{i}")])
+                } else {
+                    (
+                        "fs",
+                        "read_text_file",
+                        vec![file.display().to_string(), "--head".into(), "1".into()],
+                    )
+                };
+                tasks.push(tokio::spawn(async move {
+                    let r = client
+                        .call_tool(McpCallToolRequest {
+                            server: server.into(),
+                            tool: tool.into(),
+                            argv: argv.clone(),
+                            ..Default::default()
+                        })
+                        .await;
+                    match r {
+                        Ok(r) => {
+                            let r = r.into_inner();
+                            let expect = if server == "bad" {
+                                format!("{}\n", argv[0])
+                            } else {
+                                "benchmark line\n".into()
+                            };
+                            r.exit_code == 0 && r.stdout == expect.as_bytes()
+                        }
+                        Err(_) => false,
+                    }
+                }));
+            }
+        }
+        let mut ok = 0;
+        let mut failed = 0;
+        for t in tasks {
+            if t.await.unwrap_or(false) {
+                ok += 1
+            } else {
+                failed += 1
+            }
+        }
+        (ok, failed, t.elapsed())
+    });
+
+    env.stop_daemon();
+    println!(
+        "MCP benchmarks ({} build)",
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        }
+    );
+    println!(
+        "  warm call via wrapper (whole process): median {:.2} ms, p90 {:.2} ms (n={})   goal <= 10 ms",
+        ms(warm.median),
+        ms(warm.p90),
+        warm.n
+    );
+    println!(
+        "  fresh connection per call (spawn+initialize+list+call): median {:.2} ms, p90 {:.2} ms (n={})",
+        ms(cold.median),
+        ms(cold.p90),
+        cold.n
+    );
+    println!(
+        "  ratio fresh/warm: {:.1}x   goal >= 20x",
+        cold.median.as_secs_f64() / warm.median.as_secs_f64()
+    );
+    println!(
+        "  in-process call_argv: median {:.3} ms; raw pipe round trip to the same server: median {:.3} ms; overhead {:.3} ms   goal <= 1 ms",
+        ms(in_process.median),
+        ms(raw.median),
+        ms(in_process.median.saturating_sub(raw.median))
+    );
+    println!(
+        "  1000 concurrent calls over 10 sessions: {ok} ok, {failed} failed, {:.0} ms total",
+        ms(elapsed)
+    );
+    assert_eq!(failed, 0, "concurrent calls failed");
+}

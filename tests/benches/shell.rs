@@ -1,0 +1,87 @@
+//! Benchmarks of the Bash tool (issue 3). Goals: in-process `read` of a 100-line file ≤ 0.3 ms,
+//! `echo` through the persistent shell p50 ≤ 1 ms, `synapse exec "echo hi"` against a warm
+//! daemon ≤ 10 ms; a fresh `bash -c` per call is the baseline.
+//!
+//! Run: `cargo build --release -p synapse-client -p synapse-daemon && cargo bench -p synapse-tests --bench shell`
+//! (the whole-process benchmark drives the release `synapse`/`synapsed` binaries).
+
+// A benchmark is a test program: a broken setup should stop it loudly.
+#![allow(clippy::unwrap_used)]
+
+use std::hint::black_box;
+use std::process::Command;
+use std::sync::Arc;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use synapse_daemon::shell::{SessionOrigin, ShellSessions, ToolCall, builtin_registry};
+use synapse_tests::TestEnv;
+use tokio_util::sync::CancellationToken;
+
+fn call(command: &str) -> ToolCall {
+    ToolCall {
+        command: command.into(),
+        ..Default::default()
+    }
+}
+
+fn in_process(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (1..=100)
+        .map(|i| format!("line {i}: some typical source text here\n"))
+        .collect();
+    std::fs::write(dir.path().join("f.txt"), text).unwrap();
+    let sessions = ShellSessions::new(Arc::new(builtin_registry()), None);
+    let origin = SessionOrigin {
+        cwd: dir.path().to_path_buf(),
+        env: Vec::new(),
+    };
+    let cancel = CancellationToken::new();
+    let run = |command: &str| {
+        let result = rt
+            .block_on(sessions.execute("bench", &origin, &call(command), &cancel))
+            .unwrap();
+        assert_eq!(result.exit_code, 0, "{}", result.output);
+        result
+    };
+    // Start the shell before measuring.
+    run("true");
+
+    c.bench_function("read 100-line file (in-process, through the router)", |b| {
+        b.iter(|| black_box(run("read f.txt")))
+    });
+    c.bench_function("echo through the persistent shell", |b| {
+        b.iter(|| black_box(run("echo hi")))
+    });
+    c.bench_function("echo through a fresh bash -c (baseline)", |b| {
+        b.iter(|| {
+            let out = Command::new("bash")
+                .args(["--noprofile", "--norc", "-c", "echo hi"])
+                .output()
+                .unwrap();
+            black_box(out)
+        })
+    });
+    rt.block_on(sessions.close_all());
+}
+
+fn whole_process(c: &mut Criterion) {
+    let env = TestEnv::new();
+    env.start_daemon();
+    let exec = || {
+        let out = env.synapse().args(["exec", "echo hi"]).output().unwrap();
+        assert_eq!(out.stdout, b"hi\n");
+    };
+    exec();
+    c.bench_function(
+        "synapse exec \"echo hi\" (whole process, warm daemon)",
+        |b| b.iter(exec),
+    );
+}
+
+criterion_group!(benches, in_process, whole_process);
+criterion_main!(benches);

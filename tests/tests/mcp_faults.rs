@@ -1,0 +1,267 @@
+//! Misbehaving servers (the `bad_mcp` binary): crash then reconnect, hang then timeout, garbage
+//! isolated, pagination and list_changed, refresh after a config edit, and no orphan processes.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod mcp_support;
+
+use std::time::Duration;
+
+use mcp_support::*;
+use serde_json::json;
+use synapse_daemon::mcp::{EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, StateKind};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_then_reconnect_on_next_call() {
+    let home = Home::new();
+    let tag = unique_tag("crash");
+    home.write_config(&json!({"mcpServers": {
+        "bad": stdio(&bad_mcp(), &["--crash-after", "2", "--tag", &tag])
+    }}));
+    let m = home.manager(&[]);
+    m.start(None);
+    wait_ready(&m, "bad").await;
+    let first_pid = m.list()[0].pid.unwrap();
+
+    let o = m.call_argv("bad", "echo", &args(&["one"]), None).await;
+    assert_eq!((out(&o), o.exit_code), ("one\n".into(), EXIT_OK));
+    // The second call kills the server mid-call: unavailable, with the reason.
+    let o = m.call_argv("bad", "echo", &args(&["two"]), None).await;
+    assert_eq!(o.exit_code, EXIT_UNAVAILABLE, "{}", err(&o));
+    assert!(
+        err(&o).contains("MCP server bad is unavailable"),
+        "{}",
+        err(&o)
+    );
+    wait_until(
+        Duration::from_secs(10),
+        "bad marked failed",
+        || matches!(state_of(&m, "bad"), Some((StateKind::Failed, r)) if r.contains("exited")),
+    )
+    .await;
+    // The next call reconnects to a fresh process.
+    let o = m.call_argv("bad", "echo", &args(&["three"]), None).await;
+    assert_eq!(
+        (out(&o), o.exit_code),
+        ("three\n".into(), EXIT_OK),
+        "{}",
+        err(&o)
+    );
+    let status = m.list();
+    assert_eq!(status[0].state, StateKind::Ready);
+    assert_ne!(status[0].pid.unwrap(), first_pid);
+    m.shutdown().await;
+    assert!(processes_with(&tag).is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hang_then_timeout_kills_and_reconnects() {
+    let home = Home::new();
+    let tag = unique_tag("hang");
+    let mut entry = stdio(&bad_mcp(), &["--hang-calls", "--tag", &tag]);
+    entry["toolTimeoutSec"] = json!(0.5);
+    home.write_config(&json!({"mcpServers": {"hang": entry}}));
+    let m = home.manager(&[]);
+    m.start(None);
+    wait_ready(&m, "hang").await;
+    let o = m.call_argv("hang", "echo", &args(&["x"]), None).await;
+    assert_eq!(o.exit_code, EXIT_UNAVAILABLE);
+    assert!(err(&o).contains("timed out after 500ms"), "{}", err(&o));
+    // The hung process was killed; the server shows the reason.
+    wait_until(Duration::from_secs(5), "hung server killed", || {
+        processes_with(&tag).is_empty()
+    })
+    .await;
+    let (state, reason) = state_of(&m, "hang").unwrap();
+    assert_eq!(state, StateKind::Failed);
+    assert!(reason.contains("timed out"), "{reason}");
+    // -h still answers from the cached schema without the server.
+    let o = m.call_argv("hang", "echo", &args(&["-h"]), None).await;
+    assert_eq!(
+        out(&o),
+        "Usage: mcp:hang:echo <text>\nEcho the text back.\n"
+    );
+    m.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_and_silent_servers_are_isolated() {
+    let home = Home::new();
+    let mut garbage = stdio(&bad_mcp(), &["--garbage"]);
+    garbage["startupTimeoutSec"] = json!(1);
+    let mut silent = stdio(&bad_mcp(), &["--hang-start"]);
+    silent["startupTimeoutSec"] = json!(1);
+    home.write_config(&json!({"mcpServers": {
+        "garbage": garbage,
+        "silent": silent,
+        "noisy": stdio(&bad_mcp(), &["--noise"]),
+        "missing": {"command": "/nonexistent/server-binary"},
+        "good": stdio(&bad_mcp(), &[]),
+    }}));
+    let m = home.manager(&[]);
+    let summary = m.refresh(None).await;
+    let failed: Vec<&str> = summary.failed.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(failed, vec!["garbage", "missing", "silent"], "{summary:?}");
+    let reason = |n: &str| {
+        summary
+            .failed
+            .iter()
+            .find(|(s, _)| s == n)
+            .unwrap()
+            .1
+            .clone()
+    };
+    assert!(
+        reason("garbage").contains("start-up timeout"),
+        "{}",
+        reason("garbage")
+    );
+    assert!(
+        reason("missing").contains("cannot start"),
+        "{}",
+        reason("missing")
+    );
+    for ok in ["good", "noisy"] {
+        let o = m.call_argv(ok, "echo", &args(&["hi"]), None).await;
+        assert_eq!(
+            (out(&o), o.exit_code),
+            ("hi\n".into(), EXIT_OK),
+            "{ok}: {}",
+            err(&o)
+        );
+    }
+    // A call to a failed server answers at once with exit 3 and the reason (backoff running).
+    let o = m.call_argv("garbage", "echo", &args(&["x"]), None).await;
+    assert_eq!(o.exit_code, EXIT_UNAVAILABLE, "{}", err(&o));
+    assert_eq!(
+        home.wrappers()
+            .iter()
+            .filter(|w| w.starts_with("mcp:good:"))
+            .count(),
+        3
+    );
+    m.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paginated_tools_and_list_changed_update_wrappers() {
+    let home = Home::new();
+    home.write_config(&json!({"mcpServers": {
+        "paged": stdio(&bad_mcp(), &["--page-size", "2", "--extra-tools", "7"])
+    }}));
+    let m = home.manager(&[]);
+    m.refresh(None).await;
+    assert_eq!(m.list()[0].tool_count, 10);
+    assert_eq!(home.wrappers().len(), 10);
+    let o = m
+        .call_argv("paged", "grow", &args(&["fresh_tool"]), None)
+        .await;
+    assert_eq!(out(&o), "added fresh_tool\n");
+    wait_until(
+        Duration::from_secs(10),
+        "wrapper for the grown tool",
+        || home.bin().join("mcp:paged:fresh_tool").exists(),
+    )
+    .await;
+    assert!(
+        m.catalog_entries()
+            .iter()
+            .any(|e| e.command == "mcp:paged:fresh_tool")
+    );
+    let o = m
+        .call_command("mcp:paged:fresh_tool", &[], None)
+        .await
+        .unwrap();
+    assert_eq!(out(&o), "fresh_tool ran\n");
+    m.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refresh_after_config_edit_adds_and_removes_wrappers() {
+    let home = Home::new();
+    home.write_config(&json!({"mcpServers": {"a": stdio(&bad_mcp(), &[])}}));
+    let m = home.manager(&[]);
+    let s = m.refresh(None).await;
+    assert_eq!(s.added, vec!["a"]);
+    assert_eq!(
+        home.wrappers(),
+        vec!["mcp:a:echo", "mcp:a:grow", "mcp:a:sleep_ms"]
+    );
+
+    let mut b = stdio(&bad_mcp(), &["--extra-tools", "1"]);
+    b["disabledTools"] = json!(["grow", "sleep*"]);
+    home.write_config(&json!({"mcpServers": {"b": b}}));
+    let s = m.refresh(None).await;
+    assert_eq!(
+        (s.added.clone(), s.removed.clone()),
+        (vec!["b".to_string()], vec!["a".to_string()])
+    );
+    assert_eq!(home.wrappers(), vec!["mcp:b:echo", "mcp:b:tool_0"]);
+    assert_eq!(
+        s.wrappers.removed,
+        vec!["mcp:a:echo", "mcp:a:grow", "mcp:a:sleep_ms"]
+    );
+    let o = m.call_argv("b", "grow", &args(&["x"]), None).await;
+    assert_eq!(o.exit_code, EXIT_USAGE);
+    assert!(err(&o).contains("not exposed"), "{}", err(&o));
+    let o = m.call_argv("a", "echo", &args(&["x"]), None).await;
+    assert_eq!(o.exit_code, EXIT_USAGE);
+
+    // Unchanged config: nothing reconnects, nothing is rewritten.
+    let pid = m.list()[0].pid;
+    let s = m.refresh(None).await;
+    assert_eq!(s.unchanged, vec!["b"]);
+    assert!(
+        s.wrappers.written.is_empty() && s.wrappers.removed.is_empty(),
+        "{s:?}"
+    );
+    assert_eq!(m.list()[0].pid, pid);
+    m.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hundred_restart_cycles_leave_no_orphans() {
+    let home = Home::new();
+    let tag = unique_tag("cycles");
+    home.write_config(&json!({"mcpServers": {
+        "s1": stdio(&bad_mcp(), &["--spawn-child", "--tag", &tag]),
+        "s2": stdio(&bad_mcp(), &["--tag", &tag]),
+    }}));
+    for cycle in 0..100 {
+        let m = home.manager(&[]);
+        let s = m.refresh(None).await;
+        assert!(s.failed.is_empty(), "cycle {cycle}: {s:?}");
+        if cycle % 10 == 0 {
+            let o = m.call_argv("s1", "echo", &args(&["x"]), None).await;
+            assert_eq!(o.exit_code, EXIT_OK);
+        }
+        m.shutdown().await;
+    }
+    // The grandchild `sleep` does not carry the tag; count it by its parent group being gone.
+    assert_eq!(
+        processes_with(&tag),
+        Vec::<u32>::new(),
+        "orphaned MCP server processes"
+    );
+    assert!(
+        processes_with("sleep 300")
+            .iter()
+            .all(|pid| !is_descendant_of_test(*pid)),
+        "orphaned grandchild"
+    );
+}
+
+/// A `sleep 300` left by `--spawn-child` would be reparented (to init or a subreaper); the ones
+/// we spawn all share the session of this test process.
+fn is_descendant_of_test(pid: u32) -> bool {
+    let sid = |p: u32| {
+        std::fs::read_to_string(format!("/proc/{p}/stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit(')')
+                    .next()
+                    .map(|r| r.split_whitespace().nth(4).unwrap_or("").to_string())
+            })
+    };
+    sid(pid).is_some() && sid(pid) == sid(std::process::id())
+}
