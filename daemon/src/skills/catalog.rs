@@ -218,33 +218,68 @@ fn keyword_score(terms: &[String], t: &ToolEntry) -> Option<(usize, u32)> {
     if terms.is_empty() {
         return None;
     }
-    let cmd = t.command.to_lowercase();
-    let desc = t.description.to_lowercase();
     let (mut matched, mut score) = (0usize, 0u32);
     for term in terms {
-        let s = if cmd == *term {
-            100
-        } else if cmd.split(':').any(|part| part == term) {
-            50
-        } else if let Some(i) = cmd.find(term.as_str()) {
-            let at_boundary = i == 0 || matches!(cmd.as_bytes()[i - 1], b':' | b'-' | b'_' | b'.');
-            if at_boundary { 30 } else { 20 }
-        } else if desc
-            .split(|c: char| !c.is_alphanumeric())
-            .any(|w| w == term)
-        {
-            10
-        } else if desc.contains(term.as_str()) {
-            5
-        } else {
-            0
-        };
+        let s = term_score(term, &t.command, &t.description);
         if s > 0 {
             matched += 1;
             score += s;
         }
     }
     (matched > 0).then_some((matched, score))
+}
+
+/// How well one lower-cased query word matches a command and its description. ASCII words are
+/// compared without allocating (this runs for every command on every search).
+fn term_score(term: &str, command: &str, description: &str) -> u32 {
+    if !term.is_ascii() {
+        return term_score_unicode(term, &command.to_lowercase(), &description.to_lowercase());
+    }
+    let eq = |a: &str| a.eq_ignore_ascii_case(term);
+    if eq(command) {
+        100
+    } else if command.split(':').any(eq) {
+        50
+    } else if let Some(i) = find_ascii_ci(command, term) {
+        let at_boundary = i == 0 || matches!(command.as_bytes()[i - 1], b':' | b'-' | b'_' | b'.');
+        if at_boundary { 30 } else { 20 }
+    } else if description.split(|c: char| !c.is_alphanumeric()).any(eq) {
+        10
+    } else if find_ascii_ci(description, term).is_some() {
+        5
+    } else {
+        0
+    }
+}
+
+fn term_score_unicode(term: &str, cmd: &str, desc: &str) -> u32 {
+    if cmd == term {
+        100
+    } else if cmd.split(':').any(|p| p == term) {
+        50
+    } else if cmd.contains(term) {
+        20
+    } else if desc
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| w == term)
+    {
+        10
+    } else if desc.contains(term) {
+        5
+    } else {
+        0
+    }
+}
+
+/// Byte offset of the first ASCII-case-insensitive occurrence of `needle` (lower-case ASCII).
+fn find_ascii_ci(hay: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    let first = *n.first()?;
+    if n.len() > h.len() {
+        return None;
+    }
+    (0..=h.len() - n.len())
+        .find(|&i| h[i].to_ascii_lowercase() == first && h[i..i + n.len()].eq_ignore_ascii_case(n))
 }
 
 #[cfg(test)]

@@ -12,7 +12,6 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 use serde_json::Value;
-use synapse_shared::atomic::write_atomic;
 
 use super::record::SkillRecord;
 
@@ -139,12 +138,14 @@ impl SkillIndex {
         out
     }
 
-    /// Writes the file atomically (creating its folder).
+    /// Writes the file atomically (creating its folder). Like the wrappers, the index is derived
+    /// state rebuilt by the full scan at every daemon start, so rename atomicity is enough and the
+    /// fsync (milliseconds for a 10,000-skill index) is skipped on every change.
     pub fn write(&self) -> std::io::Result<()> {
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        write_atomic(&self.path, self.render().as_bytes())
+        super::wrapper::write_replace(&self.path, self.render().as_bytes(), 0o644)
     }
 }
 
