@@ -11,9 +11,10 @@ use synapse_shared::settings::{self, set_key};
 use synapse_shared::skill::spec::{DESCRIPTION_MAX_CHARS, validate_name};
 
 use super::error::SkillError;
+use super::query::resolve;
 use super::record::SKILL_MD;
 use super::source::SkillSource;
-use super::store::{SkillStore, SkillSummary, resolve};
+use super::store::{SkillStore, SkillSummary};
 
 impl SkillStore {
     /// Creates `$SYNAPSE_HOME/skills/<name>/SKILL.md`; refuses invalid names and existing skills.

@@ -17,6 +17,7 @@ pub mod files;
 pub mod index;
 mod manage;
 pub mod permissions;
+mod query;
 pub mod record;
 pub mod script;
 pub mod settings_view;

@@ -1,4 +1,5 @@
 use super::*;
+use crate::skills::error::SkillError;
 use pretty_assertions::assert_eq;
 use std::fs;
 

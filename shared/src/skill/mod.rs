@@ -10,6 +10,7 @@ pub mod error;
 pub mod frontmatter;
 pub mod naming;
 pub mod spec;
+mod validate;
 
 pub use error::{SkillFormatError, SkillWarning};
 pub use naming::{SKILL_COMMAND_PREFIX, check_command_component, split_wrapper_name, wrapper_name};
