@@ -12,6 +12,7 @@ pub mod mcp;
 pub mod run;
 pub mod server;
 pub mod shell;
+pub mod skills;
 pub mod state;
 pub mod todo;
 pub mod web;

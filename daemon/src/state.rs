@@ -17,6 +17,7 @@ use crate::agent::task_command::{TaskCommand, TaskKind};
 use crate::mcp::shortcut::McpShortcut;
 use crate::mcp::{McpManager, McpOptions};
 use crate::shell::{ShellSessions, builtin_registry};
+use crate::skills::{SkillStore, SkillWatcher, ToolCatalog, ToolEntry, ToolSource};
 use crate::todo::{TodoGuard, TodoStore};
 
 pub struct DaemonState {
@@ -34,6 +35,11 @@ pub struct DaemonState {
     pub chats: Arc<ChatSessions>,
     /// MCP servers and their commands.
     pub mcp: McpManager,
+    /// Every skill, its wrappers and index.json, kept current by `_skill_watcher`.
+    pub skills: Arc<SkillStore>,
+    /// Every extension command for `tools search` (skills now; MCP adds itself as a source).
+    pub tools: ToolCatalog,
+    _skill_watcher: Option<SkillWatcher>,
 }
 
 impl DaemonState {
@@ -71,6 +77,10 @@ impl DaemonState {
             paths.sessions_dir(),
             chat_deps(shell.clone(), settings.clone(), commands_doc, todo_store),
         ));
+        let (skills, skill_watcher) = crate::skills::start(&paths);
+        let tools = ToolCatalog::new();
+        tools.add_source(skills.clone());
+        tools.add_source(Arc::new(McpTools(mcp.clone())));
         Self {
             shell,
             chats,
@@ -80,6 +90,9 @@ impl DaemonState {
             settings,
             settings_error: RwLock::new(error),
             shutdown: CancellationToken::new(),
+            skills,
+            tools,
+            _skill_watcher: skill_watcher,
         }
     }
 
@@ -105,6 +118,20 @@ impl DaemonState {
         }
         if let Ok(mut e) = self.settings_error.write() {
             *e = None;
+        }
+    }
+}
+
+/// MCP commands in `tools search`, next to the skill commands.
+struct McpTools(McpManager);
+
+impl ToolSource for McpTools {
+    fn visit_tools(&self, f: &mut dyn FnMut(&ToolEntry)) {
+        for e in self.0.catalog_entries() {
+            f(&ToolEntry {
+                command: e.command,
+                description: e.description,
+            });
         }
     }
 }

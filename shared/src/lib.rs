@@ -4,12 +4,14 @@
 //! - [`paths`]: where everything lives (`SYNAPSE_HOME`, the socket, logs, skills, sessions).
 //! - [`settings`]: `settings.json`, read with precise errors and rewritten atomically.
 //! - [`atomic`]: the one way files are rewritten (temp file, fsync, rename).
+//! - [`skill`]: SKILL.md parsing and spec validation, `skill:<skill>:<script>` naming.
 //! - [`rpc`]: connecting a gRPC channel to the daemon's Unix socket.
 
 pub mod atomic;
 pub mod paths;
 pub mod rpc;
 pub mod settings;
+pub mod skill;
 
 /// Generated code for `proto/synapse.proto`.
 pub mod proto {

@@ -203,14 +203,21 @@ impl Drop for TestEnv {
 }
 
 /// True when `pid` names a live (non-zombie) process.
+///
+/// Every thread counts: after SIGKILL the leader turns zombie while other threads are still
+/// exiting and still hold the process's fds (its listening socket among them).
 pub fn pid_alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|r| r.trim_start().starts_with('Z')),
-        Err(_) => false,
-    }
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.filter_map(Result::ok).any(|t| {
+        std::fs::read_to_string(t.path().join("stat")).is_ok_and(|stat| {
+            !stat
+                .rsplit(')')
+                .next()
+                .is_some_and(|r| r.trim_start().starts_with('Z'))
+        })
+    })
 }
 
 /// Sends SIGTERM, waits up to 5 s, then SIGKILL, and waits for the process to be gone.

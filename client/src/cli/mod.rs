@@ -8,6 +8,8 @@ mod exec;
 mod mcp;
 pub mod run;
 mod sessions;
+mod skill;
+mod tools;
 
 use std::process::ExitCode;
 
@@ -43,9 +45,12 @@ enum Command {
     /// MCP servers: list them, call a tool.
     #[command(subcommand)]
     Mcp(mcp::McpCommand),
-    /// Shell commands from MCP servers and skills.
+    /// Shell commands from MCP servers and skills: search them, refresh them.
     #[command(subcommand)]
-    Tools(mcp::ToolsCommand),
+    Tools(tools::ToolsCommand),
+    /// Skills: list, show, load, search, create, delete, enable, disable.
+    #[command(subcommand)]
+    Skill(skill::SkillCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell to generate completions for.
@@ -82,7 +87,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => block_on(run::run(paths()?, args)),
         Command::Sessions(cmd) => block_on(sessions::run(paths()?, cmd)),
         Command::Mcp(cmd) => block_on(mcp::run(paths()?, cmd)),
-        Command::Tools(cmd) => block_on(mcp::run_tools(paths()?, cmd)),
+        Command::Tools(cmd) => block_on(tools::run(paths()?, cmd)),
+        Command::Skill(cmd) => block_on(skill::run(paths()?, cmd)),
     }
 }
 

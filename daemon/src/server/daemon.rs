@@ -35,6 +35,7 @@ impl DaemonService {
 impl Daemon for DaemonService {
     async fn status(&self, _: Request<StatusRequest>) -> Result<Response<StatusResponse>, Status> {
         let s = &self.state;
+        let (skills, _) = s.skills.counts();
         Ok(Response::new(StatusResponse {
             version: synapse_shared::VERSION.to_string(),
             pid: std::process::id(),
@@ -44,8 +45,8 @@ impl Daemon for DaemonService {
             log_dir: s.paths.logs_dir().display().to_string(),
             sessions: s.chats.live_count() as u32,
             settings_error: s.settings_error().unwrap_or_default(),
-            skills: 0,
-            tools: s.mcp.catalog_entries().len() as u32,
+            skills: u32::try_from(skills).unwrap_or(u32::MAX),
+            tools: u32::try_from(s.tools.count()).unwrap_or(u32::MAX),
         }))
     }
 

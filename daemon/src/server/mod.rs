@@ -5,6 +5,7 @@ mod chat;
 mod daemon;
 mod mcp;
 mod sessions;
+mod skills;
 mod tools;
 
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use synapse_shared::proto::chat_server::ChatServer;
 use synapse_shared::proto::daemon_server::DaemonServer;
 use synapse_shared::proto::mcp_server::McpServer;
 use synapse_shared::proto::sessions_server::SessionsServer;
+use synapse_shared::proto::skills_server::SkillsServer;
 use synapse_shared::proto::tools_server::ToolsServer;
 use tokio::net::UnixListener;
 use tokio_stream::wrappers::UnixListenerStream;
@@ -40,6 +42,10 @@ pub async fn serve(state: Arc<DaemonState>, listener: UnixListener) -> anyhow::R
             state.clone(),
         )))
         .add_service(McpServer::new(mcp::McpService::new(state.clone())))
+        .add_service(SkillsServer::new(skills::SkillsService::new(
+            state.skills.clone(),
+            state.tools.clone(),
+        )))
         .serve_with_incoming_shutdown(incoming, shutdown.clone().cancelled_owned());
     tokio::select! {
         result = server => result?,

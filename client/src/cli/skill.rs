@@ -1,0 +1,286 @@
+//! `synapse skill list|show|load|search|create|delete|enable|disable`: thin calls to the daemon's
+//! `Skills` service. Each sends the current directory so the caller's project skills count.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Subcommand;
+use synapse_shared::paths::Paths;
+use synapse_shared::proto::skills_client::SkillsClient;
+use synapse_shared::proto::*;
+use tonic::transport::Channel;
+
+use crate::connect;
+
+#[derive(Debug, Subcommand)]
+pub enum SkillCommand {
+    /// List skills: id, commands, description (denied skills are hidden).
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one skill: where it lives, its state, commands, files and warnings.
+    Show {
+        /// Skill name or id (`user:pdf-editor`).
+        name: String,
+    },
+    /// Print what the agent sees for `skill load <name>`.
+    Load {
+        name: String,
+        /// Approve a skill whose permission is `ask` without asking.
+        #[arg(short, long)]
+        yes: bool,
+    },
+    /// Find skills by keywords in their names and descriptions.
+    Search {
+        #[arg(required = true, num_args = 1..)]
+        query: Vec<String>,
+    },
+    /// Create a user skill in $SYNAPSE_HOME/skills/<name>/SKILL.md.
+    Create {
+        /// Lowercase letters, digits and single hyphens (max 64).
+        name: String,
+        /// What the skill does and when to use it.
+        #[arg(short, long)]
+        description: String,
+        /// Markdown instructions (default: a title line).
+        #[arg(long, conflicts_with = "body_file")]
+        body: Option<String>,
+        /// Read the instructions from a file.
+        #[arg(long)]
+        body_file: Option<PathBuf>,
+    },
+    /// Delete a user skill's folder.
+    Delete { name: String },
+    /// Enable a skill (its commands come back).
+    Enable { name: String },
+    /// Disable a skill (hidden from the agent, commands removed).
+    Disable { name: String },
+}
+
+pub async fn run(paths: Paths, cmd: SkillCommand) -> anyhow::Result<ExitCode> {
+    let mut client = SkillsClient::new(connect::connect(&paths).await?);
+    let cwd = cwd();
+    match cmd {
+        SkillCommand::List { json } => {
+            let skills = client
+                .list(ListSkillsRequest { cwd })
+                .await
+                .map_err(rpc)?
+                .into_inner()
+                .skills;
+            if json {
+                let v: Vec<serde_json::Value> = skills.iter().map(skill_json).collect();
+                println!("{}", serde_json::to_string_pretty(&v)?);
+            } else if skills.is_empty() {
+                println!(
+                    "No skills yet. Create one with `synapse skill create <name> -d <description>`."
+                );
+            } else {
+                print!("{}", render_list(&skills));
+            }
+        }
+        SkillCommand::Show { name } => {
+            let r = client
+                .show(ShowSkillRequest { name, cwd })
+                .await
+                .map_err(rpc)?
+                .into_inner();
+            if let Some(s) = r.skill {
+                print!("{}", render_show(&s, &r.files));
+            }
+        }
+        SkillCommand::Load { name, yes } => return load(&mut client, name, cwd, yes).await,
+        SkillCommand::Search { query } => {
+            let req = SearchSkillsRequest {
+                query: query.join(" "),
+                limit: 0,
+                cwd,
+            };
+            let skills = client.search(req).await.map_err(rpc)?.into_inner().skills;
+            if skills.is_empty() {
+                println!("No skill matches.");
+            } else {
+                print!("{}", render_list(&skills));
+            }
+        }
+        SkillCommand::Create {
+            name,
+            description,
+            body,
+            body_file,
+        } => {
+            let body = match body_file {
+                Some(f) => std::fs::read_to_string(&f)
+                    .with_context(|| format!("cannot read {}", f.display()))?,
+                None => body.unwrap_or_default(),
+            };
+            let r = client
+                .create(CreateSkillRequest {
+                    name,
+                    description,
+                    body,
+                })
+                .await
+                .map_err(rpc)?;
+            if let Some(s) = r.into_inner().skill {
+                println!("created {} at {}", s.id, s.skill_md);
+            }
+        }
+        SkillCommand::Delete { name } => {
+            let r = client
+                .delete(DeleteSkillRequest { name })
+                .await
+                .map_err(rpc)?
+                .into_inner();
+            println!("deleted {}", r.dir);
+        }
+        SkillCommand::Enable { name } => set_enabled(&mut client, name, true).await?,
+        SkillCommand::Disable { name } => set_enabled(&mut client, name, false).await?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn set_enabled(
+    client: &mut SkillsClient<Channel>,
+    name: String,
+    enabled: bool,
+) -> anyhow::Result<()> {
+    let r = client
+        .set_enabled(SetSkillEnabledRequest { name, enabled })
+        .await
+        .map_err(rpc)?
+        .into_inner();
+    if let Some(s) = r.skill {
+        println!(
+            "{} {}",
+            s.id,
+            if s.enabled { "enabled" } else { "disabled" }
+        );
+    }
+    Ok(())
+}
+
+async fn load(
+    client: &mut SkillsClient<Channel>,
+    name: String,
+    cwd: String,
+    yes: bool,
+) -> anyhow::Result<ExitCode> {
+    let req = LoadSkillRequest {
+        name: name.clone(),
+        cwd: cwd.clone(),
+        approve: yes,
+    };
+    let r = client.load(req).await.map_err(rpc)?.into_inner();
+    if !r.needs_approval {
+        print!("{}", r.text);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !std::io::stdin().is_terminal() {
+        eprintln!(
+            "synapse: skill {} needs approval (permissions.skill says \"ask\"); rerun with --yes to load it",
+            r.id
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    eprint!("Load skill {}? [y/N] ", r.id);
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer)?;
+    if !matches!(answer.trim(), "y" | "Y" | "yes") {
+        eprintln!("not loaded");
+        return Ok(ExitCode::FAILURE);
+    }
+    let r = client
+        .load(LoadSkillRequest {
+            name,
+            cwd,
+            approve: true,
+        })
+        .await
+        .map_err(rpc)?
+        .into_inner();
+    print!("{}", r.text);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The daemon's message, without tonic's framing.
+pub fn rpc(s: tonic::Status) -> anyhow::Error {
+    anyhow::anyhow!("{}", s.message())
+}
+
+pub fn cwd() -> String {
+    std::env::current_dir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default()
+}
+
+fn render_list(skills: &[SkillInfo]) -> String {
+    let width = skills
+        .iter()
+        .map(|s| s.id.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(40);
+    let mut out = String::new();
+    for s in skills {
+        let mut flags = Vec::new();
+        if !s.enabled {
+            flags.push("disabled".to_string());
+        }
+        if s.permission == "ask" {
+            flags.push("ask".to_string());
+        }
+        if s.meta {
+            flags.push("meta".to_string());
+        }
+        let flags = if flags.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", flags.join(", "))
+        };
+        let desc = s.description.lines().next().unwrap_or("");
+        out.push_str(&format!("{:<width$}  {desc}{flags}\n", s.id));
+    }
+    out
+}
+
+fn render_show(s: &SkillInfo, files: &[String]) -> String {
+    let mut out = format!("{} ({})\n  {}\n", s.name, s.id, s.description);
+    out.push_str(&format!("  folder:     {}\n", s.dir));
+    out.push_str(&format!(
+        "  enabled:    {}\n  permission: {}\n",
+        s.enabled, s.permission
+    ));
+    if !s.allowed_tools.is_empty() {
+        out.push_str(&format!(
+            "  allowed-tools: {}\n",
+            s.allowed_tools.join(", ")
+        ));
+    }
+    let section = |out: &mut String, title: &str, items: &[String]| {
+        if !items.is_empty() {
+            out.push_str(&format!("{title}:\n"));
+            for i in items {
+                out.push_str(&format!("  {i}\n"));
+            }
+        }
+    };
+    section(&mut out, "commands", &s.commands);
+    section(&mut out, "files", files);
+    section(&mut out, "shadows", &s.shadows);
+    section(&mut out, "warnings", &s.warnings);
+    out
+}
+
+fn skill_json(s: &SkillInfo) -> serde_json::Value {
+    serde_json::json!({
+        "id": s.id, "name": s.name, "description": s.description, "source": s.source,
+        "dir": s.dir, "enabled": s.enabled, "permission": s.permission, "commands": s.commands,
+        "shadows": s.shadows, "warnings": s.warnings, "meta": s.meta,
+    })
+}

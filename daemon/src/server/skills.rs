@@ -1,0 +1,272 @@
+//! `Skills` service: decodes each request, runs the skill store call on the blocking pool (it
+//! does file I/O), and maps [`SkillError`] to a status. No logic lives here.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use synapse_shared::proto::skills_server::Skills;
+use synapse_shared::proto::*;
+use tonic::{Request, Response, Status};
+
+use crate::skills::catalog::{SEARCH_LIMIT_DEFAULT, SearchMode, render_outcome};
+use crate::skills::{LoadDecision, SkillError, SkillStore, SkillSummary, ToolCatalog, files};
+
+/// Skills shown by `Search` when no limit is given.
+const SKILL_SEARCH_LIMIT_DEFAULT: usize = 20;
+
+pub struct SkillsService {
+    store: Arc<SkillStore>,
+    tools: ToolCatalog,
+}
+
+impl SkillsService {
+    pub fn new(store: Arc<SkillStore>, tools: ToolCatalog) -> Self {
+        Self { store, tools }
+    }
+
+    /// Runs `f` with the store on the blocking pool, after adding the caller's project roots.
+    async fn call<T: Send + 'static>(
+        &self,
+        cwd: &str,
+        f: impl FnOnce(&SkillStore) -> Result<T, SkillError> + Send + 'static,
+    ) -> Result<T, Status> {
+        let store = self.store.clone();
+        let cwd = cwd.to_string();
+        tokio::task::spawn_blocking(move || {
+            if !cwd.is_empty() && Path::new(&cwd).is_absolute() {
+                store.add_project_cwd(Path::new(&cwd));
+            }
+            f(&store)
+        })
+        .await
+        .map_err(|e| Status::internal(format!("skill task failed: {e}")))?
+        .map_err(status)
+    }
+}
+
+fn status(e: SkillError) -> Status {
+    let msg = e.to_string();
+    match e {
+        SkillError::NotFound { .. } => Status::not_found(msg),
+        SkillError::Denied { .. }
+        | SkillError::PathEscape { .. }
+        | SkillError::NotDeletable { .. } => Status::permission_denied(msg),
+        SkillError::ApprovalRequired { .. } | SkillError::Disabled { .. } => {
+            Status::failed_precondition(msg)
+        }
+        SkillError::InvalidName { .. }
+        | SkillError::InvalidDescription { .. }
+        | SkillError::Format(_) => Status::invalid_argument(msg),
+        SkillError::AlreadyExists { .. } => Status::already_exists(msg),
+        SkillError::Settings(_) | SkillError::Io { .. } | SkillError::Watch(_) => {
+            Status::internal(msg)
+        }
+    }
+}
+
+fn info(s: SkillSummary) -> SkillInfo {
+    SkillInfo {
+        id: s.id,
+        name: s.name,
+        description: s.description,
+        source: s.source.as_str().to_string(),
+        dir: s.dir.display().to_string(),
+        skill_md: s.skill_md.display().to_string(),
+        enabled: s.enabled,
+        permission: s.permission.as_str().to_string(),
+        commands: s.commands,
+        shadows: s.shadows,
+        warnings: s.warnings,
+        meta: s.kind == synapse_shared::skill::SkillKind::Meta,
+        allowed_tools: s.allowed_tools,
+    }
+}
+
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+#[tonic::async_trait]
+impl Skills for SkillsService {
+    async fn list(
+        &self,
+        r: Request<ListSkillsRequest>,
+    ) -> Result<Response<ListSkillsResponse>, Status> {
+        let skills = self.call(&r.get_ref().cwd, |s| Ok(s.list())).await?;
+        Ok(Response::new(ListSkillsResponse {
+            skills: skills.into_iter().map(info).collect(),
+        }))
+    }
+
+    async fn show(
+        &self,
+        r: Request<ShowSkillRequest>,
+    ) -> Result<Response<ShowSkillResponse>, Status> {
+        let r = r.into_inner();
+        let (skill, files) = self
+            .call(&r.cwd, move |s| {
+                let skill = s.show(&r.name)?;
+                let (files, _) = files::bundled_files(&skill.dir);
+                Ok((skill, files))
+            })
+            .await?;
+        Ok(Response::new(ShowSkillResponse {
+            skill: Some(info(skill)),
+            files,
+        }))
+    }
+
+    async fn load(
+        &self,
+        r: Request<LoadSkillRequest>,
+    ) -> Result<Response<LoadSkillResponse>, Status> {
+        let r = r.into_inner();
+        let approve = r.approve;
+        let out = self
+            .call(&r.cwd, move |s| match s.load(&r.name)? {
+                LoadDecision::Ready(text) => Ok(LoadSkillResponse {
+                    text,
+                    needs_approval: false,
+                    id: String::new(),
+                }),
+                LoadDecision::NeedsApproval { id, name } if approve => Ok(LoadSkillResponse {
+                    text: s.load_approved(&name)?,
+                    needs_approval: false,
+                    id,
+                }),
+                LoadDecision::NeedsApproval { id, .. } => Ok(LoadSkillResponse {
+                    text: String::new(),
+                    needs_approval: true,
+                    id,
+                }),
+            })
+            .await?;
+        Ok(Response::new(out))
+    }
+
+    async fn refresh(
+        &self,
+        r: Request<RefreshSkillsRequest>,
+    ) -> Result<Response<RefreshSkillsResponse>, Status> {
+        let rep = self.call(&r.get_ref().cwd, |s| Ok(s.refresh())).await?;
+        Ok(Response::new(RefreshSkillsResponse {
+            skills: count(rep.skills),
+            tools: count(rep.tools),
+            wrappers_written: count(rep.wrappers_written),
+            wrappers_removed: count(rep.wrappers_removed),
+            warnings: rep.warnings,
+            errors: rep.errors,
+        }))
+    }
+
+    async fn read_file(
+        &self,
+        r: Request<ReadSkillFileRequest>,
+    ) -> Result<Response<ReadSkillFileResponse>, Status> {
+        let r = r.into_inner();
+        let (path, content) = self
+            .call("", move |s| s.read_file(&r.skill, &r.path))
+            .await?;
+        Ok(Response::new(ReadSkillFileResponse {
+            path: path.display().to_string(),
+            content,
+        }))
+    }
+
+    async fn create(
+        &self,
+        r: Request<CreateSkillRequest>,
+    ) -> Result<Response<CreateSkillResponse>, Status> {
+        let r = r.into_inner();
+        let skill = self
+            .call("", move |s| s.create(&r.name, &r.description, &r.body))
+            .await?;
+        Ok(Response::new(CreateSkillResponse {
+            skill: Some(info(skill)),
+        }))
+    }
+
+    async fn delete(
+        &self,
+        r: Request<DeleteSkillRequest>,
+    ) -> Result<Response<DeleteSkillResponse>, Status> {
+        let r = r.into_inner();
+        let dir = self.call("", move |s| s.delete(&r.name)).await?;
+        Ok(Response::new(DeleteSkillResponse {
+            dir: dir.display().to_string(),
+        }))
+    }
+
+    async fn set_enabled(
+        &self,
+        r: Request<SetSkillEnabledRequest>,
+    ) -> Result<Response<SetSkillEnabledResponse>, Status> {
+        let r = r.into_inner();
+        let skill = self
+            .call("", move |s| s.set_enabled(&r.name, r.enabled))
+            .await?;
+        Ok(Response::new(SetSkillEnabledResponse {
+            skill: Some(info(skill)),
+        }))
+    }
+
+    async fn search(
+        &self,
+        r: Request<SearchSkillsRequest>,
+    ) -> Result<Response<SearchSkillsResponse>, Status> {
+        let r = r.into_inner();
+        let limit = if r.limit == 0 {
+            SKILL_SEARCH_LIMIT_DEFAULT
+        } else {
+            r.limit as usize
+        };
+        let skills = self
+            .call(&r.cwd, move |s| Ok(s.search_skills(&r.query, limit)))
+            .await?;
+        Ok(Response::new(SearchSkillsResponse {
+            skills: skills.into_iter().map(info).collect(),
+        }))
+    }
+
+    async fn search_tools(
+        &self,
+        r: Request<SearchToolsRequest>,
+    ) -> Result<Response<SearchToolsResponse>, Status> {
+        let r = r.into_inner();
+        if r.query.trim().is_empty() {
+            return Err(Status::invalid_argument(
+                "tools search needs a query: keywords or a regex such as \"skill:.*\"",
+            ));
+        }
+        let limit = if r.limit == 0 {
+            SEARCH_LIMIT_DEFAULT
+        } else {
+            r.limit as usize
+        };
+        let tools = self.tools.clone();
+        let (o, text) = tokio::task::spawn_blocking(move || {
+            let o = tools.search(&r.query, limit);
+            let text = render_outcome(&r.query, &o);
+            (o, text)
+        })
+        .await
+        .map_err(|e| Status::internal(format!("search task failed: {e}")))?;
+        Ok(Response::new(SearchToolsResponse {
+            total: count(o.total),
+            mode: match o.mode {
+                SearchMode::Keyword => "keyword",
+                SearchMode::Regex => "regex",
+            }
+            .to_string(),
+            hits: o
+                .hits
+                .into_iter()
+                .map(|h| ToolHit {
+                    command: h.command,
+                    description: h.description,
+                })
+                .collect(),
+            text,
+        }))
+    }
+}

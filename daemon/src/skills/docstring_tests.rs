@@ -1,0 +1,78 @@
+use super::*;
+use pretty_assertions::assert_eq;
+
+#[test]
+fn python_module_docstring_with_sections() {
+    let src = r#"#!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+"""Extract text from PDF files.
+
+Usage:
+    extract_text.py <pdf_path> [--pages <list>]
+
+Parameters:
+    pdf_path: the PDF to read
+"""
+import sys
+"#;
+    let d = parse(src, DocStyle::Python, "extract_text.py");
+    assert_eq!(d.summary.as_deref(), Some("Extract text from PDF files."));
+    assert_eq!(d.usage_args.as_deref(), Some("<pdf_path> [--pages <list>]"));
+    assert!(
+        d.full
+            .starts_with("Extract text from PDF files.\n\nUsage:\n    extract_text.py"),
+        "{}",
+        d.full
+    );
+    assert!(d.full.contains("pdf_path: the PDF to read"));
+}
+
+#[test]
+fn python_without_docstring_falls_back_to_comments() {
+    let d = parse(
+        "#!/usr/bin/python3\n# Counts words.\n# Usage: python3 wc.py FILE\nimport x\n",
+        DocStyle::Python,
+        "wc.py",
+    );
+    assert_eq!(d.summary.as_deref(), Some("Counts words."));
+    assert_eq!(d.usage_args.as_deref(), Some("FILE"));
+}
+
+#[test]
+fn shell_hash_block() {
+    let src = "#!/bin/bash\n#\n# Greets someone\n#\n# Usage: greet.sh NAME [--loud]\n# Examples:\n#   greet.sh bob\n\nset -e\n# not doc\n";
+    let d = parse(src, DocStyle::Hash, "greet.sh");
+    assert_eq!(d.summary.as_deref(), Some("Greets someone."));
+    assert_eq!(d.usage_args.as_deref(), Some("NAME [--loud]"));
+    assert!(d.full.contains("Examples:\n  greet.sh bob"), "{:?}", d.full);
+    assert!(!d.full.contains("not doc"));
+}
+
+#[test]
+fn jsdoc_and_line_comments() {
+    let src = "#!/usr/bin/env node\n/**\n * Lists open ports.\n *\n * @usage ports.js [--json]\n * @param {boolean} json print JSON\n */\nconsole.log(1)\n";
+    let d = parse(src, DocStyle::Slash, "ports.js");
+    assert_eq!(d.summary.as_deref(), Some("Lists open ports."));
+    assert_eq!(d.usage_args.as_deref(), Some("[--json]"));
+    assert!(d.full.contains("@param {boolean} json print JSON"));
+
+    let d = parse(
+        "// Says hi\n// Usage: node hi.js WHO\nlet a\n",
+        DocStyle::Slash,
+        "hi.js",
+    );
+    assert_eq!(d.summary.as_deref(), Some("Says hi."));
+    assert_eq!(d.usage_args.as_deref(), Some("WHO"));
+}
+
+#[test]
+fn description_section_and_no_doc() {
+    let d = parse(
+        "\"\"\"\nDescription: Does a thing\n\"\"\"\n",
+        DocStyle::Python,
+        "t.py",
+    );
+    assert_eq!(d.summary.as_deref(), Some("Does a thing."));
+    let d = parse("echo hi\n", DocStyle::Hash, "t.sh");
+    assert_eq!(d, ScriptDoc::default());
+}

@@ -1,0 +1,99 @@
+//! Management calls (seed 004): create a user skill, delete one, enable or disable one. Each
+//! writes the disk first, then updates the store through the same path the watcher uses, so the
+//! answer already reflects the change.
+
+use std::fs;
+use std::path::PathBuf;
+
+use serde_json::Value;
+use synapse_shared::atomic::write_atomic;
+use synapse_shared::settings::{self, set_key};
+use synapse_shared::skill::spec::{DESCRIPTION_MAX_CHARS, validate_name};
+
+use super::error::SkillError;
+use super::query::resolve;
+use super::record::SKILL_MD;
+use super::source::SkillSource;
+use super::store::{SkillStore, SkillSummary};
+
+impl SkillStore {
+    /// Creates `$SYNAPSE_HOME/skills/<name>/SKILL.md`; refuses invalid names and existing skills.
+    pub fn create(
+        &self,
+        name: &str,
+        description: &str,
+        body: &str,
+    ) -> Result<SkillSummary, SkillError> {
+        validate_name(name).map_err(|reason| SkillError::InvalidName {
+            name: name.to_string(),
+            reason,
+        })?;
+        let description = description.trim();
+        if description.is_empty() || description.chars().count() > DESCRIPTION_MAX_CHARS {
+            return Err(SkillError::InvalidDescription {
+                reason: format!(
+                    "it must be 1-{DESCRIPTION_MAX_CHARS} characters saying what the skill does and when to use it"
+                ),
+            });
+        }
+        let dir = self.paths().skills_dir.join(name);
+        if dir.exists() {
+            return Err(SkillError::AlreadyExists {
+                name: name.to_string(),
+                path: dir,
+            });
+        }
+        fs::create_dir_all(&dir).map_err(|e| SkillError::io("create", &dir, e))?;
+        // A JSON string is a valid YAML double-quoted scalar: no quoting surprises.
+        let quoted = Value::from(description).to_string();
+        let body = if body.trim().is_empty() {
+            format!("# {name}\n")
+        } else {
+            body.trim_end().to_string() + "\n"
+        };
+        let text = format!("---\nname: {name}\ndescription: {quoted}\n---\n\n{body}");
+        let file = dir.join(SKILL_MD);
+        write_atomic(&file, text.as_bytes()).map_err(|e| SkillError::io("write", &file, e))?;
+        let _ = self.apply_paths(&[file]);
+        self.show(name)
+    }
+
+    /// Deletes a user skill's folder (project, env and plugin skills are refused).
+    pub fn delete(&self, name: &str) -> Result<PathBuf, SkillError> {
+        let rec = resolve(&self.read(), name, &self.paths().settings_file)?;
+        if rec.source != SkillSource::User {
+            return Err(SkillError::NotDeletable {
+                id: rec.id.clone(),
+                origin: rec.source.as_str(),
+            });
+        }
+        let is_link = fs::symlink_metadata(&rec.dir)
+            .map(|m| m.file_type().is_symlink())
+            .unwrap_or(false);
+        let removed = if is_link {
+            fs::remove_file(&rec.dir)
+        } else {
+            fs::remove_dir_all(&rec.dir)
+        };
+        removed.map_err(|e| SkillError::io("delete", &rec.dir, e))?;
+        let _ = self.apply_paths(std::slice::from_ref(&rec.dir.join(SKILL_MD)));
+        Ok(rec.dir.clone())
+    }
+
+    /// Records `skills.skills.<id>.enabled` in settings.json and applies it.
+    pub fn set_enabled(&self, name: &str, enabled: bool) -> Result<SkillSummary, SkillError> {
+        let id = resolve(&self.read(), name, &self.paths().settings_file)?
+            .id
+            .clone();
+        let path = self.paths().settings_file.clone();
+        settings::update(&path, |tree| {
+            set_key(
+                tree,
+                &["skills", "skills", &id, "enabled"],
+                Value::from(enabled),
+            )
+        })?;
+        self.refresh_settings();
+        self.show(&id)
+    }
+}

@@ -1,0 +1,63 @@
+//! The skill subsystem: skills (SKILL.md folders) are the agent's memory, and each script in a
+//! skill becomes a shell command `skill:<skill>:<script>`.
+//!
+//! Flow: [`source`] finds the skill roots (project, user, env, plugin) → [`record`] loads each
+//! folder (SKILL.md via `synapse_shared::skill`, scripts via [`script`] + [`docstring`]) →
+//! [`state`] picks the winner per name and keeps [`wrapper`] files, [`index`] (index.json) and
+//! the tool list in step → [`store::SkillStore`] answers queries; [`permissions`] and
+//! [`settings_view`] apply settings.json; [`files`] guards paths; [`watcher`] feeds file changes
+//! back in; [`catalog`] searches every extension command (`tools search`); [`commands`] holds
+//! the texts the agent's `skill` / `tools` commands print.
+
+pub mod catalog;
+pub mod commands;
+pub mod docstring;
+pub mod error;
+pub mod files;
+pub mod index;
+mod manage;
+pub mod permissions;
+mod query;
+pub mod record;
+pub mod script;
+pub mod settings_view;
+pub mod source;
+mod state;
+pub mod store;
+pub mod watcher;
+pub mod wrapper;
+
+pub use catalog::{SearchMode, SearchOutcome, TOOLS_USAGE, ToolCatalog, ToolEntry, ToolSource};
+pub use commands::{SKILL_USAGE, skill_search_text};
+pub use error::SkillError;
+pub use permissions::SkillPermission;
+pub use source::{RootConfig, SkillRoot, SkillSource};
+pub use store::{LoadDecision, RefreshReport, SkillStore, SkillSummary, StorePaths};
+pub use watcher::SkillWatcher;
+
+/// Opens the store for a daemon (full scan, report logged) and starts its watcher; a watcher
+/// that cannot start is logged and the store still works (refresh by hand).
+pub fn start(
+    paths: &synapse_shared::paths::Paths,
+) -> (std::sync::Arc<SkillStore>, Option<SkillWatcher>) {
+    let (store, report) = SkillStore::open_from_env(paths, None);
+    tracing::info!(
+        skills = report.skills,
+        tools = report.tools,
+        "skills loaded"
+    );
+    for w in &report.warnings {
+        tracing::warn!("skills: {w}");
+    }
+    for e in &report.errors {
+        tracing::error!("skills: {e}");
+    }
+    let watcher = match SkillWatcher::start(store.clone()) {
+        Ok(w) => Some(w),
+        Err(e) => {
+            tracing::error!("{e}; skills update only on `synapse tools refresh skills`");
+            None
+        }
+    };
+    (store, watcher)
+}

@@ -1,0 +1,242 @@
+//! The scripts of one skill: every file in its `scripts/` folder that is a Python, shell or Node
+//! script, has a shebang, or is executable. Each gets a command name `skill:<skill>:<stem>`, a
+//! [`Runner`] (shebang first, else by extension) and its parsed [`ScriptDoc`].
+//!
+//! Rules (each violation is skipped with a warning, the rest of the skill still loads):
+//! - the stem must be a safe command component (`a;b.sh` is refused);
+//! - a stem used twice (`run.py` and `run.sh`): the file name first in byte order keeps it;
+//! - a file with no shebang, no known extension and no execute bit is not a script (silently).
+
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use synapse_shared::skill::SkillWarning;
+use synapse_shared::skill::naming::{check_command_component, script_stem, wrapper_name};
+
+use super::docstring::{self, DOC_READ_LIMIT_BYTES, DocStyle, ScriptDoc};
+
+/// How the wrapper starts the script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Runner {
+    /// The interpreter (and its one optional argument) from the `#!` line.
+    Shebang(Vec<String>),
+    /// An interpreter found on PATH, chosen by extension.
+    Interpreter(&'static str),
+    /// An executable without shebang (a binary): run it directly.
+    Direct,
+}
+
+impl Runner {
+    /// The command words before the script path.
+    pub fn words(&self) -> Vec<String> {
+        match self {
+            Self::Shebang(w) => w.clone(),
+            Self::Interpreter(i) => vec![(*i).to_string()],
+            Self::Direct => Vec::new(),
+        }
+    }
+}
+
+/// One script of a skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillScript {
+    pub file_name: String,
+    pub path: PathBuf,
+    pub command: String,
+    pub runner: Runner,
+    pub doc: ScriptDoc,
+}
+
+/// Lists the scripts of the skill `skill` in `dir/scripts`, sorted by command.
+pub fn scan_scripts(skill: &str, dir: &Path, warnings: &mut Vec<SkillWarning>) -> Vec<SkillScript> {
+    let scripts_dir = dir.join("scripts");
+    let Ok(entries) = fs::read_dir(&scripts_dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let skill_ok = check_command_component(skill);
+    let mut out: Vec<SkillScript> = Vec::new();
+    for file_name in names {
+        if file_name.starts_with('.') || is_editor_junk(&file_name) {
+            continue;
+        }
+        let path = scripts_dir.join(&file_name);
+        let Ok(meta) = fs::metadata(&path) else {
+            continue;
+        };
+        if !meta.is_file() {
+            continue;
+        }
+        let head = read_head(&path);
+        let executable = meta.permissions().mode() & 0o111 != 0;
+        let Some((runner, style)) = runner_for(&file_name, &head, executable) else {
+            continue;
+        };
+        let stem = script_stem(&file_name);
+        if let Err(reason) = &skill_ok {
+            warnings.push(SkillWarning::new(
+                &path,
+                None,
+                format!("no command for this script: skill name {skill:?} cannot be a command name ({reason})"),
+            ));
+            continue;
+        }
+        if let Err(reason) = check_command_component(stem) {
+            warnings.push(SkillWarning::new(
+                &path,
+                None,
+                format!("skipped: {stem:?} cannot be a command name ({reason})"),
+            ));
+            continue;
+        }
+        let command = wrapper_name(skill, stem);
+        if let Some(first) = out.iter().find(|s| s.command == command) {
+            warnings.push(SkillWarning::new(
+                &path,
+                None,
+                format!(
+                    "skipped: {command} is already provided by {} (first file name wins)",
+                    first.file_name
+                ),
+            ));
+            continue;
+        }
+        let doc = docstring::parse(&head, style, &file_name);
+        out.push(SkillScript {
+            file_name,
+            path,
+            command,
+            runner,
+            doc,
+        });
+    }
+    out
+}
+
+fn is_editor_junk(name: &str) -> bool {
+    name.ends_with('~')
+        || [
+            ".swp", ".swx", ".tmp", ".bak", ".orig", ".pyc", ".md", ".txt", ".json", ".yaml",
+            ".yml",
+        ]
+        .iter()
+        .any(|ext| name.ends_with(ext))
+}
+
+fn read_head(path: &Path) -> String {
+    let mut buf = Vec::new();
+    if let Ok(f) = fs::File::open(path) {
+        let _ = f.take(DOC_READ_LIMIT_BYTES as u64).read_to_end(&mut buf);
+    }
+    if buf.contains(&0) {
+        return String::new();
+    }
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+/// Chooses the runner: the shebang, else the extension, else direct execution when executable.
+fn runner_for(file_name: &str, head: &str, executable: bool) -> Option<(Runner, DocStyle)> {
+    let ext = file_name
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    let by_ext = match ext.as_str() {
+        "py" => Some(("python3", DocStyle::Python)),
+        "sh" | "bash" => Some(("bash", DocStyle::Hash)),
+        "js" | "mjs" | "cjs" => Some(("node", DocStyle::Slash)),
+        "rb" => Some(("ruby", DocStyle::Hash)),
+        "pl" => Some(("perl", DocStyle::Hash)),
+        _ => None,
+    };
+    if let Some(line) = head.lines().next().and_then(|l| l.strip_prefix("#!")) {
+        let words = shebang_words(line);
+        if !words.is_empty() {
+            let interp = words
+                .last()
+                .map(|w| w.rsplit('/').next().unwrap_or(w))
+                .unwrap_or("");
+            let style = by_ext
+                .map(|(_, s)| s)
+                .unwrap_or(if interp.starts_with("python") {
+                    DocStyle::Python
+                } else if matches!(interp, "node" | "deno" | "bun" | "tsx" | "ts-node") {
+                    DocStyle::Slash
+                } else {
+                    DocStyle::Hash
+                });
+            return Some((Runner::Shebang(words), style));
+        }
+    }
+    if let Some((interp, style)) = by_ext {
+        return Some((Runner::Interpreter(interp), style));
+    }
+    executable.then_some((Runner::Direct, DocStyle::Hash))
+}
+
+/// Like the kernel: the interpreter, then the rest of the line as one optional argument.
+fn shebang_words(line: &str) -> Vec<String> {
+    let line = line.trim();
+    match line.split_once(char::is_whitespace) {
+        Some((interp, arg)) if !arg.trim().is_empty() => {
+            vec![interp.to_string(), arg.trim().to_string()]
+        }
+        _ if !line.is_empty() => vec![line.to_string()],
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn runners_stems_and_skips() {
+        let t = tempfile::tempdir().unwrap();
+        let s = t.path().join("scripts");
+        fs::create_dir_all(&s).unwrap();
+        fs::write(s.join("a.py"), "print(1)\n").unwrap();
+        fs::write(s.join("b"), "#!/usr/bin/env python3 -u\n\"\"\"Bee.\"\"\"\n").unwrap();
+        fs::write(s.join("c.js"), "// Sea\n").unwrap();
+        fs::write(s.join("a;b.sh"), "echo\n").unwrap();
+        fs::write(s.join("a.sh"), "echo\n").unwrap();
+        fs::write(s.join("data.csv"), "1,2\n").unwrap();
+        fs::write(s.join("notes.md"), "x\n").unwrap();
+        let mut w = Vec::new();
+        let got = scan_scripts("sk", t.path(), &mut w);
+        let summary: Vec<(&str, Runner)> = got
+            .iter()
+            .map(|s| (s.command.as_str(), s.runner.clone()))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                ("skill:sk:a", Runner::Interpreter("python3")),
+                (
+                    "skill:sk:b",
+                    Runner::Shebang(vec!["/usr/bin/env".into(), "python3 -u".into()])
+                ),
+                ("skill:sk:c", Runner::Interpreter("node")),
+            ]
+        );
+        assert_eq!(got[1].doc.summary.as_deref(), Some("Bee."));
+        let w: Vec<String> = w.iter().map(|w| w.to_string()).collect();
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(
+            w.iter()
+                .any(|x| x.contains("a;b.sh: skipped: \"a;b\" cannot be a command name")),
+            "{w:?}"
+        );
+        assert!(
+            w.iter()
+                .any(|x| x.contains("a.sh: skipped: skill:sk:a is already provided by a.py")),
+            "{w:?}"
+        );
+    }
+}

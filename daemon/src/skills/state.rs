@@ -1,0 +1,318 @@
+//! The store's in-memory state and its one invariant: for every skill name, the wrappers in the
+//! bin folder, the index entry and the tool entries match the winning (highest-precedence)
+//! record, and exist only while that skill is visible (enabled and not denied).
+//!
+//! Every mutation goes through [`State::reload_dir`] (one folder changed) or
+//! [`State::rebuild`] (everything), which both end in [`State::sync_name`].
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use synapse_shared::skill::SkillFormatError;
+
+use super::catalog::ToolEntry;
+use super::index::SkillIndex;
+use super::permissions::SkillPermission;
+use super::record::{Loaded, SkillRecord, load_skill_dir};
+use super::settings_view::SkillSettings;
+use super::source::{RootConfig, SkillRoot};
+use super::wrapper::{self, WrapperChanges, WrapperWriter};
+
+pub(crate) struct State {
+    pub config: RootConfig,
+    pub roots: Vec<SkillRoot>,
+    /// Per root (same order as `roots`): folder name → what is there.
+    pub loaded: Vec<BTreeMap<String, Loaded>>,
+    /// Skill name → the (root, folder) pairs that define it.
+    pub by_name: HashMap<String, BTreeSet<(usize, String)>>,
+    /// Skill name → winning record.
+    pub active: BTreeMap<String, Arc<SkillRecord>>,
+    pub settings: SkillSettings,
+    pub wrappers: WrapperWriter,
+    pub index: SkillIndex,
+    /// Commands of visible skills.
+    pub tools: BTreeMap<String, ToolEntry>,
+    /// Skill name → its commands currently installed.
+    pub owned: HashMap<String, Vec<String>>,
+}
+
+impl State {
+    pub fn new(config: RootConfig, bin: PathBuf, index: PathBuf, settings: SkillSettings) -> Self {
+        Self {
+            roots: Vec::new(),
+            config,
+            loaded: Vec::new(),
+            by_name: HashMap::new(),
+            active: BTreeMap::new(),
+            settings,
+            wrappers: WrapperWriter::open(bin),
+            index: SkillIndex::new(index),
+            tools: BTreeMap::new(),
+            owned: HashMap::new(),
+        }
+    }
+
+    pub fn permission(&self, r: &SkillRecord) -> SkillPermission {
+        self.settings.rules.decide(&r.meta.name, &r.id)
+    }
+
+    pub fn is_visible(&self, r: &SkillRecord) -> bool {
+        self.settings.is_enabled(&r.id) && self.permission(r) != SkillPermission::Deny
+    }
+
+    /// Rescans every root from scratch and brings wrappers and index in line.
+    pub fn rebuild(&mut self) -> WrapperChanges {
+        self.roots = self.config.roots();
+        self.loaded = self
+            .roots
+            .iter()
+            .enumerate()
+            .map(|(i, r)| scan_root(r, i))
+            .collect();
+        self.by_name.clear();
+        for (i, root) in self.loaded.iter().enumerate() {
+            for (folder, l) in root {
+                if let Loaded::Skill(rec) = l {
+                    self.by_name
+                        .entry(rec.meta.name.clone())
+                        .or_default()
+                        .insert((i, folder.clone()));
+                }
+            }
+        }
+        self.active.clear();
+        self.tools.clear();
+        self.owned.clear();
+        self.index.clear();
+        let names: Vec<String> = self.by_name.keys().cloned().collect();
+        let mut wanted = BTreeMap::new();
+        for name in names {
+            let Some(rec) = self.winner(&name) else {
+                continue;
+            };
+            self.active.insert(name.clone(), rec.clone());
+            if !self.is_visible(&rec) {
+                continue;
+            }
+            let mut cmds = Vec::new();
+            for s in &rec.scripts {
+                wanted.insert(s.command.clone(), wrapper::render(&rec.id, s));
+                self.tools.insert(s.command.clone(), tool_entry(s));
+                cmds.push(s.command.clone());
+            }
+            self.owned.insert(name, cmds);
+            self.index.set(&rec);
+        }
+        self.wrappers.sync_all(wanted)
+    }
+
+    /// Reloads folder `folder` of root `root`; returns false when nothing changed.
+    pub fn reload_dir(&mut self, root: usize, folder: &str, changes: &mut WrapperChanges) -> bool {
+        let Some(r) = self.roots.get(root) else {
+            return false;
+        };
+        let dir = r.dir.join(folder);
+        let new = load_skill_dir(&dir, r.source, root);
+        let old = self.loaded.get_mut(root).and_then(|m| m.remove(folder));
+        if old == new {
+            if let (Some(m), Some(old)) = (self.loaded.get_mut(root), old) {
+                m.insert(folder.to_string(), old);
+            }
+            return false;
+        }
+        let mut affected = BTreeSet::new();
+        if let Some(Loaded::Skill(rec)) = &old {
+            affected.insert(rec.meta.name.clone());
+            if let Some(set) = self.by_name.get_mut(&rec.meta.name) {
+                set.remove(&(root, folder.to_string()));
+            }
+        }
+        if let Some(l) = new {
+            if let Loaded::Skill(rec) = &l {
+                affected.insert(rec.meta.name.clone());
+                self.by_name
+                    .entry(rec.meta.name.clone())
+                    .or_default()
+                    .insert((root, folder.to_string()));
+            }
+            if let Some(m) = self.loaded.get_mut(root) {
+                m.insert(folder.to_string(), l);
+            }
+        }
+        for name in affected {
+            self.sync_name(&name, changes);
+        }
+        true
+    }
+
+    /// Reloads every folder of root `i` that is there now or was there before.
+    pub fn rescan_root(&mut self, i: usize, changes: &mut WrapperChanges) -> bool {
+        let Some(root) = self.roots.get(i) else {
+            return false;
+        };
+        let mut folders: BTreeSet<String> = self
+            .loaded
+            .get(i)
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        if let Ok(entries) = std::fs::read_dir(&root.dir) {
+            folders.extend(
+                entries
+                    .filter_map(Result::ok)
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| !n.starts_with('.')),
+            );
+        }
+        let mut dirty = false;
+        for f in folders {
+            dirty |= self.reload_dir(i, &f, changes);
+        }
+        dirty
+    }
+
+    /// Re-derives wrappers, index entry and tools of one skill name.
+    pub fn sync_name(&mut self, name: &str, changes: &mut WrapperChanges) {
+        if self.by_name.get(name).is_some_and(BTreeSet::is_empty) {
+            self.by_name.remove(name);
+        }
+        let winner = self.winner(name);
+        let previous = self.owned.remove(name).unwrap_or_default();
+        let mut now = Vec::new();
+        match &winner {
+            Some(rec) if self.is_visible(rec) => {
+                for s in &rec.scripts {
+                    self.wrappers
+                        .put(&s.command, wrapper::render(&rec.id, s), changes);
+                    self.tools.insert(s.command.clone(), tool_entry(s));
+                    now.push(s.command.clone());
+                }
+                self.index.set(rec);
+            }
+            _ => self.index.remove(name),
+        }
+        for cmd in previous.iter().filter(|c| !now.contains(c)) {
+            self.wrappers.remove(cmd, changes);
+            self.tools.remove(cmd);
+        }
+        if !now.is_empty() {
+            self.owned.insert(name.to_string(), now);
+        }
+        match winner {
+            Some(rec) => self.active.insert(name.to_string(), rec),
+            None => self.active.remove(name),
+        };
+    }
+
+    fn winner(&self, name: &str) -> Option<Arc<SkillRecord>> {
+        let (root, folder) = self.by_name.get(name)?.iter().next()?;
+        match self.loaded.get(*root)?.get(folder)? {
+            Loaded::Skill(rec) => Some(rec.clone()),
+            Loaded::Broken(_) => None,
+        }
+    }
+
+    /// Index of the root that contains `path` (strictly inside), and the first component.
+    pub fn locate(&self, path: &Path) -> Option<(usize, String)> {
+        self.roots.iter().enumerate().find_map(|(i, r)| {
+            let rel = path.strip_prefix(&r.dir).ok()?;
+            let first = rel.components().next()?;
+            Some((i, first.as_os_str().to_string_lossy().into_owned()))
+        })
+    }
+
+    /// Every broken SKILL.md.
+    pub fn errors(&self) -> Vec<&SkillFormatError> {
+        self.loaded
+            .iter()
+            .flat_map(|m| m.values())
+            .filter_map(|l| match l {
+                Loaded::Broken(e) => Some(e),
+                Loaded::Skill(_) => None,
+            })
+            .collect()
+    }
+
+    /// `"<winner id> (<dir>) shadows <loser id> (<dir>)"` for every name defined more than once.
+    pub fn shadow_reports(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (name, set) in &self.by_name {
+            if set.len() < 2 {
+                continue;
+            }
+            let Some(win) = self.active.get(name) else {
+                continue;
+            };
+            for (root, folder) in set.iter().skip(1) {
+                if let Some(Loaded::Skill(loser)) =
+                    self.loaded.get(*root).and_then(|m| m.get(folder))
+                {
+                    out.push(format!(
+                        "{} ({}) shadows {} ({})",
+                        win.id,
+                        win.dir.display(),
+                        loser.id,
+                        loser.dir.display()
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// All loaded records of a root order, winners and shadowed alike.
+    pub fn all_records(&self) -> impl Iterator<Item = &SkillRecord> {
+        self.loaded
+            .iter()
+            .flat_map(|m| m.values())
+            .filter_map(|l| match l {
+                Loaded::Skill(r) => Some(&**r),
+                Loaded::Broken(_) => None,
+            })
+    }
+}
+
+pub(crate) fn tool_entry(s: &super::script::SkillScript) -> ToolEntry {
+    ToolEntry {
+        command: s.command.clone(),
+        description: wrapper::description(s),
+    }
+}
+
+/// Loads every skill folder of a root, spreading the work over the available cores.
+fn scan_root(root: &SkillRoot, index: usize) -> BTreeMap<String, Loaded> {
+    let Ok(entries) = std::fs::read_dir(&root.dir) else {
+        return BTreeMap::new();
+    };
+    let folders: Vec<String> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(8);
+    let load = |names: &[String]| -> Vec<(String, Loaded)> {
+        names
+            .iter()
+            .filter_map(|n| {
+                load_skill_dir(&root.dir.join(n), root.source, index).map(|l| (n.clone(), l))
+            })
+            .collect()
+    };
+    if threads < 2 || folders.len() < 64 {
+        return load(&folders).into_iter().collect();
+    }
+    let chunk = folders.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = folders
+            .chunks(chunk)
+            .map(|c| s.spawn(move || load(c)))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}

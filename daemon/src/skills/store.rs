@@ -1,0 +1,290 @@
+//! [`SkillStore`]: the daemon's one view of every skill. It scans the roots ([`super::source`]),
+//! keeps records, wrappers, index.json and the tool list in step ([`super::state`]), and answers
+//! queries: list, show, load (with permissions), read a bundled file (path guard), search.
+//!
+//! All methods are blocking (file I/O); async callers use `spawn_blocking`. The watcher calls
+//! [`SkillStore::apply_paths`] with changed paths; `synapse tools refresh skills` calls
+//! [`SkillStore::refresh`].
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::SystemTime;
+
+use synapse_shared::paths::Paths;
+use synapse_shared::skill::SkillKind;
+
+use super::catalog::{ToolEntry, ToolSource};
+use super::permissions::SkillPermission;
+use super::settings_view::SkillSettings;
+use super::source::{RootConfig, SkillRoot, SkillSource};
+use super::state::State;
+use super::wrapper::WrapperChanges;
+
+/// Where the store reads and writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StorePaths {
+    pub skills_dir: PathBuf,
+    pub bin_dir: PathBuf,
+    pub index_file: PathBuf,
+    pub settings_file: PathBuf,
+}
+
+impl StorePaths {
+    pub fn from_paths(p: &Paths) -> Self {
+        Self {
+            skills_dir: p.skills_dir(),
+            bin_dir: p.bin_dir(),
+            index_file: p.skills_dir().join("index.json"),
+            settings_file: p.settings_file(),
+        }
+    }
+}
+
+/// What a refresh did, for `synapse tools refresh skills` and logs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RefreshReport {
+    /// Visible skills (enabled, not denied).
+    pub skills: usize,
+    pub tools: usize,
+    pub wrappers_written: usize,
+    pub wrappers_removed: usize,
+    /// Lenient-rule warnings, shadowed skills, skipped scripts, settings problems.
+    pub warnings: Vec<String>,
+    /// Skills that could not be loaded, and files that could not be written.
+    pub errors: Vec<String>,
+}
+
+/// A skill as list/show present it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkillSummary {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub source: SkillSource,
+    pub dir: PathBuf,
+    pub skill_md: PathBuf,
+    pub enabled: bool,
+    pub permission: SkillPermission,
+    pub kind: SkillKind,
+    pub commands: Vec<String>,
+    pub allowed_tools: Vec<String>,
+    /// Ids of skills with the same name that this one hides.
+    pub shadows: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+/// The answer to `skill load`: the text, or a decision the caller must take first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadDecision {
+    Ready(String),
+    /// `permissions.skill` says `ask`: show the user, then call [`SkillStore::load_approved`]
+    /// (or refuse). Non-interactive callers refuse.
+    NeedsApproval {
+        id: String,
+        name: String,
+    },
+}
+
+/// A SKILL.md body with the (mtime, size) it was read at.
+pub(super) type CachedBody = (SystemTime, u64, Arc<str>);
+
+pub struct SkillStore {
+    paths: StorePaths,
+    state: RwLock<State>,
+    pub(super) bodies: Mutex<HashMap<PathBuf, CachedBody>>,
+    roots_listeners: Mutex<Vec<Box<dyn Fn() + Send + Sync>>>,
+}
+
+impl std::fmt::Debug for SkillStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkillStore")
+            .field("paths", &self.paths)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SkillStore {
+    /// Scans everything once and returns the ready store with the scan's report.
+    pub fn open(paths: StorePaths, config: RootConfig) -> (Arc<Self>, RefreshReport) {
+        let mut settings = SkillSettings::default();
+        settings.refresh(&paths.settings_file);
+        let state = State::new(
+            config,
+            paths.bin_dir.clone(),
+            paths.index_file.clone(),
+            settings,
+        );
+        let store = Arc::new(Self {
+            paths,
+            state: RwLock::new(state),
+            bodies: Mutex::new(HashMap::new()),
+            roots_listeners: Mutex::new(Vec::new()),
+        });
+        let report = store.refresh();
+        (store, report)
+    }
+
+    /// The store for a daemon: paths from `paths`, `HOME` and `SYNAPSE_SKILLS_DIR` from the
+    /// process environment, project roots from `cwd`.
+    pub fn open_from_env(paths: &Paths, cwd: Option<PathBuf>) -> (Arc<Self>, RefreshReport) {
+        let mut config = RootConfig::from_lookup(paths.skills_dir(), |k| std::env::var_os(k));
+        config.project_cwds.extend(cwd);
+        Self::open(StorePaths::from_paths(paths), config)
+    }
+
+    pub fn paths(&self) -> &StorePaths {
+        &self.paths
+    }
+
+    pub(crate) fn read(&self) -> RwLockReadGuard<'_, State> {
+        self.state.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn write(&self) -> RwLockWriteGuard<'_, State> {
+        self.state.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Full rescan: roots, records, wrappers, index.
+    pub fn refresh(&self) -> RefreshReport {
+        let mut st = self.write();
+        let old_roots = st.roots.clone();
+        st.settings.refresh(&self.paths.settings_file);
+        let changes = st.rebuild();
+        let report = self.finish(&mut st, changes, true);
+        let roots_changed = st.roots != old_roots;
+        drop(st);
+        if roots_changed {
+            self.notify_roots_changed();
+        }
+        report
+    }
+
+    /// Applies changed paths (from the watcher): folders inside a root are reloaded one by one;
+    /// anything touching a root itself or the settings file is handled too. Returns `None` when
+    /// nothing changed.
+    pub fn apply_paths(&self, changed: &[PathBuf]) -> Option<RefreshReport> {
+        let mut st = self.write();
+        let mut changes = WrapperChanges::default();
+        let mut dirty = false;
+        let mut touched_roots: Vec<PathBuf> = Vec::new();
+        if changed.iter().any(|p| p == &self.paths.settings_file)
+            && st.settings.refresh(&self.paths.settings_file)
+        {
+            let names: Vec<String> = st.by_name.keys().cloned().collect();
+            for n in names {
+                st.sync_name(&n, &mut changes);
+            }
+            dirty = true;
+        }
+        let mut seen = std::collections::HashSet::new();
+        for p in changed {
+            match st.locate(p) {
+                Some((root, folder))
+                    if !folder.starts_with('.') && seen.insert((root, folder.clone())) =>
+                {
+                    dirty |= st.reload_dir(root, &folder, &mut changes);
+                }
+                Some(_) => {}
+                None if st.config.touches_roots(p, &st.roots) => touched_roots.push(p.clone()),
+                None => {}
+            }
+        }
+        if !touched_roots.is_empty() {
+            if st.config.roots() != st.roots {
+                drop(st);
+                return Some(self.refresh());
+            }
+            for i in 0..st.roots.len() {
+                if touched_roots.iter().any(|p| st.roots[i].dir.starts_with(p)) {
+                    dirty |= st.rescan_root(i, &mut changes);
+                }
+            }
+        }
+        if !dirty {
+            return None;
+        }
+        Some(self.finish(&mut st, changes, false))
+    }
+
+    /// Adds a session's working directory; its project roots join (and a rescan runs) when new.
+    pub fn add_project_cwd(&self, cwd: &Path) -> Option<RefreshReport> {
+        {
+            let mut st = self.write();
+            if st.config.project_cwds.iter().any(|c| c == cwd) {
+                return None;
+            }
+            st.config.project_cwds.push(cwd.to_path_buf());
+            if st.config.roots() == st.roots {
+                return None;
+            }
+        }
+        Some(self.refresh())
+    }
+
+    /// Called (on the caller's thread) after the set of roots changed, so the watcher re-plans.
+    pub fn on_roots_changed(&self, f: Box<dyn Fn() + Send + Sync>) {
+        if let Ok(mut l) = self.roots_listeners.lock() {
+            l.push(f);
+        }
+    }
+
+    fn notify_roots_changed(&self) {
+        if let Ok(l) = self.roots_listeners.lock() {
+            l.iter().for_each(|f| f());
+        }
+    }
+
+    pub fn roots(&self) -> Vec<SkillRoot> {
+        self.read().roots.clone()
+    }
+
+    pub fn root_config(&self) -> RootConfig {
+        self.read().config.clone()
+    }
+
+    /// Writes index.json and builds the report.
+    fn finish(&self, st: &mut State, changes: WrapperChanges, full: bool) -> RefreshReport {
+        let mut errors: Vec<String> = changes.errors;
+        if let Err(e) = st.index.write() {
+            errors.push(format!("cannot write {}: {e}", st.index.path().display()));
+        }
+        let mut report = RefreshReport {
+            skills: st.index.len(),
+            tools: st.tools.len(),
+            wrappers_written: changes.written.len(),
+            wrappers_removed: changes.removed.len(),
+            warnings: Vec::new(),
+            errors,
+        };
+        if full {
+            report
+                .errors
+                .extend(st.errors().iter().map(|e| e.to_string()));
+            report.warnings.extend(st.settings.warnings());
+            report.warnings.extend(st.shadow_reports());
+            for r in st.active.values() {
+                report
+                    .warnings
+                    .extend(r.warnings.iter().map(|w| w.to_string()));
+            }
+        }
+        report
+    }
+
+    /// Number of visible skills and of their commands.
+    pub fn counts(&self) -> (usize, usize) {
+        let st = self.read();
+        (st.index.len(), st.tools.len())
+    }
+}
+
+impl ToolSource for SkillStore {
+    fn visit_tools(&self, f: &mut dyn FnMut(&ToolEntry)) {
+        self.read().tools.values().for_each(f);
+    }
+}
+
+#[cfg(test)]
+#[path = "store_tests.rs"]
+mod tests;

@@ -1,0 +1,304 @@
+//! Keeps the store in step with the disk: notify + notify-debouncer-full over every skill root
+//! (recursive), every not-yet-existing possible root through its nearest existing ancestor
+//! (non-recursive), the plugin cache, and the Synapse home (for settings.json).
+//!
+//! One thread owns the debouncer. Each debounced batch (Access/Open events dropped) goes to
+//! [`SkillStore::apply_paths`], then the watch plan is recomputed and diffed against what is
+//! watched, so a skills folder that is deleted and recreated, or a project `.claude/skills` that
+//! appears, is picked up. The filesystem side sits behind [`FsWatch`] so planning is testable.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use notify::{EventKind, RecursiveMode};
+use notify_debouncer_full::{DebounceEventResult, new_debouncer};
+
+use super::error::SkillError;
+use super::source::{RootConfig, SkillRoot};
+use super::store::SkillStore;
+
+/// Quiet time after the last event on a path before it is handled.
+pub const WATCH_DEBOUNCE: Duration = Duration::from_millis(40);
+const WATCH_TICK: Duration = Duration::from_millis(15);
+
+/// The filesystem watch operations the watcher needs.
+pub trait FsWatch: Send {
+    fn watch(&mut self, path: &Path, recursive: bool) -> Result<(), String>;
+    fn unwatch(&mut self, path: &Path);
+}
+
+/// Path → recursive, for every folder that must be watched now.
+pub fn watch_plan(
+    config: &RootConfig,
+    roots: &[SkillRoot],
+    home: Option<&Path>,
+) -> BTreeMap<PathBuf, bool> {
+    let mut wanted: Vec<(PathBuf, bool)> = Vec::new();
+    let mut dirs = config.candidate_dirs();
+    dirs.extend(roots.iter().map(|r| r.dir.clone()));
+    for dir in dirs {
+        if dir.is_dir() {
+            wanted.push((dir, true));
+        } else if let Some(a) = dir.ancestors().skip(1).find(|a| a.is_dir()) {
+            wanted.push((a.to_path_buf(), false));
+        }
+    }
+    if let Some(h) = home.filter(|h| h.is_dir()) {
+        wanted.push((h.to_path_buf(), false));
+    }
+    let recursive: Vec<PathBuf> = wanted
+        .iter()
+        .filter(|(_, r)| *r)
+        .map(|(p, _)| p.clone())
+        .collect();
+    let mut plan = BTreeMap::new();
+    for (p, rec) in wanted {
+        // A folder inside a recursive watch is already covered (and inotify would share the watch).
+        if recursive
+            .iter()
+            .any(|r| p.starts_with(r) && (p != *r || !rec))
+        {
+            continue;
+        }
+        let e = plan.entry(p).or_insert(rec);
+        *e |= rec;
+    }
+    plan
+}
+
+/// Applies `plan` to `fs`, given what is watched now; returns the new current set.
+pub fn apply_plan(
+    fs: &mut dyn FsWatch,
+    current: &BTreeMap<PathBuf, bool>,
+    plan: BTreeMap<PathBuf, bool>,
+) -> BTreeMap<PathBuf, bool> {
+    for (p, rec) in current {
+        if plan.get(p) != Some(rec) {
+            fs.unwatch(p);
+        }
+    }
+    let mut now = BTreeMap::new();
+    for (p, rec) in plan {
+        if current.get(&p) == Some(&rec) {
+            now.insert(p, rec);
+            continue;
+        }
+        match fs.watch(&p, rec) {
+            Ok(()) => {
+                now.insert(p, rec);
+            }
+            Err(e) => tracing::warn!(path = %p.display(), "cannot watch skill folder: {e}"),
+        }
+    }
+    now
+}
+
+enum Msg {
+    Changed(Vec<PathBuf>),
+    Rescan,
+    Replan,
+    Stop,
+}
+
+/// The running watcher; stops when dropped.
+pub struct SkillWatcher {
+    tx: Sender<Msg>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for SkillWatcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkillWatcher").finish_non_exhaustive()
+    }
+}
+
+struct NotifyFs(
+    notify_debouncer_full::Debouncer<
+        notify::RecommendedWatcher,
+        notify_debouncer_full::RecommendedCache,
+    >,
+);
+
+impl FsWatch for NotifyFs {
+    fn watch(&mut self, path: &Path, recursive: bool) -> Result<(), String> {
+        let mode = if recursive {
+            RecursiveMode::Recursive
+        } else {
+            RecursiveMode::NonRecursive
+        };
+        self.0.watch(path, mode).map_err(|e| e.to_string())
+    }
+    fn unwatch(&mut self, path: &Path) {
+        let _ = self.0.unwatch(path);
+    }
+}
+
+impl SkillWatcher {
+    /// Starts watching the store's roots.
+    pub fn start(store: Arc<SkillStore>) -> Result<Self, SkillError> {
+        let (tx, rx) = mpsc::channel();
+        let events_tx = tx.clone();
+        let debouncer = new_debouncer(
+            WATCH_DEBOUNCE,
+            Some(WATCH_TICK),
+            move |res: DebounceEventResult| {
+                let msg = match res {
+                    Ok(events) => {
+                        if events.iter().any(|e| e.need_rescan()) {
+                            Msg::Rescan
+                        } else {
+                            let paths: Vec<PathBuf> = events
+                                .iter()
+                                .filter(|e| !matches!(e.kind, EventKind::Access(_)))
+                                .flat_map(|e| e.paths.iter().cloned())
+                                .collect();
+                            if paths.is_empty() {
+                                return;
+                            }
+                            Msg::Changed(paths)
+                        }
+                    }
+                    Err(errors) => {
+                        for e in errors {
+                            tracing::warn!("skill watcher: {e}");
+                        }
+                        Msg::Rescan
+                    }
+                };
+                let _ = events_tx.send(msg);
+            },
+        )
+        .map_err(|e| SkillError::Watch(e.to_string()))?;
+        let replan_tx = std::sync::Mutex::new(tx.clone());
+        store.on_roots_changed(Box::new(move || {
+            if let Ok(tx) = replan_tx.lock() {
+                let _ = tx.send(Msg::Replan);
+            }
+        }));
+        let thread = std::thread::Builder::new()
+            .name("skill-watcher".into())
+            .spawn(move || run(store, NotifyFs(debouncer), rx))
+            .map_err(|e| SkillError::Watch(e.to_string()))?;
+        Ok(Self {
+            tx,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for SkillWatcher {
+    fn drop(&mut self) {
+        let _ = self.tx.send(Msg::Stop);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn run(store: Arc<SkillStore>, mut fs: NotifyFs, rx: Receiver<Msg>) {
+    let home = store.paths().settings_file.parent().map(Path::to_path_buf);
+    let replan = |fs: &mut NotifyFs, current: &BTreeMap<PathBuf, bool>| {
+        let plan = watch_plan(&store.root_config(), &store.roots(), home.as_deref());
+        apply_plan(fs, current, plan)
+    };
+    let mut current = replan(&mut fs, &BTreeMap::new());
+    while let Ok(msg) = rx.recv() {
+        let mut paths = Vec::new();
+        let mut rescan = false;
+        let mut stop = false;
+        // Handle everything queued in one go: one index write per burst.
+        for m in std::iter::once(msg).chain(rx.try_iter()) {
+            match m {
+                Msg::Changed(p) => paths.extend(p),
+                Msg::Rescan => rescan = true,
+                Msg::Replan => {}
+                Msg::Stop => stop = true,
+            }
+        }
+        if stop {
+            break;
+        }
+        if rescan {
+            let r = store.refresh();
+            tracing::info!(
+                skills = r.skills,
+                tools = r.tools,
+                "skills rescanned after watcher overflow"
+            );
+        } else if !paths.is_empty() {
+            paths.sort();
+            paths.dedup();
+            if let Some(r) = store.apply_paths(&paths) {
+                tracing::debug!(
+                    skills = r.skills,
+                    tools = r.tools,
+                    written = r.wrappers_written,
+                    removed = r.wrappers_removed,
+                    "skills updated"
+                );
+                for e in &r.errors {
+                    tracing::warn!("skills: {e}");
+                }
+            }
+        }
+        current = replan(&mut fs, &current);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[derive(Default)]
+    struct FakeFs(Vec<String>);
+    impl FsWatch for FakeFs {
+        fn watch(&mut self, path: &Path, recursive: bool) -> Result<(), String> {
+            self.0.push(format!("+{} {recursive}", path.display()));
+            Ok(())
+        }
+        fn unwatch(&mut self, path: &Path) {
+            self.0.push(format!("-{}", path.display()));
+        }
+    }
+
+    #[test]
+    fn missing_roots_are_watched_through_ancestors_and_replanned() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("home");
+        let syn = t.path().join("syn");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&syn).unwrap();
+        let cfg = RootConfig {
+            synapse_skills: syn.join("skills"),
+            user_home: Some(home.clone()),
+            ..Default::default()
+        };
+        let plan = watch_plan(&cfg, &cfg.roots(), Some(&syn));
+        assert_eq!(
+            plan,
+            BTreeMap::from([(home.clone(), false), (syn.clone(), false)])
+        );
+        let mut fs = FakeFs::default();
+        let cur = apply_plan(&mut fs, &BTreeMap::new(), plan);
+
+        std::fs::create_dir_all(syn.join("skills")).unwrap();
+        let plan = watch_plan(&cfg, &cfg.roots(), Some(&syn));
+        assert_eq!(plan.get(&syn.join("skills")), Some(&true));
+        fs.0.clear();
+        let cur = apply_plan(&mut fs, &cur, plan);
+        assert_eq!(
+            fs.0,
+            vec![format!("+{} true", syn.join("skills").display())]
+        );
+
+        std::fs::remove_dir_all(syn.join("skills")).unwrap();
+        fs.0.clear();
+        apply_plan(&mut fs, &cur, watch_plan(&cfg, &cfg.roots(), Some(&syn)));
+        assert_eq!(fs.0, vec![format!("-{}", syn.join("skills").display())]);
+    }
+}

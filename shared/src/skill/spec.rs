@@ -1,0 +1,205 @@
+//! SKILL.md frontmatter parsing and Agent Skills spec validation.
+//!
+//! Strict where a wrong value would make the skill unusable, lenient where Claude Code is:
+//! - `name`: 1-64 of `[a-z0-9-]`, no leading, trailing or double hyphen, equal to the folder name.
+//!   Missing → the folder name (warning); longer than 64 or not the folder name → warning; any
+//!   other violation → [`SkillFormatError::InvalidName`] (the skill is skipped).
+//! - `description`: required, 1-1024 characters; missing or empty skips the skill, too long warns.
+//! - `license` (string), `compatibility` (≤ 500 characters), `metadata` (string → string map),
+//!   `allowed-tools` (a string or a list), `type: meta`: a wrong shape warns and is ignored.
+//! - Other keys are kept in [`SkillMeta::extra`] and otherwise ignored.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::Value;
+use serde_saphyr::Spanned;
+
+use super::error::{SkillFormatError, SkillWarning};
+use super::frontmatter::{self, Split};
+use super::validate::{Validator, split_list, validate_name_shape};
+
+pub const NAME_MAX_CHARS: usize = 64;
+pub const DESCRIPTION_MAX_CHARS: usize = 1024;
+pub const COMPATIBILITY_MAX_CHARS: usize = 500;
+
+/// Regular skills are loaded by the agent; meta skills steer the skill sub-agent (seed 003).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SkillKind {
+    #[default]
+    Regular,
+    Meta,
+}
+
+/// Everything the frontmatter says about a skill, validated.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SkillMeta {
+    pub name: String,
+    pub description: String,
+    pub license: Option<String>,
+    pub compatibility: Option<String>,
+    pub metadata: BTreeMap<String, String>,
+    pub allowed_tools: Vec<String>,
+    pub kind: SkillKind,
+    /// `title`, else the body's first `# ` heading.
+    pub title: Option<String>,
+    /// `version`, `author`, `tags`: top-level keys or the same keys inside `metadata`.
+    pub version: Option<String>,
+    pub author: Option<String>,
+    pub tags: Vec<String>,
+    /// Keys the spec does not define, kept as JSON.
+    pub extra: BTreeMap<String, Value>,
+}
+
+/// A parsed SKILL.md: its metadata, where the body starts, and the lenient-rule warnings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedSkill {
+    pub meta: SkillMeta,
+    /// Byte offset of the body in the text given to [`parse_skill_md`].
+    pub body_offset: usize,
+    pub body_line: usize,
+    pub warnings: Vec<SkillWarning>,
+}
+
+/// Parses and validates `text`, the content of the SKILL.md at `path`. `folder` is the name of
+/// the skill's folder (the spec wants `name` to match it).
+pub fn parse_skill_md(
+    path: &Path,
+    text: &str,
+    folder: Option<&str>,
+) -> Result<ParsedSkill, SkillFormatError> {
+    let split = frontmatter::split(path, text)?;
+    let map = parse_yaml(path, &split)?;
+    let mut v = Validator {
+        path,
+        base: split.yaml_line - 1,
+        warnings: Vec::new(),
+    };
+    let mut fields = map;
+
+    let name = v.name(fields.remove("name"), folder)?;
+    let description = v.description(fields.remove("description"))?;
+    let mut meta = SkillMeta {
+        name,
+        description,
+        ..SkillMeta::default()
+    };
+    meta.license = fields
+        .remove("license")
+        .and_then(|f| v.string("license", f));
+    meta.compatibility = fields
+        .remove("compatibility")
+        .and_then(|f| v.string("compatibility", f));
+    if let Some(c) = &meta.compatibility
+        && c.chars().count() > COMPATIBILITY_MAX_CHARS
+    {
+        v.warn(
+            None,
+            format!("`compatibility` is longer than {COMPATIBILITY_MAX_CHARS} characters"),
+        );
+    }
+    meta.metadata = fields
+        .remove("metadata")
+        .map(|f| v.string_map(f))
+        .unwrap_or_default();
+    meta.allowed_tools = fields
+        .remove("allowed-tools")
+        .map(|f| v.tool_list(f))
+        .unwrap_or_default();
+    meta.kind = match fields.remove("type") {
+        None => SkillKind::Regular,
+        Some(f) => match v.string("type", f) {
+            Some(t) if t == "meta" => SkillKind::Meta,
+            Some(t) => {
+                v.warn(
+                    None,
+                    format!("unknown `type: {t}` ignored (the only known type is `meta`)"),
+                );
+                SkillKind::Regular
+            }
+            None => SkillKind::Regular,
+        },
+    };
+    let body = split.body;
+    meta.title = fields
+        .remove("title")
+        .and_then(|f| v.string("title", f))
+        .or_else(|| frontmatter::first_heading(body).map(str::to_string));
+    meta.version = fields
+        .remove("version")
+        .and_then(|f| v.string("version", f))
+        .or_else(|| meta.metadata.get("version").cloned());
+    meta.author = fields
+        .remove("author")
+        .and_then(|f| v.string("author", f))
+        .or_else(|| meta.metadata.get("author").cloned());
+    meta.tags = match fields.remove("tags") {
+        Some(f) => v.tool_list(f),
+        None => meta
+            .metadata
+            .get("tags")
+            .map(|t| split_list(t))
+            .unwrap_or_default(),
+    };
+    meta.extra = fields.into_iter().map(|(k, f)| (k, f.value)).collect();
+
+    Ok(ParsedSkill {
+        meta,
+        body_offset: text.len() - body.len(),
+        body_line: split.body_line,
+        warnings: v.warnings,
+    })
+}
+
+/// Checks a name against the spec; `Err` carries the reason.
+pub fn validate_name(name: &str) -> Result<(), String> {
+    validate_name_shape(name)?;
+    if name.chars().count() > NAME_MAX_CHARS {
+        return Err(format!("it is longer than {NAME_MAX_CHARS} characters"));
+    }
+    Ok(())
+}
+
+type Fields = BTreeMap<String, Spanned<Value>>;
+
+fn parse_yaml(path: &Path, split: &Split<'_>) -> Result<Fields, SkillFormatError> {
+    let options = serde_saphyr::options! { with_snippet: false };
+    match serde_saphyr::from_str_with_options::<Option<Fields>>(split.yaml, options.clone()) {
+        Ok(map) => Ok(map.unwrap_or_default()),
+        Err(err) => {
+            // Tell "not a mapping" apart from a syntax error.
+            if let Ok(value) = serde_saphyr::from_str_with_options::<Value>(split.yaml, options)
+                && !value.is_object()
+            {
+                return Err(SkillFormatError::NotAMapping {
+                    path: path.to_path_buf(),
+                    line: split.yaml_line,
+                });
+            }
+            let line = err
+                .location()
+                .map(|l| l.line() as usize + split.yaml_line - 1)
+                .unwrap_or(split.yaml_line);
+            let message = err.without_snippet().to_string();
+            let message = strip_position(&message);
+            Err(SkillFormatError::Yaml {
+                path: path.to_path_buf(),
+                line,
+                message,
+            })
+        }
+    }
+}
+
+/// serde-saphyr appends " at line L, column C"; the file line goes in front instead.
+fn strip_position(message: &str) -> String {
+    let first = message.lines().next().unwrap_or(message);
+    match first.rfind(" at line ") {
+        Some(i) => first[..i].to_string(),
+        None => first.to_string(),
+    }
+}
+
+#[cfg(test)]
+#[path = "spec_tests.rs"]
+mod tests;
