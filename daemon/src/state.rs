@@ -17,6 +17,7 @@ use crate::agent::task_command::{TaskCommand, TaskKind};
 use crate::mcp::shortcut::McpShortcut;
 use crate::mcp::{McpManager, McpOptions};
 use crate::shell::{ShellSessions, builtin_registry};
+use crate::skills::agent_commands::{SkillCommand, SkillLoadCommand, ToolsCommand};
 use crate::skills::{SkillStore, SkillWatcher, ToolCatalog, ToolEntry, ToolSource};
 use crate::todo::{TodoGuard, TodoStore};
 
@@ -51,8 +52,19 @@ impl DaemonState {
         let settings = Arc::new(RwLock::new(settings));
         let todo_store = TodoStore::new(paths.sessions_dir());
         let mcp = McpManager::new(McpOptions::for_home(&paths, crate::mcp::client_binary()));
+        let (skills, skill_watcher) = crate::skills::start(&paths);
+        let tools = ToolCatalog::new();
         let mut registry = builtin_registry();
         registry.register_shortcut(Arc::new(McpShortcut(mcp.clone())));
+        registry.register(Arc::new(SkillCommand {
+            store: skills.clone(),
+        }));
+        registry.register(Arc::new(SkillLoadCommand {
+            store: skills.clone(),
+        }));
+        registry.register(Arc::new(ToolsCommand {
+            tools: tools.clone(),
+        }));
         crate::web::register(&mut registry, snapshot(&settings), paths.settings_file());
         crate::todo::register(&mut registry, todo_store.clone());
         // Task commands run sub-agents on the shell layer they are part of: wired once it exists.
@@ -66,6 +78,16 @@ impl DaemonState {
             }));
         }
         let registry = Arc::new(registry);
+        tools.add_source(Arc::new(AgentCommandTools(
+            registry
+                .specs()
+                .filter(|s| !matches!(s.name, "tools" | "skill:load"))
+                .map(|s| ToolEntry {
+                    command: s.name.to_string(),
+                    description: s.summary.to_string(),
+                })
+                .collect(),
+        )));
         let commands_doc = registry.system_prompt_section();
         let shell = Arc::new(ShellSessions::new(registry, Some(paths.bin_dir())));
         let _ = subagent_doc.set(commands_doc.clone());
@@ -77,8 +99,6 @@ impl DaemonState {
             paths.sessions_dir(),
             chat_deps(shell.clone(), settings.clone(), commands_doc, todo_store),
         ));
-        let (skills, skill_watcher) = crate::skills::start(&paths);
-        let tools = ToolCatalog::new();
         tools.add_source(skills.clone());
         tools.add_source(Arc::new(McpTools(mcp.clone())));
         Self {
@@ -119,6 +139,15 @@ impl DaemonState {
         if let Ok(mut e) = self.settings_error.write() {
             *e = None;
         }
+    }
+}
+
+/// The agent shell commands in `tools search` (web_fetch, todo, task:*, …).
+struct AgentCommandTools(Vec<ToolEntry>);
+
+impl ToolSource for AgentCommandTools {
+    fn visit_tools(&self, f: &mut dyn FnMut(&ToolEntry)) {
+        self.0.iter().for_each(f);
     }
 }
 

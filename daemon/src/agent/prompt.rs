@@ -21,24 +21,21 @@ what you learn is kept as skills that become commands you can run next time.";
 
 const LAYERS: &str = "# How you act
 
-Everything you do goes through the `Bash` tool: `{\"command\": \"…\"}` (add `\"restart\": true` \
-for a fresh shell). Commands fall into three layers:
+Everything you do is a `Bash` tool call. Commands fall into three layers:
 
-1. **Agent shell commands** — built in and fast: `read`, `write`, `edit`, `glob`, `search`, \
-`bash`, and the `skill …` / `tools search` commands when present. Prefer them over `cat`, \
-`sed -i`, `find` and `grep` for files: they resolve paths from the shell's current directory, \
-write atomically and give line numbers.
-2. **Extension commands** — `mcp:<server>:<tool>` (tools of MCP servers the user connected) and \
-`skill:<skill>:<script>` (scripts bundled with skills). They are real executables on PATH, so \
-they also work in pipelines. Find them with `tools search <keyword or regex>`; run \
-`<command> -h` for a one-line usage and `<command> --help` for the full document before \
-first use.
-3. **Native shell** — everything else runs in a persistent bash session: `cd` and `export` \
-persist between calls, stdin is closed (never start interactive programs; pass flags such as \
-`--yes` or `-y`), a command times out after 120 s, and long output is cut in the middle.
+1. **Agent shell commands** (below) run inside Synapse and are fast. Prefer them to `cat`, \
+`sed -i`, `find` and `grep` for files: paths follow the shell's current directory, writes are \
+atomic, output has line numbers.
+2. **Extension commands** `mcp:<server>:<tool>` (the user's MCP servers) and \
+`skill:<skill>:<script>` (skill scripts) are executables on PATH, usable in pipelines too. Find \
+them with `tools search <keyword or regex>`; run `<command> -h` (usage) or `--help` (full \
+document) before first use.
+3. **Native shell**: everything else runs in a persistent bash. `cd` and `export` persist, stdin \
+is closed (pass `--yes`/`-y` instead of waiting for input), commands time out after 120 s and \
+long output is cut in the middle.
 
-Run one step at a time and read the result before the next. A non-zero exit code is reported \
-with the output: read the error and fix the cause rather than repeating the same command.";
+Take one step at a time and read each result. On a non-zero exit, fix the cause instead of \
+repeating the command.";
 
 const SKILLS: &str = "# Skills
 

@@ -11,17 +11,10 @@ use super::types::ToolDefinition;
 pub const BASH_TOOL_NAME: &str = "Bash";
 
 const BASH_TOOL_DESCRIPTION: &str = "\
-Run a command in the session's persistent bash shell and get its output and exit code.
-
-The working directory and exported variables persist between calls. Besides ordinary shell \
-commands, the command string may be one of the agent shell commands described in the system \
-prompt (read, write, edit, glob, search, skill, tools, task:*, web_fetch, todo, ...) or an \
-extension command (mcp:<server>:<tool>, skill:<skill>:<script>); run any of them with -h for a \
-one-line usage or --help for the full document.
-
-Commands time out, and long output is shortened in the middle. Prefer one focused command per \
-call. Set restart to true to start a fresh shell (for example after a hung process or a broken \
-environment); the command then runs in the new shell.";
+Run a command in the session's persistent bash shell (the working directory and exported \
+variables persist) and get its output and exit code. The agent shell commands and extension \
+commands described in the system prompt run the same way; `<command> --help` documents any of \
+them. Set restart to true to start a fresh shell first.";
 
 /// The `Bash` tool definition: input `{command: string, restart: boolean}`, only `command` required.
 pub fn bash_tool() -> ToolDefinition {

@@ -138,7 +138,10 @@ impl McpManager {
             return Ok((srv, spec.clone()));
         }
         // A connection that just came up may not be in the catalog yet: bring it in step once.
-        if srv.tools().is_some_and(|t| t.iter().any(|t| t.name == tool)) {
+        if srv
+            .tools()
+            .is_some_and(|t| t.iter().any(|t| t.name == tool))
+        {
             self.sync_wrappers().await;
             if let Some(spec) = self.catalog().spec(server, tool) {
                 return Ok((srv, spec.clone()));

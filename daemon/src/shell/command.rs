@@ -55,15 +55,23 @@ impl CommandSpec {
         )
     }
 
-    /// The section of the system prompt documenting this command.
+    /// The section of the system prompt documenting this command: the `--help` document
+    /// without its `Examples:` block (which `--help` still shows), to keep the prompt small.
     pub fn prompt_section(&self) -> String {
-        format!(
-            "### {}\n`{}`\n{}\n\n{}\n",
-            self.name,
-            self.usage,
-            self.summary,
-            self.help.trim_end()
-        )
+        let help = match self.help.find("\nExamples:") {
+            Some(i) => &self.help[..i],
+            None if self.help.starts_with("Examples:") => "",
+            None => self.help,
+        };
+        let help = help.trim_end();
+        if help.is_empty() {
+            format!("### {}\n`{}`\n{}\n", self.name, self.usage, self.summary)
+        } else {
+            format!(
+                "### {}\n`{}`\n{}\n\n{help}\n",
+                self.name, self.usage, self.summary
+            )
+        }
     }
 }
 

@@ -9,6 +9,7 @@
 //! back in; [`catalog`] searches every extension command (`tools search`); [`commands`] holds
 //! the texts the agent's `skill` / `tools` commands print.
 
+pub mod agent_commands;
 pub mod catalog;
 pub mod commands;
 pub mod docstring;

@@ -1,0 +1,158 @@
+//! The agent shell commands of the skill system: `skill search|load`, `skill:load` and
+//! `tools search`, registered in the router's command registry. They call the store on a
+//! blocking thread (it reads files) and print what the store renders.
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+
+use super::catalog::ToolCatalog;
+use super::commands::skill_search_text;
+use super::error::SkillError;
+use super::store::SkillStore;
+use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+
+/// Skills listed by `skill search`.
+const SEARCH_LIMIT: usize = 10;
+
+pub static SKILL_SPEC: CommandSpec = CommandSpec {
+    name: "skill",
+    usage: "skill search \"<what you need>\" | skill load <name>",
+    summary: "Find skills for a task, or load one's SKILL.md instructions.",
+    help: "\
+  skill search \"<what>\"   skills matching the words: <available-skills><skill name=…>…</skill>
+  skill load <name>       `# Skill: <name>`, its instructions and its bundled files (paths only)
+A skill's scripts are commands skill:<skill>:<script> (find them with `tools search`). Load a
+skill before following it; read bundled files only when its instructions point to them.",
+};
+
+pub static SKILL_LOAD_SPEC: CommandSpec = CommandSpec {
+    name: "skill:load",
+    usage: "skill:load <name>",
+    summary: "Same as `skill load <name>`.",
+    help: "",
+};
+
+pub static TOOLS_SPEC: CommandSpec = CommandSpec {
+    name: "tools",
+    usage: "tools search <keywords|regex>",
+    summary: "Find extension commands (mcp:*, skill:*), one line each, best match first.",
+    help: "\
+Keywords match command names and descriptions (case-insensitive); a query with regex characters
+is a regex, e.g. tools search \"mcp:git-.*\". Then run `<command> -h` or `<command> --help`.",
+};
+
+pub struct SkillCommand {
+    pub store: Arc<SkillStore>,
+}
+
+pub struct SkillLoadCommand {
+    pub store: Arc<SkillStore>,
+}
+
+pub struct ToolsCommand {
+    pub tools: ToolCatalog,
+}
+
+impl AgentCommand for SkillCommand {
+    fn spec(&self) -> &'static CommandSpec {
+        &SKILL_SPEC
+    }
+
+    fn run<'a>(
+        &'a self,
+        ctx: &'a mut CommandContext<'_>,
+        args: Vec<String>,
+    ) -> BoxFuture<'a, CommandOutput> {
+        Box::pin(async move {
+            let cwd = ctx.cwd().to_path_buf();
+            let store = self.store.clone();
+            match args.split_first() {
+                Some((sub, rest)) if sub == "search" => {
+                    let query = rest.join(" ");
+                    if query.trim().is_empty() {
+                        return SKILL_SPEC.usage_error("missing what to search for");
+                    }
+                    blocking(move || {
+                        store.add_project_cwd(&cwd);
+                        CommandOutput::success(skill_search_text(&store, &query, SEARCH_LIMIT))
+                    })
+                    .await
+                }
+                Some((sub, [name])) if sub == "load" => load(store, cwd, name.clone()).await,
+                Some((sub, _)) if sub == "load" => {
+                    SKILL_SPEC.usage_error("skill load takes one <name>")
+                }
+                Some((sub, _)) => SKILL_SPEC.usage_error(format!("unknown subcommand {sub:?}")),
+                None => SKILL_SPEC.usage_error("missing subcommand (search or load)"),
+            }
+        })
+    }
+}
+
+impl AgentCommand for SkillLoadCommand {
+    fn spec(&self) -> &'static CommandSpec {
+        &SKILL_LOAD_SPEC
+    }
+
+    fn run<'a>(
+        &'a self,
+        ctx: &'a mut CommandContext<'_>,
+        args: Vec<String>,
+    ) -> BoxFuture<'a, CommandOutput> {
+        Box::pin(async move {
+            match args.as_slice() {
+                [name] => load(self.store.clone(), ctx.cwd().to_path_buf(), name.clone()).await,
+                _ => SKILL_LOAD_SPEC.usage_error("expected one <name>"),
+            }
+        })
+    }
+}
+
+impl AgentCommand for ToolsCommand {
+    fn spec(&self) -> &'static CommandSpec {
+        &TOOLS_SPEC
+    }
+
+    fn run<'a>(
+        &'a self,
+        _ctx: &'a mut CommandContext<'_>,
+        args: Vec<String>,
+    ) -> BoxFuture<'a, CommandOutput> {
+        Box::pin(async move {
+            match args.split_first() {
+                Some((sub, rest)) if sub == "search" && !rest.is_empty() => {
+                    let query = rest.join(" ");
+                    let tools = self.tools.clone();
+                    blocking(move || CommandOutput::success(tools.search_text(&query))).await
+                }
+                Some((sub, _)) if sub == "search" => {
+                    TOOLS_SPEC.usage_error("missing <keywords|regex>")
+                }
+                Some((sub, _)) => TOOLS_SPEC.usage_error(format!("unknown subcommand {sub:?}")),
+                None => TOOLS_SPEC.usage_error("missing subcommand (search)"),
+            }
+        })
+    }
+}
+
+async fn load(store: Arc<SkillStore>, cwd: std::path::PathBuf, name: String) -> CommandOutput {
+    blocking(move || {
+        store.add_project_cwd(&cwd);
+        match store.load_text(&name, false) {
+            Ok(text) => CommandOutput::success(text),
+            Err(e @ SkillError::ApprovalRequired { .. }) => CommandOutput::failure(
+                format!("{e}\n(The user's permissions.skill rule says `ask`; this session cannot ask, so it is refused.)"),
+                1,
+            ),
+            Err(e) => CommandOutput::failure(e.to_string(), 1),
+        }
+    })
+    .await
+}
+
+async fn blocking(f: impl FnOnce() -> CommandOutput + Send + 'static) -> CommandOutput {
+    tokio::task::spawn_blocking(f)
+        .await
+        .unwrap_or_else(|e| CommandOutput::failure(format!("internal error: {e}"), 1))
+}
