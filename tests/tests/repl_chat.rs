@@ -240,8 +240,16 @@ async fn model_cost_context_compact_and_clear() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn tools_lists_the_mcp_commands() {
+async fn tools_lists_the_mcp_and_skill_commands_and_skill_list_the_skills() {
     let env = TestEnv::new();
+    let skill = env.home().join("skills/tidy-notes");
+    std::fs::create_dir_all(skill.join("scripts")).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: tidy-notes\ndescription: Sort and dedupe note files.\n---\nRun the script.\n",
+    )
+    .unwrap();
+    std::fs::write(skill.join("scripts/dedupe.sh"), "#!/bin/sh\n# Remove duplicate lines.\nsort -u \"$1\"\n").unwrap();
     let server = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
     assert!(
@@ -266,6 +274,7 @@ async fn tools_lists_the_mcp_commands() {
     let tools = after_last(&shown, "/tools");
     assert!(tools.contains("mcp:fs:read_text_file"), "{tools}");
     assert!(tools.contains("mcp:fs:list_directory"), "{tools}");
+    assert!(tools.contains("skill:tidy-notes:dedupe"), "{tools}");
     // One line per command, cut to the terminal's width.
     assert!(
         tools
@@ -278,4 +287,9 @@ async fn tools_lists_the_mcp_commands() {
     let filtered = after_last(&shown, "/tools read_");
     assert!(filtered.contains("mcp:fs:read_text_file"), "{filtered}");
     assert!(!filtered.contains("mcp:fs:list_directory"), "{filtered}");
+    screen.line("/skill list");
+    let shown = screen.wait_for("`skill load <name>` is how the agent reads one.");
+    let listed = after_last(&shown, "/skill list");
+    assert!(listed.contains("tidy-notes") && listed.contains("(user)"), "{listed}");
+    assert!(listed.contains("Sort and dedupe note files."), "{listed}");
 }

@@ -2,9 +2,9 @@
 //! `mcp:<server>:<tool>` command (from the MCP service) and `skill:<skill>:<script>` command and
 //! skill (from the skills service), optionally filtered by a word.
 
-use synapse_shared::proto::McpListRequest;
-use synapse_shared::proto::McpServerState;
 use synapse_shared::proto::mcp_client::McpClient;
+use synapse_shared::proto::skills_client::SkillsClient;
+use synapse_shared::proto::{ListSkillsRequest, McpListRequest, McpServerState, SkillInfo};
 
 use super::Repl;
 use crate::render::theme::Theme;
@@ -40,6 +40,9 @@ impl Repl {
                     .map(|t| (t.command.clone(), t.description.clone())),
             );
         }
+        for skill in self.list_skills().await? {
+            rows.extend(skill.commands.iter().map(|c| (c.clone(), skill.description.clone())));
+        }
         let (cols, _) = termimad::terminal_size();
         let columns = if cols == 0 { 100 } else { usize::from(cols) };
         let text = tool_table(&self.theme, rows, query.as_deref(), &notes, columns);
@@ -48,8 +51,49 @@ impl Repl {
     }
 
     pub(super) async fn skill_list(&mut self) -> anyhow::Result<()> {
-        anyhow::bail!("skills are not available in this build of synapsed")
+        let skills = self.list_skills().await?;
+        let (cols, _) = termimad::terminal_size();
+        let columns = if cols == 0 { 100 } else { usize::from(cols) };
+        self.say(&skill_table(&skills, columns));
+        Ok(())
     }
+
+    async fn list_skills(&mut self) -> anyhow::Result<Vec<SkillInfo>> {
+        self.ensure_link().await?;
+        let cwd = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default();
+        Ok(SkillsClient::new(self.link.channel.clone())
+            .list(ListSkillsRequest { cwd })
+            .await
+            .map_err(|s| anyhow::anyhow!("{}", s.message()))?
+            .into_inner()
+            .skills)
+    }
+}
+
+/// One line per skill: name, source, state, description (cut to fit `columns`).
+pub fn skill_table(skills: &[SkillInfo], columns: usize) -> String {
+    if skills.is_empty() {
+        return "No skills yet. Skills are folders with a SKILL.md in ~/.synapse/skills (or the \
+                project's .synapse/skills); `synapse skill create` makes one.\n"
+            .to_string();
+    }
+    let width = skills.iter().map(|s| s.name.len()).max().unwrap_or(0).min(40);
+    let mut out = String::new();
+    for s in skills {
+        let mut tags = vec![s.source.clone()];
+        if !s.enabled {
+            tags.push("disabled".into());
+        }
+        if s.permission == "ask" {
+            tags.push("asks".into());
+        }
+        let tags = tags.join(", ");
+        let room = columns.saturating_sub(width + tags.len() + 6).max(20);
+        let description: String = s.description.chars().take(room).collect();
+        out.push_str(&format!("{:<width$}  ({tags})  {description}\n", s.name));
+    }
+    out.push_str(&format!("{} skill(s). `skill load <name>` is how the agent reads one.\n", skills.len()));
+    out
 }
 
 /// Commands and descriptions, filtered by `query` (case-insensitive), sorted, with notes;
