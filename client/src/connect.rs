@@ -19,6 +19,8 @@ use tonic::transport::Channel;
 
 /// How long a started daemon gets to answer `Status`.
 pub const DAEMON_START_TIMEOUT: Duration = Duration::from_secs(15);
+/// `synapsed`'s exit status when another daemon holds the socket's lock.
+const EXIT_ALREADY_RUNNING: i32 = 3;
 /// Interval between readiness probes while the daemon starts.
 const START_POLL_INTERVAL: Duration = Duration::from_millis(5);
 
@@ -86,6 +88,17 @@ pub async fn connect(paths: &Paths) -> anyhow::Result<Channel> {
             .try_wait()
             .context("cannot watch the started synapsed")?
         {
+            // The previous daemon may still be exiting and holding its lock: once it lets go,
+            // start again.
+            if status.code() == Some(EXIT_ALREADY_RUNNING) && Instant::now() < deadline {
+                while !daemon_gone(paths) && Instant::now() < deadline {
+                    tokio::time::sleep(START_POLL_INTERVAL).await;
+                }
+                if connect_ready(paths).await.is_err() && daemon_gone(paths) {
+                    child = spawn_daemon(paths)?;
+                }
+                continue;
+            }
             bail!(
                 "synapsed exited during start-up ({status}).\n{}See the log: {}",
                 log_tail(&paths.startup_log()),
@@ -101,6 +114,15 @@ pub async fn connect(paths: &Paths) -> anyhow::Result<Channel> {
         }
         tokio::time::sleep(START_POLL_INTERVAL).await;
     }
+}
+
+/// True when no daemon holds the lock of this socket: the last one has fully exited (its pid
+/// may linger as a zombie while its threads finish, and it holds the lock until then).
+pub fn daemon_gone(paths: &Paths) -> bool {
+    let Ok(file) = OpenOptions::new().read(true).open(paths.daemon_lock()) else {
+        return true;
+    };
+    Flock::lock(file, FlockArg::LockSharedNonblock).is_ok()
 }
 
 /// A channel on which `Status` has answered.

@@ -249,7 +249,11 @@ async fn tools_lists_the_mcp_and_skill_commands_and_skill_list_the_skills() {
         "---\nname: tidy-notes\ndescription: Sort and dedupe note files.\n---\nRun the script.\n",
     )
     .unwrap();
-    std::fs::write(skill.join("scripts/dedupe.sh"), "#!/bin/sh\n# Remove duplicate lines.\nsort -u \"$1\"\n").unwrap();
+    std::fs::write(
+        skill.join("scripts/dedupe.sh"),
+        "#!/bin/sh\n# Remove duplicate lines.\nsort -u \"$1\"\n",
+    )
+    .unwrap();
     let server = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
     assert!(
@@ -290,6 +294,9 @@ async fn tools_lists_the_mcp_and_skill_commands_and_skill_list_the_skills() {
     screen.line("/skill list");
     let shown = screen.wait_for("`skill load <name>` is how the agent reads one.");
     let listed = after_last(&shown, "/skill list");
-    assert!(listed.contains("tidy-notes") && listed.contains("(user)"), "{listed}");
+    assert!(
+        listed.contains("tidy-notes") && listed.contains("(user)"),
+        "{listed}"
+    );
     assert!(listed.contains("Sort and dedupe note files."), "{listed}");
 }

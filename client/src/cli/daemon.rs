@@ -84,7 +84,7 @@ async fn stop(paths: &Paths) -> anyhow::Result<ExitCode> {
     let pid = client.status(StatusRequest {}).await?.into_inner().pid;
     client.shutdown(ShutdownRequest {}).await?;
     let deadline = Instant::now() + STOP_TIMEOUT;
-    while paths.socket().exists() || process_alive(pid) {
+    while paths.socket().exists() || !connect::daemon_gone(paths) {
         if Instant::now() >= deadline {
             anyhow::bail!(
                 "synapsed (pid {pid}) did not stop within {}s",
@@ -95,23 +95,6 @@ async fn stop(paths: &Paths) -> anyhow::Result<ExitCode> {
     }
     println!("synapsed stopped (pid {pid})");
     Ok(ExitCode::SUCCESS)
-}
-
-fn process_alive(pid: u32) -> bool {
-    let Ok(pid) = i32::try_from(pid) else {
-        return false;
-    };
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok() && !is_zombie(pid)
-}
-
-fn is_zombie(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            s.rsplit(')')
-                .next()
-                .is_some_and(|rest| rest.trim_start().starts_with('Z'))
-        })
-        .unwrap_or(false)
 }
 
 fn warn_settings(status: &StatusResponse) {

@@ -41,7 +41,12 @@ impl Repl {
             );
         }
         for skill in self.list_skills().await? {
-            rows.extend(skill.commands.iter().map(|c| (c.clone(), skill.description.clone())));
+            rows.extend(
+                skill
+                    .commands
+                    .iter()
+                    .map(|c| (c.clone(), skill.description.clone())),
+            );
         }
         let (cols, _) = termimad::terminal_size();
         let columns = if cols == 0 { 100 } else { usize::from(cols) };
@@ -60,7 +65,9 @@ impl Repl {
 
     async fn list_skills(&mut self) -> anyhow::Result<Vec<SkillInfo>> {
         self.ensure_link().await?;
-        let cwd = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default();
+        let cwd = std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
         Ok(SkillsClient::new(self.link.channel.clone())
             .list(ListSkillsRequest { cwd })
             .await
@@ -77,7 +84,12 @@ pub fn skill_table(skills: &[SkillInfo], columns: usize) -> String {
                 project's .synapse/skills); `synapse skill create` makes one.\n"
             .to_string();
     }
-    let width = skills.iter().map(|s| s.name.len()).max().unwrap_or(0).min(40);
+    let width = skills
+        .iter()
+        .map(|s| s.name.len())
+        .max()
+        .unwrap_or(0)
+        .min(40);
     let mut out = String::new();
     for s in skills {
         let mut tags = vec![s.source.clone()];
@@ -92,7 +104,10 @@ pub fn skill_table(skills: &[SkillInfo], columns: usize) -> String {
         let description: String = s.description.chars().take(room).collect();
         out.push_str(&format!("{:<width$}  ({tags})  {description}\n", s.name));
     }
-    out.push_str(&format!("{} skill(s). `skill load <name>` is how the agent reads one.\n", skills.len()));
+    out.push_str(&format!(
+        "{} skill(s). `skill load <name>` is how the agent reads one.\n",
+        skills.len()
+    ));
     out
 }
 
