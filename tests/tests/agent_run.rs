@@ -261,3 +261,49 @@ async fn no_key_configured_says_how_to_set_one() {
     assert!(out.stderr.contains("ANTHROPIC_API_KEY"), "{}", out.stderr);
     assert!(out.stderr.contains("OPENAI_BASE_URL"), "{}", out.stderr);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_skips_corrupt_lines_and_closes_interrupted_commands() {
+    let env = TestEnv::new();
+    let sessions = env.home().join("sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    let id = "20261122-000000-abcdef";
+    let header = serde_json::json!({"type": "header", "version": 1, "id": id,
+        "cwd": env.workdir().display().to_string(), "model": "m", "created": "2026-11-22T00:00:00.000Z"});
+    let user = serde_json::json!({"type": "message", "ts": "t", "data": {"role": "user", "content": [{"type": "text", "text": "run the build"}]}});
+    let call = serde_json::json!({"type": "message", "ts": "t", "data": {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "make"}}]}});
+    let file = format!("{header}\n{user}\n{{\"type\":\"message\",\"da\n{call}\n");
+    std::fs::write(sessions.join(format!("{id}.jsonl")), file).unwrap();
+
+    let fake = FakeLlm::start(Script::new().text("resumed fine"))
+        .await
+        .unwrap();
+    let out = run_agent(
+        &env,
+        &fake,
+        Api::Anthropic,
+        &["run", "go on", "--resume", id],
+    )
+    .await;
+    assert!(out.success(), "{out:?}");
+    assert!(
+        out.stderr.contains(":3: skipped corrupt line"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("interrupted"), "{}", out.stderr);
+    let request = &fake.requests()[0];
+    let result = request.tool_results();
+    assert_eq!(result.len(), 1, "{result:?}");
+    assert!(
+        result[0]
+            .1
+            .contains("interrupted before this command finished"),
+        "{result:?}"
+    );
+    assert!(
+        serde_json::to_string(request.messages())
+            .unwrap()
+            .contains("run the build")
+    );
+}
