@@ -11,7 +11,7 @@ use clap::{Args, ValueEnum};
 use synapse_shared::paths::Paths;
 use synapse_shared::proto::chat_event::Kind as Ev;
 use synapse_shared::proto::client_message::Kind as Out;
-use synapse_shared::proto::{CancelTurn, ClientMessage, UsageUpdate};
+use synapse_shared::proto::{ApprovalAnswer, CancelTurn, ClientMessage, UsageUpdate};
 
 use crate::attach::{Attached, OpenOptions};
 use crate::render::events::{event_json, tool_line};
@@ -53,6 +53,10 @@ pub struct RunArgs {
     /// Continue the most recent session.
     #[arg(short = 'c', long = "continue")]
     pub continue_latest: bool,
+    /// Allow what the session asks approval for (without it, every request is denied: nobody
+    /// is there to answer).
+    #[arg(short = 'y', long)]
+    pub yes: bool,
 }
 
 pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -103,7 +107,20 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
                 eprintln!("error: {}", e.message);
                 errors.push(e.message);
             }
-            Ev::Approval(a) => eprintln!("denied (non-interactive run): {}", a.title),
+            Ev::Approval(a) => {
+                let decision = if args.yes { "yes" } else { "no" };
+                if args.yes {
+                    eprintln!("allowed (--yes): {}", a.title);
+                } else {
+                    eprintln!("denied (non-interactive run; --yes allows it): {}", a.title);
+                }
+                attached
+                    .send(Out::Approval(ApprovalAnswer {
+                        request_id: a.request_id,
+                        decision: decision.to_string(),
+                    }))
+                    .await?;
+            }
             Ev::TurnFinished(done) => {
                 let ok = done.reason == "completed";
                 match args.output_format {

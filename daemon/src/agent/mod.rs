@@ -2,6 +2,7 @@
 //! executor it is given ([`executor`]), keeping history valid ([`history`]), the session files
 //! that keep each conversation on disk ([`session_log`]) and the system prompt ([`prompt`]).
 
+pub mod approvals;
 pub mod context;
 pub mod events;
 pub mod executor;

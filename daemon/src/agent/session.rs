@@ -10,12 +10,14 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
+use super::approvals::SessionApprover;
 use super::context;
 use super::events::{AgentEvent, TurnEnd};
 use super::runner::{AgentRunner, RunnerLimits, TurnGuard, TurnOutcome};
 use super::session_log::SessionLog;
 use super::shell_executor::ShellToolExecutor;
 use crate::llm::{LlmProvider, Message, ProviderConfig, Usage, build_provider};
+use crate::shell::command::ApproverHandle;
 use crate::shell::{SessionOrigin, ShellSessions};
 
 /// Events buffered per session for slow subscribers.
@@ -25,6 +27,12 @@ pub const EVENT_BUFFER: usize = 256;
 #[derive(Debug, Clone, PartialEq)]
 pub enum SessionEvent {
     Agent(AgentEvent),
+    /// Something needs the user's yes or no (answered with [`ChatSession::answer_approval`]).
+    Approval {
+        id: String,
+        title: String,
+        detail: String,
+    },
     Error(String),
     TurnFinished {
         end: TurnEnd,
@@ -65,6 +73,7 @@ pub struct ChatSession {
     env: HashMap<String, String>,
     model_override: Mutex<Option<String>>,
     events: broadcast::Sender<SessionEvent>,
+    approver: Arc<SessionApprover>,
     running: Mutex<Option<CancellationToken>>,
     conversation: tokio::sync::Mutex<Conversation>,
     deps: SessionDeps,
@@ -87,6 +96,7 @@ impl ChatSession {
     ) -> Self {
         let turns = history.iter().filter(|m| is_user_prompt(m)).count() as u32;
         let (events, _) = broadcast::channel(EVENT_BUFFER);
+        let approver = Arc::new(SessionApprover::new(id.clone(), events.clone()));
         let message_count = AtomicUsize::new(history.len());
         Self {
             idle_since: Mutex::new(std::time::Instant::now()),
@@ -97,6 +107,7 @@ impl ChatSession {
             env,
             model_override: Mutex::new(model),
             events,
+            approver,
             running: Mutex::new(None),
             conversation: tokio::sync::Mutex::new(Conversation {
                 history,
@@ -137,6 +148,11 @@ impl ChatSession {
                 .and_then(|m| m.clone())
                 .unwrap_or_default(),
         }
+    }
+
+    /// A client's answer to an approval request.
+    pub fn answer_approval(&self, request_id: &str, decision: &str) -> bool {
+        self.approver.answer(request_id, decision)
     }
 
     /// Cancels the running turn, if any.
@@ -247,6 +263,7 @@ impl ChatSession {
                 sessions: self.deps.shell.clone(),
                 name: self.id.clone(),
                 origin,
+                approver: Some(ApproverHandle(self.approver.clone())),
             }),
             system: self.deps.system_prompt.clone(),
             limits: self.deps.limits.clone(),

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::executor::{BashCall, ToolExecutor, ToolFuture, ToolOutcome};
+use crate::shell::command::ApproverHandle;
 use crate::shell::{SessionOrigin, ShellSessions, ToolCall};
 
 pub struct ShellToolExecutor {
@@ -13,6 +14,8 @@ pub struct ShellToolExecutor {
     /// The shell session's name (the chat session id).
     pub name: String,
     pub origin: SessionOrigin,
+    /// Who answers approval requests (the chat session's client).
+    pub approver: Option<ApproverHandle>,
 }
 
 impl ToolExecutor for ShellToolExecutor {
@@ -22,6 +25,7 @@ impl ToolExecutor for ShellToolExecutor {
                 command: call.command,
                 restart: call.restart,
                 timeout: None,
+                approver: self.approver.clone(),
             };
             match self
                 .sessions

@@ -119,6 +119,7 @@ impl ToolExecutor for PolicyExecutor {
                 command: call.command,
                 restart: call.restart,
                 timeout: None,
+                approver: None,
             };
             match self
                 .sessions

@@ -140,7 +140,16 @@ async fn read_client(
             Some(In::Cancel(_)) => {
                 session.cancel();
             }
-            Some(In::Approval(_)) => {}
+            Some(In::Approval(answer)) => {
+                if !session.answer_approval(&answer.request_id, &answer.decision) {
+                    let _ = tx
+                        .send(Ok(error_event(format!(
+                            "no open approval request {}",
+                            answer.request_id
+                        ))))
+                        .await;
+                }
+            }
             Some(In::Compact(_)) => {
                 if let Err(e) = session.start_compaction() {
                     let _ = tx.send(Ok(error_event(e.to_string()))).await;
@@ -221,6 +230,11 @@ fn to_wire(event: SessionEvent) -> ChatEvent {
         }),
         SessionEvent::Agent(AgentEvent::Notice(text)) => Ev::Notice(proto::Notice { text }),
         SessionEvent::Error(message) => Ev::Error(proto::ErrorEvent { message }),
+        SessionEvent::Approval { id, title, detail } => Ev::Approval(proto::ApprovalRequest {
+            request_id: id,
+            title,
+            detail,
+        }),
         SessionEvent::TurnFinished {
             end,
             final_text,

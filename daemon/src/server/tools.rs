@@ -47,6 +47,7 @@ impl Tools for ToolsService {
             command: req.command,
             restart: req.restart,
             timeout: (req.timeout_ms > 0).then(|| Duration::from_millis(req.timeout_ms)),
+            approver: None,
         };
         let cancel = CancellationToken::new();
         // Dropped with this handler when the client disconnects: cancels the command.

@@ -152,6 +152,24 @@ pub trait ExtensionShortcut: Send + Sync {
     ) -> BoxFuture<'a, Option<CommandOutput>>;
 }
 
+/// Asks the user to allow something (a skill marked `ask`, later a risky command). The chat
+/// session implements it with an approval event its client answers; without one, nothing is
+/// allowed.
+pub trait Approver: Send + Sync {
+    /// True when the user allowed it.
+    fn ask<'a>(&'a self, title: String, detail: String) -> BoxFuture<'a, bool>;
+}
+
+/// A cloneable, printable handle to an [`Approver`].
+#[derive(Clone)]
+pub struct ApproverHandle(pub Arc<dyn Approver>);
+
+impl std::fmt::Debug for ApproverHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ApproverHandle")
+    }
+}
+
 /// What a running command may use: the session's current directory and environment, heredoc
 /// input, its time budget, cancellation, and the session's shell for native execution.
 pub struct CommandContext<'s> {
@@ -159,9 +177,18 @@ pub struct CommandContext<'s> {
     pub(super) stdin: Option<String>,
     pub(super) timeout: Duration,
     pub(super) cancel: CancellationToken,
+    pub(super) approver: Option<ApproverHandle>,
 }
 
 impl CommandContext<'_> {
+    /// Asks the session's user; refused when the session has nobody to ask.
+    pub async fn approve(&self, title: String, detail: String) -> bool {
+        match &self.approver {
+            Some(a) => a.0.ask(title, detail).await,
+            None => false,
+        }
+    }
+
     /// The session shell's current directory (what `pwd` printed after the last command).
     pub fn cwd(&self) -> &Path {
         self.session.cwd()

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::command::{CommandContext, CommandOutput, CommandRegistry, EXIT_USAGE};
+use super::command::{ApproverHandle, CommandContext, CommandOutput, CommandRegistry, EXIT_USAGE};
 use super::session::ShellSession;
 use super::syntax::{self, Route};
 
@@ -26,6 +26,8 @@ pub struct ToolCall {
     pub restart: bool,
     /// `None`: [`COMMAND_TIMEOUT_DEFAULT`]; longer than [`COMMAND_TIMEOUT_MAX`] is clamped.
     pub timeout: Option<Duration>,
+    /// Who answers approval requests for this call (`None`: requests are refused).
+    pub approver: Option<ApproverHandle>,
 }
 
 /// What the model receives, plus what the caller may want to know.
@@ -71,7 +73,16 @@ impl BashRouter {
                     "Shell restarted in {}.",
                     session.cwd().display()
                 )),
-                Ok(()) => self.route(session, &call.command, timeout, cancel).await,
+                Ok(()) => {
+                    self.route(
+                        session,
+                        &call.command,
+                        timeout,
+                        cancel,
+                        call.approver.clone(),
+                    )
+                    .await
+                }
                 Err(e) => CommandOutput::failure(format!("cannot restart the shell: {e}"), 126),
             }
         } else if call.command.trim().is_empty() {
@@ -80,7 +91,14 @@ impl BashRouter {
                 EXIT_USAGE,
             )
         } else {
-            self.route(session, &call.command, timeout, cancel).await
+            self.route(
+                session,
+                &call.command,
+                timeout,
+                cancel,
+                call.approver.clone(),
+            )
+            .await
         };
         restarted |= out.restarted;
         if out.exit_code != 0 {
@@ -105,6 +123,7 @@ impl BashRouter {
         command: &str,
         timeout: Duration,
         cancel: &CancellationToken,
+        approver: Option<ApproverHandle>,
     ) -> CommandOutput {
         let known = |w: &str| self.commands.contains(w) || self.commands.shortcut_for(w).is_some();
         match syntax::classify(command, known) {
@@ -126,6 +145,7 @@ impl BashRouter {
                     stdin,
                     timeout,
                     cancel: cancel.clone(),
+                    approver,
                 };
                 cmd.run(&mut ctx, words).await
             }

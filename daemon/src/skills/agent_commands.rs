@@ -8,8 +8,7 @@ use futures::future::BoxFuture;
 
 use super::catalog::ToolCatalog;
 use super::commands::skill_search_text;
-use super::error::SkillError;
-use super::store::SkillStore;
+use super::store::{LoadDecision, SkillStore};
 use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 /// Skills listed by `skill search`.
@@ -79,7 +78,7 @@ impl AgentCommand for SkillCommand {
                     })
                     .await
                 }
-                Some((sub, [name])) if sub == "load" => load(store, cwd, name.clone()).await,
+                Some((sub, [name])) if sub == "load" => load(ctx, store, cwd, name.clone()).await,
                 Some((sub, _)) if sub == "load" => {
                     SKILL_SPEC.usage_error("skill load takes one <name>")
                 }
@@ -102,7 +101,10 @@ impl AgentCommand for SkillLoadCommand {
     ) -> BoxFuture<'a, CommandOutput> {
         Box::pin(async move {
             match args.as_slice() {
-                [name] => load(self.store.clone(), ctx.cwd().to_path_buf(), name.clone()).await,
+                [name] => {
+                    let cwd = ctx.cwd().to_path_buf();
+                    load(ctx, self.store.clone(), cwd, name.clone()).await
+                }
                 _ => SKILL_LOAD_SPEC.usage_error("expected one <name>"),
             }
         })
@@ -136,19 +138,44 @@ impl AgentCommand for ToolsCommand {
     }
 }
 
-async fn load(store: Arc<SkillStore>, cwd: std::path::PathBuf, name: String) -> CommandOutput {
-    blocking(move || {
-        store.add_project_cwd(&cwd);
-        match store.load_text(&name, false) {
-            Ok(text) => CommandOutput::success(text),
-            Err(e @ SkillError::ApprovalRequired { .. }) => CommandOutput::failure(
-                format!("{e}\n(The user's permissions.skill rule says `ask`; this session cannot ask, so it is refused.)"),
-                1,
-            ),
-            Err(e) => CommandOutput::failure(e.to_string(), 1),
-        }
+/// Loads a skill; one whose permission is `ask` is loaded only when the session's user says yes.
+async fn load(
+    ctx: &CommandContext<'_>,
+    store: Arc<SkillStore>,
+    cwd: std::path::PathBuf,
+    name: String,
+) -> CommandOutput {
+    let lookup = store.clone();
+    let wanted = name.clone();
+    let decision = tokio::task::spawn_blocking(move || {
+        lookup.add_project_cwd(&cwd);
+        lookup.load(&wanted)
     })
-    .await
+    .await;
+    let decision = match decision {
+        Ok(d) => d,
+        Err(e) => return CommandOutput::failure(format!("internal error: {e}"), 1),
+    };
+    match decision {
+        Ok(LoadDecision::Ready(text)) => CommandOutput::success(text),
+        Ok(LoadDecision::NeedsApproval { id, name }) => {
+            let title = format!("Load skill `{name}` ({id})?");
+            let detail =
+                "permissions.skill in settings.json says `ask` for this skill.".to_string();
+            if !ctx.approve(title, detail).await {
+                return CommandOutput::failure(
+                    format!("loading skill {name} was not approved (permissions.skill says `ask`)"),
+                    1,
+                );
+            }
+            blocking(move || match store.load_approved(&name) {
+                Ok(text) => CommandOutput::success(text),
+                Err(e) => CommandOutput::failure(e.to_string(), 1),
+            })
+            .await
+        }
+        Err(e) => CommandOutput::failure(e.to_string(), 1),
+    }
 }
 
 async fn blocking(f: impl FnOnce() -> CommandOutput + Send + 'static) -> CommandOutput {

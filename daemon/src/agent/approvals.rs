@@ -1,0 +1,84 @@
+//! Approval requests of one chat session: a command asks (e.g. loading a skill marked `ask`),
+//! the request goes to the attached clients as an event, and the first answer decides. "session"
+//! allows the same request for the rest of the session. With no client attached, nobody can
+//! answer, so the request is refused at once. Every decision is logged.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+
+use futures::future::BoxFuture;
+use tokio::sync::{broadcast, oneshot};
+
+use super::session::SessionEvent;
+use crate::shell::command::Approver;
+
+pub struct SessionApprover {
+    session_id: String,
+    events: broadcast::Sender<SessionEvent>,
+    pending: Mutex<HashMap<String, oneshot::Sender<String>>>,
+    /// Titles allowed for the rest of the session.
+    always: Mutex<HashSet<String>>,
+}
+
+impl SessionApprover {
+    pub fn new(session_id: String, events: broadcast::Sender<SessionEvent>) -> Self {
+        Self {
+            session_id,
+            events,
+            pending: Mutex::default(),
+            always: Mutex::default(),
+        }
+    }
+
+    /// A client's answer: "yes", "no", "session" (or "always", treated as "session" here).
+    pub fn answer(&self, request_id: &str, decision: &str) -> bool {
+        let sender = self
+            .pending
+            .lock()
+            .ok()
+            .and_then(|mut p| p.remove(request_id));
+        match sender {
+            Some(tx) => tx.send(decision.to_string()).is_ok(),
+            None => false,
+        }
+    }
+}
+
+impl Approver for SessionApprover {
+    fn ask<'a>(&'a self, title: String, detail: String) -> BoxFuture<'a, bool> {
+        Box::pin(async move {
+            if self
+                .always
+                .lock()
+                .map(|a| a.contains(&title))
+                .unwrap_or(false)
+            {
+                tracing::info!(session = %self.session_id, %title, "approved (allowed for this session)");
+                return true;
+            }
+            if self.events.receiver_count() == 0 {
+                tracing::info!(session = %self.session_id, %title, "denied: no client to ask");
+                return false;
+            }
+            let id = format!("approval-{:08x}", fastrand::u32(..));
+            let (tx, rx) = oneshot::channel();
+            if let Ok(mut p) = self.pending.lock() {
+                p.insert(id.clone(), tx);
+            }
+            let _ = self.events.send(SessionEvent::Approval {
+                id: id.clone(),
+                title: title.clone(),
+                detail,
+            });
+            let decision = rx.await.unwrap_or_else(|_| "no".to_string());
+            let allowed = matches!(decision.as_str(), "yes" | "session" | "always");
+            if matches!(decision.as_str(), "session" | "always")
+                && let Ok(mut a) = self.always.lock()
+            {
+                a.insert(title.clone());
+            }
+            tracing::info!(session = %self.session_id, %title, %decision, "approval answered");
+            allowed
+        })
+    }
+}

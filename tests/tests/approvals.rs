@@ -1,0 +1,106 @@
+//! Approval requests end to end: a skill marked `ask` in permissions.skill is loaded only when
+//! the user says yes — in the REPL (y / n / a) and in `synapse run` (denied unless `--yes`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod repl_support;
+
+use std::process::Stdio;
+
+use repl_support::Screen;
+use synapse_tests::fake_llm::{FakeLlm, Script};
+use synapse_tests::{Run, TestEnv};
+
+fn env_with_asking_skill() -> TestEnv {
+    let env = TestEnv::new();
+    let skill = env.home().join("skills/secret-notes");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: secret-notes\ndescription: Private notes workflow.\n---\nThe secret steps.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        env.home().join("settings.json"),
+        r#"{"permissions": {"skill": {"secret-*": "ask"}}}"#,
+    )
+    .unwrap();
+    env
+}
+
+async fn run(env: &TestEnv, fake: &FakeLlm, extra: &[&str]) -> Run {
+    let mut cmd = env.synapse();
+    cmd.env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
+        .env("ANTHROPIC_API_KEY", "sk-test")
+        .args(["run", "use the secret skill"])
+        .args(extra)
+        .stdin(Stdio::null());
+    Run::from(tokio::process::Command::from(cmd).output().await.unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn non_interactive_runs_deny_unless_yes() {
+    let env = env_with_asking_skill();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("skill load secret-notes")
+            .text("no luck")
+            .tool_call("skill load secret-notes")
+            .text("loaded"),
+    )
+    .await
+    .unwrap();
+    let denied = run(&env, &fake, &[]).await;
+    assert!(denied.success(), "{denied:?}");
+    assert!(
+        denied
+            .stderr
+            .contains("denied (non-interactive run; --yes allows it): Load skill `secret-notes`"),
+        "{}",
+        denied.stderr
+    );
+    let result = fake.requests()[1].last_tool_result().unwrap();
+    assert!(result.contains("was not approved"), "{result}");
+
+    let allowed = run(&env, &fake, &["--yes"]).await;
+    assert!(
+        allowed.stderr.contains("allowed (--yes)"),
+        "{}",
+        allowed.stderr
+    );
+    let result = fake.requests()[3].last_tool_result().unwrap();
+    assert!(result.starts_with("# Skill: secret-notes"), "{result}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_repl_asks_and_the_answer_decides() {
+    let env = env_with_asking_skill();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("skill load secret-notes")
+            .text("first answer")
+            .tool_call("skill load secret-notes")
+            .text("second answer"),
+    )
+    .await
+    .unwrap();
+    let screen = Screen::start(&env, Some(&fake), &["chat"]);
+    screen.wait_for("You (1)>");
+    screen.line("load it");
+    screen.wait_for("Load skill `secret-notes`");
+    screen.line("n");
+    screen.wait_for("You (2)>");
+    assert!(
+        fake.requests()[1]
+            .last_tool_result()
+            .unwrap()
+            .contains("was not approved")
+    );
+
+    screen.line("again");
+    screen.wait_for_count("Load skill `secret-notes`", 2);
+    screen.line("y");
+    screen.wait_for("You (3)>");
+    let result = fake.requests()[3].last_tool_result().unwrap();
+    assert!(result.starts_with("# Skill: secret-notes"), "{result}");
+}
