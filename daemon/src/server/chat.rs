@@ -140,16 +140,13 @@ async fn read_client(
             Some(In::Cancel(_)) => {
                 session.cancel();
             }
-            Some(In::Approval(answer)) => {
-                if !session.answer_approval(&answer.request_id, &answer.decision) {
-                    let _ = tx
-                        .send(Ok(error_event(format!(
-                            "no open approval request {}",
-                            answer.request_id
-                        ))))
-                        .await;
-                }
+            Some(In::Approval(answer))
+                if !session.answer_approval(&answer.request_id, &answer.decision) =>
+            {
+                let message = format!("no open approval request {}", answer.request_id);
+                let _ = tx.send(Ok(error_event(message))).await;
             }
+            Some(In::Approval(_)) => {}
             Some(In::Compact(_)) => {
                 if let Err(e) = session.start_compaction() {
                     let _ = tx.send(Ok(error_event(e.to_string()))).await;
