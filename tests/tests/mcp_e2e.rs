@@ -280,3 +280,31 @@ fn the_agents_bash_tool_calls_mcp_in_process_and_pipelines_use_the_wrapper() {
     let usage = env.cli(&["exec", "mcp:fs:read_text_file --no-such-flag 1"]);
     assert_eq!(usage.code, Some(2), "{usage:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_in_a_project_folder_brings_its_project_servers() {
+    use synapse_tests::fake_llm::{FakeLlm, Script};
+    let env = TestEnv::new();
+    let project = env.workdir().join("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join(".mcp.json"),
+        json!({"mcpServers": {"proj": {"command": venv_python(), "args": [py_server(), "stdio"]}}})
+            .to_string(),
+    )
+    .unwrap();
+    env.start_daemon();
+    assert!(!env.home().join("bin/mcp:proj:echo").exists());
+    let fake = FakeLlm::start(Script::new().text("hi")).await.unwrap();
+    let mut cmd = env.synapse();
+    cmd.current_dir(&project)
+        .env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
+        .env("ANTHROPIC_API_KEY", "sk-test")
+        .args(["run", "hello"])
+        .stdin(Stdio::null());
+    let out = Run::from(tokio::process::Command::from(cmd).output().await.unwrap());
+    assert!(out.success(), "{out:?}");
+    wait_for_wrapper(&env, "mcp:proj:echo");
+    let r = run(wrapper(&env, "mcp:proj:echo").arg("from the project"));
+    assert_eq!(r.stdout, "from the project\n", "{r:?}");
+}

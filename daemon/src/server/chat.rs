@@ -84,6 +84,7 @@ impl Chat for ChatService {
             })
             .map_err(chat_status)?;
         let session = opened.session;
+        self.state.mcp.follow_project(session.cwd.clone());
         let (turns, messages) = session.counts_now();
         let (tx, rx) = mpsc::channel(CLIENT_QUEUE);
         let first = ChatEvent {
