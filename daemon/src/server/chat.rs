@@ -221,6 +221,7 @@ fn to_wire(event: SessionEvent) -> ChatEvent {
         }),
         SessionEvent::Agent(AgentEvent::Notice(text)) => Ev::Notice(proto::Notice { text }),
         SessionEvent::Error(message) => Ev::Error(proto::ErrorEvent { message }),
+        SessionEvent::EnhanceReport(text) => Ev::EnhanceReport(proto::EnhanceReport { text }),
         SessionEvent::TurnFinished {
             end,
             final_text,
