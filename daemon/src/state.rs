@@ -42,6 +42,8 @@ pub struct DaemonState {
     pub skills: Arc<SkillStore>,
     /// Every extension command for `tools search` (skills now; MCP adds itself as a source).
     pub tools: ToolCatalog,
+    /// The skill sub-agent (search, enhance, evaluate, versions).
+    pub skill_agent: Arc<growth::SkillAgent>,
     _skill_watcher: Option<SkillWatcher>,
 }
 
@@ -153,6 +155,7 @@ impl DaemonState {
             shutdown: CancellationToken::new(),
             skills,
             tools,
+            skill_agent,
             _skill_watcher: skill_watcher,
         }
     }

@@ -126,3 +126,29 @@ fn snapshot_before_write(
         tracing::error!("cannot save a version of skill {name}: {e}");
     }
 }
+
+impl SkillAgent {
+    /// The folder of user skill `name` (versions exist only for user skills).
+    pub fn user_skill_dir(&self, name: &str) -> Result<PathBuf, String> {
+        synapse_shared::skill::validate_name(name).map_err(|e| format!("{name:?}: {e}"))?;
+        Ok(self.skills_dir().join(name))
+    }
+
+    /// Restores a version of user skill `name` and refreshes the store.
+    pub async fn rollback(
+        &self,
+        name: &str,
+        version: Option<u32>,
+    ) -> Result<(u32, PathBuf), String> {
+        let dir = self.user_skill_dir(name)?;
+        let versions = self.versions.clone();
+        let (name, d) = (name.to_string(), dir.clone());
+        let restored = tokio::task::spawn_blocking(move || versions.rollback(&name, &d, version))
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?;
+        let store = self.store.clone();
+        let _ = tokio::task::spawn_blocking(move || store.refresh()).await;
+        Ok((restored, dir))
+    }
+}
