@@ -185,3 +185,27 @@ fn evaluate_combines_structural_checks_with_the_review() {
     let system = fake.requests()[0].system_text().unwrap();
     assert!(system.contains("### evaluating-skills"));
 }
+
+#[test]
+fn task_skill_enhance_by_hand_reads_this_session_and_reports() {
+    let env = TestEnv::new();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let fake = rt
+        .block_on(FakeLlm::start(
+            Script::new()
+                .tool_call("task:skill:enhance --prompt 'Keep the invoice workflow' --description learn")
+                .text("Skill enhancement analysis done:\n- Conclusion: no change needed\n- Reason: one-off")
+                .text("Nothing worth keeping."),
+        ))
+        .unwrap();
+    let out = with_model(&env, &fake, &["run", "TASK-PROMPT-MARKER sum invoices"]);
+    assert!(out.success(), "{out:?}");
+    let requests = fake.requests();
+    // Auto-enhance is off: exactly main, sub-agent, main.
+    assert_eq!(requests.len(), 3);
+    let task = requests[1].last_user_text().unwrap();
+    assert!(task.starts_with("Keep the invoice workflow"), "{task}");
+    assert!(task.contains("TASK-PROMPT-MARKER"), "{task}");
+    let result = requests[2].last_tool_result().unwrap();
+    assert!(result.contains("no change needed"), "{result}");
+}
