@@ -5,6 +5,7 @@
 //! subsystems → remove the socket.
 
 pub mod agent;
+pub mod growth;
 pub mod lifecycle;
 pub mod llm;
 pub mod logging;

@@ -12,8 +12,10 @@ use crate::agent::RunnerLimits;
 use crate::agent::prompt::{PromptEnv, system_prompt};
 use crate::agent::session::SessionDeps;
 use crate::agent::sessions::{ChatSessions, DepsFactory};
+use crate::agent::stop_hook::StopHook;
 use crate::agent::subagent::SubAgents;
 use crate::agent::task_command::{TaskCommand, TaskKind};
+use crate::growth;
 use crate::mcp::shortcut::McpShortcut;
 use crate::mcp::{McpManager, McpOptions};
 use crate::shell::{ShellSessions, builtin_registry};
@@ -40,6 +42,8 @@ pub struct DaemonState {
     pub skills: Arc<SkillStore>,
     /// Every extension command for `tools search` (skills now; MCP adds itself as a source).
     pub tools: ToolCatalog,
+    /// The skill sub-agent (search, enhance, evaluate, versions).
+    pub skill_agent: Arc<growth::SkillAgent>,
     _skill_watcher: Option<SkillWatcher>,
 }
 
@@ -52,13 +56,47 @@ impl DaemonState {
         let settings = Arc::new(RwLock::new(settings));
         let todo_store = TodoStore::new(paths.sessions_dir());
         let mcp = McpManager::new(McpOptions::for_home(&paths, crate::mcp::client_binary()));
+        let meta_dir = growth::meta::meta_dir(
+            &paths.skills_dir(),
+            std::env::var_os(growth::meta::ENV_META_SKILLS_DIR),
+        );
+        let installed = growth::meta::install(&meta_dir);
+        if !installed.is_empty() {
+            tracing::info!(?installed, dir = %meta_dir.display(), "meta skills installed");
+        }
         let (skills, skill_watcher) = crate::skills::start(&paths);
+        // Task commands run sub-agents on the shell layer they are part of: wired once it exists.
+        let subagents: Arc<OnceLock<SubAgents>> = Arc::default();
+        let subagent_doc: Arc<OnceLock<String>> = Arc::default();
+        let skill_agent = Arc::new(growth::SkillAgent {
+            store: skills.clone(),
+            subagents: subagents.clone(),
+            commands_doc: subagent_doc.clone(),
+            meta_dir,
+            versions: growth::versions::Versions::new(paths.home().join("skill-versions")),
+        });
         let tools = ToolCatalog::new();
         let mut registry = builtin_registry();
         registry.register_shortcut(Arc::new(McpShortcut(mcp.clone())));
         registry.register(Arc::new(SkillCommand {
             store: skills.clone(),
+            growth: Some(Arc::new(growth::commands::GrowthBackend(
+                skill_agent.clone(),
+            ))),
         }));
+        let live = snapshot(&settings);
+        for task in [
+            growth::commands::SkillTask::Search,
+            growth::commands::SkillTask::Enhance,
+        ] {
+            let live = live.clone();
+            registry.register(Arc::new(growth::commands::SkillTaskCommand {
+                task,
+                agent: skill_agent.clone(),
+                sessions_dir: paths.sessions_dir(),
+                max_chars: Arc::new(move || live().skill_enhance.max_enhance_context_chars),
+            }));
+        }
         registry.register(Arc::new(SkillLoadCommand {
             store: skills.clone(),
         }));
@@ -67,9 +105,6 @@ impl DaemonState {
         }));
         crate::web::register(&mut registry, snapshot(&settings), paths.settings_file());
         crate::todo::register(&mut registry, todo_store.clone());
-        // Task commands run sub-agents on the shell layer they are part of: wired once it exists.
-        let subagents: Arc<OnceLock<SubAgents>> = Arc::default();
-        let subagent_doc: Arc<OnceLock<String>> = Arc::default();
         for kind in [TaskKind::General, TaskKind::Explore] {
             registry.register(Arc::new(TaskCommand {
                 kind,
@@ -97,7 +132,15 @@ impl DaemonState {
         });
         let chats = Arc::new(ChatSessions::new(
             paths.sessions_dir(),
-            chat_deps(shell.clone(), settings.clone(), commands_doc, todo_store),
+            chat_deps(
+                shell.clone(),
+                settings.clone(),
+                commands_doc,
+                todo_store,
+                Arc::new(growth::enhance::EnhanceHook {
+                    agent: skill_agent.clone(),
+                }),
+            ),
         ));
         tools.add_source(skills.clone());
         tools.add_source(Arc::new(McpTools(mcp.clone())));
@@ -112,6 +155,7 @@ impl DaemonState {
             shutdown: CancellationToken::new(),
             skills,
             tools,
+            skill_agent,
             _skill_watcher: skill_watcher,
         }
     }
@@ -172,6 +216,7 @@ fn chat_deps(
     settings: Arc<RwLock<Settings>>,
     commands_doc: String,
     todo_store: TodoStore,
+    stop_hook: Arc<dyn StopHook>,
 ) -> DepsFactory {
     Arc::new(move |cwd, id| {
         let model = String::new();
@@ -190,6 +235,7 @@ fn chat_deps(
             limits: RunnerLimits::default(),
             // The shell session a chat runs its commands in is named by the chat's id.
             turn_guard: Some(Arc::new(TodoGuard::new(todo_store.clone(), id))),
+            stop_hook: Some(stop_hook.clone()),
         }
     })
 }

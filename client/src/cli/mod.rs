@@ -9,6 +9,7 @@ mod mcp;
 pub mod run;
 mod sessions;
 mod skill;
+mod skill_growth;
 mod tools;
 
 use std::process::ExitCode;

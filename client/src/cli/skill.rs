@@ -1,4 +1,5 @@
-//! `synapse skill list|show|load|search|create|delete|enable|disable`: thin calls to the daemon's
+//! `synapse skill list|show|load|search|create|delete|enable|disable` (and, in
+//! [`super::skill_growth`], `versions|rollback|evaluate`): thin calls to the daemon's
 //! `Skills` service. Each sends the current directory so the caller's project skills count.
 
 use std::io::{IsTerminal, Write};
@@ -59,6 +60,17 @@ pub enum SkillCommand {
     Enable { name: String },
     /// Disable a skill (hidden from the agent, commands removed).
     Disable { name: String },
+    /// List a user skill's saved versions (taken before each automatic change).
+    Versions { name: String },
+    /// Restore a saved version byte for byte (default: the newest).
+    Rollback { name: String, version: Option<u32> },
+    /// Score a skill (structural checks and the skill sub-agent's review).
+    Evaluate {
+        name: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 pub async fn run(paths: Paths, cmd: SkillCommand) -> anyhow::Result<ExitCode> {
@@ -140,6 +152,15 @@ pub async fn run(paths: Paths, cmd: SkillCommand) -> anyhow::Result<ExitCode> {
         }
         SkillCommand::Enable { name } => set_enabled(&mut client, name, true).await?,
         SkillCommand::Disable { name } => set_enabled(&mut client, name, false).await?,
+        SkillCommand::Versions { name } => {
+            return super::skill_growth::versions(&mut client, name).await;
+        }
+        SkillCommand::Rollback { name, version } => {
+            return super::skill_growth::rollback(&mut client, name, version).await;
+        }
+        SkillCommand::Evaluate { name, json } => {
+            return super::skill_growth::evaluate(&mut client, name, json).await;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -13,6 +13,7 @@ pub mod session;
 pub mod session_log;
 pub mod sessions;
 pub mod shell_executor;
+pub mod stop_hook;
 pub mod subagent;
 pub mod task_command;
 

@@ -40,6 +40,8 @@ pub enum SessionEvent {
         turn: u32,
         usage: Usage,
     },
+    /// The skill enhancer's report, sent just before the turn's `TurnFinished`.
+    EnhanceReport(String),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -56,6 +58,8 @@ pub struct SessionDeps {
     pub limits: RunnerLimits,
     /// Asked before a turn ends (unfinished todo items bring one reminder).
     pub turn_guard: Option<Arc<dyn TurnGuard>>,
+    /// Runs after a normal turn when auto-enhance is on (the skill enhancer).
+    pub stop_hook: Option<Arc<dyn super::stop_hook::StopHook>>,
 }
 
 pub(super) struct Conversation {
@@ -301,13 +305,41 @@ impl ChatSession {
         self.turns_done.store(turn, Ordering::Relaxed);
         conv.last_usage = outcome.last_usage;
         add(&mut conv.total_usage, &outcome.total_usage);
+        let session_file = conv.log.path().to_path_buf();
         drop(conv);
+        if matches!(outcome.end, TurnEnd::Completed) && !cancel.is_cancelled() {
+            self.run_stop_hook(session_file, &cancel).await;
+        }
         self.finish(SessionEvent::TurnFinished {
             end: outcome.end,
             final_text: outcome.final_text,
             turn,
             usage: outcome.total_usage,
         });
+    }
+
+    /// The stop hook, when configured and auto-enhance is on; its report goes out as an event
+    /// unless the turn was cancelled meanwhile.
+    async fn run_stop_hook(&self, session_file: PathBuf, cancel: &CancellationToken) {
+        let Some(hook) = &self.deps.stop_hook else {
+            return;
+        };
+        let settings = (self.deps.settings)();
+        if !settings.skill_enhance.auto_enhance {
+            return;
+        }
+        let report = hook
+            .after_turn(
+                session_file,
+                settings.skill_enhance.max_enhance_context_chars,
+                self.cwd.clone(),
+                self.env.clone(),
+                cancel.clone(),
+            )
+            .await;
+        if let Some(text) = report.filter(|_| !cancel.is_cancelled()) {
+            let _ = self.events.send(SessionEvent::EnhanceReport(text));
+        }
     }
 
     /// Offloads and, if needed or forced, summarises; records the new history in the session

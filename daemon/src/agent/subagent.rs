@@ -51,7 +51,13 @@ pub struct SubAgentRequest {
     pub env: HashMap<String, String>,
     pub policy: SubAgentPolicy,
     pub limits: RunnerLimits,
+    /// Called with the target of each allowed `write`/`edit` before it runs (the skill
+    /// sub-agent snapshots a skill there before its first change).
+    pub on_write: Option<WriteHook>,
 }
+
+/// See [`SubAgentRequest::on_write`].
+pub type WriteHook = Arc<dyn Fn(&Path) + Send + Sync>;
 
 impl SubAgents {
     /// Runs a sub-agent to the end of its turn and closes its shell.
@@ -76,6 +82,7 @@ impl SubAgents {
             },
             policy: request.policy,
             cwd: Mutex::new(request.cwd),
+            on_write: request.on_write,
         });
         let runner = AgentRunner {
             model: provider.model().to_string(),
@@ -103,6 +110,7 @@ pub struct PolicyExecutor {
     policy: SubAgentPolicy,
     /// The shell's current directory, to resolve relative paths in `write`/`edit`.
     cwd: Mutex<PathBuf>,
+    on_write: Option<WriteHook>,
 }
 
 impl ToolExecutor for PolicyExecutor {
@@ -114,6 +122,14 @@ impl ToolExecutor for PolicyExecutor {
                     output: refusal,
                     exit_code: 126,
                 };
+            }
+            if let Some(hook) = &self.on_write {
+                let words = shlex::split(&call.command).unwrap_or_default();
+                if let [first, target, ..] = words.as_slice()
+                    && matches!(first.as_str(), "write" | "edit")
+                {
+                    hook(&normalize(&resolve(&cwd, target)));
+                }
             }
             let call = ToolCall {
                 command: call.command,

@@ -113,6 +113,7 @@ impl AgentCommand for TaskCommand {
                     max_iterations: TASK_MAX_ITERATIONS,
                     ..RunnerLimits::default()
                 },
+                on_write: None,
             };
             let cancel = ctx.cancel().clone();
             match subagents.run(request, &cancel).await {

@@ -233,6 +233,7 @@ fn to_wire(event: SessionEvent) -> ChatEvent {
             title,
             detail,
         }),
+        SessionEvent::EnhanceReport(text) => Ev::EnhanceReport(proto::EnhanceReport { text }),
         SessionEvent::TurnFinished {
             end,
             final_text,

@@ -45,6 +45,7 @@ pub async fn serve(state: Arc<DaemonState>, listener: UnixListener) -> anyhow::R
         .add_service(SkillsServer::new(skills::SkillsService::new(
             state.skills.clone(),
             state.tools.clone(),
+            state.skill_agent.clone(),
         )))
         .serve_with_incoming_shutdown(incoming, shutdown.clone().cancelled_owned());
     tokio::select! {

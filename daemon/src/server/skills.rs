@@ -8,6 +8,7 @@ use synapse_shared::proto::skills_server::Skills;
 use synapse_shared::proto::*;
 use tonic::{Request, Response, Status};
 
+use crate::growth::SkillAgent;
 use crate::skills::catalog::{SEARCH_LIMIT_DEFAULT, SearchMode, render_outcome};
 use crate::skills::{LoadDecision, SkillError, SkillStore, SkillSummary, ToolCatalog, files};
 
@@ -17,11 +18,16 @@ const SKILL_SEARCH_LIMIT_DEFAULT: usize = 20;
 pub struct SkillsService {
     store: Arc<SkillStore>,
     tools: ToolCatalog,
+    growth: Arc<SkillAgent>,
 }
 
 impl SkillsService {
-    pub fn new(store: Arc<SkillStore>, tools: ToolCatalog) -> Self {
-        Self { store, tools }
+    pub fn new(store: Arc<SkillStore>, tools: ToolCatalog, growth: Arc<SkillAgent>) -> Self {
+        Self {
+            store,
+            tools,
+            growth,
+        }
     }
 
     /// Runs `f` with the store on the blocking pool, after adding the caller's project roots.
@@ -88,6 +94,61 @@ fn count(n: usize) -> u32 {
 
 #[tonic::async_trait]
 impl Skills for SkillsService {
+    async fn versions(
+        &self,
+        r: Request<SkillVersionsRequest>,
+    ) -> Result<Response<SkillVersionsResponse>, Status> {
+        let name = r.into_inner().name;
+        self.growth
+            .user_skill_dir(&name)
+            .map_err(Status::invalid_argument)?;
+        let versions = self
+            .growth
+            .versions
+            .list(&name)
+            .into_iter()
+            .map(|v| SkillVersion {
+                number: v.number,
+                saved_at: v.saved_at,
+                reason: v.reason,
+            })
+            .collect();
+        Ok(Response::new(SkillVersionsResponse { versions }))
+    }
+
+    async fn rollback(
+        &self,
+        r: Request<RollbackSkillRequest>,
+    ) -> Result<Response<RollbackSkillResponse>, Status> {
+        let r = r.into_inner();
+        let version = (r.version != 0).then_some(r.version);
+        let (restored, dir) = self
+            .growth
+            .rollback(&r.name, version)
+            .await
+            .map_err(Status::failed_precondition)?;
+        Ok(Response::new(RollbackSkillResponse {
+            restored,
+            dir: dir.display().to_string(),
+        }))
+    }
+
+    async fn evaluate(
+        &self,
+        r: Request<EvaluateSkillRequest>,
+    ) -> Result<Response<EvaluateSkillResponse>, Status> {
+        let r = r.into_inner();
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let cwd = std::path::PathBuf::from(&r.cwd);
+        let report = crate::growth::evaluate::evaluate(&self.growth, &r.name, &cwd, r.env, &cancel)
+            .await
+            .map_err(Status::not_found)?;
+        Ok(Response::new(EvaluateSkillResponse {
+            text: report.render_text(),
+            json: serde_json::to_string(&report).unwrap_or_default(),
+        }))
+    }
+
     async fn list(
         &self,
         r: Request<ListSkillsRequest>,

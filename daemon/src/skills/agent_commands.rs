@@ -2,9 +2,12 @@
 //! `tools search`, registered in the router's command registry. They call the store on a
 //! blocking thread (it reads files) and print what the store renders.
 
+use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use tokio_util::sync::CancellationToken;
 
 use super::catalog::ToolCatalog;
 use super::commands::skill_search_text;
@@ -16,11 +19,12 @@ const SEARCH_LIMIT: usize = 10;
 
 pub static SKILL_SPEC: CommandSpec = CommandSpec {
     name: "skill",
-    usage: "skill search \"<what you need>\" | skill load <name>",
+    usage: "skill search \"<what you need>\" | skill load <name> | skill evaluate <name>",
     summary: "Find skills for a task, or load one's SKILL.md instructions.",
     help: "\
   skill search \"<what>\"   skills matching the words: <available-skills><skill name=…>…</skill>
   skill load <name>       `# Skill: <name>`, its instructions and its bundled files (paths only)
+  skill evaluate <name>   a 0-100 score with findings
 A skill's scripts are commands skill:<skill>:<script> (find them with `tools search`). Load a
 skill before following it; read bundled files only when its instructions point to them.",
 };
@@ -41,8 +45,31 @@ Keywords match command names and descriptions (case-insensitive); a query with r
 is a regex, e.g. tools search \"mcp:git-.*\". Then run `<command> -h` or `<command> --help`.",
 };
 
+/// The skill sub-agent as the `skill` command sees it (set by the daemon; without it,
+/// `search` is a keyword search and `evaluate` is unavailable).
+pub trait SkillGrowth: Send + Sync {
+    /// `<available-skills>…` for `query`.
+    fn search<'a>(
+        &'a self,
+        query: String,
+        cwd: PathBuf,
+        env: HashMap<String, String>,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, String>;
+
+    /// A score and findings for skill `name`.
+    fn evaluate<'a>(
+        &'a self,
+        name: String,
+        cwd: PathBuf,
+        env: HashMap<String, String>,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, CommandOutput>;
+}
+
 pub struct SkillCommand {
     pub store: Arc<SkillStore>,
+    pub growth: Option<Arc<dyn SkillGrowth>>,
 }
 
 pub struct SkillLoadCommand {
@@ -72,6 +99,13 @@ impl AgentCommand for SkillCommand {
                     if query.trim().is_empty() {
                         return SKILL_SPEC.usage_error("missing what to search for");
                     }
+                    if let Some(growth) = &self.growth {
+                        let env = env_of(ctx);
+                        let cancel = ctx.cancel().clone();
+                        return CommandOutput::success(
+                            growth.search(query, cwd, env, cancel).await,
+                        );
+                    }
                     blocking(move || {
                         store.add_project_cwd(&cwd);
                         CommandOutput::success(skill_search_text(&store, &query, SEARCH_LIMIT))
@@ -79,6 +113,14 @@ impl AgentCommand for SkillCommand {
                     .await
                 }
                 Some((sub, [name])) if sub == "load" => load(ctx, store, cwd, name.clone()).await,
+                Some((sub, [name])) if sub == "evaluate" => match &self.growth {
+                    Some(growth) => {
+                        let env = env_of(ctx);
+                        let cancel = ctx.cancel().clone();
+                        growth.evaluate(name.clone(), cwd, env, cancel).await
+                    }
+                    None => CommandOutput::failure("skill evaluate is not available", 1),
+                },
                 Some((sub, _)) if sub == "load" => {
                     SKILL_SPEC.usage_error("skill load takes one <name>")
                 }
@@ -136,6 +178,13 @@ impl AgentCommand for ToolsCommand {
             }
         })
     }
+}
+
+fn env_of(ctx: &CommandContext<'_>) -> HashMap<String, String> {
+    ctx.env()
+        .iter()
+        .filter_map(|(k, v)| Some((k.to_str()?.to_string(), v.to_str()?.to_string())))
+        .collect()
 }
 
 /// Loads a skill; one whose permission is `ask` is loaded only when the session's user says yes.

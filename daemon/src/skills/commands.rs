@@ -142,6 +142,7 @@ mod tests {
             kind: Default::default(),
             commands: vec![],
             allowed_tools: vec![],
+            tags: vec![],
             shadows: vec![],
             warnings: vec![],
         };

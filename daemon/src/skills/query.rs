@@ -225,6 +225,7 @@ fn summary(st: &State, r: &SkillRecord) -> SkillSummary {
         kind: r.meta.kind,
         commands: r.scripts.iter().map(|s| s.command.clone()).collect(),
         allowed_tools: r.meta.allowed_tools.clone(),
+        tags: r.meta.tags.clone(),
         shadows,
         warnings: r.warnings.iter().map(|w| w.to_string()).collect(),
     }

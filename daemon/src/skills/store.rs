@@ -69,6 +69,8 @@ pub struct SkillSummary {
     pub kind: SkillKind,
     pub commands: Vec<String>,
     pub allowed_tools: Vec<String>,
+    /// `tags` from the frontmatter (search ranks on them).
+    pub tags: Vec<String>,
     /// Ids of skills with the same name that this one hides.
     pub shadows: Vec<String>,
     pub warnings: Vec<String>,

@@ -1,0 +1,144 @@
+//! Skill search through the sub-agent: the candidates (every skill, or the BM25 top
+//! [`PREFILTER_LIMIT`] when there are more) go into its prompt; it answers
+//! `{"matched_skills":[{"name","description"}]}`; names it invents are dropped. With no model
+//! (config error, call failure, unreadable answer) the local ranking answers, marked as such.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::Deserialize;
+use tokio_util::sync::CancellationToken;
+
+use super::{SkillAgent, prompt, rank};
+use crate::agent::TurnEnd;
+use crate::skills::SkillSummary;
+use crate::skills::commands::render_available;
+
+/// With more skills than this, only the BM25 top this many reach the model.
+pub const PREFILTER_LIMIT: usize = 50;
+/// Skills a local-ranking answer lists.
+const LOCAL_LIMIT: usize = 10;
+/// Model calls a search may make (it should answer at once).
+const SEARCH_MAX_ITERATIONS: u32 = 3;
+
+#[derive(Debug, Deserialize)]
+struct Answer {
+    #[serde(default)]
+    matched_skills: Vec<Matched>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Matched {
+    name: String,
+}
+
+/// The outcome of a search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchResult {
+    pub skills: Vec<SkillSummary>,
+    /// Why the local ranking answered instead of the model, if it did.
+    pub local_reason: Option<String>,
+}
+
+impl SearchResult {
+    /// `<available-skills>…</available-skills>`, with a note when the ranking was local.
+    pub fn render(&self) -> String {
+        let mut out = render_available(&self.skills);
+        if let Some(reason) = &self.local_reason {
+            out.push_str(&format!(
+                "(local keyword ranking: the skill sub-agent could not answer: {reason})\n"
+            ));
+        }
+        out
+    }
+}
+
+/// Searches `query` over the visible regular skills.
+pub async fn search(
+    agent: &SkillAgent,
+    query: &str,
+    cwd: &Path,
+    env: HashMap<String, String>,
+    cancel: &CancellationToken,
+) -> SearchResult {
+    let store = agent.store.clone();
+    let cwd_owned = cwd.to_path_buf();
+    let all = tokio::task::spawn_blocking(move || {
+        store.add_project_cwd(&cwd_owned);
+        store.list()
+    })
+    .await
+    .unwrap_or_default();
+    let all: Vec<SkillSummary> = all
+        .into_iter()
+        .filter(|s| s.enabled && s.kind != synapse_shared::skill::SkillKind::Meta)
+        .collect();
+    let local = |reason: String| SearchResult {
+        skills: rank::top(&all, query, LOCAL_LIMIT),
+        local_reason: Some(reason),
+    };
+    if all.is_empty() {
+        return SearchResult {
+            skills: Vec::new(),
+            local_reason: None,
+        };
+    }
+    let candidates: Vec<SkillSummary> = if all.len() > PREFILTER_LIMIT {
+        rank::rank(&all, query)
+            .into_iter()
+            .take(PREFILTER_LIMIT)
+            .map(|(_, s)| s.clone())
+            .collect()
+    } else {
+        all.clone()
+    };
+    let outcome = agent
+        .run(
+            prompt::search_prompt(query),
+            &candidates,
+            SEARCH_MAX_ITERATIONS,
+            cwd,
+            env,
+            cancel,
+        )
+        .await;
+    let text = match outcome {
+        Err(e) => return local(e),
+        Ok(o) if !matches!(o.end, TurnEnd::Completed) => return local(o.end.message()),
+        Ok(o) => o.final_text,
+    };
+    match parse_answer(&text) {
+        Some(names) => SearchResult {
+            skills: names
+                .iter()
+                .filter_map(|n| candidates.iter().find(|s| &s.name == n).cloned())
+                .collect(),
+            local_reason: None,
+        },
+        None => local("its answer was not the expected JSON".into()),
+    }
+}
+
+/// The names in `{"matched_skills":[…]}`, found anywhere in `text` (code fences allowed).
+fn parse_answer(text: &str) -> Option<Vec<String>> {
+    let start = text.find('{')?;
+    let end = text.rfind('}')?;
+    let answer: Answer = serde_json::from_str(text.get(start..=end)?).ok()?;
+    Some(answer.matched_skills.into_iter().map(|m| m.name).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn answers_parse_inside_fences() {
+        let names = parse_answer(
+            "```json\n{\"matched_skills\":[{\"name\":\"a\",\"description\":\"x\"}]}\n```",
+        )
+        .unwrap();
+        assert_eq!(names, vec!["a"]);
+        assert!(parse_answer("no idea").is_none());
+    }
+}
