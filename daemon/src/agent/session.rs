@@ -2,6 +2,8 @@
 //! its events. A session outlives the client that opened it: clients subscribe to its events,
 //! and a client that comes back (resume by id) subscribes again.
 
+mod compact;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
@@ -11,7 +13,6 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use super::approvals::SessionApprover;
-use super::context;
 use super::events::{AgentEvent, TurnEnd};
 use super::runner::{AgentRunner, RunnerLimits, TurnGuard, TurnOutcome};
 use super::session_log::SessionLog;
@@ -340,78 +341,6 @@ impl ChatSession {
         if let Some(text) = report.filter(|_| !cancel.is_cancelled()) {
             let _ = self.events.send(SessionEvent::EnhanceReport(text));
         }
-    }
-
-    /// Offloads and, if needed or forced, summarises; records the new history in the session
-    /// file and tells subscribers.
-    async fn compact(
-        &self,
-        conv: &mut Conversation,
-        provider: &dyn LlmProvider,
-        force: bool,
-    ) -> Option<SessionEvent> {
-        let used = conv.last_usage.total_input() + conv.last_usage.output;
-        if !force && !context::needs_compaction(used, context::CONTEXT_WINDOW_DEFAULT) {
-            return None;
-        }
-        let dir = self.session_dir(conv).join("tool-results");
-        let offloaded = match context::offload_tool_results(&mut conv.history, &dir) {
-            Ok(n) => n,
-            Err(e) => {
-                let _ = self.events.send(SessionEvent::Error(format!(
-                    "cannot offload tool results to {}: {e}",
-                    dir.display()
-                )));
-                0
-            }
-        };
-        let window_limit =
-            (context::CONTEXT_WINDOW_DEFAULT as f64 * context::COMPACT_THRESHOLD) as u64;
-        let mut summarised = 0;
-        if (force || context::estimate_tokens(&conv.history) > window_limit)
-            && let Some(cut) = context::summary_cut(&conv.history)
-        {
-            let model = provider.model().to_string();
-            match context::summarize(
-                provider,
-                &model,
-                &self.deps.system_prompt,
-                &conv.history[..cut],
-            )
-            .await
-            {
-                Ok(summary) => {
-                    conv.history = context::replace_with_summary(&conv.history, cut, &summary);
-                    summarised = cut;
-                }
-                Err(e) => {
-                    let _ = self
-                        .events
-                        .send(SessionEvent::Error(format!("cannot summarise: {e}")));
-                }
-            }
-        }
-        if offloaded == 0 && summarised == 0 {
-            return force.then(|| {
-                SessionEvent::Agent(AgentEvent::Notice("Nothing to compact yet.".into()))
-            });
-        }
-        let record = serde_json::json!({ "messages": conv.history });
-        if let Err(e) = conv.log.append("compaction", &record) {
-            let _ = self.events.send(SessionEvent::Error(e.to_string()));
-        }
-        self.message_count
-            .store(conv.history.len(), Ordering::Relaxed);
-        conv.last_usage = Usage::default();
-        Some(SessionEvent::Agent(AgentEvent::Notice(format!(
-            "Context compacted: {offloaded} large tool result(s) moved to {}, {summarised} earlier message(s) summarised.",
-            dir.display()
-        ))))
-    }
-
-    /// `<sessions>/<id>/`: files that belong to this session (offloaded tool results).
-    fn session_dir(&self, conv: &Conversation) -> PathBuf {
-        conv.log.path().with_extension("")
     }
 
     fn resolve_config(&self) -> Result<ProviderConfig, String> {

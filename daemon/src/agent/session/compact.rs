@@ -1,0 +1,85 @@
+//! Compaction of a chat session's conversation (see [`crate::agent::context`] for the steps):
+//! run before a turn when the window fills up, or on `/compact`; the new history is recorded in
+//! the session file and subscribers get a notice.
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+
+use super::{ChatSession, Conversation, SessionEvent};
+use crate::agent::AgentEvent;
+use crate::agent::context;
+use crate::llm::{LlmProvider, Usage};
+
+impl ChatSession {
+    /// Offloads and, if needed or forced, summarises; records the new history in the session
+    /// file and tells subscribers.
+    pub(super) async fn compact(
+        &self,
+        conv: &mut Conversation,
+        provider: &dyn LlmProvider,
+        force: bool,
+    ) -> Option<SessionEvent> {
+        let used = conv.last_usage.total_input() + conv.last_usage.output;
+        if !force && !context::needs_compaction(used, context::CONTEXT_WINDOW_DEFAULT) {
+            return None;
+        }
+        let dir = self.session_dir(conv).join("tool-results");
+        let offloaded = match context::offload_tool_results(&mut conv.history, &dir) {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = self.events.send(SessionEvent::Error(format!(
+                    "cannot offload tool results to {}: {e}",
+                    dir.display()
+                )));
+                0
+            }
+        };
+        let window_limit =
+            (context::CONTEXT_WINDOW_DEFAULT as f64 * context::COMPACT_THRESHOLD) as u64;
+        let mut summarised = 0;
+        if (force || context::estimate_tokens(&conv.history) > window_limit)
+            && let Some(cut) = context::summary_cut(&conv.history)
+        {
+            let model = provider.model().to_string();
+            match context::summarize(
+                provider,
+                &model,
+                &self.deps.system_prompt,
+                &conv.history[..cut],
+            )
+            .await
+            {
+                Ok(summary) => {
+                    conv.history = context::replace_with_summary(&conv.history, cut, &summary);
+                    summarised = cut;
+                }
+                Err(e) => {
+                    let _ = self
+                        .events
+                        .send(SessionEvent::Error(format!("cannot summarise: {e}")));
+                }
+            }
+        }
+        if offloaded == 0 && summarised == 0 {
+            return force.then(|| {
+                SessionEvent::Agent(AgentEvent::Notice("Nothing to compact yet.".into()))
+            });
+        }
+        let record = serde_json::json!({ "messages": conv.history });
+        if let Err(e) = conv.log.append("compaction", &record) {
+            let _ = self.events.send(SessionEvent::Error(e.to_string()));
+        }
+        self.message_count
+            .store(conv.history.len(), Ordering::Relaxed);
+        conv.last_usage = Usage::default();
+        Some(SessionEvent::Agent(AgentEvent::Notice(format!(
+            "Context compacted: {offloaded} large tool result(s) moved to {}, {summarised} earlier message(s) summarised.",
+            dir.display()
+        ))))
+    }
+
+    /// `<sessions>/<id>/`: files that belong to this session (offloaded tool results).
+    fn session_dir(&self, conv: &Conversation) -> PathBuf {
+        conv.log.path().with_extension("")
+    }
+}
