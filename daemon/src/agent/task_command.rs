@@ -3,7 +3,6 @@
 //! read-only (see [`super::subagent`] for exactly what that guards). Sub-agents cannot start
 //! sub-agents.
 
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use futures::future::BoxFuture;
@@ -95,11 +94,7 @@ impl AgentCommand for TaskCommand {
                 ),
             };
             let doc = self.commands_doc.get().map(String::as_str).unwrap_or("");
-            let env: HashMap<String, String> = ctx
-                .env()
-                .iter()
-                .filter_map(|(k, v)| Some((k.to_str()?.to_string(), v.to_str()?.to_string())))
-                .collect();
+            let env = ctx.env_map();
             let request = SubAgentRequest {
                 system: format!(
                     "{SUBAGENT_ROLE}{rules}\n\n{doc}\n\n# Environment\n\n- Working directory: {}\n",

@@ -47,13 +47,6 @@ pub struct SkillTaskCommand {
     pub max_chars: Arc<dyn Fn() -> usize + Send + Sync>,
 }
 
-fn env_of(ctx: &CommandContext<'_>) -> HashMap<String, String> {
-    ctx.env()
-        .iter()
-        .filter_map(|(k, v)| Some((k.to_str()?.to_string(), v.to_str()?.to_string())))
-        .collect()
-}
-
 impl AgentCommand for SkillTaskCommand {
     fn spec(&self) -> &'static CommandSpec {
         match self.task {
@@ -82,7 +75,7 @@ impl AgentCommand for SkillTaskCommand {
             };
             let prompt = prompt.to_string();
             let cwd = ctx.cwd().to_path_buf();
-            let env = env_of(ctx);
+            let env = ctx.env_map();
             let cancel = ctx.cancel().clone();
             match self.task {
                 SkillTask::Search => CommandOutput::success(

@@ -204,6 +204,15 @@ impl CommandContext<'_> {
         self.session.env()
     }
 
+    /// The session's environment as UTF-8 pairs (what a sub-agent started from here inherits;
+    /// variables that are not UTF-8 are left out).
+    pub fn env_map(&self) -> std::collections::HashMap<String, String> {
+        self.env()
+            .iter()
+            .filter_map(|(k, v)| Some((k.to_str()?.to_string(), v.to_str()?.to_string())))
+            .collect()
+    }
+
     /// A variable of the environment the session was created with.
     pub fn env_var(&self, name: &str) -> Option<&OsString> {
         self.session.env_var(name)

@@ -100,7 +100,7 @@ impl AgentCommand for SkillCommand {
                         return SKILL_SPEC.usage_error("missing what to search for");
                     }
                     if let Some(growth) = &self.growth {
-                        let env = env_of(ctx);
+                        let env = ctx.env_map();
                         let cancel = ctx.cancel().clone();
                         return CommandOutput::success(
                             growth.search(query, cwd, env, cancel).await,
@@ -115,7 +115,7 @@ impl AgentCommand for SkillCommand {
                 Some((sub, [name])) if sub == "load" => load(ctx, store, cwd, name.clone()).await,
                 Some((sub, [name])) if sub == "evaluate" => match &self.growth {
                     Some(growth) => {
-                        let env = env_of(ctx);
+                        let env = ctx.env_map();
                         let cancel = ctx.cancel().clone();
                         growth.evaluate(name.clone(), cwd, env, cancel).await
                     }
@@ -178,13 +178,6 @@ impl AgentCommand for ToolsCommand {
             }
         })
     }
-}
-
-fn env_of(ctx: &CommandContext<'_>) -> HashMap<String, String> {
-    ctx.env()
-        .iter()
-        .filter_map(|(k, v)| Some((k.to_str()?.to_string(), v.to_str()?.to_string())))
-        .collect()
 }
 
 /// Loads a skill; one whose permission is `ask` is loaded only when the session's user says yes.
