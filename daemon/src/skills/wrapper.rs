@@ -147,6 +147,9 @@ pub struct WrapperWriter {
     current: BTreeMap<String, String>,
 }
 
+/// Below this many wrappers to write, one thread does it.
+const PARALLEL_WRITE_MIN: usize = 256;
+
 impl WrapperWriter {
     /// Reads the `skill:*` wrappers already in `bin` so a restart rewrites nothing unchanged.
     pub fn open(bin: PathBuf) -> Self {
@@ -222,8 +225,62 @@ impl WrapperWriter {
         for command in stale {
             self.remove(&command, &mut changes);
         }
-        for (command, content) in wanted {
-            self.put(&command, content, &mut changes);
+        let to_write: Vec<(String, String)> = wanted
+            .into_iter()
+            .filter(|(command, content)| self.current.get(command) != Some(content))
+            .collect();
+        if to_write.len() < PARALLEL_WRITE_MIN {
+            for (command, content) in to_write {
+                self.put(&command, content, &mut changes);
+            }
+            return changes;
+        }
+        // A cold start writes thousands of small files: spread them over the cores.
+        if let Err(e) = fs::create_dir_all(&self.bin) {
+            changes
+                .errors
+                .push(format!("cannot create {}: {e}", self.bin.display()));
+            return changes;
+        }
+        let threads = std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .clamp(2, 8);
+        let chunk = to_write.len().div_ceil(threads);
+        let bin = &self.bin;
+        let results: Vec<(String, String, io::Result<()>)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = to_write
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|(command, content)| {
+                                let result = write_replace(
+                                    &bin.join(command),
+                                    content.as_bytes(),
+                                    WRAPPER_MODE,
+                                );
+                                (command.clone(), content.clone(), result)
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        for (command, content, result) in results {
+            match result {
+                Ok(()) => {
+                    changes.written.push(command.clone());
+                    self.current.insert(command, content);
+                }
+                Err(e) => changes.errors.push(format!(
+                    "cannot write {}: {e}",
+                    self.bin.join(&command).display()
+                )),
+            }
         }
         changes
     }
