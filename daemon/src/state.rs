@@ -162,10 +162,7 @@ impl DaemonState {
 
     /// A snapshot of the current settings.
     pub fn settings(&self) -> Settings {
-        match self.settings.read() {
-            Ok(s) => s.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        }
+        read_settings(&self.settings)
     }
 
     pub fn settings_error(&self) -> Option<String> {
@@ -243,8 +240,13 @@ fn chat_deps(
 /// A reader of the live settings.
 fn snapshot(settings: &Arc<RwLock<Settings>>) -> Arc<dyn Fn() -> Settings + Send + Sync> {
     let current = settings.clone();
-    Arc::new(move || match current.read() {
+    Arc::new(move || read_settings(&current))
+}
+
+/// The settings behind the lock (a writer that panicked leaves them readable).
+fn read_settings(lock: &RwLock<Settings>) -> Settings {
+    match lock.read() {
         Ok(s) => s.clone(),
         Err(poisoned) => poisoned.into_inner().clone(),
-    })
+    }
 }

@@ -125,7 +125,7 @@ impl AgentRunner {
                 return outcome;
             }
             let usage = turn.usage();
-            add_usage(&mut outcome.total_usage, &usage);
+            outcome.total_usage += usage;
             outcome.last_usage = usage;
             emit(AgentEvent::Usage(usage));
             let Some(assistant) = history.last().cloned() else {
@@ -311,11 +311,4 @@ fn text_only(message: &Message) -> Message {
             .cloned()
             .collect(),
     }
-}
-
-fn add_usage(total: &mut Usage, u: &Usage) {
-    total.input += u.input;
-    total.output += u.output;
-    total.cache_read += u.cache_read;
-    total.cache_creation += u.cache_creation;
 }

@@ -305,7 +305,7 @@ impl ChatSession {
         conv.turns = turn;
         self.turns_done.store(turn, Ordering::Relaxed);
         conv.last_usage = outcome.last_usage;
-        add(&mut conv.total_usage, &outcome.total_usage);
+        conv.total_usage += outcome.total_usage;
         let session_file = conv.log.path().to_path_buf();
         drop(conv);
         if matches!(outcome.end, TurnEnd::Completed) && !cancel.is_cancelled() {
@@ -399,11 +399,4 @@ pub fn is_user_prompt(m: &Message) -> bool {
             .iter()
             .any(|b| matches!(b, crate::llm::ContentBlock::Text { .. }))
         && !m.text().starts_with("<system-reminder>")
-}
-
-fn add(total: &mut Usage, u: &Usage) {
-    total.input += u.input;
-    total.output += u.output;
-    total.cache_read += u.cache_read;
-    total.cache_creation += u.cache_creation;
 }

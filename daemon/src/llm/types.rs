@@ -134,6 +134,15 @@ pub struct Usage {
     pub cache_creation: u64,
 }
 
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, u: Usage) {
+        self.input += u.input;
+        self.output += u.output;
+        self.cache_read += u.cache_read;
+        self.cache_creation += u.cache_creation;
+    }
+}
+
 impl Usage {
     /// Every input token the model saw: what counts against the context window.
     pub fn total_input(&self) -> u64 {
