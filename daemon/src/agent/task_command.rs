@@ -36,6 +36,21 @@ modify files are refused. Use it to search widely without filling your own conte
 
 const OPTIONS: &[OptSpec] = &[OptSpec::value("--prompt"), OptSpec::value("--description")];
 
+/// The words of every `task:*` command: `--prompt <text>` (required) and `--description
+/// <label>` (default "task"). A usage error comes back as the command's output.
+pub fn parse_task_args(
+    spec: &CommandSpec,
+    args: Vec<String>,
+) -> Result<(String, String), CommandOutput> {
+    let parsed = parse(args, OPTIONS, UnknownOpts::Reject).map_err(|e| spec.usage_error(e))?;
+    let prompt = parsed
+        .value("--prompt")
+        .filter(|p| !p.trim().is_empty())
+        .ok_or_else(|| spec.usage_error("missing --prompt <text>"))?;
+    let description = parsed.value("--description").unwrap_or("task");
+    Ok((prompt.to_string(), description.to_string()))
+}
+
 const SUBAGENT_ROLE: &str = "You are a Synapse sub-agent. Another agent gave you one \
 self-contained job. Work through the `Bash` tool as described below until the job is done, \
 then answer with a concise report: what you did or found, with file paths, and anything left \
@@ -72,14 +87,10 @@ impl AgentCommand for TaskCommand {
     ) -> BoxFuture<'a, CommandOutput> {
         Box::pin(async move {
             let spec = self.spec();
-            let parsed = match parse(args, OPTIONS, UnknownOpts::Reject) {
-                Ok(p) => p,
-                Err(e) => return spec.usage_error(e),
+            let (prompt, description) = match parse_task_args(spec, args) {
+                Ok(words) => words,
+                Err(usage) => return usage,
             };
-            let Some(prompt) = parsed.value("--prompt").filter(|p| !p.trim().is_empty()) else {
-                return spec.usage_error("missing --prompt <task>");
-            };
-            let description = parsed.value("--description").unwrap_or("task").to_string();
             let Some(subagents) = self.subagents.get() else {
                 return CommandOutput::failure(
                     "sub-agents are not available yet (daemon starting)",

@@ -10,7 +10,7 @@ use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use super::{SkillAgent, enhance, evaluate, search};
-use crate::shell::args::{OptSpec, UnknownOpts, parse};
+use crate::agent::task_command::parse_task_args;
 use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
 use crate::skills::agent_commands::SkillGrowth;
 
@@ -29,8 +29,6 @@ pub static ENHANCE_SPEC: CommandSpec = CommandSpec {
 The skill sub-agent reads the end of this session's conversation, then creates a skill,
 improves one (its previous version is saved), or changes nothing, and reports which.",
 };
-
-const OPTIONS: &[OptSpec] = &[OptSpec::value("--prompt"), OptSpec::value("--description")];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SkillTask {
@@ -66,14 +64,10 @@ impl AgentCommand for SkillTaskCommand {
     ) -> BoxFuture<'a, CommandOutput> {
         Box::pin(async move {
             let spec = self.spec();
-            let parsed = match parse(args, OPTIONS, UnknownOpts::Reject) {
-                Ok(p) => p,
-                Err(e) => return spec.usage_error(e),
+            let (prompt, _description) = match parse_task_args(spec, args) {
+                Ok(words) => words,
+                Err(usage) => return usage,
             };
-            let Some(prompt) = parsed.value("--prompt").filter(|p| !p.trim().is_empty()) else {
-                return spec.usage_error("missing --prompt");
-            };
-            let prompt = prompt.to_string();
             let cwd = ctx.cwd().to_path_buf();
             let env = ctx.env_map();
             let cancel = ctx.cancel().clone();
