@@ -131,6 +131,28 @@ pub fn write_replace(path: &Path, contents: &[u8], mode: u32) -> io::Result<()> 
     result
 }
 
+/// Creates `path`, which must not exist yet, and publishes it by making it executable only once
+/// its content is complete: until then the file has mode 0600, so no shell can run a half-written
+/// wrapper. One directory operation instead of the two of [`write_replace`]; a cold start
+/// creating thousands of wrappers is bound by exactly those. Fails with `AlreadyExists` when
+/// the file is there (the caller then replaces it).
+pub fn write_new(path: &Path, contents: &[u8], mode: u32) -> io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
+    let result = f
+        .write_all(contents)
+        .and_then(|()| f.set_permissions(fs::Permissions::from_mode(mode)));
+    if result.is_err() {
+        let _ = fs::remove_file(path);
+    }
+    result
+}
+
 /// What a sync changed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WrapperChanges {
@@ -179,11 +201,18 @@ impl WrapperWriter {
             return;
         }
         let path = self.bin.join(command);
-        let mut result = write_replace(&path, content.as_bytes(), WRAPPER_MODE);
+        let write = |path: &Path| {
+            if self.current.contains_key(command) {
+                write_replace(path, content.as_bytes(), WRAPPER_MODE)
+            } else {
+                write_new(path, content.as_bytes(), WRAPPER_MODE)
+                    .or_else(|_| write_replace(path, content.as_bytes(), WRAPPER_MODE))
+            }
+        };
+        let mut result = write(&path);
         if matches!(&result, Err(e) if e.kind() == io::ErrorKind::NotFound) {
             // The bin folder was removed under us: recreate it once.
-            result = fs::create_dir_all(&self.bin)
-                .and_then(|()| write_replace(&path, content.as_bytes(), WRAPPER_MODE));
+            result = fs::create_dir_all(&self.bin).and_then(|()| write(&path));
         }
         match result {
             Ok(()) => {
@@ -225,12 +254,16 @@ impl WrapperWriter {
         for command in stale {
             self.remove(&command, &mut changes);
         }
-        let to_write: Vec<(String, String)> = wanted
+        let to_write: Vec<(String, String, bool)> = wanted
             .into_iter()
             .filter(|(command, content)| self.current.get(command) != Some(content))
+            .map(|(command, content)| {
+                let exists = self.current.contains_key(&command);
+                (command, content, exists)
+            })
             .collect();
         if to_write.len() < PARALLEL_WRITE_MIN {
-            for (command, content) in to_write {
+            for (command, content, _) in to_write {
                 self.put(&command, content, &mut changes);
             }
             return changes;
@@ -253,12 +286,15 @@ impl WrapperWriter {
                 .map(|part| {
                     scope.spawn(move || {
                         part.iter()
-                            .map(|(command, content)| {
-                                let result = write_replace(
-                                    &bin.join(command),
-                                    content.as_bytes(),
-                                    WRAPPER_MODE,
-                                );
+                            .map(|(command, content, exists)| {
+                                let path = bin.join(command);
+                                let bytes = content.as_bytes();
+                                let result = if *exists {
+                                    write_replace(&path, bytes, WRAPPER_MODE)
+                                } else {
+                                    write_new(&path, bytes, WRAPPER_MODE)
+                                        .or_else(|_| write_replace(&path, bytes, WRAPPER_MODE))
+                                };
                                 (command.clone(), content.clone(), result)
                             })
                             .collect::<Vec<_>>()

@@ -90,3 +90,32 @@ fn writer_rewrites_only_changes_and_removes_stale() {
     assert_eq!(again, WrapperChanges::default());
     assert!(bin.join("mcp:a:b").exists());
 }
+
+#[test]
+fn new_wrappers_become_executable_only_when_complete_and_never_clobber() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("skill:a:b");
+    write_new(&path, b"#!/bin/sh\necho hi\n", WRAPPER_MODE).unwrap();
+    let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, WRAPPER_MODE);
+    let err = write_new(&path, b"other", WRAPPER_MODE).unwrap_err();
+    assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+    assert_eq!(fs::read_to_string(&path).unwrap(), "#!/bin/sh\necho hi\n");
+
+    // A sync over thousands of new wrappers (the parallel path) writes each one whole.
+    let mut writer = WrapperWriter::open(dir.path().join("bin"));
+    let wanted: BTreeMap<String, String> = (0..600)
+        .map(|i| (format!("skill:s{i}:run"), format!("#!/bin/sh\necho {i}\n")))
+        .collect();
+    let changes = writer.sync_all(wanted.clone());
+    assert_eq!(changes.written.len(), 600, "{:?}", changes.errors);
+    for (command, content) in &wanted {
+        let p = dir.path().join("bin").join(command);
+        assert_eq!(&fs::read_to_string(&p).unwrap(), content);
+        assert_eq!(
+            fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            WRAPPER_MODE
+        );
+    }
+}
