@@ -11,6 +11,7 @@ pub mod llm;
 pub mod logging;
 pub mod mcp;
 pub mod run;
+pub mod sandbox;
 pub mod server;
 pub mod shell;
 pub mod skills;

@@ -1,9 +1,11 @@
 //! `synapsed`: the per-user Synapse daemon. Usually started by `synapse` on demand, or by the
 //! systemd user unit / launchd agent with `--foreground`.
 
+use std::ffi::OsStr;
 use std::process::ExitCode;
 
 use clap::Parser;
+use synapse_daemon::sandbox;
 
 /// The Synapse daemon: keeps sessions, shells, skills and MCP connections for one user and
 /// serves `synapse` clients over a Unix socket.
@@ -20,6 +22,12 @@ struct Args {
 }
 
 fn main() -> ExitCode {
+    let mut raw = std::env::args_os();
+    // The sandbox launcher is dispatched before clap: it stays out of --help and starts without
+    // a runtime or logging, since it sits on the path of every sandboxed shell start.
+    if raw.nth(1).as_deref() == Some(OsStr::new(sandbox::SUBCOMMAND)) {
+        return sandbox::launcher_main(raw);
+    }
     let args = Args::parse();
     synapse_daemon::run::main(synapse_daemon::run::Options {
         foreground: args.foreground,

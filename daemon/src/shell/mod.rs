@@ -27,6 +27,8 @@ pub mod spec;
 pub mod syntax;
 
 #[cfg(test)]
+mod sandbox_tests;
+#[cfg(test)]
 mod tests;
 
 pub use capture::OUTPUT_CAP_CHARS;

@@ -6,7 +6,9 @@
 //! as `{ eval '<command>'; } </dev/null >&9 2>&9` followed by the sentinel, so `cd` and `export`
 //! persist, commands never read the protocol from stdin, and a command that closes its stdout
 //! (`exec 1>&-`) cannot silence the next one. With `set -m` each pipeline gets its own process
-//! group, which is what a timeout or cancel kills; the shell itself stays.
+//! group, which is what a timeout or cancel kills; the shell itself stays. A spec with a
+//! sandbox starts bash through the sandbox launcher ([`crate::sandbox::wrap`]), which `exec`s
+//! into bash: same pid, process group, environment and pipes.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -100,9 +102,7 @@ impl BashProcess {
     pub async fn start(spec: &ShellSpec) -> Result<Self, ShellError> {
         let tag = format!("{:016x}", sentinel::random_u64());
         let marker = sentinel::random_marker();
-        let mut child = tokio::process::Command::new("bash")
-            .arg("--noprofile")
-            .arg("--norc")
+        let mut child = bash_command(spec)
             .current_dir(&spec.cwd)
             .env_clear()
             .envs(spec.shell_env(&tag))
@@ -296,6 +296,28 @@ impl Drop for BashProcess {
         }
         self.reader.abort();
     }
+}
+
+/// `bash --noprofile --norc`, through the sandbox launcher when the spec asks for a sandbox and
+/// this machine can enforce one.
+fn bash_command(spec: &ShellSpec) -> tokio::process::Command {
+    const BASH_ARGS: [&str; 2] = ["--noprofile", "--norc"];
+    let wrapped = spec
+        .sandbox
+        .as_ref()
+        .and_then(|sandbox| crate::sandbox::wrap(sandbox, "bash", &BASH_ARGS));
+    let (program, args) = match wrapped {
+        Some((launcher, args)) => (launcher.into_os_string(), args),
+        None => {
+            if spec.sandbox.is_some() {
+                tracing::debug!("no sandbox launcher here: the session shell runs unsandboxed");
+            }
+            ("bash".into(), BASH_ARGS.iter().map(Into::into).collect())
+        }
+    };
+    let mut command = tokio::process::Command::new(program);
+    command.args(args);
+    command
 }
 
 fn exit_code_of(status: std::process::ExitStatus) -> i32 {

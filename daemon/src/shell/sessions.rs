@@ -151,6 +151,7 @@ impl ShellSessions {
             cwd: origin.cwd.clone(),
             env,
             bin_dir: self.bin_dir.clone(),
+            sandbox: None,
         };
         let slot = Arc::new(Slot {
             session: Arc::new(tokio::sync::Mutex::new(ShellSession::new(

@@ -1,11 +1,13 @@
 //! What a session's shell is started with: directory, environment, and the Synapse additions
 //! to that environment (`$SYNAPSE_HOME/bin` first on PATH, no pagers or colours, no rc hooks,
-//! and the tag that lets the daemon find everything the shell starts).
+//! and the tag that lets the daemon find everything the shell starts), and the filesystem
+//! sandbox it runs in, if any.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
 use super::procs::{COMMAND_TAG_VAR, SHELL_TAG_VAR};
+use crate::sandbox::SandboxSpec;
 
 /// Everything needed to start (or restart) a session's shell.
 #[derive(Debug, Clone)]
@@ -15,6 +17,9 @@ pub struct ShellSpec {
     pub env: Vec<(OsString, OsString)>,
     /// `$SYNAPSE_HOME/bin`, put first on PATH.
     pub bin_dir: Option<PathBuf>,
+    /// Confine the shell and everything it starts to these writable folders
+    /// ([`crate::sandbox`]). Ignored (plain bash) when this machine cannot sandbox.
+    pub sandbox: Option<SandboxSpec>,
 }
 
 impl ShellSpec {

@@ -1,0 +1,159 @@
+//! The filesystem sandbox for the session shells: a [`SandboxSpec`] (which folders may be
+//! written) becomes a kernel-enforced confinement of a process and everything it starts.
+//!
+//! Flow: the shell asks [`wrap`] for a command line; when this machine can sandbox
+//! ([`support`]) and the `synapsed` executable is found ([`launcher`]), the command line is
+//! `synapsed __sandbox [--write DIR]... [--read-only] -- bash …`. That hidden launcher
+//! ([`launcher_main`]) runs in the new process before bash exists: it [`apply`]s the spec to
+//! itself and then replaces itself with the program (`exec`, same pid, same process group, same
+//! environment and descriptors). When applying fails it exits 126 without running the program.
+//! When [`wrap`] returns `None` the caller runs its program unsandboxed; [`support`] has logged
+//! why once.
+//!
+//! # What is guaranteed (Linux, Landlock)
+//! For the sandboxed process and every descendant — a Landlock domain survives `fork` and
+//! `exec` and can never be dropped — the kernel refuses, anywhere except beneath the writable
+//! folders: writing, truncating (ABI 3+), creating, deleting, renaming and linking files;
+//! making directories, fifos, sockets, device nodes and symlinks. Device ioctls (ABI 5+) are
+//! allowed only on the terminal devices. Refused calls fail with `EACCES` ("Permission
+//! denied"); a rename or link out of a writable folder may get `EXDEV` first, which `mv` turns
+//! into copy-and-delete, refused in turn. The character devices `/dev/null`, `/dev/zero`, `/dev/full`, `/dev/tty`,
+//! `/dev/ptmx`, `/dev/pts/*`, `/dev/random` and `/dev/urandom` stay writable; no other path is
+//! added implicitly — not `/tmp`, not `/dev/shm`: the caller lists them if it wants them.
+//! `no_new_privs` is set too, so set-uid programs (`sudo`, `su`) gain no privileges inside.
+//! The writable folders are the ones that existed when the sandbox was applied (rules bind to
+//! the folders, not to their names): one created or re-created later is not writable.
+//!
+//! In practice, what a caller should know when choosing the writable list: without a writable
+//! temp folder (`TMPDIR`), `mktemp` fails and so do bash here-documents larger than a pipe
+//! buffer ("cannot create temp file for here-document"); without `/dev/shm`, Python's
+//! `multiprocessing` locks fail. Reopening an inherited descriptor by name (`> /dev/stdout`)
+//! is a new open of whatever it points to: fine for the daemon's pipes, refused for a file
+//! outside the writable folders.
+//!
+//! # What is not confined
+//! - Reads and execution: everything the user can read stays readable (secrets included).
+//! - The network, including Unix sockets (the pathname-socket right of ABI 9 is left unhandled
+//!   on purpose). A program that can reach a more privileged service through a socket (a
+//!   container engine, `systemd --user`, this daemon's own socket) can still have it write on
+//!   its behalf.
+//! - Descriptors opened before the sandbox (the daemon's pipes to the shell).
+//! - The daemon itself: its in-process commands (`read`, `write`, `edit`, …) and the MCP
+//!   servers it starts are not sandboxed; they are governed by the permission rules.
+//! - On kernels older than ABI 5 the status is [`Enforcement::Partial`]: without ABI 3,
+//!   truncating an existing file is not checked; without ABI 5, device ioctls are not.
+//!
+//! # Other systems
+//! Landlock is Linux-only; elsewhere [`support`] reports [`Support::Unavailable`]. The macOS
+//! plan is the same launcher applying a `sandbox-exec` (Seatbelt) profile generated from the
+//! same [`SandboxSpec`] (deny `file-write*` except the writable subpaths and the devices); it is
+//! not implemented yet.
+
+mod launcher;
+#[cfg(target_os = "linux")]
+mod linux;
+#[cfg(not(target_os = "linux"))]
+mod other;
+
+#[cfg(test)]
+mod tests;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+#[cfg(target_os = "linux")]
+use linux as platform;
+#[cfg(not(target_os = "linux"))]
+use other as platform;
+
+pub use launcher::{EXIT_REFUSED, SUBCOMMAND, launcher, launcher_main};
+
+/// What a sandboxed process may write. Reads and execution are allowed everywhere.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SandboxSpec {
+    /// Folders (absolute paths) the process gets full access beneath. Ignored when
+    /// `read_only` is set; folders that do not exist are skipped and reported in [`Status`].
+    pub writable: Vec<PathBuf>,
+    /// No writable folder at all: only the device files listed in the module header.
+    pub read_only: bool,
+}
+
+/// Whether this machine can sandbox the session shells.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Support {
+    /// Landlock works; `abi` is the kernel's Landlock ABI version.
+    Landlock { abi: i32 },
+    /// No sandbox here; commands are checked by permission rules only.
+    Unavailable { reason: String },
+}
+
+/// How completely [`apply`] could enforce the spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Enforcement {
+    /// Every handled access right is enforced.
+    Full,
+    /// An older kernel: writes are confined but some rights are not checked (see the header).
+    Partial,
+}
+
+/// The result of a successful [`apply`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub enforcement: Enforcement,
+    /// The kernel's Landlock ABI version.
+    pub abi: i32,
+    /// Writable folders of the spec that did not exist and so were not granted.
+    pub missing: Vec<PathBuf>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error("Landlock unavailable: {reason}")]
+    Unavailable { reason: String },
+    #[error("cannot open {} for a sandbox rule: {source}", path.display())]
+    Path {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("Landlock refused the ruleset while {step}: {detail}")]
+    Ruleset { step: &'static str, detail: String },
+}
+
+/// Whether the session shells can be sandboxed here. Detected once; the first call logs the
+/// answer.
+pub fn support() -> Support {
+    static SUPPORT: OnceLock<Support> = OnceLock::new();
+    SUPPORT
+        .get_or_init(|| {
+            let support = platform::probe();
+            match &support {
+                Support::Landlock { abi } => {
+                    tracing::info!("Landlock ABI {abi}: session shells are sandboxed");
+                }
+                Support::Unavailable { reason } => tracing::warn!(
+                    "Landlock unavailable ({reason}): commands are checked by permission rules only"
+                ),
+            }
+            support
+        })
+        .clone()
+}
+
+/// Confines the calling thread — and everything it later starts — to `spec`. Meant for a
+/// single-threaded process about to `exec` (the launcher); other threads of the process are
+/// not confined. Never returns `Ok` without a sandbox in force.
+pub fn apply(spec: &SandboxSpec) -> Result<Status, SandboxError> {
+    platform::apply(spec)
+}
+
+/// The command line that runs `program args…` under `spec`: the launcher and its arguments.
+/// `None` when this machine cannot sandbox or the `synapsed` executable is not found; the
+/// caller then decides whether to run the program unsandboxed.
+pub fn wrap(spec: &SandboxSpec, program: &str, args: &[&str]) -> Option<(PathBuf, Vec<OsString>)> {
+    if !matches!(support(), Support::Landlock { .. }) {
+        return None;
+    }
+    let exe = launcher()?;
+    Some((exe, launcher::launcher_args(spec, program, args)))
+}
