@@ -27,6 +27,14 @@ pub struct OpenOptions {
     pub model: Option<String>,
     pub resume_id: Option<String>,
     pub resume_latest: bool,
+    /// `--permission-mode` (None: keep the session's, else settings, else auto).
+    pub permission_mode: Option<String>,
+    /// `--allow PATTERN`s for this session.
+    pub allow: Vec<String>,
+    /// Nobody answers approvals (`synapse run`).
+    pub non_interactive: bool,
+    /// `--yes`: every approval request is granted.
+    pub approve_all: bool,
 }
 
 impl Attached {
@@ -42,6 +50,10 @@ impl Attached {
                     model: options.model.clone().unwrap_or_default(),
                     resume_id: options.resume_id.clone().unwrap_or_default(),
                     resume_latest: options.resume_latest,
+                    permission_mode: options.permission_mode.clone().unwrap_or_default(),
+                    allow: options.allow.clone(),
+                    non_interactive: options.non_interactive,
+                    approve_all: options.approve_all,
                 })),
             })
             .await?;

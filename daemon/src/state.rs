@@ -1,6 +1,7 @@
 //! The daemon's shared state: paths, settings, start time and the shutdown token. Subsystems
 //! (shell sessions, skills, MCP, agents) hang off this as they land; services get an `Arc` of it.
 
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Instant;
 
@@ -9,6 +10,7 @@ use synapse_shared::settings::Settings;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::RunnerLimits;
+use crate::agent::gate::GateEnv;
 use crate::agent::prompt::{PromptEnv, system_prompt};
 use crate::agent::session::SessionDeps;
 use crate::agent::sessions::{ChatSessions, DepsFactory};
@@ -134,6 +136,7 @@ impl DaemonState {
             paths.sessions_dir(),
             chat_deps(
                 shell.clone(),
+                gate_env(&paths, &mcp),
                 settings.clone(),
                 commands_doc,
                 todo_store,
@@ -208,8 +211,22 @@ impl ToolSource for McpTools {
 
 /// What every new chat session gets: the shared shell layer, live settings, a system prompt
 /// rendered for its working directory, and the reminder of its unfinished todo items.
+/// What every session's permission gate needs from the daemon.
+fn gate_env(paths: &Paths, mcp: &McpManager) -> GateEnv {
+    let mcp = mcp.clone();
+    GateEnv {
+        synapse_home: paths.home().to_path_buf(),
+        user_settings: paths.settings_file(),
+        trust_file: paths.trust_file(),
+        home: std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| "/".into()),
+        temp_dir: std::env::temp_dir(),
+        mcp_hints: Arc::new(move |command| mcp.catalog().hints(command)),
+    }
+}
+
 fn chat_deps(
     shell: Arc<ShellSessions>,
+    gate_env: GateEnv,
     settings: Arc<RwLock<Settings>>,
     commands_doc: String,
     todo_store: TodoStore,
@@ -233,6 +250,7 @@ fn chat_deps(
             // The shell session a chat runs its commands in is named by the chat's id.
             turn_guard: Some(Arc::new(TodoGuard::new(todo_store.clone(), id))),
             stop_hook: Some(stop_hook.clone()),
+            gate_env: Some(gate_env.clone()),
         }
     })
 }

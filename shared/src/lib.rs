@@ -6,12 +6,14 @@
 //! - [`atomic`]: the one way files are rewritten (temp file, fsync, rename).
 //! - [`skill`]: SKILL.md parsing and spec validation, `skill:<skill>:<script>` naming.
 //! - [`rpc`]: connecting a gRPC channel to the daemon's Unix socket.
+//! - [`trust`]: trusted folders, whose `.synapse/settings.json` counts.
 
 pub mod atomic;
 pub mod paths;
 pub mod rpc;
 pub mod settings;
 pub mod skill;
+pub mod trust;
 
 /// Generated code for `proto/synapse.proto`.
 pub mod proto {

@@ -116,6 +116,10 @@ impl Paths {
     pub fn history_file(&self) -> PathBuf {
         self.home.join("history")
     }
+    /// Folders whose `.synapse/settings.json` the daemon honours.
+    pub fn trust_file(&self) -> PathBuf {
+        self.home.join(crate::trust::TRUST_FILE)
+    }
 
     /// Creates the folder layout (idempotent). Private folders are 0700.
     pub fn ensure_layout(&self) -> Result<(), PathsError> {

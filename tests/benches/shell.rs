@@ -39,6 +39,7 @@ fn in_process(c: &mut Criterion) {
     let origin = SessionOrigin {
         cwd: dir.path().to_path_buf(),
         env: Vec::new(),
+        sandbox: None,
     };
     let cancel = CancellationToken::new();
     let run = |command: &str| {

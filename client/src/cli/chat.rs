@@ -1,4 +1,4 @@
-//! `synapse chat [--resume ID|--continue] [--model M]`: the interactive REPL (see
+//! `synapse chat [--resume ID|--continue] [--model M] [--permission-mode MODE]`: the interactive REPL (see
 //! [`crate::repl`]).
 
 use std::process::ExitCode;
@@ -19,6 +19,33 @@ pub struct ChatArgs {
     /// Model for this session.
     #[arg(long)]
     pub model: Option<String>,
+    /// What the agent may do without asking: auto (default), ask, read-only or yolo.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub permission_mode: Option<PermissionMode>,
+}
+
+/// The permission modes (`--permission-mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PermissionMode {
+    /// Read-only commands, writes inside the project, and non-risky commands run; risky ones ask.
+    Auto,
+    /// Every native command and every write asks.
+    Ask,
+    /// Nothing may write (the shell runs in a read-only sandbox where the OS allows).
+    ReadOnly,
+    /// Everything runs, without sandbox or questions (deny rules still hold).
+    Yolo,
+}
+
+impl PermissionMode {
+    pub fn wire(self) -> &'static str {
+        match self {
+            PermissionMode::Auto => "auto",
+            PermissionMode::Ask => "ask",
+            PermissionMode::ReadOnly => "read-only",
+            PermissionMode::Yolo => "yolo",
+        }
+    }
 }
 
 pub async fn run(paths: Paths, args: ChatArgs) -> anyhow::Result<ExitCode> {
@@ -26,6 +53,8 @@ pub async fn run(paths: Paths, args: ChatArgs) -> anyhow::Result<ExitCode> {
         model: args.model,
         resume_id: args.resume,
         resume_latest: args.continue_latest,
+        permission_mode: args.permission_mode.map(|m| m.wire().to_string()),
+        ..OpenOptions::default()
     };
     crate::repl::run(paths, options).await
 }

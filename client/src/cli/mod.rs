@@ -11,6 +11,7 @@ mod sessions;
 mod skill;
 mod skill_growth;
 mod tools;
+mod trust;
 
 use std::process::ExitCode;
 
@@ -52,6 +53,8 @@ enum Command {
     /// Skills: list, show, load, search, create, delete, enable, disable.
     #[command(subcommand)]
     Skill(skill::SkillCommand),
+    /// Trust a project folder, so its .synapse/settings.json permission rules apply.
+    Trust(trust::TrustArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell to generate completions for.
@@ -90,6 +93,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Mcp(cmd) => block_on(mcp::run(paths()?, cmd)),
         Command::Tools(cmd) => block_on(tools::run(paths()?, cmd)),
         Command::Skill(cmd) => block_on(skill::run(paths()?, cmd)),
+        Command::Trust(args) => trust::run(paths()?, args),
     }
 }
 

@@ -54,9 +54,16 @@ pub struct RunArgs {
     #[arg(short = 'c', long = "continue")]
     pub continue_latest: bool,
     /// Allow what the session asks approval for (without it, every request is denied: nobody
-    /// is there to answer).
+    /// is there to answer). Deny rules and read-only mode still hold.
     #[arg(short = 'y', long)]
     pub yes: bool,
+    /// Allow commands matching PATTERN for this run without asking (`git push:*`, `npm run *`,
+    /// `mcp:fs:write_file`); repeatable.
+    #[arg(long, value_name = "PATTERN")]
+    pub allow: Vec<String>,
+    /// What the agent may do without asking: auto (default), ask, read-only or yolo.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub permission_mode: Option<super::chat::PermissionMode>,
 }
 
 pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -66,6 +73,10 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
         model: args.model.clone(),
         resume_id: args.resume.clone(),
         resume_latest: args.continue_latest,
+        permission_mode: args.permission_mode.map(|m| m.wire().to_string()),
+        allow: args.allow.clone(),
+        non_interactive: true,
+        approve_all: args.yes,
     };
     let mut attached = Attached::open(channel, &options).await?;
     let session_id = attached.opened.session_id.clone();
@@ -106,6 +117,14 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
             Ev::Error(e) => {
                 eprintln!("error: {}", e.message);
                 errors.push(e.message);
+            }
+            // Denied commands and problems in the permission rules: always said, even with
+            // --quiet, since they change what the run could do.
+            Ev::Notice(n) if args.output_format == OutputFormat::Text => {
+                eprintln!("synapse: {}", n.text)
+            }
+            Ev::PermissionMode(m) if m.mode == "yolo" && !args.quiet => {
+                eprintln!("synapse: permission mode yolo: every command runs, unsandboxed")
             }
             Ev::Approval(a) => {
                 let decision = if args.yes { "yes" } else { "no" };

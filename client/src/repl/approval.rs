@@ -1,13 +1,15 @@
-//! Approval requests: the daemon asks before something it may not do on its own (a skill with
-//! `ask` permission, later risky commands). The REPL shows what is asked and takes y / n / a;
-//! `a` allows it for the rest of this session. The answer goes back on the chat stream.
+//! Approval requests: the daemon asks before something its permission policy does not allow
+//! on its own (a risky command, a write outside the project, a skill marked `ask`). The REPL
+//! shows what is asked and why, and takes y / n / s / a: `s` allows it for the rest of this
+//! session, `a` always (the daemon saves the rule shown to the rules file shown). The answer
+//! goes back on the chat stream.
 
 use synapse_shared::proto::ApprovalRequest;
 
 use crate::render::theme::Theme;
 
 /// The prompt rustyline shows while waiting for an answer.
-pub const ANSWER_PROMPT: &str = "Allow? [y]es / [n]o / [a]lways this session: ";
+pub const ANSWER_PROMPT: &str = "Allow? [y]es / [n]o / [s]ession / [a]lways: ";
 
 /// An answer, as the wire names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,6 +18,8 @@ pub enum Decision {
     No,
     /// Allowed for the rest of this session.
     Session,
+    /// Allowed from now on: the rule is saved.
+    Always,
 }
 
 impl Decision {
@@ -24,6 +28,7 @@ impl Decision {
             Decision::Yes => "yes",
             Decision::No => "no",
             Decision::Session => "session",
+            Decision::Always => "always",
         }
     }
 }
@@ -33,25 +38,46 @@ pub fn parse_answer(text: &str) -> Option<Decision> {
     match text.trim().to_lowercase().as_str() {
         "y" | "yes" => Some(Decision::Yes),
         "n" | "no" => Some(Decision::No),
-        "a" | "always" => Some(Decision::Session),
+        "s" | "session" => Some(Decision::Session),
+        "a" | "always" => Some(Decision::Always),
         _ => None,
     }
 }
 
-/// What is asked, printed before the answer prompt.
+/// What is asked, printed before the answer prompt: the question, why, and what "always"
+/// would save where.
 pub fn question(theme: &Theme, request: &ApprovalRequest) -> String {
     let mut out = format!("{} {}\n", theme.yellow("?"), theme.bold(&request.title));
     for line in request.detail.lines() {
         out.push_str(&format!("  {}\n", theme.dim(line)));
     }
+    if !request.pattern.is_empty() {
+        out.push_str(&format!(
+            "  {}\n",
+            theme.dim(&format!(
+                "[a]lways saves the rule `{}` to {}",
+                request.pattern, request.rules_file
+            ))
+        ));
+    }
     out
 }
 
 /// The line printed after answering.
-pub fn outcome(theme: &Theme, decision: Decision) -> String {
+pub fn outcome(theme: &Theme, decision: Decision, request: &ApprovalRequest) -> String {
     match decision {
         Decision::Yes => format!("{} allowed\n", theme.green("✓")),
         Decision::Session => format!(
+            "{} allowed for the rest of this session\n",
+            theme.green("✓")
+        ),
+        Decision::Always if !request.pattern.is_empty() => format!(
+            "{} allowed; `{}` saved to {}\n",
+            theme.green("✓"),
+            request.pattern,
+            request.rules_file
+        ),
+        Decision::Always => format!(
             "{} allowed for the rest of this session\n",
             theme.green("✓")
         ),
@@ -68,6 +94,18 @@ mod tests {
             request_id: "r1".into(),
             title: "Load skill `deploy`?".into(),
             detail: "permissions.skill says ask for deploy\nIt can run scripts/release.sh".into(),
+            pattern: String::new(),
+            rules_file: String::new(),
+        }
+    }
+
+    fn command_request() -> ApprovalRequest {
+        ApprovalRequest {
+            request_id: "r2".into(),
+            title: "Run `git push --force`?".into(),
+            detail: "force-push rewrites the remote branch".into(),
+            pattern: "git push --force:*".into(),
+            rules_file: "/home/u/.synapse/settings.json".into(),
         }
     }
 
@@ -76,7 +114,8 @@ mod tests {
         assert_eq!(parse_answer("y").map(Decision::wire), Some("yes"));
         assert_eq!(parse_answer(" YES ").map(Decision::wire), Some("yes"));
         assert_eq!(parse_answer("n").map(Decision::wire), Some("no"));
-        assert_eq!(parse_answer("a").map(Decision::wire), Some("session"));
+        assert_eq!(parse_answer("s").map(Decision::wire), Some("session"));
+        assert_eq!(parse_answer("a").map(Decision::wire), Some("always"));
         assert_eq!(parse_answer("maybe"), None);
         assert_eq!(parse_answer(""), None);
     }
@@ -84,12 +123,16 @@ mod tests {
     #[test]
     fn question_and_outcomes_render() {
         let t = Theme::plain();
+        let r = request();
+        let c = command_request();
         let shown = format!(
-            "{}{ANSWER_PROMPT}y\n{}{}{}",
-            question(&t, &request()),
-            outcome(&t, Decision::Yes),
-            outcome(&t, Decision::No),
-            outcome(&t, Decision::Session)
+            "{}{ANSWER_PROMPT}y\n{}{}{}{}{ANSWER_PROMPT}a\n{}",
+            question(&t, &r),
+            outcome(&t, Decision::Yes, &r),
+            outcome(&t, Decision::No, &r),
+            outcome(&t, Decision::Session, &r),
+            question(&t, &c),
+            outcome(&t, Decision::Always, &c),
         );
         insta::assert_snapshot!(shown);
     }

@@ -31,6 +31,8 @@ pub enum Slash {
     Cost,
     Context,
     Compact,
+    /// `/permissions [mode]`: show the mode and rules, or switch the mode.
+    Permissions(Option<String>),
     Tools(Option<String>),
     SkillList,
     /// `None` shows the state.
@@ -82,6 +84,16 @@ fn parse_slash(text: &str) -> Slash {
         ("/cost", []) => Slash::Cost,
         ("/context", []) => Slash::Context,
         ("/compact", []) => Slash::Compact,
+        ("/permissions", []) => Slash::Permissions(None),
+        ("/permissions", [mode])
+            if matches!(
+                mode.to_lowercase().as_str(),
+                "auto" | "ask" | "read-only" | "readonly" | "yolo"
+            ) =>
+        {
+            Slash::Permissions(Some(mode.to_lowercase()))
+        }
+        ("/permissions", _) => Slash::Usage("/permissions [auto|ask|read-only|yolo]"),
         ("/tools", []) => Slash::Tools(None),
         ("/tools", query) => Slash::Tools(Some(query.join(" "))),
         ("/skill" | "/skills", [sub, rest @ ..]) => match (sub.to_lowercase().as_str(), rest) {
@@ -130,6 +142,10 @@ pub const HELP: &[(&str, &str)] = &[
     (
         "/model [<name>]",
         "show the model, or switch it for the following turns",
+    ),
+    (
+        "/permissions [auto|ask|read-only|yolo]",
+        "show what the agent may do, or change the permission mode",
     ),
     (
         "/cost",

@@ -53,11 +53,13 @@ impl Link {
         paths: &Paths,
         session_id: &str,
         model: Option<String>,
+        permission_mode: Option<String>,
     ) -> anyhow::Result<Self> {
         let options = OpenOptions {
             model,
+            permission_mode,
             resume_id: Some(session_id.to_string()),
-            resume_latest: false,
+            ..OpenOptions::default()
         };
         let deadline = Instant::now() + REATTACH_TIMEOUT;
         loop {

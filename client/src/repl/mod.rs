@@ -45,6 +45,7 @@ pub async fn run(paths: Paths, options: OpenOptions) -> anyhow::Result<ExitCode>
         model: link.opened.model.clone(),
         turns: link.opened.turns,
         model_override: options.model.clone(),
+        permission_mode: options.permission_mode.clone(),
         link,
         paths,
         input,
@@ -73,6 +74,9 @@ pub(crate) struct Repl {
     usage: UsageStats,
     /// Model asked for with `--model` or `/model`; kept across reattaching.
     model_override: Option<String>,
+    /// Permission mode chosen with `--permission-mode` or `/permissions`; kept across
+    /// reattaching (a restarted daemon would otherwise fall back to the default).
+    permission_mode: Option<String>,
     /// The session's model as the daemon last reported it.
     model: String,
     /// Completed turns in the session (the prompt shows the next one).
@@ -162,6 +166,10 @@ impl Repl {
                     self.model = m.model;
                     return;
                 }
+                Ev::PermissionMode(m) => match view::permission_line(&t, &m.mode) {
+                    Some(line) => line,
+                    None => return,
+                },
                 _ => return,
             },
         };
@@ -182,7 +190,12 @@ impl Repl {
         spinner
             .start(&format!("Reattaching to session {id}…"))
             .await;
-        let result = Link::reattach(&self.paths, &id, self.model_override.clone()).await;
+        let result = Link::reattach(
+            &self.paths,
+            &id,
+            self.model_override.clone(),
+            self.permission_mode.clone(),
+        ).await;
         spinner.stop().await;
         self.link = result?;
         self.model = self.link.opened.model.clone();

@@ -9,7 +9,7 @@ use synapse_shared::proto::daemon_client::DaemonClient;
 use synapse_shared::proto::sessions_client::SessionsClient;
 use synapse_shared::proto::{
     CompactContext, GetSessionRequest, GetSettingsRequest, ListSessionsRequest, SessionInfo,
-    SetAutoEnhanceRequest, SetModel,
+    SetAutoEnhanceRequest, SetModel, SetPermissionMode,
 };
 
 use super::Repl;
@@ -49,6 +49,7 @@ impl Repl {
                 Ok(())
             }
             Slash::Compact => self.compact().await,
+            Slash::Permissions(mode) => self.permissions(mode).await,
             Slash::Tools(query) => self.tools(query).await,
             Slash::SkillList => self.skill_list().await,
             Slash::SkillEnhance(on) => self.skill_enhance(on).await,
@@ -73,6 +74,9 @@ impl Repl {
     async fn switch_session(&mut self, mut options: OpenOptions, verb: &str) -> anyhow::Result<()> {
         if options.model.is_none() {
             options.model = self.model_override.clone();
+        }
+        if options.permission_mode.is_none() {
+            options.permission_mode = self.permission_mode.clone();
         }
         let link = Link::open(&self.paths, &options).await?;
         self.link = link;
@@ -255,6 +259,49 @@ impl Repl {
             self.model
         ));
         Ok(())
+    }
+
+    /// `/permissions [mode]`: shows the mode and rules, or switches the mode.
+    async fn permissions(&mut self, mode: Option<String>) -> anyhow::Result<()> {
+        self.ensure_link().await?;
+        self.link
+            .send(Out::SetPermissionMode(SetPermissionMode {
+                mode: mode.clone().unwrap_or_default(),
+            }))
+            .await?;
+        let reply = tokio::time::timeout(MODEL_REPLY_TIMEOUT, async {
+            loop {
+                match self.link.next().await {
+                    Incoming::Event(Ev::PermissionMode(m)) => return Ok(m),
+                    Incoming::Event(Ev::Error(e)) => return Err(e.message),
+                    Incoming::Event(_) => {}
+                    Incoming::Lost(reason) => return Err(format!("the daemon went away ({reason})")),
+                }
+            }
+        })
+        .await
+        .map_err(|_| "the daemon did not answer".to_string())
+        .and_then(|r| r);
+        match reply {
+            Ok(m) => {
+                if mode.is_some() {
+                    self.permission_mode = Some(m.mode.clone());
+                }
+                let mut out = String::new();
+                if let Some(line) = super::view::permission_line(&self.theme, &m.mode) {
+                    out.push_str(&line);
+                }
+                out.push_str(&self.theme.dim(&m.summary));
+                if mode.is_none() {
+                    out.push_str(&self.theme.dim(
+                        "Change it with /permissions auto|ask|read-only|yolo.\n",
+                    ));
+                }
+                self.say(&out);
+                Ok(())
+            }
+            Err(e) => anyhow::bail!(e),
+        }
     }
 
     async fn compact(&mut self) -> anyhow::Result<()> {

@@ -109,7 +109,12 @@ impl Repl {
     /// After a lost stream: reattach; true when the turn goes on (still running, or resent).
     async fn recover(&mut self, sent: &mut Option<(u32, String)>) -> bool {
         let id = self.link.session_id().to_string();
-        let link = match Link::reattach(&self.paths, &id, self.model_override.clone()).await {
+        let link = match Link::reattach(
+            &self.paths,
+            &id,
+            self.model_override.clone(),
+            self.permission_mode.clone(),
+        ).await {
             Ok(link) => link,
             Err(e) => {
                 self.say(&self.theme.red(&format!("error: {e:#}\n")));
@@ -157,12 +162,12 @@ impl Repl {
             match self.input.read(ANSWER_PROMPT, false).await {
                 Reply::Line(line) => match parse_answer(&line) {
                     Some(d) => break d,
-                    None => self.say("Please answer y, n or a.\n"),
+                    None => self.say("Please answer y, n, s or a.\n"),
                 },
                 Reply::Interrupted | Reply::Eof | Reply::Failed(_) => break Decision::No,
             }
         };
-        self.say(&approval::outcome(&self.theme, decision));
+        self.say(&approval::outcome(&self.theme, decision, request));
         decision
     }
 }

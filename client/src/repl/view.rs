@@ -107,7 +107,7 @@ impl TurnView {
                 return Step::Approval(request);
             }
             Ev::TurnFinished(done) => return Step::Finished(done),
-            Ev::Opened(_) | Ev::ModelChanged(_) => {}
+            Ev::Opened(_) | Ev::ModelChanged(_) | Ev::PermissionMode(_) => {}
         }
         Step::Continue
     }
@@ -149,6 +149,18 @@ pub fn enhance_report(theme: &Theme, text: &str) -> String {
         out.push_str(&format!("  {line}\n"));
     }
     out
+}
+
+/// The line that says which permission mode is in force, when it is not the default: `yolo`
+/// in red (nothing is asked or sandboxed), the others in yellow. `None` for auto.
+pub fn permission_line(theme: &Theme, mode: &str) -> Option<String> {
+    match mode {
+        "auto" | "" => None,
+        "yolo" => Some(theme.red(
+            "Permission mode: yolo — every command runs without questions or sandbox.\n",
+        )),
+        other => Some(theme.yellow(&format!("Permission mode: {other}\n"))),
+    }
 }
 
 fn print(text: &str) {

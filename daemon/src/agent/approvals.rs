@@ -44,41 +44,63 @@ impl SessionApprover {
     }
 }
 
+impl SessionApprover {
+    /// Asks the attached client and returns its decision: "yes", "no", "session" or "always"
+    /// ("no" when nobody is attached). `pattern` is the rule an "always" would save to
+    /// `rules_file` (both empty when "always" only lasts for the session). A title already
+    /// allowed for the session is "session" at once.
+    pub async fn request(
+        &self,
+        title: String,
+        detail: String,
+        pattern: String,
+        rules_file: String,
+    ) -> String {
+        if self
+            .always
+            .lock()
+            .map(|a| a.contains(&title))
+            .unwrap_or(false)
+        {
+            tracing::info!(session = %self.session_id, %title, "approved (allowed for this session)");
+            return "session".into();
+        }
+        if self.events.receiver_count() == 0 {
+            tracing::info!(session = %self.session_id, %title, "denied: no client to ask");
+            return "no".into();
+        }
+        let id = format!("approval-{:08x}", fastrand::u32(..));
+        let (tx, rx) = oneshot::channel();
+        if let Ok(mut p) = self.pending.lock() {
+            p.insert(id.clone(), tx);
+        }
+        let _ = self.events.send(SessionEvent::Approval {
+            id: id.clone(),
+            title: title.clone(),
+            detail,
+            pattern: pattern.clone(),
+            rules_file,
+        });
+        let decision = rx.await.unwrap_or_else(|_| "no".to_string());
+        // Without a rule to save, "always" lasts for the session.
+        let remember = decision == "session" || (decision == "always" && pattern.is_empty());
+        if remember && let Ok(mut a) = self.always.lock() {
+            a.insert(title.clone());
+        }
+        tracing::info!(session = %self.session_id, %title, %decision, "approval answered");
+        match decision.as_str() {
+            "always" if pattern.is_empty() => "session".into(),
+            "yes" | "session" | "always" => decision,
+            _ => "no".into(),
+        }
+    }
+}
+
 impl Approver for SessionApprover {
     fn ask<'a>(&'a self, title: String, detail: String) -> BoxFuture<'a, bool> {
         Box::pin(async move {
-            if self
-                .always
-                .lock()
-                .map(|a| a.contains(&title))
-                .unwrap_or(false)
-            {
-                tracing::info!(session = %self.session_id, %title, "approved (allowed for this session)");
-                return true;
-            }
-            if self.events.receiver_count() == 0 {
-                tracing::info!(session = %self.session_id, %title, "denied: no client to ask");
-                return false;
-            }
-            let id = format!("approval-{:08x}", fastrand::u32(..));
-            let (tx, rx) = oneshot::channel();
-            if let Ok(mut p) = self.pending.lock() {
-                p.insert(id.clone(), tx);
-            }
-            let _ = self.events.send(SessionEvent::Approval {
-                id: id.clone(),
-                title: title.clone(),
-                detail,
-            });
-            let decision = rx.await.unwrap_or_else(|_| "no".to_string());
-            let allowed = matches!(decision.as_str(), "yes" | "session" | "always");
-            if matches!(decision.as_str(), "session" | "always")
-                && let Ok(mut a) = self.always.lock()
-            {
-                a.insert(title.clone());
-            }
-            tracing::info!(session = %self.session_id, %title, %decision, "approval answered");
-            allowed
+            let decision = self.request(title, detail, String::new(), String::new()).await;
+            decision != "no"
         })
     }
 }

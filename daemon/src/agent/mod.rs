@@ -6,6 +6,7 @@ pub mod approvals;
 pub mod context;
 pub mod events;
 pub mod executor;
+pub mod gate;
 pub mod history;
 pub mod prompt;
 pub mod runner;

@@ -13,6 +13,9 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use super::approvals::SessionApprover;
+use super::gate::audit::Audit;
+use super::gate::{GateEnv, GateOptions, SessionGate};
+use crate::permissions::Mode;
 use super::events::{AgentEvent, TurnEnd};
 use super::runner::{AgentRunner, RunnerLimits, TurnGuard, TurnOutcome};
 use super::session_log::SessionLog;
@@ -33,7 +36,15 @@ pub enum SessionEvent {
         id: String,
         title: String,
         detail: String,
+        /// The rule an "always" answer saves, and its file (empty: "always" = this session).
+        pattern: String,
+        rules_file: String,
     },
+    /// Something the user should know that is not part of the conversation (denied commands
+    /// of a non-interactive run, problems in the permission rules).
+    Notice(String),
+    /// The session's permission mode, and a summary of what it allows.
+    PermissionMode { mode: String, summary: String },
     Error(String),
     TurnFinished {
         end: TurnEnd,
@@ -61,6 +72,8 @@ pub struct SessionDeps {
     pub turn_guard: Option<Arc<dyn TurnGuard>>,
     /// Runs after a normal turn when auto-enhance is on (the skill enhancer).
     pub stop_hook: Option<Arc<dyn super::stop_hook::StopHook>>,
+    /// What the permission gate needs; `None` runs every command unchecked (tests).
+    pub gate_env: Option<GateEnv>,
 }
 
 pub(super) struct Conversation {
@@ -79,6 +92,7 @@ pub struct ChatSession {
     model_override: Mutex<Option<String>>,
     events: broadcast::Sender<SessionEvent>,
     approver: Arc<SessionApprover>,
+    gate: Option<Arc<SessionGate>>,
     running: Mutex<Option<CancellationToken>>,
     conversation: tokio::sync::Mutex<Conversation>,
     deps: SessionDeps,
@@ -103,7 +117,24 @@ impl ChatSession {
         let (events, _) = broadcast::channel(EVENT_BUFFER);
         let approver = Arc::new(SessionApprover::new(id.clone(), events.clone()));
         let message_count = AtomicUsize::new(history.len());
+        let gate = deps.gate_env.clone().map(|env| {
+            let audit = Arc::new(Audit::new(id.clone(), Some(log.path().to_path_buf())));
+            let notices = events.clone();
+            let notify: Arc<dyn Fn(String) + Send + Sync> = Arc::new(move |text| {
+                let _ = notices.send(SessionEvent::Notice(text));
+            });
+            let (gate, _) = SessionGate::new(
+                env,
+                cwd.clone(),
+                GateOptions::default(),
+                approver.clone(),
+                audit,
+                notify,
+            );
+            Arc::new(gate)
+        });
         Self {
+            gate,
             idle_since: Mutex::new(std::time::Instant::now()),
             turns_done: AtomicU32::new(turns),
             message_count,
@@ -153,6 +184,47 @@ impl ChatSession {
                 .and_then(|m| m.clone())
                 .unwrap_or_default(),
         }
+    }
+
+    /// Applies what an attaching client chose: mode ("" keeps the current one), extra allow
+    /// patterns, interactivity. Errors name a bad mode; problems with patterns are returned.
+    pub fn configure_permissions(
+        &self,
+        mode: &str,
+        allow: Vec<String>,
+        non_interactive: bool,
+        approve_all: bool,
+    ) -> Result<Vec<String>, String> {
+        let Some(gate) = &self.gate else {
+            return Ok(Vec::new());
+        };
+        let mode = parse_mode(mode)?;
+        Ok(gate.reconfigure(GateOptions {
+            mode,
+            allow,
+            non_interactive,
+            approve_all,
+        }))
+    }
+
+    /// The permission mode and its summary (`None` without a gate).
+    pub fn permission_summary(&self) -> Option<(String, String)> {
+        self.gate
+            .as_ref()
+            .map(|g| (g.mode().as_str().to_string(), g.summary()))
+    }
+
+    /// `/permissions <mode>`: changes the mode; the shell moves into the matching sandbox
+    /// before its next command. "" only reports.
+    pub async fn set_permission_mode(&self, mode: &str) -> Result<(String, String), String> {
+        let Some(gate) = &self.gate else {
+            return Err("permissions are not enforced in this daemon".into());
+        };
+        if let Some(mode) = parse_mode(mode)? {
+            gate.set_mode(mode);
+            tracing::info!(session = %self.id, mode = mode.as_str(), "permission mode changed");
+        }
+        Ok((gate.mode().as_str().to_string(), gate.summary()))
     }
 
     /// A client's answer to an approval request.
@@ -259,6 +331,7 @@ impl ChatSession {
         let origin = SessionOrigin {
             cwd: self.cwd.clone(),
             env: self.env.iter().map(|(k, v)| (k.into(), v.into())).collect(),
+            sandbox: self.gate.as_ref().and_then(|g| g.sandbox_spec()),
         };
         self.deps.shell.warm_up(&self.id, &origin);
         let runner = AgentRunner {
@@ -269,6 +342,7 @@ impl ChatSession {
                 name: self.id.clone(),
                 origin,
                 approver: Some(ApproverHandle(self.approver.clone())),
+                gate: self.gate.clone().map(super::gate::handle),
             }),
             system: self.deps.system_prompt.clone(),
             limits: self.deps.limits.clone(),
@@ -393,7 +467,18 @@ enum Work {
 }
 
 /// A user message typed by the user (not a tool-results message, nor a runner reminder).
-pub fn is_user_prompt(m: &Message) -> bool {
+pub /// "" → no change; otherwise one of the modes, or an error naming them.
+fn parse_mode(mode: &str) -> Result<Option<Mode>, String> {
+    let mode = mode.trim();
+    if mode.is_empty() {
+        return Ok(None);
+    }
+    mode.parse::<Mode>().map(Some).map_err(|_| {
+        format!("unknown permission mode {mode:?}: use auto, ask, read-only or yolo")
+    })
+}
+
+fn is_user_prompt(m: &Message) -> bool {
     m.role == crate::llm::Role::User
         && m.content
             .iter()

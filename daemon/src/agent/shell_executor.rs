@@ -7,7 +7,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::executor::{BashCall, ToolExecutor, ToolFuture, ToolOutcome};
 use crate::shell::command::ApproverHandle;
-use crate::shell::{SessionOrigin, ShellSessions, ToolCall};
+use crate::shell::{GateHandle, SessionOrigin, ShellSessions, ToolCall};
 
 pub struct ShellToolExecutor {
     pub sessions: Arc<ShellSessions>,
@@ -16,6 +16,8 @@ pub struct ShellToolExecutor {
     pub origin: SessionOrigin,
     /// Who answers approval requests (the chat session's client).
     pub approver: Option<ApproverHandle>,
+    /// The session's permission gate.
+    pub gate: Option<GateHandle>,
 }
 
 impl ToolExecutor for ShellToolExecutor {
@@ -26,6 +28,7 @@ impl ToolExecutor for ShellToolExecutor {
                 restart: call.restart,
                 timeout: None,
                 approver: self.approver.clone(),
+                gate: self.gate.clone(),
             };
             match self
                 .sessions

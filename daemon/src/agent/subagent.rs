@@ -17,7 +17,8 @@ use super::executor::{BashCall, ToolExecutor, ToolFuture, ToolOutcome};
 use super::runner::{AgentRunner, RunnerLimits, TurnOutcome};
 use super::session::resolve_config;
 use crate::llm::build_provider;
-use crate::shell::{SessionOrigin, ShellSessions, ToolCall};
+use crate::sandbox::SandboxSpec;
+use crate::shell::{GateHandle, SessionOrigin, ShellSessions, ToolCall};
 
 /// What a sub-agent may run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,6 +55,11 @@ pub struct SubAgentRequest {
     /// Called with the target of each allowed `write`/`edit` before it runs (the skill
     /// sub-agent snapshots a skill there before its first change).
     pub on_write: Option<WriteHook>,
+    /// The permission gate its commands pass (the calling session's, or a read-only view of
+    /// it for `task:explore`); `None` for the daemon's own sub-agents.
+    pub gate: Option<GateHandle>,
+    /// The OS sandbox of its shell.
+    pub sandbox: Option<SandboxSpec>,
 }
 
 /// See [`SubAgentRequest::on_write`].
@@ -79,7 +85,9 @@ impl SubAgents {
                     .iter()
                     .map(|(k, v)| (k.into(), v.into()))
                     .collect(),
+                sandbox: request.sandbox,
             },
+            gate: request.gate,
             policy: request.policy,
             cwd: Mutex::new(request.cwd),
             on_write: request.on_write,
@@ -107,6 +115,7 @@ pub struct PolicyExecutor {
     sessions: Arc<ShellSessions>,
     name: String,
     origin: SessionOrigin,
+    gate: Option<GateHandle>,
     policy: SubAgentPolicy,
     /// The shell's current directory, to resolve relative paths in `write`/`edit`.
     cwd: Mutex<PathBuf>,
@@ -136,6 +145,7 @@ impl ToolExecutor for PolicyExecutor {
                 restart: call.restart,
                 timeout: None,
                 approver: None,
+                gate: self.gate.clone(),
             };
             match self
                 .sessions

@@ -73,6 +73,12 @@ pub struct TaskCommand {
 }
 
 impl AgentCommand for TaskCommand {
+    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+        crate::shell::gate::Effect::SubAgent {
+            read_only: self.kind == TaskKind::Explore,
+        }
+    }
+
     fn spec(&self) -> &'static CommandSpec {
         match self.kind {
             TaskKind::General => &GENERAL_SPEC,
@@ -120,6 +126,18 @@ impl AgentCommand for TaskCommand {
                     ..RunnerLimits::default()
                 },
                 on_write: None,
+                gate: match self.kind {
+                    TaskKind::General => ctx.gate().cloned(),
+                    TaskKind::Explore => ctx.gate().and_then(|g| g.0.read_only()),
+                },
+                sandbox: match self.kind {
+                    TaskKind::General => ctx.sandbox().cloned(),
+                    // Read-only wherever the OS allows it, whatever the caller's mode.
+                    TaskKind::Explore => Some(crate::sandbox::SandboxSpec {
+                        writable: Vec::new(),
+                        read_only: true,
+                    }),
+                },
             };
             let cancel = ctx.cancel().clone();
             match subagents.run(request, &cancel).await {

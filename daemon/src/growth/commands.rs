@@ -46,6 +46,12 @@ pub struct SkillTaskCommand {
 }
 
 impl AgentCommand for SkillTaskCommand {
+    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+        crate::shell::gate::Effect::SubAgent {
+            read_only: self.task == SkillTask::Search,
+        }
+    }
+
     fn spec(&self) -> &'static CommandSpec {
         match self.task {
             SkillTask::Search => &SEARCH_SPEC,

@@ -93,6 +93,8 @@ impl SkillAgent {
                 ..RunnerLimits::default()
             },
             on_write: Some(on_write),
+            gate: None,
+            sandbox: None,
         };
         let outcome = subagents.run(request, cancel).await;
         // New or changed scripts and SKILL.md files go live now, not at the watcher's pace.

@@ -25,6 +25,8 @@ pub struct CatalogEntry {
 pub struct Catalog {
     names: CommandMap,
     specs: BTreeMap<String, ToolSpec>,
+    /// `(readOnlyHint, destructiveHint)` by command.
+    hints: BTreeMap<String, (Option<bool>, Option<bool>)>,
 }
 
 impl Catalog {
@@ -41,15 +43,26 @@ impl Catalog {
         }
         let names = CommandMap::build(exposed.iter().map(|(s, t)| (*s, t.name.as_str())));
         let mut specs = BTreeMap::new();
+        let mut hints = BTreeMap::new();
         for (server, tool) in exposed {
             if let Some(command) = names.command(server, &tool.name) {
+                hints.insert(command.to_string(), tool.hints);
                 specs.insert(
                     command.to_string(),
                     ToolSpec::new(command, tool.description.as_deref(), &tool.input_schema),
                 );
             }
         }
-        Catalog { names, specs }
+        Catalog {
+            names,
+            specs,
+            hints,
+        }
+    }
+
+    /// A tool's `(readOnlyHint, destructiveHint)`; unknown commands have none.
+    pub fn hints(&self, command: &str) -> (Option<bool>, Option<bool>) {
+        self.hints.get(command).copied().unwrap_or_default()
     }
 
     /// The tool a command name leads to.

@@ -25,6 +25,9 @@ pub struct ToolInfo {
     pub name: String,
     pub description: Option<String>,
     pub input_schema: Map<String, Value>,
+    /// The tool's `readOnlyHint` and `destructiveHint` annotations (the permission policy's
+    /// defaults; never trusted over the user's rules).
+    pub hints: (Option<bool>, Option<bool>),
 }
 
 impl ToolInfo {
@@ -33,6 +36,11 @@ impl ToolInfo {
             name: tool.name.to_string(),
             description: tool.description.as_deref().map(str::to_string),
             input_schema: (*tool.input_schema).clone(),
+            hints: tool
+                .annotations
+                .as_ref()
+                .map(|a| (a.read_only_hint, a.destructive_hint))
+                .unwrap_or_default(),
         }
     }
 }

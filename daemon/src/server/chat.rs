@@ -85,6 +85,15 @@ impl Chat for ChatService {
             .map_err(chat_status)?;
         let session = opened.session;
         self.state.mcp.follow_project(session.cwd.clone());
+        let permission_problems = match session.configure_permissions(
+            &open.permission_mode,
+            open.allow,
+            open.non_interactive,
+            open.approve_all,
+        ) {
+            Ok(problems) => problems,
+            Err(e) => return Err(Status::invalid_argument(e)),
+        };
         let (turns, messages) = session.counts_now();
         let (tx, rx) = mpsc::channel(CLIENT_QUEUE);
         let first = ChatEvent {
@@ -100,6 +109,19 @@ impl Chat for ChatService {
             })),
         };
         let _ = tx.send(Ok(first)).await;
+        if let Some((mode, summary)) = session.permission_summary() {
+            let event = ChatEvent {
+                kind: Some(Ev::PermissionMode(proto::PermissionModeChanged { mode, summary })),
+            };
+            let _ = tx.send(Ok(event)).await;
+        }
+        for text in permission_problems {
+            let _ = tx
+                .send(Ok(ChatEvent {
+                    kind: Some(Ev::Notice(proto::Notice { text })),
+                }))
+                .await;
+        }
         tokio::spawn(forward_events(session.subscribe(), tx.clone()));
         tokio::spawn(read_client(session, incoming, tx));
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
@@ -161,6 +183,15 @@ async fn read_client(
                     })),
                 };
                 let _ = tx.send(Ok(changed)).await;
+            }
+            Some(In::SetPermissionMode(set)) => {
+                let event = match session.set_permission_mode(&set.mode).await {
+                    Ok((mode, summary)) => {
+                        Ev::PermissionMode(proto::PermissionModeChanged { mode, summary })
+                    }
+                    Err(e) => Ev::Error(proto::ErrorEvent { message: e }),
+                };
+                let _ = tx.send(Ok(ChatEvent { kind: Some(event) })).await;
             }
             Some(In::Open(_)) => {
                 let _ = tx
@@ -228,11 +259,23 @@ fn to_wire(event: SessionEvent) -> ChatEvent {
         }),
         SessionEvent::Agent(AgentEvent::Notice(text)) => Ev::Notice(proto::Notice { text }),
         SessionEvent::Error(message) => Ev::Error(proto::ErrorEvent { message }),
-        SessionEvent::Approval { id, title, detail } => Ev::Approval(proto::ApprovalRequest {
+        SessionEvent::Approval {
+            id,
+            title,
+            detail,
+            pattern,
+            rules_file,
+        } => Ev::Approval(proto::ApprovalRequest {
             request_id: id,
             title,
             detail,
+            pattern,
+            rules_file,
         }),
+        SessionEvent::Notice(text) => Ev::Notice(proto::Notice { text }),
+        SessionEvent::PermissionMode { mode, summary } => {
+            Ev::PermissionMode(proto::PermissionModeChanged { mode, summary })
+        }
         SessionEvent::EnhanceReport(text) => Ev::EnhanceReport(proto::EnhanceReport { text }),
         SessionEvent::TurnFinished {
             end,

@@ -42,12 +42,14 @@ impl Tools for ToolsService {
                 .into_iter()
                 .map(|(k, v)| (k.into(), v.into()))
                 .collect(),
+            sandbox: None,
         };
         let call = ToolCall {
             command: req.command,
             restart: req.restart,
             timeout: (req.timeout_ms > 0).then(|| Duration::from_millis(req.timeout_ms)),
             approver: None,
+            gate: None,
         };
         let cancel = CancellationToken::new();
         // Dropped with this handler when the client disconnects: cancels the command.

@@ -14,6 +14,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
+use super::gate::{Effect, GateHandle};
 use super::session::ShellSession;
 
 /// Static documentation of one agent shell command.
@@ -124,6 +125,13 @@ pub trait AgentCommand: Send + Sync {
     fn prompt_form(&self) -> PromptForm {
         PromptForm::Full
     }
+
+    /// What running it with `args` in `cwd` will do, for the permission check. The default,
+    /// [`Effect::Other`], is asked about in `ask` mode and refused in `read-only` mode.
+    fn effect(&self, args: &[String], cwd: &Path) -> Effect {
+        let _ = (args, cwd);
+        Effect::Other
+    }
 }
 
 /// How a command is documented in the system prompt.
@@ -178,9 +186,20 @@ pub struct CommandContext<'s> {
     pub(super) timeout: Duration,
     pub(super) cancel: CancellationToken,
     pub(super) approver: Option<ApproverHandle>,
+    pub(super) gate: Option<GateHandle>,
 }
 
 impl CommandContext<'_> {
+    /// The permission gate of the call (sub-agents started from here pass it too).
+    pub fn gate(&self) -> Option<&GateHandle> {
+        self.gate.as_ref()
+    }
+
+    /// The OS sandbox the session's shell runs in.
+    pub fn sandbox(&self) -> Option<&crate::sandbox::SandboxSpec> {
+        self.session.sandbox()
+    }
+
     /// Asks the session's user; refused when the session has nobody to ask.
     pub async fn approve(&self, title: String, detail: String) -> bool {
         match &self.approver {

@@ -17,6 +17,7 @@ pub mod args;
 pub mod capture;
 pub mod command;
 pub mod commands;
+pub mod gate;
 pub mod process;
 pub mod procs;
 pub mod router;
@@ -36,6 +37,7 @@ pub use command::{
     AgentCommand, CommandContext, CommandOutput, CommandRegistry, CommandSpec, PromptForm,
 };
 pub use commands::builtin_registry;
+pub use gate::{CommandGate, GateAction, GateHandle, GateInfo, GateVerdict};
 pub use router::{BashRouter, COMMAND_TIMEOUT_DEFAULT, COMMAND_TIMEOUT_MAX, ToolCall, ToolResult};
 pub use session::ShellSession;
 pub use sessions::{SESSION_IDLE_TIMEOUT, SessionError, SessionOrigin, ShellSessions};

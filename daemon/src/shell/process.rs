@@ -95,6 +95,8 @@ pub struct BashProcess {
     commands_run: u64,
     /// The shell has been reaped; its pid must not be signalled any more.
     reaped: bool,
+    /// The shell runs inside the OS sandbox its spec asked for.
+    sandboxed: bool,
 }
 
 impl BashProcess {
@@ -102,7 +104,8 @@ impl BashProcess {
     pub async fn start(spec: &ShellSpec) -> Result<Self, ShellError> {
         let tag = format!("{:016x}", sentinel::random_u64());
         let marker = sentinel::random_marker();
-        let mut child = bash_command(spec)
+        let (mut command, sandboxed) = bash_command(spec);
+        let mut child = command
             .current_dir(&spec.cwd)
             .env_clear()
             .envs(spec.shell_env(&tag))
@@ -143,6 +146,7 @@ impl BashProcess {
             cwd: spec.cwd.clone(),
             commands_run: 0,
             reaped: false,
+            sandboxed,
         };
         // fd 9 keeps the daemon's pipe for sentinels and for restoring stdout/stderr; job control
         // gives every pipeline its own process group.
@@ -164,6 +168,20 @@ impl BashProcess {
         }
         shell.take_output();
         Ok(shell)
+    }
+
+    /// True when the shell (and so everything it starts) is inside the OS sandbox.
+    pub fn is_sandboxed(&self) -> bool {
+        self.sandboxed
+    }
+
+    /// The pids of the shell and every process it started that is still alive.
+    pub fn process_ids(&self) -> Vec<i32> {
+        let root = (!self.reaped).then_some(self.pid);
+        procs::shell_processes(&self.tag, root)
+            .iter()
+            .map(|p| p.pid)
+            .collect()
     }
 
     pub fn pid(&self) -> i32 {
@@ -300,12 +318,14 @@ impl Drop for BashProcess {
 
 /// `bash --noprofile --norc`, through the sandbox launcher when the spec asks for a sandbox and
 /// this machine can enforce one.
-fn bash_command(spec: &ShellSpec) -> tokio::process::Command {
+/// The command that starts the session's bash, and whether it runs inside the sandbox.
+fn bash_command(spec: &ShellSpec) -> (tokio::process::Command, bool) {
     const BASH_ARGS: [&str; 2] = ["--noprofile", "--norc"];
     let wrapped = spec
         .sandbox
         .as_ref()
         .and_then(|sandbox| crate::sandbox::wrap(sandbox, "bash", &BASH_ARGS));
+    let sandboxed = wrapped.is_some();
     let (program, args) = match wrapped {
         Some((launcher, args)) => (launcher.into_os_string(), args),
         None => {
@@ -317,7 +337,7 @@ fn bash_command(spec: &ShellSpec) -> tokio::process::Command {
     };
     let mut command = tokio::process::Command::new(program);
     command.args(args);
-    command
+    (command, sandboxed)
 }
 
 fn exit_code_of(status: std::process::ExitStatus) -> i32 {

@@ -11,6 +11,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::command::{ApproverHandle, CommandContext, CommandOutput, CommandRegistry, EXIT_USAGE};
+use super::gate::{EXIT_REFUSED, GateAction, GateHandle, GateInfo, GateVerdict};
 use super::session::ShellSession;
 use super::syntax::{self, Route};
 
@@ -28,6 +29,8 @@ pub struct ToolCall {
     pub timeout: Option<Duration>,
     /// Who answers approval requests for this call (`None`: requests are refused).
     pub approver: Option<ApproverHandle>,
+    /// The permission check (`None`: everything runs, as for the user's own `synapse exec`).
+    pub gate: Option<GateHandle>,
 }
 
 /// What the model receives, plus what the caller may want to know.
@@ -74,14 +77,8 @@ impl BashRouter {
                     session.cwd().display()
                 )),
                 Ok(()) => {
-                    self.route(
-                        session,
-                        &call.command,
-                        timeout,
-                        cancel,
-                        call.approver.clone(),
-                    )
-                    .await
+                    self.route(session, &call.command, timeout, cancel, call)
+                        .await
                 }
                 Err(e) => CommandOutput::failure(format!("cannot restart the shell: {e}"), 126),
             }
@@ -91,14 +88,8 @@ impl BashRouter {
                 EXIT_USAGE,
             )
         } else {
-            self.route(
-                session,
-                &call.command,
-                timeout,
-                cancel,
-                call.approver.clone(),
-            )
-            .await
+            self.route(session, &call.command, timeout, cancel, call)
+                .await
         };
         restarted |= out.restarted;
         if out.exit_code != 0 {
@@ -123,7 +114,7 @@ impl BashRouter {
         command: &str,
         timeout: Duration,
         cancel: &CancellationToken,
-        approver: Option<ApproverHandle>,
+        call: &ToolCall,
     ) -> CommandOutput {
         let known = |w: &str| self.commands.contains(w) || self.commands.shortcut_for(w).is_some();
         match syntax::classify(command, known) {
@@ -131,26 +122,51 @@ impl BashRouter {
             Route::Agent { mut words, stdin } => {
                 let name = words.remove(0);
                 let Some(cmd) = self.commands.get(&name).cloned() else {
-                    return self
-                        .shortcut(session, command, &name, words, stdin, timeout, cancel)
-                        .await;
+                    let verdict = check(call, session, GateAction::Native { command }).await;
+                    return match verdict {
+                        GateVerdict::Run => {
+                            self.shortcut(session, command, &name, words, stdin, timeout, cancel)
+                                .await
+                        }
+                        GateVerdict::RunUnsandboxed => {
+                            session.run_unsandboxed(command, timeout, cancel).await
+                        }
+                        GateVerdict::Refuse(why) => CommandOutput::failure(why, EXIT_REFUSED),
+                    };
                 };
                 match words.first().map(String::as_str) {
                     Some("-h") => return CommandOutput::success(cmd.spec().short_help()),
                     Some("--help") => return CommandOutput::success(cmd.spec().full_help()),
                     _ => {}
                 }
+                let effect = cmd.effect(&words, session.cwd());
+                let action = GateAction::Agent {
+                    name: &name,
+                    args: &words,
+                    command,
+                    effect,
+                };
+                if let GateVerdict::Refuse(why) = check(call, session, action).await {
+                    return CommandOutput::failure(why, EXIT_REFUSED);
+                }
                 let mut ctx = CommandContext {
                     session,
                     stdin,
                     timeout,
                     cancel: cancel.clone(),
-                    approver,
+                    approver: call.approver.clone(),
+                    gate: call.gate.clone(),
                 };
                 cmd.run(&mut ctx, words).await
             }
             Route::Native => {
-                let mut out = session.run_native(command, timeout, cancel).await;
+                let mut out = match check(call, session, GateAction::Native { command }).await {
+                    GateVerdict::Run => session.run_native(command, timeout, cancel).await,
+                    GateVerdict::RunUnsandboxed => {
+                        session.run_unsandboxed(command, timeout, cancel).await
+                    }
+                    GateVerdict::Refuse(why) => return CommandOutput::failure(why, EXIT_REFUSED),
+                };
                 if let Some(first) = shlex::split(command).and_then(|w| w.into_iter().next())
                     && self.commands.contains(&first)
                     && out.text.contains(&format!("{first}: command not found"))
@@ -193,6 +209,26 @@ impl BashRouter {
         }
         session.run_native(command, timeout, cancel).await
     }
+}
+
+/// Asks the call's gate about `action`; no gate means run.
+async fn check(call: &ToolCall, session: &ShellSession, action: GateAction<'_>) -> GateVerdict {
+    let Some(gate) = &call.gate else {
+        return GateVerdict::Run;
+    };
+    let pids = session.process_ids();
+    let info = GateInfo {
+        cwd: session.cwd(),
+        session_pids: &pids,
+        sandboxed: session.is_sandboxed() || session.sandbox().is_some_and(|_| sandbox_ready()),
+    };
+    gate.0.check(action, info).await
+}
+
+/// The sandbox will be in force for a shell that has not started yet.
+fn sandbox_ready() -> bool {
+    matches!(crate::sandbox::support(), crate::sandbox::Support::Landlock { .. })
+        && crate::sandbox::launcher().is_some()
 }
 
 fn tool_call_message(suggestion: Option<String>) -> CommandOutput {

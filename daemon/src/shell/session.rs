@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::command::CommandOutput;
 use super::process::{BashProcess, Interrupt, RunEnd, ShellError, ShellSpec};
+use crate::sandbox::SandboxSpec;
 
 /// Exit status reported for a command killed by its timeout (as GNU `timeout`).
 pub const EXIT_TIMED_OUT: i32 = 124;
@@ -67,6 +68,56 @@ impl ShellSession {
     /// The running shell's pid, if one is running.
     pub fn shell_pid(&self) -> Option<i32> {
         self.shell.as_ref().map(BashProcess::pid)
+    }
+
+    /// Changes the OS sandbox of the session's shell. A running shell cannot leave (or enter)
+    /// a sandbox, so it is closed and the next command starts a new one in the same folder;
+    /// true when that happened.
+    pub async fn set_sandbox(&mut self, sandbox: Option<SandboxSpec>) -> bool {
+        if self.spec.sandbox == sandbox {
+            return false;
+        }
+        self.spec.sandbox = sandbox;
+        let was_running = self.shell.is_some();
+        self.close().await;
+        was_running
+    }
+
+    /// The sandbox the session's shells start in, if any.
+    pub fn sandbox(&self) -> Option<&SandboxSpec> {
+        self.spec.sandbox.as_ref()
+    }
+
+    /// True when the running shell is inside the OS sandbox (false before it started).
+    pub fn is_sandboxed(&self) -> bool {
+        self.shell.as_ref().is_some_and(BashProcess::is_sandboxed)
+    }
+
+    /// Pids of the shell and the processes it started.
+    pub fn process_ids(&self) -> Vec<i32> {
+        self.shell
+            .as_ref()
+            .map(BashProcess::process_ids)
+            .unwrap_or_default()
+    }
+
+    /// Runs `command` once in a fresh shell outside the sandbox, in the session's current folder
+    /// and with its starting environment: for a command the user approved although the sandbox
+    /// would stop it. The persistent shell is untouched, so `cd`/`export` in it do not carry over.
+    pub async fn run_unsandboxed(
+        &mut self,
+        command: &str,
+        timeout: Duration,
+        cancel: &CancellationToken,
+    ) -> CommandOutput {
+        let mut spec = self.spec.clone();
+        spec.sandbox = None;
+        spec.cwd = self.cwd.clone();
+        let mut once = ShellSession::new(format!("{}-unsandboxed", self.name), spec, self.output_cap_chars);
+        let mut out = once.run_native(command, timeout, cancel).await;
+        once.close().await;
+        out.restarted = false;
+        out
     }
 
     /// Replaces the shell with a fresh one in the session's starting directory.

@@ -18,6 +18,7 @@ use super::command::CommandRegistry;
 use super::process::ShellSpec;
 use super::router::{BashRouter, ToolCall, ToolResult};
 use super::session::ShellSession;
+use crate::sandbox::SandboxSpec;
 
 /// A session unused for this long is closed by the reaper.
 pub const SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -31,6 +32,9 @@ pub struct SessionOrigin {
     pub cwd: PathBuf,
     /// The environment; empty means the daemon's own.
     pub env: Vec<(OsString, OsString)>,
+    /// The OS sandbox of the session's shell; a call with a different one restarts the shell
+    /// in it (same folder).
+    pub sandbox: Option<SandboxSpec>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -151,7 +155,7 @@ impl ShellSessions {
             cwd: origin.cwd.clone(),
             env,
             bin_dir: self.bin_dir.clone(),
-            sandbox: None,
+            sandbox: origin.sandbox.clone(),
         };
         let slot = Arc::new(Slot {
             session: Arc::new(tokio::sync::Mutex::new(ShellSession::new(
@@ -199,6 +203,7 @@ impl ShellSessions {
                 break (slot, session);
             }
         };
+        session.set_sandbox(origin.sandbox.clone()).await;
         let token = self.closing.child_token();
         let run = self.router.execute(&mut session, call, &token);
         tokio::pin!(run);

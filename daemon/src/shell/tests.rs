@@ -35,6 +35,7 @@ impl Fixture {
         let origin = SessionOrigin {
             cwd: self.root(),
             env: Vec::new(),
+            sandbox: None,
         };
         self.sessions
             .execute(session, &origin, &call, &CancellationToken::new())
@@ -343,6 +344,7 @@ async fn cancel_kills_the_command() {
     let origin = SessionOrigin {
         cwd: f.root(),
         env: Vec::new(),
+        sandbox: None,
     };
     let call = ToolCall {
         command: "sleep 987.31 & sleep 987.32; wait".into(),

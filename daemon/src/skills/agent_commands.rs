@@ -81,6 +81,10 @@ pub struct ToolsCommand {
 }
 
 impl AgentCommand for SkillCommand {
+    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+        crate::shell::gate::Effect::ReadOnly
+    }
+
     fn spec(&self) -> &'static CommandSpec {
         &SKILL_SPEC
     }
@@ -132,6 +136,10 @@ impl AgentCommand for SkillCommand {
 }
 
 impl AgentCommand for SkillLoadCommand {
+    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+        crate::shell::gate::Effect::ReadOnly
+    }
+
     fn spec(&self) -> &'static CommandSpec {
         &SKILL_LOAD_SPEC
     }
@@ -154,6 +162,10 @@ impl AgentCommand for SkillLoadCommand {
 }
 
 impl AgentCommand for ToolsCommand {
+    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+        crate::shell::gate::Effect::ReadOnly
+    }
+
     fn spec(&self) -> &'static CommandSpec {
         &TOOLS_SPEC
     }

@@ -132,6 +132,10 @@ fn edit(list: &mut TodoList, action: &str, rest: &[String]) -> Result<Edit, Misu
 }
 
 impl AgentCommand for TodoCommand {
+    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+        crate::shell::gate::Effect::ReadOnly
+    }
+
     fn spec(&self) -> &'static CommandSpec {
         &SPEC
     }

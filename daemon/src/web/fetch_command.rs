@@ -96,6 +96,10 @@ impl WebFetchCommand {
 }
 
 impl AgentCommand for WebFetchCommand {
+    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+        crate::shell::gate::Effect::ReadOnly
+    }
+
     fn spec(&self) -> &'static CommandSpec {
         &SPEC
     }

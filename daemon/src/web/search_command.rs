@@ -81,6 +81,10 @@ impl WebSearchCommand {
 }
 
 impl AgentCommand for WebSearchCommand {
+    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+        crate::shell::gate::Effect::ReadOnly
+    }
+
     fn spec(&self) -> &'static CommandSpec {
         &SPEC
     }

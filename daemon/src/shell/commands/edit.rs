@@ -40,6 +40,15 @@ Examples:
 pub struct EditCommand;
 
 impl AgentCommand for EditCommand {
+    fn effect(&self, args: &[String], cwd: &std::path::Path) -> crate::shell::gate::Effect {
+        crate::shell::gate::Effect::Writes(
+            args.iter()
+                .find(|a| !a.starts_with('-'))
+                .map(|p| vec![cwd.join(p)])
+                .unwrap_or_default(),
+        )
+    }
+
     fn spec(&self) -> &'static CommandSpec {
         &SPEC
     }

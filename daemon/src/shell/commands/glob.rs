@@ -37,6 +37,10 @@ Examples:
 pub struct GlobCommand;
 
 impl AgentCommand for GlobCommand {
+    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+        crate::shell::gate::Effect::ReadOnly
+    }
+
     fn spec(&self) -> &'static CommandSpec {
         &SPEC
     }

@@ -41,6 +41,10 @@ Examples:
 pub struct ReadCommand;
 
 impl AgentCommand for ReadCommand {
+    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+        crate::shell::gate::Effect::ReadOnly
+    }
+
     fn spec(&self) -> &'static CommandSpec {
         &SPEC
     }

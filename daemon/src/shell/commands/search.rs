@@ -46,6 +46,10 @@ Examples:
 pub struct SearchCommand;
 
 impl AgentCommand for SearchCommand {
+    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+        crate::shell::gate::Effect::ReadOnly
+    }
+
     fn spec(&self) -> &'static CommandSpec {
         &SPEC
     }

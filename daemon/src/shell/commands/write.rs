@@ -36,6 +36,15 @@ permissions. Everything after <path> is content: write f \"--help\" writes the t
 pub struct WriteCommand;
 
 impl AgentCommand for WriteCommand {
+    fn effect(&self, args: &[String], cwd: &std::path::Path) -> crate::shell::gate::Effect {
+        crate::shell::gate::Effect::Writes(
+            args.iter()
+                .find(|a| !a.starts_with('-'))
+                .map(|p| vec![cwd.join(p)])
+                .unwrap_or_default(),
+        )
+    }
+
     fn spec(&self) -> &'static CommandSpec {
         &SPEC
     }

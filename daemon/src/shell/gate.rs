@@ -1,0 +1,75 @@
+//! The permission check every model command passes before it runs. The router asks the call's
+//! [`CommandGate`] (the chat session's permission policy, injected with the call) about each
+//! command: native command lines and extension commands by their text, in-process agent
+//! commands with their declared [`Effect`]. The gate answers run, run outside the sandbox
+//! (the user approved something the sandbox would stop), or refuse with a message for the model.
+//! `shell/` knows only this trait; the policy lives in [`crate::permissions`] and its
+//! session-side wiring in the agent.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+
+pub use crate::permissions::Effect;
+
+/// What is about to run.
+#[derive(Debug)]
+pub enum GateAction<'a> {
+    /// A command line for the persistent shell, or an extension command (`mcp:…`, `skill:…`)
+    /// written as a simple command.
+    Native { command: &'a str },
+    /// An in-process agent command: its name, its words after the name, the whole command
+    /// text, and what it will do.
+    Agent {
+        name: &'a str,
+        args: &'a [String],
+        command: &'a str,
+        effect: Effect,
+    },
+}
+
+/// Facts about the session the gate may need.
+#[derive(Debug, Clone, Copy)]
+pub struct GateInfo<'a> {
+    /// The session shell's current folder.
+    pub cwd: &'a Path,
+    /// Pids of the session shell and what it started (killing those is not risky).
+    pub session_pids: &'a [i32],
+    /// The session shell runs inside the OS sandbox.
+    pub sandboxed: bool,
+}
+
+/// The gate's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GateVerdict {
+    Run,
+    /// Run once outside the sandbox (native commands only; agent commands just run).
+    RunUnsandboxed,
+    /// Do not run; the text tells the model what was refused and why.
+    Refuse(String),
+}
+
+/// Decides whether a command may run (and asks the user when the policy says so).
+pub trait CommandGate: Send + Sync {
+    fn check<'a>(&'a self, action: GateAction<'a>, info: GateInfo<'a>)
+    -> BoxFuture<'a, GateVerdict>;
+
+    /// The same gate restricted to read-only mode (for `task:explore`); `None` if it has none.
+    fn read_only(&self) -> Option<GateHandle> {
+        None
+    }
+}
+
+/// A cloneable, printable handle to a [`CommandGate`].
+#[derive(Clone)]
+pub struct GateHandle(pub Arc<dyn CommandGate>);
+
+impl std::fmt::Debug for GateHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("GateHandle")
+    }
+}
+
+/// Exit status of a refused command (as the shell's "cannot execute").
+pub const EXIT_REFUSED: i32 = 126;
