@@ -10,6 +10,7 @@ pub mod lifecycle;
 pub mod llm;
 pub mod logging;
 pub mod mcp;
+pub mod permissions;
 pub mod run;
 pub mod sandbox;
 pub mod server;

@@ -1,0 +1,31 @@
+//! The permission engine: pure decisions about what the model's actions may do. No I/O — the
+//! router, approvals, settings loading and the CLI feed it and act on its answers.
+//!
+//! Flow: a bash command string is split into simple commands ([`parse`]); each is compared
+//! with the user's allow/ask/deny [`rules`] (patterns in [`pattern`]), the built-in [`risky`]
+//! list, the paths it writes ([`writes`], resolved by [`context`]) and, in read-only mode, the
+//! list of known readers ([`readonly`]). [`policy::decide`] combines these for the session's
+//! [`Mode`] into a [`Decision`]: allow (perhaps outside the sandbox), ask with a reason and the
+//! pattern "always" would save, or deny.
+
+pub(crate) mod argv;
+pub mod context;
+pub mod parse;
+pub mod pattern;
+pub mod policy;
+pub mod readonly;
+pub mod risky;
+pub mod rules;
+pub mod writes;
+
+#[cfg(test)]
+mod test_support;
+
+pub use context::{Context, normalize, resolve};
+pub use parse::{MAX_NESTING, Parsed, Pipeline, Redirect, RedirectOp, SimpleCommand, parse};
+pub use pattern::{Pattern, PatternError};
+pub use policy::{Action, Decision, Effect, Mode, ModeError, decide};
+pub use readonly::is_read_only;
+pub use risky::risky;
+pub use rules::{RuleHit, RuleKind, RuleSet, Verdict, default_mode, writable_dirs};
+pub use writes::write_targets;

@@ -1,0 +1,205 @@
+//! Native bash commands: every simple command is judged on its own and the command runs only
+//! if every part may. Per part, in auto and ask mode: an ask rule asks; an allow rule allows
+//! (outside the sandbox when the part is risky or writes outside the writable folders) — but
+//! not a redirect outside them, which the pattern never spelled out; the risky list asks; a
+//! write outside the writable folders asks; a write to a path only known at run time asks
+//! unless a sandbox contains it; ask mode asks for the rest. Read-only mode refuses write
+//! redirects, risky parts and, without a sandbox, anything not known to be read-only.
+
+use super::super::context::{Context, resolve_known};
+use super::super::parse::{Parsed, Pipeline, SimpleCommand, parse};
+use super::super::readonly::is_read_only;
+use super::super::risky::risky;
+use super::super::rules::{RuleSet, Verdict};
+use super::super::writes::write_targets;
+use super::suggest::suggestion;
+use super::{Decision, Mode, allowed_by_rule, denied_by_rule};
+
+/// What one simple command does, as far as the checks are concerned.
+struct Facts {
+    risk: Option<String>,
+    /// Write targets outside the writable folders, for messages.
+    outside: Vec<String>,
+    /// Redirect targets among `outside`.
+    redirect_outside: Vec<String>,
+    /// Write targets only known at run time.
+    unknown: Vec<String>,
+}
+
+impl Facts {
+    fn of(pipeline: &Pipeline, cmd: &SimpleCommand, ctx: &Context) -> Self {
+        let mut facts = Facts {
+            risk: risky(pipeline, cmd, ctx),
+            outside: Vec::new(),
+            redirect_outside: Vec::new(),
+            unknown: Vec::new(),
+        };
+        let redirects = cmd.writes();
+        for target in write_targets(cmd) {
+            match resolve_known(ctx, &target) {
+                None => facts.unknown.push(target),
+                Some(path) if !ctx.is_writable(&path) => {
+                    if redirects.contains(&target.as_str()) {
+                        facts.redirect_outside.push(ctx.show(&path));
+                    }
+                    facts.outside.push(ctx.show(&path));
+                }
+                Some(_) => {}
+            }
+        }
+        facts
+    }
+
+    /// Approving it means leaving the sandbox.
+    fn needs_escalation(&self) -> bool {
+        self.risk.is_some() || !self.outside.is_empty()
+    }
+}
+
+/// One part that needs the user.
+struct Asking {
+    reason: String,
+    suggestion: String,
+}
+
+pub(super) fn decide(command: &str, mode: Mode, rules: &RuleSet, ctx: &Context) -> Decision {
+    let parsed = parse(command);
+    for cmd in parsed.all_commands() {
+        if let Some(hit) = rules.bash_rule(Verdict::Deny, cmd) {
+            return denied_by_rule(&cmd.text, &hit);
+        }
+    }
+    match mode {
+        Mode::Yolo => Decision::Allow {
+            escalate: true,
+            note: None,
+        },
+        Mode::ReadOnly => read_only(&parsed, rules, ctx),
+        Mode::Auto | Mode::Ask => approve(&parsed, mode, rules, ctx),
+    }
+}
+
+fn approve(parsed: &Parsed, mode: Mode, rules: &RuleSet, ctx: &Context) -> Decision {
+    let mut asking = Vec::new();
+    let mut escalate = false;
+    let mut notes = Vec::new();
+    if !parsed.opaque.is_empty() {
+        asking.push(Asking {
+            reason: format!("cannot see what it runs: {}", parsed.opaque.join("; ")),
+            suggestion: String::new(),
+        });
+    }
+    for pipeline in &parsed.pipelines {
+        for cmd in &pipeline.commands {
+            let facts = Facts::of(pipeline, cmd, ctx);
+            let ask = |reason: String| Asking {
+                reason,
+                suggestion: suggestion(cmd, facts.needs_escalation(), ctx),
+            };
+            let text = &cmd.text;
+            if let Some(hit) = rules.bash_rule(Verdict::Ask, cmd) {
+                escalate |= facts.needs_escalation();
+                asking.push(ask(format!(
+                    "`{text}` matches the ask rule `{}` from {}",
+                    hit.pattern, hit.source
+                )));
+            } else if let Some(hit) = rules.bash_rule(Verdict::Allow, cmd) {
+                escalate |= facts.needs_escalation();
+                if facts.redirect_outside.is_empty() {
+                    notes.push(allowed_by_rule(&hit));
+                } else {
+                    asking.push(ask(format!(
+                        "`{text}` writes outside the writable folders: {} (the rule `{}` covers the command, not where its output goes)",
+                        facts.redirect_outside.join(", "),
+                        hit.pattern
+                    )));
+                }
+            } else if let Some(risk) = &facts.risk {
+                escalate = true;
+                asking.push(ask(format!("`{text}`: {risk}")));
+            } else if !facts.outside.is_empty() {
+                escalate = true;
+                asking.push(ask(format!(
+                    "`{text}` writes outside the writable folders: {}",
+                    facts.outside.join(", ")
+                )));
+            } else if !facts.unknown.is_empty() && !ctx.sandboxed {
+                asking.push(ask(format!(
+                    "`{text}` writes to a path only known at run time: {}",
+                    facts.unknown.join(", ")
+                )));
+            } else if mode == Mode::Ask {
+                asking.push(ask(format!("ask mode: `{text}` needs approval")));
+            }
+        }
+    }
+    let Some(first) = asking.first() else {
+        notes.dedup();
+        let note = (!notes.is_empty()).then(|| notes.join("; "));
+        return Decision::Allow { escalate, note };
+    };
+    Decision::Ask {
+        suggestion: first.suggestion.clone(),
+        reason: asking
+            .iter()
+            .map(|a| a.reason.as_str())
+            .collect::<Vec<_>>()
+            .join("; "),
+        escalate,
+    }
+}
+
+fn read_only(parsed: &Parsed, rules: &RuleSet, ctx: &Context) -> Decision {
+    if !parsed.opaque.is_empty() && !ctx.sandboxed {
+        return Decision::Deny {
+            reason: format!(
+                "read-only mode: cannot see what it runs: {}",
+                parsed.opaque.join("; ")
+            ),
+        };
+    }
+    let mut asking: Vec<String> = Vec::new();
+    let mut suggestion_text = String::new();
+    for pipeline in &parsed.pipelines {
+        for cmd in &pipeline.commands {
+            let text = &cmd.text;
+            let writes = cmd.writes();
+            let refusal = if !writes.is_empty() {
+                Some(format!("`{text}` writes to {}", writes.join(", ")))
+            } else if let Some(risk) = risky(pipeline, cmd, ctx) {
+                Some(format!("`{text}`: {risk}"))
+            } else if !ctx.sandboxed && !is_read_only(cmd) {
+                Some(format!(
+                    "`{text}` is not a command known to only read (and no sandbox stops its writes)"
+                ))
+            } else {
+                None
+            };
+            if let Some(refusal) = refusal {
+                return Decision::Deny {
+                    reason: format!("read-only mode: {refusal}"),
+                };
+            }
+            if let Some(hit) = rules.bash_rule(Verdict::Ask, cmd) {
+                if asking.is_empty() {
+                    suggestion_text = suggestion(cmd, false, ctx);
+                }
+                asking.push(format!(
+                    "`{text}` matches the ask rule `{}` from {}",
+                    hit.pattern, hit.source
+                ));
+            }
+        }
+    }
+    if asking.is_empty() {
+        return Decision::Allow {
+            escalate: false,
+            note: None,
+        };
+    }
+    Decision::Ask {
+        reason: asking.join("; "),
+        suggestion: suggestion_text,
+        escalate: false,
+    }
+}
