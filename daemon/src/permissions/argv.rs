@@ -83,15 +83,13 @@ pub(crate) fn option_value<'a>(words: &'a [String], short: char, long: &str) -> 
             if let Some(v) = l.strip_prefix(long).and_then(|r| r.strip_prefix('=')) {
                 return Some(v);
             }
-        } else if let Some(cluster) = w.strip_prefix('-') {
-            if let Some(at) = cluster.find(short) {
-                let rest = &cluster[at + short.len_utf8()..];
-                return if rest.is_empty() {
-                    iter.next().map(String::as_str)
-                } else {
-                    Some(rest)
-                };
-            }
+        } else if let Some(at) = w.strip_prefix('-').and_then(|c| c.find(short)) {
+            let rest = &w[1 + at + short.len_utf8()..];
+            return if rest.is_empty() {
+                iter.next().map(String::as_str)
+            } else {
+                Some(rest)
+            };
         }
     }
     None

@@ -49,10 +49,10 @@ impl Context<'_> {
 
     /// `p` for messages: `~/x` under the home folder, relative under the working folder.
     pub(crate) fn show(&self, p: &Path) -> String {
-        if let Ok(rest) = p.strip_prefix(self.cwd) {
-            if !rest.as_os_str().is_empty() {
-                return rest.display().to_string();
-            }
+        if let Ok(rest) = p.strip_prefix(self.cwd)
+            && !rest.as_os_str().is_empty()
+        {
+            return rest.display().to_string();
         }
         match p.strip_prefix(self.home) {
             Ok(rest) if rest.as_os_str().is_empty() => "~".to_string(),

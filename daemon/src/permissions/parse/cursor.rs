@@ -77,14 +77,9 @@ impl Parser {
     }
 
     pub(super) fn starts_with(&self, s: &str) -> bool {
-        let mut i = self.pos;
-        for c in s.chars() {
-            if self.chars.get(i) != Some(&c) {
-                return false;
-            }
-            i += 1;
-        }
-        true
+        (self.pos..)
+            .zip(s.chars())
+            .all(|(i, c)| self.chars.get(i) == Some(&c))
     }
 
     pub(super) fn text(&self, start: usize, end: usize) -> String {

@@ -168,7 +168,7 @@ impl Parser {
                 }
             }
         }
-        w.value.push_str(&super::wrappers::decode_ansi_c(&raw));
+        w.value.push_str(&decode_ansi_c(&raw));
     }
 
     /// A backtick substitution: its inner text (with `\``, `\\`, `\$` unescaped) is parsed as
@@ -200,4 +200,73 @@ impl Parser {
         }
         self.parse_string(&inner, "in backticks", start);
     }
+}
+
+/// The value of a `$'…'` string body (`\n`, `\t`, `\xHH`, `\NNN`, `\uXXXX`, …).
+fn decode_ansi_c(raw: &str) -> String {
+    let mut out = String::new();
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let simple = match e {
+            'n' => Some('\n'),
+            't' => Some('\t'),
+            'r' => Some('\r'),
+            'a' => Some('\x07'),
+            'b' => Some('\x08'),
+            'e' | 'E' => Some('\x1b'),
+            'f' => Some('\x0c'),
+            'v' => Some('\x0b'),
+            '\\' | '\'' | '"' | '?' => Some(e),
+            _ => None,
+        };
+        if let Some(s) = simple {
+            out.push(s);
+            continue;
+        }
+        let (radix, max) = match e {
+            'x' => (16, 2),
+            'u' => (16, 4),
+            'U' => (16, 8),
+            '0'..='7' => (8, 2),
+            _ => {
+                out.push('\\');
+                out.push(e);
+                continue;
+            }
+        };
+        let mut digits = if radix == 8 {
+            e.to_string()
+        } else {
+            String::new()
+        };
+        while digits.len() < max + usize::from(radix == 8) {
+            match chars.peek() {
+                Some(d) if d.is_digit(radix) => {
+                    digits.push(*d);
+                    chars.next();
+                }
+                _ => break,
+            }
+        }
+        match u32::from_str_radix(&digits, radix)
+            .ok()
+            .and_then(char::from_u32)
+        {
+            Some(ch) => out.push(ch),
+            None => {
+                out.push('\\');
+                out.push(e);
+                out.push_str(if radix == 8 { &digits[1..] } else { &digits });
+            }
+        }
+    }
+    out
 }

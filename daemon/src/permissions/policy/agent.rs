@@ -57,13 +57,13 @@ pub(super) fn decide(
                 reason: format!("read-only mode: {refusal}"),
             };
         }
-    } else if let Some(hit) = &allow_rule {
-        if ask_rule.is_none() {
-            return Decision::Allow {
-                escalate: false,
-                note: Some(allowed_by_rule(hit)),
-            };
-        }
+    } else if let Some(hit) = &allow_rule
+        && ask_rule.is_none()
+    {
+        return Decision::Allow {
+            escalate: false,
+            note: Some(allowed_by_rule(hit)),
+        };
     }
     if let Some(hit) = ask_rule {
         return ask(format!(

@@ -92,9 +92,15 @@ fn approve(parsed: &Parsed, mode: Mode, rules: &RuleSet, ctx: &Context) -> Decis
     for pipeline in &parsed.pipelines {
         for cmd in &pipeline.commands {
             let facts = Facts::of(pipeline, cmd, ctx);
+            // A pattern covers words, never where output goes: no rule can allow a redirect.
+            let coverable = facts.redirect_outside.is_empty();
             let ask = |reason: String| Asking {
                 reason,
-                suggestion: suggestion(cmd, facts.needs_escalation(), ctx),
+                suggestion: if coverable {
+                    suggestion(cmd, facts.needs_escalation(), ctx)
+                } else {
+                    String::new()
+                },
             };
             let text = &cmd.text;
             if let Some(hit) = rules.bash_rule(Verdict::Ask, cmd) {
