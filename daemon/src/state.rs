@@ -218,7 +218,9 @@ fn gate_env(paths: &Paths, mcp: &McpManager) -> GateEnv {
         synapse_home: paths.home().to_path_buf(),
         user_settings: paths.settings_file(),
         trust_file: paths.trust_file(),
-        home: std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| "/".into()),
+        home: std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| "/".into()),
         temp_dir: std::env::temp_dir(),
         mcp_hints: Arc::new(move |command| mcp.catalog().hints(command)),
     }

@@ -71,5 +71,7 @@ fn absolute(dir: PathBuf) -> anyhow::Result<PathBuf> {
             .context("cannot read the current directory")?
             .join(dir)
     };
-    Ok(dir.canonicalize().unwrap_or_else(|_| trust::normalize(&dir)))
+    Ok(dir
+        .canonicalize()
+        .unwrap_or_else(|_| trust::normalize(&dir)))
 }

@@ -44,10 +44,13 @@ pub fn event_json(event: &ChatEvent, session_id: &str) -> serde_json::Value {
         }
         Some(Ev::Notice(n)) => json!({"type": "notice", "text": n.text}),
         Some(Ev::Approval(a)) => {
-            json!({"type": "approval_request", "id": a.request_id, "title": a.title, "detail": a.detail})
+            json!({"type": "approval_request", "id": a.request_id, "title": a.title, "detail": a.detail, "pattern": a.pattern, "rules_file": a.rules_file})
         }
         Some(Ev::EnhanceReport(r)) => json!({"type": "skill_enhance_report", "text": r.text}),
         Some(Ev::ModelChanged(m)) => json!({"type": "model_changed", "model": m.model}),
+        Some(Ev::PermissionMode(m)) => {
+            json!({"type": "permission_mode", "mode": m.mode, "summary": m.summary})
+        }
         None => json!({"type": "unknown"}),
     }
 }

@@ -144,8 +144,8 @@ pub const HELP: &[(&str, &str)] = &[
         "show the model, or switch it for the following turns",
     ),
     (
-        "/permissions [auto|ask|read-only|yolo]",
-        "show what the agent may do, or change the permission mode",
+        "/permissions [<mode>]",
+        "show what the agent may do, or switch mode: auto, ask, read-only, yolo",
     ),
     (
         "/cost",

@@ -195,7 +195,8 @@ impl Repl {
             &id,
             self.model_override.clone(),
             self.permission_mode.clone(),
-        ).await;
+        )
+        .await;
         spinner.stop().await;
         self.link = result?;
         self.model = self.link.opened.model.clone();

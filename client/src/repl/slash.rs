@@ -275,7 +275,9 @@ impl Repl {
                     Incoming::Event(Ev::PermissionMode(m)) => return Ok(m),
                     Incoming::Event(Ev::Error(e)) => return Err(e.message),
                     Incoming::Event(_) => {}
-                    Incoming::Lost(reason) => return Err(format!("the daemon went away ({reason})")),
+                    Incoming::Lost(reason) => {
+                        return Err(format!("the daemon went away ({reason})"));
+                    }
                 }
             }
         })
@@ -293,9 +295,11 @@ impl Repl {
                 }
                 out.push_str(&self.theme.dim(&m.summary));
                 if mode.is_none() {
-                    out.push_str(&self.theme.dim(
-                        "Change it with /permissions auto|ask|read-only|yolo.\n",
-                    ));
+                    out.push_str(
+                        &self
+                            .theme
+                            .dim("Change it with /permissions auto|ask|read-only|yolo.\n"),
+                    );
                 }
                 self.say(&out);
                 Ok(())

@@ -114,7 +114,9 @@ impl Repl {
             &id,
             self.model_override.clone(),
             self.permission_mode.clone(),
-        ).await {
+        )
+        .await
+        {
             Ok(link) => link,
             Err(e) => {
                 self.say(&self.theme.red(&format!("error: {e:#}\n")));

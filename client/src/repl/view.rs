@@ -156,9 +156,9 @@ pub fn enhance_report(theme: &Theme, text: &str) -> String {
 pub fn permission_line(theme: &Theme, mode: &str) -> Option<String> {
     match mode {
         "auto" | "" => None,
-        "yolo" => Some(theme.red(
-            "Permission mode: yolo — every command runs without questions or sandbox.\n",
-        )),
+        "yolo" => Some(
+            theme.red("Permission mode: yolo — every command runs without questions or sandbox.\n"),
+        ),
         other => Some(theme.yellow(&format!("Permission mode: {other}\n"))),
     }
 }

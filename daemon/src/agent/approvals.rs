@@ -99,7 +99,9 @@ impl SessionApprover {
 impl Approver for SessionApprover {
     fn ask<'a>(&'a self, title: String, detail: String) -> BoxFuture<'a, bool> {
         Box::pin(async move {
-            let decision = self.request(title, detail, String::new(), String::new()).await;
+            let decision = self
+                .request(title, detail, String::new(), String::new())
+                .await;
             decision != "no"
         })
     }

@@ -13,14 +13,14 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use super::approvals::SessionApprover;
+use super::events::{AgentEvent, TurnEnd};
 use super::gate::audit::Audit;
 use super::gate::{GateEnv, GateOptions, SessionGate};
-use crate::permissions::Mode;
-use super::events::{AgentEvent, TurnEnd};
 use super::runner::{AgentRunner, RunnerLimits, TurnGuard, TurnOutcome};
 use super::session_log::SessionLog;
 use super::shell_executor::ShellToolExecutor;
 use crate::llm::{LlmProvider, Message, ProviderConfig, Usage, build_provider};
+use crate::permissions::Mode;
 use crate::shell::command::ApproverHandle;
 use crate::shell::{SessionOrigin, ShellSessions};
 
@@ -44,7 +44,10 @@ pub enum SessionEvent {
     /// of a non-interactive run, problems in the permission rules).
     Notice(String),
     /// The session's permission mode, and a summary of what it allows.
-    PermissionMode { mode: String, summary: String },
+    PermissionMode {
+        mode: String,
+        summary: String,
+    },
     Error(String),
     TurnFinished {
         end: TurnEnd,
@@ -466,19 +469,19 @@ enum Work {
     Compact,
 }
 
-/// A user message typed by the user (not a tool-results message, nor a runner reminder).
-pub /// "" → no change; otherwise one of the modes, or an error naming them.
+/// "" → no change; otherwise one of the modes, or an error naming them.
 fn parse_mode(mode: &str) -> Result<Option<Mode>, String> {
     let mode = mode.trim();
     if mode.is_empty() {
         return Ok(None);
     }
-    mode.parse::<Mode>().map(Some).map_err(|_| {
-        format!("unknown permission mode {mode:?}: use auto, ask, read-only or yolo")
-    })
+    mode.parse::<Mode>()
+        .map(Some)
+        .map_err(|_| format!("unknown permission mode {mode:?}: use auto, ask, read-only or yolo"))
 }
 
-fn is_user_prompt(m: &Message) -> bool {
+/// A user message typed by the user (not a tool-results message, nor a runner reminder).
+pub fn is_user_prompt(m: &Message) -> bool {
     m.role == crate::llm::Role::User
         && m.content
             .iter()

@@ -126,7 +126,13 @@ impl ToolExecutor for PolicyExecutor {
     fn execute(&self, call: BashCall, cancel: CancellationToken) -> ToolFuture<'_> {
         Box::pin(async move {
             let cwd = self.cwd.lock().map(|c| c.clone()).unwrap_or_default();
-            if let Err(refusal) = check(&self.policy, &call.command, &cwd) {
+            // With a permission gate, read-only is enforced there (read-only mode, the OS
+            // sandbox for native commands); the name-based guard is for gate-less callers.
+            let policy = match (&self.policy, &self.gate) {
+                (SubAgentPolicy::ReadOnly, Some(_)) => &SubAgentPolicy::General,
+                (policy, _) => policy,
+            };
+            if let Err(refusal) = check(policy, &call.command, &cwd) {
                 return ToolOutcome {
                     output: refusal,
                     exit_code: 126,

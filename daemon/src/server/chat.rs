@@ -111,7 +111,10 @@ impl Chat for ChatService {
         let _ = tx.send(Ok(first)).await;
         if let Some((mode, summary)) = session.permission_summary() {
             let event = ChatEvent {
-                kind: Some(Ev::PermissionMode(proto::PermissionModeChanged { mode, summary })),
+                kind: Some(Ev::PermissionMode(proto::PermissionModeChanged {
+                    mode,
+                    summary,
+                })),
             };
             let _ = tx.send(Ok(event)).await;
         }

@@ -52,8 +52,11 @@ pub enum GateVerdict {
 
 /// Decides whether a command may run (and asks the user when the policy says so).
 pub trait CommandGate: Send + Sync {
-    fn check<'a>(&'a self, action: GateAction<'a>, info: GateInfo<'a>)
-    -> BoxFuture<'a, GateVerdict>;
+    fn check<'a>(
+        &'a self,
+        action: GateAction<'a>,
+        info: GateInfo<'a>,
+    ) -> BoxFuture<'a, GateVerdict>;
 
     /// The same gate restricted to read-only mode (for `task:explore`); `None` if it has none.
     fn read_only(&self) -> Option<GateHandle> {

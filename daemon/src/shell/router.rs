@@ -227,8 +227,10 @@ async fn check(call: &ToolCall, session: &ShellSession, action: GateAction<'_>) 
 
 /// The sandbox will be in force for a shell that has not started yet.
 fn sandbox_ready() -> bool {
-    matches!(crate::sandbox::support(), crate::sandbox::Support::Landlock { .. })
-        && crate::sandbox::launcher().is_some()
+    matches!(
+        crate::sandbox::support(),
+        crate::sandbox::Support::Landlock { .. }
+    ) && crate::sandbox::launcher().is_some()
 }
 
 fn tool_call_message(suggestion: Option<String>) -> CommandOutput {

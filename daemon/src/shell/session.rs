@@ -113,7 +113,11 @@ impl ShellSession {
         let mut spec = self.spec.clone();
         spec.sandbox = None;
         spec.cwd = self.cwd.clone();
-        let mut once = ShellSession::new(format!("{}-unsandboxed", self.name), spec, self.output_cap_chars);
+        let mut once = ShellSession::new(
+            format!("{}-unsandboxed", self.name),
+            spec,
+            self.output_cap_chars,
+        );
         let mut out = once.run_native(command, timeout, cancel).await;
         once.close().await;
         out.restarted = false;

@@ -23,6 +23,9 @@ use crate::permissions::{
 use crate::sandbox::SandboxSpec;
 use crate::shell::{CommandGate, GateAction, GateHandle, GateInfo, GateVerdict};
 
+/// An MCP tool's `(readOnlyHint, destructiveHint)` annotations, by `mcp:<server>:<tool>`.
+pub type McpHints = Arc<dyn Fn(&str) -> (Option<bool>, Option<bool>) + Send + Sync>;
+
 /// Facts about the daemon every session gate needs.
 #[derive(Clone)]
 pub struct GateEnv {
@@ -32,8 +35,7 @@ pub struct GateEnv {
     /// The user's home (`~` in commands and rules).
     pub home: PathBuf,
     pub temp_dir: PathBuf,
-    /// An MCP tool's `(readOnlyHint, destructiveHint)` annotations, by `mcp:<server>:<tool>`.
-    pub mcp_hints: Arc<dyn Fn(&str) -> (Option<bool>, Option<bool>) + Send + Sync>,
+    pub mcp_hints: McpHints,
 }
 
 /// Per-session choices made by the client.
@@ -214,7 +216,11 @@ impl SessionGate {
     pub fn summary(&self) -> String {
         let mode = self.mode();
         let rules = self.rules();
-        let mut out = format!("permission mode: {} — {}\n", mode.as_str(), mode.description());
+        let mut out = format!(
+            "permission mode: {} — {}\n",
+            mode.as_str(),
+            mode.description()
+        );
         let sandbox = match (mode, crate::sandbox::support()) {
             (Mode::Yolo, _) => "sandbox: off (yolo)".to_string(),
             (_, crate::sandbox::Support::Landlock { abi }) => match self.sandbox_spec() {
@@ -236,7 +242,9 @@ impl SessionGate {
         out.push('\n');
         out.push_str(&format!("rules: {}\n", self.env.user_settings.display()));
         match &rules.project {
-            Some(p) if p.trusted => out.push_str(&format!("rules: {} (trusted)\n", p.file.display())),
+            Some(p) if p.trusted => {
+                out.push_str(&format!("rules: {} (trusted)\n", p.file.display()))
+            }
             Some(p) => out.push_str(&format!(
                 "ignored: {} (folder not trusted; `synapse trust {}` to use it)\n",
                 p.file.display(),
@@ -300,7 +308,10 @@ impl SessionGate {
                         &rules,
                         &ctx,
                     );
-                    (*command, protect_settings(d, effect, &self.protected(), mode))
+                    (
+                        *command,
+                        protect_settings(d, effect, &self.protected(), mode),
+                    )
                 }
             }
         };
@@ -316,7 +327,9 @@ impl SessionGate {
         let mut decision = permissions::decide(&Action::Native { command }, mode, rules, ctx);
         let parsed = permissions::parse(command);
         for cmd in parsed.all_commands() {
-            let Some(program) = cmd.program() else { continue };
+            let Some(program) = cmd.program() else {
+                continue;
+            };
             if !program.starts_with("mcp:") {
                 continue;
             }
@@ -522,9 +535,11 @@ fn protect_settings(d: Decision, effect: &Effect, protected: &[PathBuf], mode: M
     let Effect::Writes(paths) = effect else {
         return d;
     };
-    let hit = paths
-        .iter()
-        .find(|p| protected.iter().any(|f| synapse_shared::trust::normalize(p) == *f));
+    let hit = paths.iter().find(|p| {
+        protected
+            .iter()
+            .any(|f| synapse_shared::trust::normalize(p) == *f)
+    });
     match (hit, &d, mode) {
         (Some(p), Decision::Allow { .. }, m) if m != Mode::Yolo => Decision::Ask {
             reason: format!("{} holds permission settings", p.display()),

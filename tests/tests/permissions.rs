@@ -1,0 +1,295 @@
+//! Command permissions end to end (issue 11): the rules, modes and approvals a user sets decide
+//! what the model's commands may do, through a real daemon, real shells under Landlock, the
+//! REPL in a real terminal and the scripted fake LLM.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod repl_support;
+
+use std::path::PathBuf;
+use std::process::Stdio;
+
+use repl_support::Screen;
+use synapse_tests::fake_llm::{FakeLlm, Script};
+use synapse_tests::{Run, TestEnv, bin};
+
+/// A test home whose temp dir is private, so a folder next to the work folder is outside
+/// everything the sandbox lets the shell write.
+fn env() -> (TestEnv, PathBuf) {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.root().join("tmp")).unwrap();
+    let outside = env.root().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    (env, outside)
+}
+
+async fn run(env: &TestEnv, fake: &FakeLlm, extra: &[&str]) -> Run {
+    let mut cmd = env.synapse();
+    cmd.env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
+        .env("ANTHROPIC_API_KEY", "sk-test")
+        .env("TMPDIR", env.root().join("tmp"))
+        .arg("run")
+        .args(extra)
+        .arg("do the task")
+        .stdin(Stdio::null());
+    Run::from(tokio::process::Command::from(cmd).output().await.unwrap())
+}
+
+fn landlock() -> bool {
+    let out = std::process::Command::new(bin("synapsed"))
+        .args(["__sandbox", "--probe"])
+        .output()
+        .unwrap();
+    let ok = out.status.success();
+    if !ok {
+        eprintln!(
+            "Landlock is not available here ({}): sandbox assertions skipped",
+            String::from_utf8_lossy(&out.stdout).trim()
+        );
+    }
+    ok
+}
+
+fn session_file_text(env: &TestEnv) -> String {
+    let dir = env.home().join("sessions");
+    std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn risky_commands_are_denied_in_a_non_interactive_run_unless_allowed() {
+    let (env, _) = env();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("ls && git push --force origin main")
+            .text("could not push")
+            .tool_call("git push --force origin main")
+            .text("pushed")
+            .tool_call("git push --force origin main")
+            .text("pushed again"),
+    )
+    .await
+    .unwrap();
+
+    let denied = run(&env, &fake, &[]).await;
+    assert!(denied.success(), "{denied:?}");
+    assert!(
+        denied
+            .stderr
+            .contains("denied: `ls && git push --force origin main`")
+            && denied.stderr.contains("--allow 'git push"),
+        "{}",
+        denied.stderr
+    );
+    let result = fake.requests()[1].last_tool_result().unwrap();
+    assert!(
+        result.contains("Permission denied") && result.contains("non-interactive"),
+        "{result}"
+    );
+    assert!(
+        session_file_text(&env).contains("\"outcome\":\"denied\""),
+        "the denial is in the session log"
+    );
+    let log = std::fs::read_dir(env.home().join("logs"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .collect::<String>();
+    assert!(
+        log.contains("permission") && log.contains("denied"),
+        "{log}"
+    );
+
+    // --allow with the pattern the message suggested lets exactly that through (git then
+    // fails on its own: there is no repository here).
+    let allowed = run(&env, &fake, &["--allow", "git push --force:*"]).await;
+    assert!(allowed.success(), "{allowed:?}");
+    let result = fake.requests()[3].last_tool_result().unwrap();
+    assert!(
+        !result.contains("Permission denied") && result.to_lowercase().contains("git"),
+        "{result}"
+    );
+
+    // --yes approves every ask.
+    let yes = run(&env, &fake, &["--yes"]).await;
+    assert!(yes.success(), "{yes:?}");
+    let result = fake.requests()[5].last_tool_result().unwrap();
+    assert!(!result.contains("Permission denied"), "{result}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sandbox_blocks_writes_outside_the_project_that_rules_cannot_see() {
+    let (env, outside) = env();
+    if !landlock() {
+        return;
+    }
+    // python3 writes the files itself: no redirect or writer the rules could see, so only
+    // the kernel stands between the command and the file.
+    let write = |p: &str| format!("python3 -c \"open('{p}', 'w').write('x')\" && echo wrote {p}");
+    let inside = env.workdir().join("inside.txt");
+    let blocked = outside.join("blocked.txt");
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call(write(&inside.display().to_string()))
+            .tool_call(write(&blocked.display().to_string()))
+            .text("done"),
+    )
+    .await
+    .unwrap();
+    let out = run(&env, &fake, &[]).await;
+    assert!(out.success(), "{out:?}");
+    assert!(inside.exists(), "a write in the project works");
+    assert!(!blocked.exists(), "a write outside it is stopped");
+    let result = fake.requests()[2].last_tool_result().unwrap();
+    assert!(result.contains("Permission denied"), "{result}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_only_mode_refuses_writes_and_yolo_runs_everything() {
+    let (env, outside) = env();
+    let sandboxed = landlock();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("write notes.txt hello")
+            .tool_call("python3 -c \"open('made.txt', 'w')\"")
+            .tool_call("cat /etc/hostname >/dev/null && echo read-ok")
+            .text("looked only")
+            .tool_call(format!("echo x > {}/yolo.txt", outside.display()))
+            .text("wrote"),
+    )
+    .await
+    .unwrap();
+    let out = run(&env, &fake, &["--permission-mode", "read-only"]).await;
+    assert!(out.success(), "{out:?}");
+    let requests = fake.requests();
+    let write = requests[1].last_tool_result().unwrap();
+    assert!(write.contains("read-only"), "{write}");
+    assert!(!env.workdir().join("notes.txt").exists());
+    let python = requests[2].last_tool_result().unwrap();
+    assert!(!env.workdir().join("made.txt").exists(), "{python}");
+    if sandboxed {
+        assert!(python.contains("Permission denied"), "{python}");
+    }
+    let read = requests[3].last_tool_result().unwrap();
+    assert!(read.contains("read-ok"), "{read}");
+
+    let yolo = run(&env, &fake, &["--permission-mode", "yolo"]).await;
+    assert!(yolo.success(), "{yolo:?}");
+    assert!(yolo.stderr.contains("yolo"), "{}", yolo.stderr);
+    assert!(outside.join("yolo.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn project_rules_count_only_in_a_trusted_folder() {
+    let (env, _) = env();
+    std::fs::create_dir_all(env.workdir().join(".synapse")).unwrap();
+    std::fs::write(
+        env.workdir().join(".synapse/settings.json"),
+        r#"{"permissions": {"bash": {"allow": ["git push --force:*"]}}}"#,
+    )
+    .unwrap();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("git push --force origin main")
+            .text("first")
+            .tool_call("git push --force origin main")
+            .text("second"),
+    )
+    .await
+    .unwrap();
+    let untrusted = run(&env, &fake, &[]).await;
+    assert!(untrusted.success(), "{untrusted:?}");
+    let result = fake.requests()[1].last_tool_result().unwrap();
+    assert!(result.contains("Permission denied"), "{result}");
+
+    let trust = env.cli(&["trust"]);
+    assert!(
+        trust.success() && trust.stdout.contains("Trusted:"),
+        "{trust:?}"
+    );
+    let trusted = run(&env, &fake, &[]).await;
+    assert!(trusted.success(), "{trusted:?}");
+    let result = fake.requests()[3].last_tool_result().unwrap();
+    assert!(!result.contains("Permission denied"), "{result}");
+    let list = env.cli(&["trust", "--list"]);
+    assert!(
+        list.stdout
+            .contains(&env.workdir().canonicalize().unwrap().display().to_string()),
+        "{list:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn explore_cannot_create_a_file_anywhere() {
+    let (env, outside) = env();
+    if !landlock() {
+        return;
+    }
+    let here = env.workdir().join("explored.txt");
+    let there = outside.join("explored.txt");
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("task:explore --prompt 'look around' --description 'look'")
+            // The sub-agent's turn: two writes the rules cannot see, then its answer.
+            .tool_call(format!(
+                "python3 -c \"open('{}', 'w')\"; python3 -c \"open('{}', 'w')\"; echo tried",
+                here.display(),
+                there.display()
+            ))
+            .text("nothing written")
+            .text("explored"),
+    )
+    .await
+    .unwrap();
+    let out = run(&env, &fake, &[]).await;
+    assert!(out.success(), "{out:?}");
+    let sub = fake.requests()[2].last_tool_result().unwrap();
+    assert!(!here.exists(), "{sub}");
+    assert!(!there.exists(), "{sub}");
+    assert!(sub.contains("Permission denied"), "{sub}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_repl_asks_and_always_saves_the_rule() {
+    let (env, _) = env();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("git push --force origin main")
+            .text("tried once")
+            .tool_call("git push --force origin main")
+            .text("tried twice"),
+    )
+    .await
+    .unwrap();
+    let screen = Screen::start(&env, Some(&fake), &["chat"]);
+    screen.wait_for("You (1)>");
+    screen.line("push it");
+    screen.wait_for("Run `git push --force origin main`?");
+    screen.wait_for("[a]lways saves the rule");
+    screen.line("a");
+    screen.wait_for("You (2)>");
+    let settings = std::fs::read_to_string(env.home().join("settings.json")).unwrap();
+    assert!(settings.contains("git push --force"), "{settings}");
+    let result = fake.requests()[1].last_tool_result().unwrap();
+    assert!(!result.contains("Permission denied"), "{result}");
+
+    // The saved rule answers the second time: no question.
+    screen.line("again");
+    screen.wait_for("You (3)>");
+    assert_eq!(
+        screen
+            .text()
+            .matches("Run `git push --force origin main`?")
+            .count(),
+        1
+    );
+
+    screen.line("/permissions read-only");
+    screen.wait_for("Permission mode: read-only");
+    screen.line("/permissions");
+    screen.wait_for_count("Permission mode: read-only", 2);
+}
