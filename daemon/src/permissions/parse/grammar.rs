@@ -129,6 +129,19 @@ impl Parser {
                         self.consume_raw("-p");
                     }
                 }
+                "coproc" => {
+                    // `coproc NAME { …; }` names the coprocess; `coproc cmd args` does not.
+                    self.consume_raw(word);
+                    self.skip_blanks();
+                    let name = self.peek_raw_word();
+                    let after = self.pos + name.chars().count();
+                    let rest = self.text(after, after + 3);
+                    if !name.is_empty()
+                        && matches!(rest.trim_start().chars().next(), Some('{' | '('))
+                    {
+                        self.consume_raw(&name);
+                    }
+                }
                 "function" => {
                     self.consume_raw(word);
                     self.skip_blanks();
