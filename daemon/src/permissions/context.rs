@@ -6,6 +6,7 @@ use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
 /// The facts about the session a decision depends on.
+#[derive(Clone, Copy)]
 pub struct Context<'a> {
     /// The shell's current folder.
     pub cwd: &'a Path,

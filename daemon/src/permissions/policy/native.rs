@@ -8,8 +8,9 @@
 
 use super::super::context::Context;
 use super::super::parse::{Parsed, parse};
+use super::super::parse::{SimpleCommand, unwrap_wrapper};
 use super::super::readonly::is_read_only;
-use super::super::rules::{RuleSet, Verdict};
+use super::super::rules::{RuleHit, RuleSet, Verdict};
 use super::facts::{Facts, ShellDir};
 use super::suggest::suggestion;
 use super::{Decision, Mode, allowed_by_rule, denied_by_rule};
@@ -49,6 +50,9 @@ fn approve(parsed: &Parsed, mode: Mode, rules: &RuleSet, ctx: &Context) -> Decis
     }
     let mut dir = ShellDir::Start;
     for pipeline in &parsed.pipelines {
+        // Commands a rule-allowed wrapper starts (`sudo apt install x` under
+        // `sudo apt install:*`) are allowed with it; they follow it in the pipeline.
+        let mut covered: Vec<(Vec<String>, RuleHit)> = Vec::new();
         for cmd in &pipeline.commands {
             let facts = Facts::of(pipeline, cmd, ctx, &dir);
             dir.follow(cmd, ctx);
@@ -69,7 +73,13 @@ fn approve(parsed: &Parsed, mode: Mode, rules: &RuleSet, ctx: &Context) -> Decis
                     "`{text}` matches the ask rule `{}` from {}",
                     hit.pattern, hit.source
                 )));
-            } else if let Some(hit) = rules.bash_rule(Verdict::Allow, cmd) {
+            } else if let Some(hit) = rules.bash_rule(Verdict::Allow, cmd).or_else(|| {
+                covered
+                    .iter()
+                    .find(|(w, _)| *w == cmd.words)
+                    .map(|(_, h)| h.clone())
+            }) {
+                covered.extend(wrapped_chain(cmd).into_iter().map(|w| (w, hit.clone())));
                 escalate |= facts.needs_escalation();
                 if facts.redirect_outside.is_empty() {
                     notes.push(allowed_by_rule(&hit));
@@ -117,6 +127,22 @@ fn approve(parsed: &Parsed, mode: Mode, rules: &RuleSet, ctx: &Context) -> Decis
             .join("; "),
         escalate,
     }
+}
+
+/// The words of the commands `cmd` starts through plain wrappers (`sudo env nice x` → `env nice
+/// x`, `nice x`, `x`); not `bash -c` or `find -exec`, whose commands a rule on the outer words
+/// never spelled out.
+fn wrapped_chain(cmd: &SimpleCommand) -> Vec<Vec<String>> {
+    let mut chain = Vec::new();
+    let mut words = cmd.words.clone();
+    while let Some(inner) = unwrap_wrapper(&words) {
+        if chain.len() > 8 {
+            break;
+        }
+        chain.push(inner.words.clone());
+        words = inner.words;
+    }
+    chain
 }
 
 fn read_only(parsed: &Parsed, rules: &RuleSet, ctx: &Context) -> Decision {

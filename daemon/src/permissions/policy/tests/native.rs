@@ -211,6 +211,37 @@ fn always_suggestions() {
 }
 
 #[test]
+fn a_rule_allowed_wrapper_covers_the_command_it_wraps() {
+    let mut rules = RuleSet::new();
+    rules.add(
+        super::super::super::rules::RuleKind::Bash,
+        super::super::super::rules::Verdict::Allow,
+        Pattern::parse("sudo apt install:*").unwrap(),
+        "s",
+    );
+    let plain = ctx(false);
+    let allowed = decide(&native("sudo apt install jq"), Mode::Auto, &rules, &plain);
+    assert_eq!(code(&allowed), "A!");
+    // The wrapped command alone is not covered, nor is a command `bash -c` would run.
+    let alone = decide(&native("apt install jq"), Mode::Auto, &rules, &plain);
+    assert_eq!(code(&alone), "Q!");
+    let mut rules = RuleSet::new();
+    rules.add(
+        super::super::super::rules::RuleKind::Bash,
+        super::super::super::rules::Verdict::Allow,
+        Pattern::parse("sudo bash:*").unwrap(),
+        "s",
+    );
+    let inner = decide(
+        &native("sudo bash -c 'rm -rf /'"),
+        Mode::Auto,
+        &rules,
+        &plain,
+    );
+    assert_eq!(code(&inner), "Q!");
+}
+
+#[test]
 fn a_prefix_rule_never_allows_a_chain() {
     let mut rules = RuleSet::new();
     rules.add(
