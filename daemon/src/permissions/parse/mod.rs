@@ -10,6 +10,7 @@
 //! [`Parsed::opaque`] instead of guessed. The scanner never panics, caps nesting at
 //! [`MAX_NESTING`] and bounds how much nested text it re-reads.
 
+mod compound;
 mod cursor;
 mod expansions;
 mod grammar;
