@@ -6,6 +6,7 @@ use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
 /// The facts about the session a decision depends on.
+#[derive(Clone, Copy)]
 pub struct Context<'a> {
     /// The shell's current folder.
     pub cwd: &'a Path,
@@ -34,11 +35,21 @@ impl Context<'_> {
     /// working folder, the temp folder or an extra writable folder (never the folder itself).
     pub(crate) fn is_strictly_inside_work_dirs(&self, p: &Path) -> bool {
         let p = normalize(p);
+        self.work_dirs()
+            .any(|root| p != root && p.starts_with(&root))
+    }
+
+    /// Whether `p` is one of those folders or inside one.
+    pub(crate) fn is_within_work_dirs(&self, p: &Path) -> bool {
+        let p = normalize(p);
+        self.work_dirs().any(|root| p.starts_with(&root))
+    }
+
+    fn work_dirs(&self) -> impl Iterator<Item = PathBuf> {
         [self.cwd, self.temp_dir]
             .into_iter()
             .chain(self.extra_writable.iter().map(PathBuf::as_path))
             .map(normalize)
-            .any(|root| p != root && p.starts_with(&root))
     }
 
     fn writable_roots(&self) -> impl Iterator<Item = &Path> {

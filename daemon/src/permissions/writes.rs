@@ -9,23 +9,18 @@ use super::parse::SimpleCommand;
 /// Every path `cmd` writes to, as written (resolve with [`super::resolve`]).
 pub fn write_targets(cmd: &SimpleCommand) -> Vec<String> {
     let mut targets: Vec<String> = cmd.writes().into_iter().map(str::to_string).collect();
-    targets.extend(
-        program_targets(cmd)
-            .into_iter()
-            .filter(|t| *t != "-")
-            .map(str::to_string),
-    );
+    targets.extend(program_targets(cmd).into_iter().filter(|t| t != "-"));
     targets
 }
 
 /// The file operands a writer program writes, creates or deletes.
-fn program_targets(cmd: &SimpleCommand) -> Vec<&str> {
+fn program_targets(cmd: &SimpleCommand) -> Vec<String> {
     let words = &cmd.words;
     let Some(program) = cmd.program() else {
         return Vec::new();
     };
     let ops = |short, long| operands(words, ArgOpts::new(short, long));
-    match program {
+    let targets = match program {
         "tee" | "rm" | "rmdir" | "unlink" => ops("", &[]),
         "shred" => ops("ns", &["iterations", "size", "random-source"]),
         "touch" => ops("dtr", &["date", "reference"]),
@@ -47,8 +42,42 @@ fn program_targets(cmd: &SimpleCommand) -> Vec<&str> {
             .into_iter()
             .collect(),
         "sort" => option_value(words, 'o', "output").into_iter().collect(),
+        "tar" => return tar_targets(words),
+        "rsync" | "scp" => {
+            let all = ops("eiPoF", &["rsh", "rsync-path", "port"]);
+            match all.as_slice() {
+                [_, .., dest] if !dest.contains(':') => vec![*dest],
+                _ => Vec::new(),
+            }
+        }
+        "unzip" => option_value(words, 'd', "exdir").into_iter().collect(),
+        "git" => match super::argv::git_subcommand(words) {
+            Some((at, "clone")) => {
+                let clone_opts = ArgOpts::new(
+                    "bocu",
+                    &[
+                        "branch",
+                        "origin",
+                        "config",
+                        "depth",
+                        "reference",
+                        "template",
+                        "separate-git-dir",
+                        "filter",
+                        "jobs",
+                        "upload-pack",
+                    ],
+                );
+                match operands(&words[at..], clone_opts).as_slice() {
+                    [_, dir] => vec![*dir],
+                    _ => Vec::new(),
+                }
+            }
+            _ => Vec::new(),
+        },
         _ => Vec::new(),
-    }
+    };
+    targets.into_iter().map(str::to_string).collect()
 }
 
 /// `cp/mv/install/ln … DEST` or `-t DIR`; `mv` also deletes its sources, `install -d` creates
@@ -75,6 +104,37 @@ fn copy_targets(cmd: &SimpleCommand) -> Vec<&str> {
         (_, [.., last]) if all.len() >= 2 => vec![*last],
         _ => Vec::new(),
     }
+}
+
+/// Where `tar` extracts (`-C DIR`) or the archive it creates (`-cf FILE`); the old style
+/// without a dash (`tar xzf a.tgz`) counts as a first option cluster.
+fn tar_targets(words: &[String]) -> Vec<String> {
+    let Some(first) = words.get(1) else {
+        return Vec::new();
+    };
+    let dashed;
+    let words: &[String] = if first.starts_with('-') {
+        words
+    } else {
+        let mut copy = words.to_vec();
+        copy[1] = format!("-{first}");
+        dashed = copy;
+        &dashed
+    };
+    let cluster_has = |c| has_short(words, c);
+    if cluster_has('x') || has_long(words, "extract") || has_long(words, "get") {
+        return option_value(words, 'C', "directory")
+            .map(str::to_string)
+            .into_iter()
+            .collect();
+    }
+    if ['c', 'r', 'u'].into_iter().any(cluster_has) || has_long(words, "create") {
+        return option_value(words, 'f', "file")
+            .map(str::to_string)
+            .into_iter()
+            .collect();
+    }
+    Vec::new()
 }
 
 /// The files `sed -i` edits (none without `-i`).
@@ -142,7 +202,7 @@ mod tests {
 
     #[test]
     fn writers_name_their_targets() {
-        let cases: [(&str, &[&str]); 22] = [
+        let cases: [(&str, &[&str]); 30] = [
             ("echo x > a >> b 2>&1", &["a", "b"]),
             ("tee -a f g", &["f", "g"]),
             ("cp -r src dst", &["dst"]),
@@ -165,6 +225,14 @@ mod tests {
             ("curl -sSLo out.tgz https://x", &["out.tgz"]),
             ("wget -O - https://x", &[]),
             ("sort -o sorted in", &["sorted"]),
+            ("tar -xzf a.tgz -C /opt", &["/opt"]),
+            ("tar xf a.tar --directory=/", &["/"]),
+            ("tar czf ../out.tgz src", &["../out.tgz"]),
+            ("tar -tf a.tar", &[]),
+            ("rsync -a --delete src/ /srv/www", &["/srv/www"]),
+            ("scp host:f ../f", &["../f"]),
+            ("unzip a.zip -d /opt/a", &["/opt/a"]),
+            ("git clone https://x/r ../r", &["../r"]),
         ];
         for (command, expected) in cases {
             assert_eq!(targets(command), expected.to_vec(), "{command}");

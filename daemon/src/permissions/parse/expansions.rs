@@ -98,10 +98,11 @@ impl Parser {
             }
         }
         let text = self.text(start, self.pos);
+        let inner = text.trim_start_matches('$').trim_start_matches("((");
         if depth > 0 {
             let part = self.snippet(start);
             self.opaque(format!("unterminated arithmetic at `{part}`"));
-        } else if text.contains("$(") || text.contains('`') {
+        } else if inner.contains("$(") || inner.contains('`') {
             self.opaque(format!("command substitution inside arithmetic `{text}`"));
         }
     }

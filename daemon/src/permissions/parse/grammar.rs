@@ -1,8 +1,8 @@
 //! Lists, pipelines and commands: the structure above words. Only the simple commands matter
 //! to the permission check, so compound commands are read flatly: reserved words such as `if`,
-//! `then`, `do`, `{` are skipped at command position, `for` and `select` lists and `[[ ]]`
-//! expressions are read for their substitutions only, and `case` arms are read pattern by
-//! pattern. Subshells `( )` nest through [`Stop::Paren`].
+//! `then`, `do`, `{` are skipped at command position; `for` and `select` lists, `case` arms
+//! and `[[ ]]` expressions are handed to [`super::compound`]. Subshells `( )` nest through
+//! [`Stop::Paren`].
 
 use super::cursor::Parser;
 use super::words::{Word, is_assignment};
@@ -87,7 +87,7 @@ impl Parser {
     }
 
     /// Blanks, comments and newlines (after `|`, inside `case` and `[[ ]]`).
-    fn skip_blank_lines(&mut self) {
+    pub(super) fn skip_blank_lines(&mut self) {
         loop {
             self.skip_blanks();
             if self.peek() != Some('\n') {
@@ -129,6 +129,19 @@ impl Parser {
                         self.consume_raw("-p");
                     }
                 }
+                "coproc" => {
+                    // `coproc NAME { …; }` names the coprocess; `coproc cmd args` does not.
+                    self.consume_raw(word);
+                    self.skip_blanks();
+                    let name = self.peek_raw_word();
+                    let after = self.pos + name.chars().count();
+                    let rest = self.text(after, after + 3);
+                    if !name.is_empty()
+                        && matches!(rest.trim_start().chars().next(), Some('{' | '('))
+                    {
+                        self.consume_raw(&name);
+                    }
+                }
                 "function" => {
                     self.consume_raw(word);
                     self.skip_blanks();
@@ -166,7 +179,7 @@ impl Parser {
         }
     }
 
-    fn consume_raw(&mut self, word: &str) {
+    pub(super) fn consume_raw(&mut self, word: &str) {
         self.pos += word.chars().count();
     }
 
@@ -220,115 +233,6 @@ impl Parser {
                 redirects,
                 text: self.text(start, self.pos).trim().to_string(),
             });
-        }
-    }
-
-    /// `for NAME [in WORDS]` or `for ((…))`: the list words are not commands, but their
-    /// substitutions are.
-    fn for_clause(&mut self) {
-        self.skip_blanks();
-        if self.starts_with("((") {
-            self.arithmetic(self.pos);
-            return;
-        }
-        self.read_word();
-        loop {
-            self.skip_blanks();
-            match self.peek() {
-                None | Some(';' | '\n' | '&' | '|' | ')') => return,
-                _ if self.peek_raw_word() == "do" => return,
-                _ => {
-                    if self.read_word().is_none() {
-                        return;
-                    }
-                }
-            }
-        }
-    }
-
-    /// `case WORD in [(]PAT[|PAT]…) LIST ;; … esac`.
-    fn case_clause(&mut self, start: usize) {
-        self.skip_blanks();
-        self.read_word();
-        self.skip_blank_lines();
-        if self.peek_raw_word() != "in" {
-            let part = self.snippet(start);
-            self.opaque(format!("`case` without `in` at `{part}`"));
-            return;
-        }
-        self.consume_raw("in");
-        while !self.aborted {
-            self.skip_blank_lines();
-            if self.peek_raw_word() == "esac" {
-                self.consume_raw("esac");
-                return;
-            }
-            if matches!(self.peek(), None | Some(')')) || !self.case_pattern() {
-                let part = self.snippet(start);
-                self.opaque(format!("could not read the `case` at `{part}`"));
-                return;
-            }
-            self.parse_list(Stop::CaseArm);
-            for end in [";;&", ";;", ";&"] {
-                if self.starts_with(end) {
-                    self.consume_raw(end);
-                    break;
-                }
-            }
-        }
-    }
-
-    /// `[(]PAT[|PAT]…)`; false when no closing `)` was found.
-    fn case_pattern(&mut self) -> bool {
-        if self.peek() == Some('(') {
-            self.bump();
-        }
-        loop {
-            self.skip_blanks();
-            match self.peek() {
-                Some(')') => {
-                    self.bump();
-                    return true;
-                }
-                Some('|') => {
-                    self.bump();
-                }
-                None | Some(';' | '&' | '\n' | '<' | '>' | '(') => return false,
-                _ => {
-                    if self.read_word().is_none() {
-                        return false;
-                    }
-                }
-            }
-        }
-    }
-
-    /// `[[ … ]]`: operators are skipped, words are read for their substitutions.
-    fn cond_clause(&mut self, start: usize) {
-        loop {
-            self.skip_blank_lines();
-            match self.peek() {
-                None | Some(';') => {
-                    let part = self.snippet(start);
-                    self.opaque(format!("unterminated `[[` at `{part}`"));
-                    return;
-                }
-                Some('&' | '|' | '<' | '>' | '(' | ')') => {
-                    self.bump();
-                }
-                _ if self.peek_raw_word() == "]]" => {
-                    self.consume_raw("]]");
-                    return;
-                }
-                _ => {
-                    if self.read_word().is_none() {
-                        self.bump();
-                    }
-                }
-            }
-            if self.aborted {
-                return;
-            }
         }
     }
 

@@ -1,14 +1,16 @@
 //! Splitting a Bash-tool command string into the simple commands it would run.
 //!
-//! [`parse`] walks the string once with a hand-written scanner ([`words`], [`expansions`] and [`redirects`] read words, quotes,
-//! expansions and redirects; [`grammar`] reads lists, pipelines and the compound commands). Every
-//! command that bash could run is collected: the ones inside `$( )`, backticks, `<( )`,
-//! subshells, groups, `if`/`while`/`for`/`case` bodies, and the ones a wrapper such as `sudo`,
-//! `xargs`, `bash -c` or `find -exec` would start ([`wrappers`]). Whatever cannot be seen into (a
-//! program named by a variable, `eval "$x"`, `source file`, an unterminated quote) is reported in
-//! [`Parsed::opaque`] instead of guessed. The scanner never panics and caps nesting at
-//! [`MAX_NESTING`].
+//! [`parse`] walks the string once with a hand-written scanner: [`cursor`] holds the state,
+//! [`words`], [`expansions`] and [`redirects`] read words, quotes, `$…` expansions, redirects
+//! and heredocs, and [`grammar`] reads lists, pipelines and compound commands. Every command
+//! bash could run is collected: the ones inside `$( )`, backticks, `<( )`, subshells, groups,
+//! `if`/`while`/`for`/`case` bodies, and the ones a wrapper such as `sudo`, `xargs`, `bash -c`
+//! or `find -exec` would start ([`wrappers`]). Whatever cannot be seen into (a program named by
+//! a variable, `eval "$x"`, `source file`, an unterminated quote) is reported in
+//! [`Parsed::opaque`] instead of guessed. The scanner never panics, caps nesting at
+//! [`MAX_NESTING`] and bounds how much nested text it re-reads.
 
+mod compound;
 mod cursor;
 mod expansions;
 mod grammar;

@@ -56,6 +56,25 @@ impl Parser {
                     self.parse_string(&text, "in `eval`", start);
                 }
             }
+            "watch" => {
+                let at = skip_options(
+                    &cmd.words,
+                    1,
+                    &Opts {
+                        short_arg: "nq",
+                        long_arg: &["interval", "equexit"],
+                    },
+                );
+                let text = cmd.words.get(at..).unwrap_or_default().join(" ");
+                if !text.trim().is_empty() {
+                    self.parse_string(&text, "in `watch`", start);
+                }
+            }
+            "su" | "runuser" => {
+                if let Some(script) = su_command(&cmd.words) {
+                    self.parse_string(&script, &format!("in `{program} -c`"), start);
+                }
+            }
             shell if SHELLS.contains(&shell) => {
                 if let Some(Some(script)) = shell_c_string(&cmd.words) {
                     self.parse_string(&script, &format!("in `{shell} -c`"), start);
@@ -105,6 +124,10 @@ pub(crate) fn unwrap_wrapper(words: &[String]) -> Option<Unwrapped> {
     let (start, takes_assignments) = match program {
         "env" => return unwrap_env(words),
         "nohup" | "builtin" | "setsid" => (skip_options(words, 1, &opts("", &[])), false),
+        "ionice" => (
+            skip_options(words, 1, &opts("cnp", &["class", "classdata", "pid"])),
+            false,
+        ),
         "nice" => (skip_options(words, 1, &opts("n", &["adjustment"])), false),
         "timeout" => (
             skip_options(words, 1, &opts("sk", &["signal", "kill-after"])) + 1,
@@ -306,6 +329,20 @@ fn shell_c_string(words: &[String]) -> Option<Option<String>> {
         }
     }
     c_flag.then(|| words.get(i).cloned())
+}
+
+/// The command string of `su [-] [user] -c CMD` / `--command=CMD`.
+fn su_command(words: &[String]) -> Option<String> {
+    let mut iter = words.iter().skip(1);
+    while let Some(w) = iter.next() {
+        if w == "-c" || w == "--command" {
+            return iter.next().cloned();
+        }
+        if let Some(cmd) = w.strip_prefix("--command=") {
+            return Some(cmd.to_string());
+        }
+    }
+    None
 }
 
 /// The commands `find … -exec CMD … ;` (also `-execdir`, `-ok`, `-okdir`) or `fd … -x CMD…`

@@ -10,6 +10,7 @@
 //! [`Decision::Ask`] carries the pattern an "always" answer would save ([`suggest`]).
 
 mod agent;
+mod facts;
 mod mcp;
 mod mode;
 mod native;

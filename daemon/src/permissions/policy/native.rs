@@ -6,55 +6,14 @@
 //! unless a sandbox contains it; ask mode asks for the rest. Read-only mode refuses write
 //! redirects, risky parts and, without a sandbox, anything not known to be read-only.
 
-use super::super::context::{Context, resolve_known};
-use super::super::parse::{Parsed, Pipeline, SimpleCommand, parse};
+use super::super::context::Context;
+use super::super::parse::{Parsed, parse};
+use super::super::parse::{SimpleCommand, unwrap_wrapper};
 use super::super::readonly::is_read_only;
-use super::super::risky::risky;
-use super::super::rules::{RuleSet, Verdict};
-use super::super::writes::write_targets;
+use super::super::rules::{RuleHit, RuleSet, Verdict};
+use super::facts::{Facts, ShellDir};
 use super::suggest::suggestion;
 use super::{Decision, Mode, allowed_by_rule, denied_by_rule};
-
-/// What one simple command does, as far as the checks are concerned.
-struct Facts {
-    risk: Option<String>,
-    /// Write targets outside the writable folders, for messages.
-    outside: Vec<String>,
-    /// Redirect targets among `outside`.
-    redirect_outside: Vec<String>,
-    /// Write targets only known at run time.
-    unknown: Vec<String>,
-}
-
-impl Facts {
-    fn of(pipeline: &Pipeline, cmd: &SimpleCommand, ctx: &Context) -> Self {
-        let mut facts = Facts {
-            risk: risky(pipeline, cmd, ctx),
-            outside: Vec::new(),
-            redirect_outside: Vec::new(),
-            unknown: Vec::new(),
-        };
-        let redirects = cmd.writes();
-        for target in write_targets(cmd) {
-            match resolve_known(ctx, &target) {
-                None => facts.unknown.push(target),
-                Some(path) if !ctx.is_writable(&path) => {
-                    if redirects.contains(&target.as_str()) {
-                        facts.redirect_outside.push(ctx.show(&path));
-                    }
-                    facts.outside.push(ctx.show(&path));
-                }
-                Some(_) => {}
-            }
-        }
-        facts
-    }
-
-    /// Approving it means leaving the sandbox.
-    fn needs_escalation(&self) -> bool {
-        self.risk.is_some() || !self.outside.is_empty()
-    }
-}
 
 /// One part that needs the user.
 struct Asking {
@@ -89,15 +48,20 @@ fn approve(parsed: &Parsed, mode: Mode, rules: &RuleSet, ctx: &Context) -> Decis
             suggestion: String::new(),
         });
     }
+    let mut dir = ShellDir::Start;
     for pipeline in &parsed.pipelines {
+        // Commands a rule-allowed wrapper starts (`sudo apt install x` under
+        // `sudo apt install:*`) are allowed with it; they follow it in the pipeline.
+        let mut covered: Vec<(Vec<String>, RuleHit)> = Vec::new();
         for cmd in &pipeline.commands {
-            let facts = Facts::of(pipeline, cmd, ctx);
+            let facts = Facts::of(pipeline, cmd, ctx, &dir);
+            dir.follow(cmd, ctx);
             // A pattern covers words, never where output goes: no rule can allow a redirect.
             let coverable = facts.redirect_outside.is_empty();
             let ask = |reason: String| Asking {
                 reason,
                 suggestion: if coverable {
-                    suggestion(cmd, facts.needs_escalation(), ctx)
+                    suggestion(cmd, facts.needs_exact_rule(), ctx)
                 } else {
                     String::new()
                 },
@@ -109,7 +73,13 @@ fn approve(parsed: &Parsed, mode: Mode, rules: &RuleSet, ctx: &Context) -> Decis
                     "`{text}` matches the ask rule `{}` from {}",
                     hit.pattern, hit.source
                 )));
-            } else if let Some(hit) = rules.bash_rule(Verdict::Allow, cmd) {
+            } else if let Some(hit) = rules.bash_rule(Verdict::Allow, cmd).or_else(|| {
+                covered
+                    .iter()
+                    .find(|(w, _)| *w == cmd.words)
+                    .map(|(_, h)| h.clone())
+            }) {
+                covered.extend(wrapped_chain(cmd).into_iter().map(|w| (w, hit.clone())));
                 escalate |= facts.needs_escalation();
                 if facts.redirect_outside.is_empty() {
                     notes.push(allowed_by_rule(&hit));
@@ -128,6 +98,10 @@ fn approve(parsed: &Parsed, mode: Mode, rules: &RuleSet, ctx: &Context) -> Decis
                 asking.push(ask(format!(
                     "`{text}` writes outside the writable folders: {}",
                     facts.outside.join(", ")
+                )));
+            } else if let Some(cd) = &facts.moved_away {
+                asking.push(ask(format!(
+                    "`{text}` writes to a relative path after `{cd}` left the working folder"
                 )));
             } else if !facts.unknown.is_empty() && !ctx.sandboxed {
                 asking.push(ask(format!(
@@ -155,6 +129,22 @@ fn approve(parsed: &Parsed, mode: Mode, rules: &RuleSet, ctx: &Context) -> Decis
     }
 }
 
+/// The words of the commands `cmd` starts through plain wrappers (`sudo env nice x` → `env nice
+/// x`, `nice x`, `x`); not `bash -c` or `find -exec`, whose commands a rule on the outer words
+/// never spelled out.
+fn wrapped_chain(cmd: &SimpleCommand) -> Vec<Vec<String>> {
+    let mut chain = Vec::new();
+    let mut words = cmd.words.clone();
+    while let Some(inner) = unwrap_wrapper(&words) {
+        if chain.len() > 8 {
+            break;
+        }
+        chain.push(inner.words.clone());
+        words = inner.words;
+    }
+    chain
+}
+
 fn read_only(parsed: &Parsed, rules: &RuleSet, ctx: &Context) -> Decision {
     if !parsed.opaque.is_empty() && !ctx.sandboxed {
         return Decision::Deny {
@@ -166,13 +156,16 @@ fn read_only(parsed: &Parsed, rules: &RuleSet, ctx: &Context) -> Decision {
     }
     let mut asking: Vec<String> = Vec::new();
     let mut suggestion_text = String::new();
+    let mut dir = ShellDir::Start;
     for pipeline in &parsed.pipelines {
         for cmd in &pipeline.commands {
+            let risk = Facts::of(pipeline, cmd, ctx, &dir).risk;
+            dir.follow(cmd, ctx);
             let text = &cmd.text;
             let writes = cmd.writes();
             let refusal = if !writes.is_empty() {
                 Some(format!("`{text}` writes to {}", writes.join(", ")))
-            } else if let Some(risk) = risky(pipeline, cmd, ctx) {
+            } else if let Some(risk) = risk {
                 Some(format!("`{text}`: {risk}"))
             } else if !ctx.sandboxed && !is_read_only(cmd) {
                 Some(format!(

@@ -3,7 +3,8 @@
 //! - Everyday commands get a prefix rule: for programs with subcommands (git, npm, cargo,
 //!   docker, …) the words up to the subcommand (`git status:*`, `npm -g install:*`), plus the
 //!   script name for runners (`npm run build:*`); for other programs `prog:*`.
-//! - Risky commands and writes outside the writable folders get their exact words
+//! - Risky commands and writes outside the writable folders (or to paths that cannot be
+//!   checked) get their exact words
 //!   (`rm -rf ../build`), because a prefix such as `rm:*` would allow far more than was
 //!   approved. One exception: when the risk lies in the subcommand and its options alone (the
 //!   prefix up to the first operand is itself risky), that prefix is offered —
@@ -68,8 +69,9 @@ const SUBCOMMAND_PROGRAMS: &[&str] = &[
 /// Subcommands that run a named script: the script name is part of the prefix.
 const RUNNERS: [&str; 5] = ["run", "run-script", "exec", "x", "dlx"];
 
-/// The pattern "always" would save for `cmd`; `dangerous` when it is risky or writes outside the
-/// writable folders. Empty for a command without words (a bare redirect).
+/// The pattern "always" would save for `cmd`; `dangerous` when it is risky or what it writes is
+/// the concern (outside the writable folders, or not knowable). Empty for a command without
+/// words (a bare redirect).
 pub(super) fn suggestion(cmd: &SimpleCommand, dangerous: bool, ctx: &Context) -> String {
     let words = &cmd.words;
     let Some(program) = cmd.program() else {
@@ -147,10 +149,21 @@ fn exact(words: &[String]) -> String {
     shell_join(words)
 }
 
+/// Words joined so that the pattern reader splits them back the same: quoted only when they
+/// hold whitespace, quotes, a backslash or start a comment (`~` and `$` stay readable).
 fn shell_join(words: &[String]) -> String {
     words
         .iter()
-        .map(|w| shlex::try_quote(w).map_or_else(|_| w.clone(), |q| q.into_owned()))
+        .map(|w| {
+            let plain = !w.is_empty()
+                && !w.starts_with('#')
+                && !w.contains(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '\\'));
+            if plain {
+                w.clone()
+            } else {
+                shlex::try_quote(w).map_or_else(|_| w.clone(), |q| q.into_owned())
+            }
+        })
         .collect::<Vec<_>>()
         .join(" ")
 }

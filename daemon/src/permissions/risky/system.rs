@@ -8,6 +8,10 @@ use super::super::parse::SimpleCommand;
 
 /// `git push --force/--mirror/--delete/+ref/:ref`, `git reset --hard`, `git clean -f`.
 pub(super) fn git(cmd: &SimpleCommand) -> Option<String> {
+    let at = git_subcommand(&cmd.words).map_or(cmd.words.len(), |(at, _)| at);
+    if let Some(reason) = git_config_runs_program(cmd.words.get(1..at).unwrap_or_default()) {
+        return Some(reason);
+    }
     let (at, sub) = git_subcommand(&cmd.words)?;
     let rest = cmd.words.get(at..)?;
     match sub {
@@ -41,6 +45,50 @@ pub(super) fn git(cmd: &SimpleCommand) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Configuration keys (matched as lowercase substrings) whose values git runs as programs.
+const GIT_PROGRAM_KEYS: [&str; 11] = [
+    "command",
+    "pager",
+    "editor",
+    "program",
+    "helper",
+    "fsmonitor",
+    "hookspath",
+    "external",
+    "askpass",
+    "proxy",
+    "textconv",
+];
+
+/// `git -c core.sshCommand=…`, `-c alias.x=!…`, `--config-env=core.pager=…`: the value runs.
+fn git_config_runs_program(globals: &[String]) -> Option<String> {
+    let mut iter = globals.iter();
+    while let Some(w) = iter.next() {
+        let setting = match w.as_str() {
+            "-c" | "--config-env" => iter.next().map(String::as_str),
+            _ => w.strip_prefix("--config-env="),
+        };
+        let Some(setting) = setting else {
+            continue;
+        };
+        let key = setting
+            .split('=')
+            .next()
+            .unwrap_or(setting)
+            .to_ascii_lowercase();
+        let runs = GIT_PROGRAM_KEYS.iter().any(|k| key.contains(k))
+            || ["alias.", "filter.", "include"]
+                .iter()
+                .any(|p| key.starts_with(p));
+        if runs {
+            return Some(format!(
+                "`git -c {key}=…` makes git run a program given on the command line"
+            ));
+        }
+    }
+    None
 }
 
 /// `pkill`/`killall` always; `kill` unless every target is a job, `$!` or a session process.

@@ -142,6 +142,10 @@ fn git_history_changes() {
     assert_quiet("git reset --soft HEAD~1");
     assert_quiet("git clean -n");
     assert_quiet("git log --force-with-lease");
+    assert_risky("git -c core.sshCommand='rm -rf ~' fetch", "core.sshcommand");
+    assert_risky("git -c alias.x='!sh' x", "alias.x");
+    assert_risky("git --config-env=core.pager=P log", "core.pager");
+    assert_quiet("git -c user.name=x commit -m y");
 }
 
 #[test]

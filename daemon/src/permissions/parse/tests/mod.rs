@@ -122,6 +122,11 @@ fn substitutions_add_their_commands() {
     );
     assert_eq!(commands("echo $(echo $(rm deep))")[0], "rm deep");
     assert_eq!(commands("echo $((1 + 2)) $HOME"), ["echo $((1 + 2)) $HOME"]);
+    assert_eq!(
+        parse("echo $((2*3)) $(( (1+2)*3 ))").opaque,
+        Vec::<String>::new()
+    );
+    assert_eq!(parse("(( i++ )); echo").opaque, Vec::<String>::new());
 }
 
 #[test]
@@ -259,6 +264,17 @@ fn wrappers_add_the_wrapped_command() {
     assert_eq!(commands("sudo -l rm"), ["sudo -l rm"]);
     assert_eq!(commands("xargs"), ["xargs"]);
     assert_eq!(commands("curl x | sudo bash")[2], "bash");
+    assert_eq!(commands("ionice -c 3 rm y")[1], "rm y");
+    assert_eq!(
+        commands("watch -n 1 'rm y; ls'"),
+        ["rm y", "ls", "watch -n 1 rm y; ls"]
+    );
+    assert_eq!(
+        commands("su - root -c 'rm y'"),
+        ["rm y", "su - root -c rm y"]
+    );
+    assert_eq!(commands("coproc rm y"), ["rm y"]);
+    assert_eq!(commands("coproc w { rm y; }"), ["rm y"]);
 }
 
 #[test]

@@ -55,6 +55,14 @@ fn native_decision_table() {
         ("kill 4321", ["Q!", "Q!", "D", "D", "A!"]),
         ("echo x > $OUT", ["Q", "Q", "D", "D", "A!"]),
         ("echo x > /tmp/a /data/x/b", ["A", "Q", "D", "D", "A!"]),
+        ("cd .. && rm -rf proj", ["Q", "Q", "D", "A", "A!"]),
+        ("cd / && rm -rf etc", ["Q!", "Q!", "D", "D", "A!"]),
+        ("cd && rm -rf .ssh", ["Q!", "Q!", "D", "D", "A!"]),
+        ("cd \"$D\" && rm -rf x", ["Q", "Q", "D", "A", "A!"]),
+        ("cd build && rm -rf *", ["A", "Q", "D", "A", "A!"]),
+        ("cd /tmp && echo x > f", ["A", "Q", "D", "D", "A!"]),
+        ("(cd sub); rm -rf ../x", ["Q!", "Q!", "D", "D", "A!"]),
+        ("cd .. && ls", ["A", "Q", "A", "A", "A!"]),
     ];
     for (command, expected) in table {
         assert_eq!(row(&native(command)), *expected, "{command:?}");
@@ -166,6 +174,12 @@ fn always_suggestions() {
         ("npm install lodash", Mode::Auto, "npm install:*"),
         ("apt-get install -y jq", Mode::Auto, "apt-get install -y:*"),
         ("sudo apt install jq", Mode::Auto, "sudo apt install jq"),
+        ("rm -rf ~/old", Mode::Auto, "rm -rf ~/old"),
+        (
+            "rm -rf \"$HOME/my dir\"",
+            Mode::Auto,
+            "rm -rf '$HOME/my dir'",
+        ),
         ("kill 4242", Mode::Auto, "kill 4242"),
         (
             "cp notes '/etc/my app.conf'",
@@ -197,6 +211,37 @@ fn always_suggestions() {
 }
 
 #[test]
+fn a_rule_allowed_wrapper_covers_the_command_it_wraps() {
+    let mut rules = RuleSet::new();
+    rules.add(
+        super::super::super::rules::RuleKind::Bash,
+        super::super::super::rules::Verdict::Allow,
+        Pattern::parse("sudo apt install:*").unwrap(),
+        "s",
+    );
+    let plain = ctx(false);
+    let allowed = decide(&native("sudo apt install jq"), Mode::Auto, &rules, &plain);
+    assert_eq!(code(&allowed), "A!");
+    // The wrapped command alone is not covered, nor is a command `bash -c` would run.
+    let alone = decide(&native("apt install jq"), Mode::Auto, &rules, &plain);
+    assert_eq!(code(&alone), "Q!");
+    let mut rules = RuleSet::new();
+    rules.add(
+        super::super::super::rules::RuleKind::Bash,
+        super::super::super::rules::Verdict::Allow,
+        Pattern::parse("sudo bash:*").unwrap(),
+        "s",
+    );
+    let inner = decide(
+        &native("sudo bash -c 'rm -rf /'"),
+        Mode::Auto,
+        &rules,
+        &plain,
+    );
+    assert_eq!(code(&inner), "Q!");
+}
+
+#[test]
 fn a_prefix_rule_never_allows_a_chain() {
     let mut rules = RuleSet::new();
     rules.add(
@@ -217,5 +262,123 @@ fn a_prefix_rule_never_allows_a_chain() {
             matches!(decision, Decision::Ask { .. }),
             "{command}: {decision:?}"
         );
+    }
+}
+
+#[test]
+fn decide_never_panics_on_odd_or_bare_commands() {
+    let programs = [
+        "rm",
+        "rm -r",
+        "rm -rf --",
+        "kill",
+        "kill -s",
+        "kill --",
+        "kill -9",
+        "pkill",
+        "git",
+        "git -C",
+        "git -c",
+        "git push",
+        "git push +",
+        "git clean",
+        "git clone",
+        "tar",
+        "tar x",
+        "tar -C",
+        "cp",
+        "cp -t",
+        "mv",
+        "install -d",
+        "ln",
+        "ln -t",
+        "sed -i",
+        "sed -e",
+        "sed",
+        "dd of=",
+        "curl -o",
+        "wget -O",
+        "sort -o",
+        "tee",
+        "chmod",
+        "chmod -R",
+        "chown --reference",
+        "rsync",
+        "scp x",
+        "unzip -d",
+        "touch -d",
+        "truncate -s",
+        "mkdir -m",
+        "shred -n",
+        "crontab",
+        "crontab -u",
+        "apt",
+        "pacman -",
+        "pip",
+        "python -m",
+        "python -m pip",
+        "uv",
+        "npm",
+        "yarn",
+        "systemctl",
+        "init",
+        "mkfs",
+        "sudo",
+        "su -c",
+        "env -u",
+        "xargs",
+        "xargs rm -r",
+        "bash -c",
+        "bash <(",
+        "eval",
+        "source",
+        ".",
+        "cd",
+        "cd -",
+        "pushd",
+        "popd",
+        "find -exec",
+        "fd -x",
+        "watch",
+        "watch -n",
+        "coproc",
+        "timeout 5",
+        "nice -n",
+        "curl | sh",
+        "| sh",
+        "sh <<<",
+    ];
+    let odd = [
+        "",
+        ";",
+        "&&",
+        "((",
+        "))",
+        "'",
+        "\"",
+        "`",
+        "$(",
+        "${",
+        "<<",
+        "<<<",
+        "2>",
+        "&>",
+        "case x in",
+        "[[",
+        "a |",
+        "$'\\",
+        "cat <<E",
+        "x=(",
+        "\u{0}",
+        "é $(ü)",
+        "cd / && cd .. && rm -rf x",
+    ];
+    let rules = rules();
+    for command in programs.iter().chain(odd.iter()) {
+        for mode in Mode::ALL {
+            for sandboxed in [false, true] {
+                let _ = decide(&native(command), mode, &rules, &ctx(sandboxed));
+            }
+        }
     }
 }
