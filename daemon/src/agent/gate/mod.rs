@@ -268,7 +268,9 @@ impl SessionGate {
         let loaded = self.rules();
         let mut rules = loaded.rules.clone();
         rules.merge(self.state().session_rules.clone());
-        let extra = loaded.writable_dirs.clone();
+        // The session's folder stays writable after a `cd` elsewhere, as in the sandbox.
+        let mut extra = loaded.writable_dirs.clone();
+        extra.push(self.root.clone());
         let skills = skills_dir(&self.env.synapse_home);
         let pids = info.session_pids;
         let is_session_pid = move |pid: i32| pids.contains(&pid);
@@ -407,12 +409,18 @@ impl SessionGate {
                 }
                 if non_interactive {
                     record("denied", &reason, "non-interactive");
+                    let how = if suggestion.is_empty() {
+                        "--yes".to_string()
+                    } else {
+                        format!("--allow '{suggestion}' or --yes")
+                    };
                     (self.notify)(format!(
-                        "denied: `{command}` ({reason}); allow it with --allow '{suggestion}' or --yes"
+                        "denied: `{}` ({reason}); allow it with {how}",
+                        one_line(command)
                     ));
                     return GateVerdict::Refuse(format!(
                         "Permission denied: {reason}. This run is non-interactive, so nobody can \
-                         approve it; the user can rerun with --allow '{suggestion}' or --yes."
+                         approve it; the user can rerun with {how}."
                     ));
                 }
                 let file = self.always_file();
@@ -430,9 +438,14 @@ impl SessionGate {
                         record("approved", &reason, "user");
                         run
                     }
-                    "session" => {
+                    "session" if !suggestion.is_empty() => {
                         self.allow_for_session(&suggestion);
                         record("approved-for-session", &suggestion, "user");
+                        run
+                    }
+                    // Without a pattern the approver remembered the question itself.
+                    "session" | "always" if suggestion.is_empty() => {
+                        record("approved-for-session", &reason, "user");
                         run
                     }
                     "always" => {
