@@ -293,3 +293,36 @@ async fn the_repl_asks_and_always_saves_the_rule() {
     screen.line("/permissions");
     screen.wait_for_count("Permission mode: read-only", 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sandboxed_command_cannot_use_the_daemon_to_escape() {
+    let (env, outside) = env();
+    if !landlock() {
+        return;
+    }
+    let escaped = outside.join("escaped.txt");
+    let synapse = bin("synapse").display().to_string();
+    let fake = FakeLlm::start(
+        Script::new()
+            // Hidden from the rules inside a variable, so only the daemon's own check stops it.
+            .tool_call(format!(
+                "S={synapse}; $S exec 'echo x > {}' ; $S daemon status >/dev/null && echo status-ok",
+                escaped.display()
+            ))
+            .text("tried"),
+    )
+    .await
+    .unwrap();
+    let out = run(&env, &fake, &["--yes"]).await;
+    assert!(out.success(), "{out:?}");
+    let result = fake.requests()[1].last_tool_result().unwrap();
+    assert!(!escaped.exists(), "{result}");
+    assert!(
+        result.contains("not available from inside a sandboxed agent shell"),
+        "{result}"
+    );
+    assert!(
+        result.contains("status-ok"),
+        "read-only calls still work: {result}"
+    );
+}

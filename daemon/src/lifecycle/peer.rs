@@ -1,6 +1,12 @@
 //! Every request is checked against the peer's uid (SO_PEERCRED on Linux, getpeereid on macOS,
 //! both through tokio's `peer_cred`). The socket's 0600 mode already keeps other users out; this
 //! is the second wall, for sockets whose permissions were loosened.
+//!
+//! A client running with `no_new_privs` — everything started inside a sandboxed session shell
+//! has it, since Landlock sets it and it can never be cleared — is marked [`Confined`]. The
+//! services refuse such clients anything that would let a sandboxed command act outside its
+//! sandbox through the daemon (`Tools.Exec`, `Chat.Attach`, skill and settings changes,
+//! shutdown), and check MCP calls from them against the deny rules.
 
 use nix::unistd::Uid;
 use tonic::transport::server::UdsConnectInfo;
@@ -15,7 +21,13 @@ pub fn check_peer(request: Request<()>) -> Result<Request<()>, Status> {
         .and_then(|info| info.peer_cred)
         .map(|cred| (cred.uid(), cred.pid()));
     match peer {
-        Some((uid, _)) if uid == own => Ok(request),
+        Some((uid, pid)) if uid == own => {
+            let mut request = request;
+            if pid.is_some_and(is_confined) {
+                request.extensions_mut().insert(Confined { pid });
+            }
+            Ok(request)
+        }
         Some((uid, pid)) => {
             tracing::warn!(peer_uid = uid, peer_pid = ?pid, own_uid = own, "refused a client of another user");
             Err(Status::permission_denied(format!(
@@ -29,4 +41,51 @@ pub fn check_peer(request: Request<()>) -> Result<Request<()>, Status> {
             ))
         }
     }
+}
+
+/// Marks a request from a client that runs with `no_new_privs` (a sandboxed session's command).
+#[derive(Debug, Clone, Copy)]
+pub struct Confined {
+    pub pid: Option<i32>,
+}
+
+/// Refuses `what` for a confined client, with a message that says why.
+pub fn refuse_confined<T>(request: &Request<T>, what: &str) -> Result<(), Status> {
+    match request.extensions().get::<Confined>() {
+        Some(c) => {
+            tracing::info!(peer_pid = ?c.pid, what, "refused a sandboxed client");
+            Err(Status::permission_denied(format!(
+                "{what} is not available from inside a sandboxed agent shell (the command runs \
+                 under Synapse's permission sandbox); ask the user to run it"
+            )))
+        }
+        None => Ok(()),
+    }
+}
+
+/// True when `pid` is (very likely) a command of a sandboxed session. Normally: it runs with
+/// `no_new_privs` and the daemon does not. When the daemon itself runs with it (a container or
+/// a service with `NoNewPrivileges=yes`), that tells nothing, and the session shells' tag in the
+/// client's environment is the sign instead (weaker: a command can drop it).
+fn is_confined(pid: i32) -> bool {
+    static OWN: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if !*OWN.get_or_init(|| no_new_privs(std::process::id() as i32)) {
+        return no_new_privs(pid);
+    }
+    std::fs::read(format!("/proc/{pid}/environ"))
+        .map(|env| {
+            env.split(|b| *b == 0)
+                .any(|kv| kv.starts_with(crate::shell::procs::SHELL_TAG_VAR.as_bytes()))
+        })
+        .unwrap_or(false)
+}
+
+/// True when `pid` runs with `no_new_privs` (Linux: `NoNewPrivs: 1` in its status).
+fn no_new_privs(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .map(|s| {
+            s.lines()
+                .any(|l| l.starts_with("NoNewPrivs:") && l.ends_with('1'))
+        })
+        .unwrap_or(false)
 }

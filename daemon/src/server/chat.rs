@@ -21,6 +21,7 @@ use crate::agent::AgentEvent;
 use crate::agent::context::CONTEXT_WINDOW_DEFAULT;
 use crate::agent::session::{ChatSession, SessionEvent};
 use crate::agent::sessions::{ChatError, OpenRequest, Resume};
+use crate::lifecycle::peer::refuse_confined;
 use crate::llm::Usage;
 use crate::state::DaemonState;
 
@@ -49,6 +50,7 @@ impl Chat for ChatService {
         &self,
         request: Request<Streaming<ClientMessage>>,
     ) -> Result<Response<Self::AttachStream>, Status> {
+        refuse_confined(&request, "starting an agent session")?;
         let mut incoming = request.into_inner();
         let open = match incoming.next().await {
             Some(Ok(ClientMessage {

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::lifecycle::peer::refuse_confined;
 use synapse_shared::proto::daemon_server::Daemon;
 use synapse_shared::proto::{
     GetSettingsRequest, SetAutoEnhanceRequest, SettingsResponse, ShutdownRequest, ShutdownResponse,
@@ -52,8 +53,9 @@ impl Daemon for DaemonService {
 
     async fn shutdown(
         &self,
-        _: Request<ShutdownRequest>,
+        request: Request<ShutdownRequest>,
     ) -> Result<Response<ShutdownResponse>, Status> {
+        refuse_confined(&request, "stopping the daemon")?;
         tracing::info!("Shutdown requested by a client");
         self.state.shutdown.cancel();
         Ok(Response::new(ShutdownResponse {}))
@@ -72,6 +74,7 @@ impl Daemon for DaemonService {
         &self,
         request: Request<SetAutoEnhanceRequest>,
     ) -> Result<Response<SettingsResponse>, Status> {
+        refuse_confined(&request, "changing settings")?;
         let enabled = request.into_inner().enabled;
         let path = self.state.paths.settings_file();
         let written = tokio::task::spawn_blocking(move || {

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::lifecycle::peer::Confined;
 use serde_json::Value;
 use synapse_shared::proto::mcp_server::Mcp;
 use synapse_shared::proto::{
@@ -21,6 +22,33 @@ pub struct McpService {
 impl McpService {
     pub fn new(state: Arc<DaemonState>) -> Self {
         Self { state }
+    }
+
+    /// A tool called from inside a sandboxed session shell (a wrapper the router could not see
+    /// in the command line) still obeys the user's `permissions.mcp` deny rules.
+    fn check_deny_rules(&self, server: &str, tool: &str) -> Result<(), Status> {
+        let Some(command) = self
+            .state
+            .mcp
+            .catalog()
+            .spec(server, tool)
+            .map(|s| s.command.clone())
+        else {
+            return Ok(());
+        };
+        let settings = self.state.settings();
+        let source = self.state.paths.settings_file().display().to_string();
+        let (rules, _) = crate::permissions::RuleSet::from_json(&settings.permissions, &source);
+        match rules.mcp_verdict(&command) {
+            Some((crate::permissions::Verdict::Deny, hit)) => {
+                tracing::info!(%command, pattern = %hit.pattern, "denied an MCP call from a sandboxed shell");
+                Err(Status::permission_denied(format!(
+                    "{command} is denied by the rule `{}` in {}",
+                    hit.pattern, hit.source
+                )))
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -83,8 +111,12 @@ impl Mcp for McpService {
         &self,
         request: Request<McpCallToolRequest>,
     ) -> Result<Response<McpCallToolResponse>, Status> {
+        let confined = request.extensions().get::<Confined>().is_some();
         let r = request.into_inner();
         let mcp = &self.state.mcp;
+        if confined {
+            self.check_deny_rules(&r.server, &r.tool)?;
+        }
         if !r.arguments_json.is_empty() {
             let arguments = match serde_json::from_str::<Value>(&r.arguments_json) {
                 Ok(Value::Object(map)) => map,

@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::lifecycle::peer::refuse_confined;
 use synapse_shared::proto::skills_server::Skills;
 use synapse_shared::proto::*;
 use tonic::{Request, Response, Status};
@@ -120,6 +121,7 @@ impl Skills for SkillsService {
         &self,
         r: Request<RollbackSkillRequest>,
     ) -> Result<Response<RollbackSkillResponse>, Status> {
+        refuse_confined(&r, "rolling a skill back")?;
         let r = r.into_inner();
         let version = (r.version != 0).then_some(r.version);
         let (restored, dir) = self
@@ -238,6 +240,7 @@ impl Skills for SkillsService {
         &self,
         r: Request<CreateSkillRequest>,
     ) -> Result<Response<CreateSkillResponse>, Status> {
+        refuse_confined(&r, "creating a skill through the daemon")?;
         let r = r.into_inner();
         let skill = self
             .call("", move |s| s.create(&r.name, &r.description, &r.body))
@@ -251,6 +254,7 @@ impl Skills for SkillsService {
         &self,
         r: Request<DeleteSkillRequest>,
     ) -> Result<Response<DeleteSkillResponse>, Status> {
+        refuse_confined(&r, "deleting a skill")?;
         let r = r.into_inner();
         let dir = self.call("", move |s| s.delete(&r.name)).await?;
         Ok(Response::new(DeleteSkillResponse {
@@ -262,6 +266,7 @@ impl Skills for SkillsService {
         &self,
         r: Request<SetSkillEnabledRequest>,
     ) -> Result<Response<SetSkillEnabledResponse>, Status> {
+        refuse_confined(&r, "enabling or disabling a skill")?;
         let r = r.into_inner();
         let skill = self
             .call("", move |s| s.set_enabled(&r.name, r.enabled))

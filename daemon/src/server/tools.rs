@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::lifecycle::peer::refuse_confined;
 use synapse_shared::proto::tools_server::Tools;
 use synapse_shared::proto::{ExecRequest, ExecResponse};
 use tokio_util::sync::CancellationToken;
@@ -29,6 +30,7 @@ impl ToolsService {
 #[tonic::async_trait]
 impl Tools for ToolsService {
     async fn exec(&self, request: Request<ExecRequest>) -> Result<Response<ExecResponse>, Status> {
+        refuse_confined(&request, "synapse exec")?;
         let req = request.into_inner();
         let name = if req.session.is_empty() {
             DEFAULT_SESSION.to_owned()
