@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// Environment variable naming the state folder.
 pub const ENV_HOME: &str = "SYNAPSE_HOME";
@@ -164,6 +164,26 @@ fn mkdir(path: &Path, mode: u32) -> Result<(), PathsError> {
             path: path.to_path_buf(),
             source,
         })
+}
+
+/// `.` removed and `..` applied without touching the filesystem (never above the root).
+pub fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in p.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push(component);
+                }
+                if out.as_os_str().is_empty() && p.is_absolute() {
+                    out.push("/");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

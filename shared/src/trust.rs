@@ -5,7 +5,7 @@
 //! whenever it loads a project's rules.
 
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
@@ -113,20 +113,7 @@ pub fn find_project_settings(cwd: &Path) -> Option<(PathBuf, PathBuf)> {
     })
 }
 
-/// Lexical normalization: `.` and `a/..` removed (no symlinks resolved).
-pub fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
+pub use crate::paths::normalize;
 
 #[cfg(test)]
 mod tests {

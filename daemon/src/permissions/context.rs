@@ -3,7 +3,7 @@
 //! never by asking the filesystem.
 
 use std::fmt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// The facts about the session a decision depends on.
 #[derive(Clone, Copy)]
@@ -127,25 +127,7 @@ fn strip_home_variable(target: &str) -> Option<&str> {
         .filter(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
-/// `.` removed and `..` applied without touching the filesystem (never above the root).
-pub fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in p.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push(component);
-                }
-                if out.as_os_str().is_empty() && p.is_absolute() {
-                    out.push("/");
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
+pub use synapse_shared::paths::normalize;
 
 #[cfg(test)]
 mod tests {

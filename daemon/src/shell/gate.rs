@@ -74,5 +74,15 @@ impl std::fmt::Debug for GateHandle {
     }
 }
 
+/// The effect of a command whose first non-option word is the file it writes (`write`, `edit`).
+pub fn writes_first_path(args: &[String], cwd: &Path) -> Effect {
+    Effect::Writes(
+        args.iter()
+            .find(|a| !a.starts_with('-'))
+            .map(|p| vec![cwd.join(p)])
+            .unwrap_or_default(),
+    )
+}
+
 /// Exit status of a refused command (as the shell's "cannot execute").
 pub const EXIT_REFUSED: i32 = 126;

@@ -41,12 +41,7 @@ pub struct EditCommand;
 
 impl AgentCommand for EditCommand {
     fn effect(&self, args: &[String], cwd: &std::path::Path) -> crate::shell::gate::Effect {
-        crate::shell::gate::Effect::Writes(
-            args.iter()
-                .find(|a| !a.starts_with('-'))
-                .map(|p| vec![cwd.join(p)])
-                .unwrap_or_default(),
-        )
+        crate::shell::gate::writes_first_path(args, cwd)
     }
 
     fn spec(&self) -> &'static CommandSpec {
