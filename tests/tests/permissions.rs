@@ -326,3 +326,28 @@ async fn a_sandboxed_command_cannot_use_the_daemon_to_escape() {
         "read-only calls still work: {result}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ask_mode_asks_for_every_native_command_and_write_but_not_for_reads() {
+    let (env, _) = env();
+    std::fs::write(env.workdir().join("a.txt"), "alpha\n").unwrap();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("read a.txt")
+            .tool_call("ls")
+            .tool_call("write b.txt beta")
+            .text("done"),
+    )
+    .await
+    .unwrap();
+    let out = run(&env, &fake, &["--permission-mode", "ask"]).await;
+    assert!(out.success(), "{out:?}");
+    let requests = fake.requests();
+    assert!(requests[1].last_tool_result().unwrap().contains("alpha"));
+    for (i, what) in [(2, "`ls`"), (3, "`write b.txt beta`")] {
+        let result = requests[i].last_tool_result().unwrap();
+        assert!(result.contains("Permission denied"), "{result}");
+        assert!(out.stderr.contains(&format!("denied: {what}")), "{}", out.stderr);
+    }
+    assert!(!env.workdir().join("b.txt").exists());
+}
