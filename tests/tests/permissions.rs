@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod mcp_support;
 mod repl_support;
 
 use std::path::PathBuf;
@@ -11,7 +12,7 @@ use std::process::Stdio;
 
 use repl_support::Screen;
 use synapse_tests::fake_llm::{FakeLlm, Script};
-use synapse_tests::{Run, TestEnv, bin};
+use synapse_tests::{DEADLINE, Run, TestEnv, bin, wait_until};
 
 /// A test home whose temp dir is private, so a folder next to the work folder is outside
 /// everything the sandbox lets the shell write.
@@ -347,7 +348,65 @@ async fn ask_mode_asks_for_every_native_command_and_write_but_not_for_reads() {
     for (i, what) in [(2, "`ls`"), (3, "`write b.txt beta`")] {
         let result = requests[i].last_tool_result().unwrap();
         assert!(result.contains("Permission denied"), "{result}");
-        assert!(out.stderr.contains(&format!("denied: {what}")), "{}", out.stderr);
+        assert!(
+            out.stderr.contains(&format!("denied: {what}")),
+            "{}",
+            out.stderr
+        );
     }
     assert!(!env.workdir().join("b.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_tools_follow_their_annotations_and_the_mcp_rules() {
+    let (env, _) = env();
+    let dir = env.home().join("mcp");
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = serde_json::json!({"mcpServers": {
+        "fs": {"command": "node", "args": [mcp_support::fs_server_js(), env.workdir()]}
+    }});
+    std::fs::write(dir.join("mcp_servers.json"), config.to_string()).unwrap();
+    std::fs::write(env.workdir().join("note.txt"), "alpha\n").unwrap();
+    env.start_daemon();
+    let wrapper = env.home().join("bin/mcp:fs:write_file");
+    wait_until(DEADLINE, "the fs server's wrappers", || wrapper.exists());
+
+    let read = format!(
+        "mcp:fs:read_text_file --path {}/note.txt",
+        env.workdir().display()
+    );
+    let write = format!(
+        "mcp:fs:write_file --path {}/out.txt --content beta",
+        env.workdir().display()
+    );
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call(read.as_str())
+            .tool_call(write.as_str())
+            .text("first")
+            .tool_call(write.as_str())
+            .text("second"),
+    )
+    .await
+    .unwrap();
+    // readOnlyHint: runs; destructiveHint (write_file): asks, so a run without --allow refuses.
+    let out = run(&env, &fake, &[]).await;
+    assert!(out.success(), "{out:?}");
+    let requests = fake.requests();
+    assert!(requests[1].last_tool_result().unwrap().contains("alpha"));
+    let refused = requests[2].last_tool_result().unwrap();
+    assert!(refused.contains("Permission denied"), "{refused}");
+    assert!(
+        out.stderr.contains("--allow 'mcp:fs:write_file'"),
+        "{}",
+        out.stderr
+    );
+    assert!(!env.workdir().join("out.txt").exists());
+
+    let allowed = run(&env, &fake, &["--allow", "mcp:fs:write_file"]).await;
+    assert!(allowed.success(), "{allowed:?}");
+    assert_eq!(
+        std::fs::read_to_string(env.workdir().join("out.txt")).unwrap(),
+        "beta"
+    );
 }
