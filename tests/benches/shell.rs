@@ -84,5 +84,40 @@ fn whole_process(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, in_process, whole_process);
+/// The permission check every model command passes (parse into simple commands, rules, risky
+/// list, writes): what the gate adds before a command runs.
+fn permission_check(c: &mut Criterion) {
+    use synapse_daemon::permissions::{Action, Context, Mode, RuleSet, decide};
+    let (rules, _) = RuleSet::from_json(
+        &serde_json::json!({"bash": {"allow": ["git status:*", "npm run *"], "deny": ["rm -rf /:*"]}}),
+        "bench",
+    );
+    let cwd = std::path::Path::new("/home/u/proj");
+    let no_pids = |_: i32| false;
+    let ctx = Context {
+        cwd,
+        home: std::path::Path::new("/home/u"),
+        synapse_home: std::path::Path::new("/home/u/.synapse/skills"),
+        temp_dir: std::path::Path::new("/tmp"),
+        extra_writable: &[],
+        sandboxed: true,
+        is_session_pid: &no_pids,
+    };
+    let command = "git status -s && grep -rn TODO src | head -20 > todo.txt; echo $(date)";
+    c.bench_function(
+        "permission check of a 4-part command line (auto mode)",
+        |b| {
+            b.iter(|| {
+                black_box(decide(
+                    &Action::Native { command },
+                    Mode::Auto,
+                    &rules,
+                    &ctx,
+                ))
+            })
+        },
+    );
+}
+
+criterion_group!(benches, in_process, whole_process, permission_check);
 criterion_main!(benches);
