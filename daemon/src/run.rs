@@ -38,6 +38,14 @@ fn run(options: Options) -> anyhow::Result<()> {
     paths.ensure_layout()?;
     let _log_guard = crate::logging::init(&paths.logs_dir(), options.foreground)?;
     let lock = DaemonLock::acquire(&paths.daemon_lock())?;
+    let orphans = crate::lifecycle::orphans::reap(paths.socket());
+    if orphans > 0 {
+        tracing::warn!(
+            count = orphans,
+            "killed processes left by a daemon that died"
+        );
+    }
+    crate::lifecycle::orphans::set_owner(paths.socket());
 
     let settings_path = paths.settings_file();
     if settings::ensure_exists(&settings_path)? {

@@ -61,6 +61,9 @@ impl ServerProcess {
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
+        if let Some((k, v)) = crate::lifecycle::orphans::owner_env() {
+            cmd.env(k, v);
+        }
         if let Some(cwd) = &spec.cwd {
             cmd.current_dir(cwd);
         }

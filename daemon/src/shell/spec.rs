@@ -26,12 +26,13 @@ impl ShellSpec {
     /// The environment the shell gets: the session's, minus rc-file hooks, plus PATH and the
     /// settings that keep tools from paging or colouring.
     pub(super) fn shell_env(&self, tag: &str) -> Vec<(OsString, OsString)> {
-        const DROPPED: [&str; 5] = [
+        const DROPPED: [&str; 6] = [
             "BASH_ENV",
             "ENV",
             "PROMPT_COMMAND",
             SHELL_TAG_VAR,
             COMMAND_TAG_VAR,
+            crate::lifecycle::orphans::OWNER_VAR,
         ];
         const FIXED: [(&str, &str); 4] = [
             ("NO_COLOR", "1"),
@@ -77,6 +78,9 @@ impl ShellSpec {
                 .map(|(k, v)| (OsString::from(k), OsString::from(v))),
         );
         env.push((SHELL_TAG_VAR.into(), tag.into()));
+        if let Some((k, v)) = crate::lifecycle::orphans::owner_env() {
+            env.push((k.into(), v.into()));
+        }
         env
     }
 }
