@@ -81,3 +81,94 @@ fn the_next_daemon_kills_what_a_killed_one_left_running() {
     env.stop_daemon();
     other.stop_daemon();
 }
+
+/// SIGKILL lands while the daemon rewrites settings.json, index.json, a SKILL.md and a file
+/// written by the agent's `write`: every file is afterwards a whole old or a whole new version.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_during_writes_never_leaves_a_torn_file() {
+    use synapse_shared::proto::SetAutoEnhanceRequest;
+    use synapse_shared::proto::daemon_client::DaemonClient;
+
+    let env = TestEnv::new();
+    const ROUNDS: u64 = 40;
+    const PAYLOAD: usize = 100 * 1024;
+    for round in 0..ROUNDS {
+        let pid = env.start_daemon();
+        let letter = char::from(b'a' + (round % 26) as u8);
+        let payload: String = std::iter::repeat_n(letter, PAYLOAD).collect();
+        let mut writers = Vec::new();
+        {
+            let mut cmd = env.synapse();
+            cmd.args(["exec", &format!("write big.txt {payload}")]);
+            writers.push(std::thread::spawn(move || cmd.output()));
+            let mut cmd = env.synapse();
+            cmd.args([
+                "skill",
+                "create",
+                &format!("fault-{round}"),
+                "-d",
+                "A skill made while the daemon is killed.",
+            ]);
+            writers.push(std::thread::spawn(move || cmd.output()));
+        }
+        let socket = env.paths().socket().to_path_buf();
+        let toggle = tokio::spawn(async move {
+            if let Ok(channel) = synapse_shared::rpc::connect(&socket).await {
+                for i in 0..20 {
+                    let request = SetAutoEnhanceRequest {
+                        enabled: i % 2 == 0,
+                    };
+                    if DaemonClient::new(channel.clone())
+                        .set_auto_enhance(request)
+                        .await
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+            }
+        });
+        // Fault injection, not a wait: the kill lands at a different point of the writes in
+        // each round (0 to 24 ms after they start, spread over the rounds).
+        std::thread::sleep(std::time::Duration::from_millis((round * 7) % 25));
+        sigkill(pid);
+        let _ = toggle.await;
+        for w in writers {
+            let _ = w.join();
+        }
+
+        let settings = std::fs::read_to_string(env.home().join("settings.json")).unwrap();
+        let parsed: serde_json::Value = serde_json::from_str(&settings)
+            .unwrap_or_else(|e| panic!("round {round}: torn settings.json ({e}): {settings}"));
+        assert!(parsed.is_object());
+        let index = env.home().join("skills/index.json");
+        if let Ok(text) = std::fs::read_to_string(&index) {
+            serde_json::from_str::<serde_json::Value>(&text)
+                .unwrap_or_else(|e| panic!("round {round}: torn index.json ({e})"));
+        }
+        if let Ok(big) = std::fs::read_to_string(env.workdir().join("big.txt")) {
+            let first = big.chars().next().unwrap();
+            assert!(
+                big.len() == PAYLOAD && big.chars().all(|c| c == first),
+                "round {round}: torn big.txt ({} bytes)",
+                big.len()
+            );
+        }
+        for entry in std::fs::read_dir(env.home().join("skills"))
+            .unwrap()
+            .flatten()
+        {
+            let md = entry.path().join("SKILL.md");
+            if let Ok(text) = std::fs::read_to_string(&md) {
+                assert!(
+                    text.starts_with("---\n") && text.contains("description:"),
+                    "round {round}: torn {}: {text:?}",
+                    md.display()
+                );
+            }
+        }
+    }
+    // The home is still usable after all that.
+    let status = env.cli(&["skill", "list"]);
+    assert!(status.success(), "{status:?}");
+}
