@@ -307,3 +307,59 @@ async fn resume_skips_corrupt_lines_and_closes_interrupted_commands() {
             .contains("run the build")
     );
 }
+
+/// The stream of a turn with text and a tool call, cut at every event boundary in turn: the
+/// command runs at most once (exactly once only when a complete reply arrived), and a broken
+/// turn ends with a clear error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_cut_at_any_event_never_runs_a_command_twice() {
+    for api in [Api::Anthropic, Api::OpenAi] {
+        let api_name = match api {
+            Api::Anthropic => "anthropic",
+            Api::OpenAi => "openai",
+        };
+        // Anthropic streams more events per reply than OpenAI; cutting past the end is a
+        // complete reply.
+        for cut in 0..16 {
+            let env = TestEnv::new();
+            let fake = FakeLlm::start(
+                Script::new()
+                    .reply(
+                        Reply::new()
+                            .text("Appending a line. ")
+                            .tool_call("echo first >> marker.txt")
+                            .cut_after(cut),
+                    )
+                    // The next request gets this: a retry after a cut before any output, or
+                    // the next step after a complete first reply.
+                    .tool_call("echo second >> marker.txt")
+                    .text("done"),
+            )
+            .await
+            .unwrap();
+            let api = match api_name {
+                "anthropic" => Api::Anthropic,
+                _ => Api::OpenAi,
+            };
+            let out = run_agent(&env, &fake, api, &["run", "append a line"]).await;
+            let lines =
+                std::fs::read_to_string(env.workdir().join("marker.txt")).unwrap_or_default();
+            let count = |w: &str| lines.lines().filter(|l| *l == w).count();
+            assert!(
+                count("first") <= 1 && count("second") <= 1,
+                "{api_name} cut {cut}: a command ran twice: {lines:?} {out:?}"
+            );
+            if out.success() {
+                assert_eq!(count("second"), 1, "{api_name} cut {cut}: {out:?}");
+                assert_eq!(out.stdout.trim(), "done", "{api_name} cut {cut}");
+            } else {
+                assert!(lines.is_empty(), "{api_name} cut {cut}: {lines:?} {out:?}");
+                assert!(
+                    out.stderr.contains("synapse: "),
+                    "{api_name} cut {cut}: no clear error: {}",
+                    out.stderr
+                );
+            }
+        }
+    }
+}
