@@ -172,3 +172,69 @@ async fn sigkill_during_writes_never_leaves_a_torn_file() {
     let status = env.cli(&["skill", "list"]);
     assert!(status.success(), "{status:?}");
 }
+
+/// The session folder fills up mid-conversation: the user is told the session cannot be resumed
+/// past that point, the turn still answers, and the file holds only whole records.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_under_the_sessions_folder_is_a_clear_error_and_no_torn_line() {
+    use synapse_tests::Run;
+    use synapse_tests::fake_llm::{FakeLlm, Script};
+
+    let env = TestEnv::new();
+    let sessions = env.home().join("sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+        .arg(&sessions)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !mounted {
+        eprintln!("cannot mount a small tmpfs here (needs root): disk-full test skipped");
+        return;
+    }
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount")
+                .arg("-l")
+                .arg(&self.0)
+                .status();
+        }
+    }
+    let _unmount = Unmount(sessions.clone());
+    // Each command prints ~20 KB, so the 64 KB folder fills within a few steps.
+    let big = r"head -c 20000 /dev/zero | tr '\0' x";
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call(big)
+            .tool_call(big)
+            .tool_call(big)
+            .tool_call(big)
+            .text("finished anyway"),
+    )
+    .await
+    .unwrap();
+    let mut cmd = env.synapse();
+    cmd.env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
+        .env("ANTHROPIC_API_KEY", "sk-test")
+        .args(["run", "fill the disk"])
+        .stdin(std::process::Stdio::null());
+    let out = Run::from(tokio::process::Command::from(cmd).output().await.unwrap());
+    assert!(out.stdout.contains("finished anyway"), "{out:?}");
+    assert!(
+        out.stderr.contains("cannot be resumed past this point"),
+        "{}",
+        out.stderr
+    );
+    for entry in std::fs::read_dir(&sessions).unwrap().flatten() {
+        if entry.path().extension().is_some_and(|e| e == "jsonl") {
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            assert!(text.ends_with('\n'), "the file ends with a whole line");
+            for line in text.lines() {
+                serde_json::from_str::<serde_json::Value>(line)
+                    .unwrap_or_else(|e| panic!("torn line ({e}): {line:.80}"));
+            }
+        }
+    }
+}

@@ -118,16 +118,22 @@ impl SessionLog {
         self.write_line(&serde_json::to_value(&record).unwrap_or(Value::Null))
     }
 
+    /// Appends one line, or nothing: a write that fails part-way (disk full) is cut back to the
+    /// previous end, so the file never holds half a line.
     fn write_line(&mut self, value: &Value) -> Result<(), SessionLogError> {
         let mut line = serde_json::to_vec(value).unwrap_or_default();
         line.push(b'\n');
-        self.file
-            .write_all(&line)
-            .and_then(|()| self.file.flush())
-            .map_err(|source| SessionLogError::Write {
-                path: self.path.clone(),
-                source,
-            })
+        let before = self.file.metadata().map(|m| m.len()).ok();
+        let result = self.file.write_all(&line).and_then(|()| self.file.flush());
+        if result.is_err()
+            && let Some(len) = before
+        {
+            let _ = self.file.set_len(len);
+        }
+        result.map_err(|source| SessionLogError::Write {
+            path: self.path.clone(),
+            source,
+        })
     }
 }
 
