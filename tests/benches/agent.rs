@@ -12,8 +12,6 @@ use std::time::{Duration, Instant};
 use synapse_tests::TestEnv;
 use synapse_tests::fake_llm::{FakeLlm, Reply, Step};
 
-const RUNS: usize = 40;
-
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -54,10 +52,11 @@ fn main() {
         }))
         .unwrap();
 
+    let runs = synapse_tests::report::size(40, 4);
     let mut totals = Vec::new();
     let mut first_request = Vec::new();
     let mut tool_overhead = Vec::new();
-    for _ in 0..RUNS {
+    for _ in 0..runs {
         arrivals.lock().unwrap().clear();
         let mut cmd = env.synapse();
         cmd.env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
@@ -80,10 +79,27 @@ fn main() {
         .map(|u| u.max_rss())
         .unwrap_or(0);
 
+    {
+        use synapse_tests::report::{samples, value};
+        samples("agent.run_two_turn", &totals);
+        samples("agent.tool_overhead", &tool_overhead);
+        samples("agent.first_request", &first_request);
+        value(
+            "agent.first_request_size",
+            request_size as f64 / 1024.0,
+            "KB",
+        );
+        value("agent.client_rss", client_rss as f64 / 1024.0, "MB");
+        value(
+            "agent.daemon_rss",
+            max_rss_kb(daemon_pid) as f64 / 1024.0,
+            "MB",
+        );
+    }
     println!("| metric | goal | measured |");
     println!("| --- | --- | --- |");
     println!(
-        "| `synapse run` two-turn task, median of {RUNS} | ≤ 50 ms | {} |",
+        "| `synapse run` two-turn task, median of {runs} | ≤ 50 ms | {} |",
         ms(median(totals))
     );
     println!(

@@ -15,10 +15,6 @@ use std::time::{Duration, Instant};
 use synapse_tests::fake_llm::{FakeLlm, Reply, Step};
 use synapse_tests::{DEADLINE, TestEnv, wait_until};
 
-const SESSIONS: usize = 50;
-const EXECS: usize = 200;
-const MCP_CALLS: usize = 1000;
-
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     sorted[i.min(sorted.len() - 1)]
@@ -68,6 +64,8 @@ fn run_all(jobs: Vec<Command>) -> (Vec<Duration>, Vec<String>) {
 }
 
 fn main() {
+    use synapse_tests::report::{samples, size, value};
+    let (sessions_n, execs_n, calls_n) = (size(50, 5), size(200, 20), size(1000, 50));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -96,7 +94,7 @@ fn main() {
         }))
         .unwrap();
 
-    let sessions: Vec<Command> = (0..SESSIONS)
+    let sessions: Vec<Command> = (0..sessions_n)
         .map(|i| {
             let mut cmd = env.synapse();
             cmd.env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
@@ -105,14 +103,14 @@ fn main() {
             cmd
         })
         .collect();
-    let execs: Vec<Command> = (0..EXECS)
+    let execs: Vec<Command> = (0..execs_n)
         .map(|i| {
             let mut cmd = env.synapse();
             cmd.args(["exec", &format!("echo exec {i}")]);
             cmd
         })
         .collect();
-    let calls: Vec<Command> = (0..MCP_CALLS)
+    let calls: Vec<Command> = (0..calls_n)
         .map(|i| {
             let mut cmd = Command::new(&wrapper);
             env.apply_env(&mut cmd);
@@ -130,8 +128,17 @@ fn main() {
     });
     let wall = start.elapsed();
 
+    samples("load.run", &s.0);
+    samples("load.exec", &e.0);
+    samples("load.mcp", &m.0);
+    value(
+        "load.errors",
+        (s.1.len() + e.1.len() + m.1.len()) as f64,
+        "errors",
+    );
+    value("load.daemon_rss", peak_rss_mb(daemon), "MB");
     println!(
-        "\nload: {SESSIONS} chat sessions + {EXECS} synapse exec + {MCP_CALLS} mcp:* calls, all at once"
+        "\nload: {sessions_n} chat sessions + {execs_n} synapse exec + {calls_n} mcp:* calls, all at once"
     );
     println!("| operation | ok | errors | p50 | p99 | max |");
     println!("| --- | --- | --- | --- | --- | --- |");

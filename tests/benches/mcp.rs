@@ -46,7 +46,8 @@ struct Stats {
     n: usize,
 }
 
-fn stats(mut samples: Vec<Duration>) -> Stats {
+fn stats(id: &str, mut samples: Vec<Duration>) -> Stats {
+    synapse_tests::report::samples(id, &samples);
     samples.sort();
     let n = samples.len();
     Stats {
@@ -93,8 +94,10 @@ fn main() {
     for _ in 0..10 {
         run_wrapper();
     }
+    let n = synapse_tests::report::size;
     let warm = stats(
-        (0..200)
+        "mcp.warm_wrapper_call",
+        (0..n(200, 10))
             .map(|_| {
                 let t = Instant::now();
                 run_wrapper();
@@ -110,23 +113,26 @@ fn main() {
     let mut cfg = McpConfig::default();
     cfg.merge_text(Path::new("/bench/mcp_servers.json"), &cfg_text, &|_| None);
     let fs_cfg = cfg.servers["fs"].clone();
-    let cold = stats(rt.block_on(async {
-        let mut samples = Vec::new();
-        for i in 0..20 {
-            let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-            let t = Instant::now();
-            let (conn, _) = McpConnection::connect(&fs_cfg, 1_000_000 + i, tx)
-                .await
-                .unwrap();
-            let mut args = serde_json::Map::new();
-            args.insert("path".into(), json!(file));
-            conn.call("read_text_file", args).await.unwrap();
-            // A one-shot client exits here; tearing the server down is not counted.
-            samples.push(t.elapsed());
-            conn.close().await;
-        }
-        samples
-    }));
+    let cold = stats(
+        "mcp.fresh_connection_call",
+        rt.block_on(async {
+            let mut samples = Vec::new();
+            for i in 0..n(20, 2) as u64 {
+                let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+                let t = Instant::now();
+                let (conn, _) = McpConnection::connect(&fs_cfg, 1_000_000 + i, tx)
+                    .await
+                    .unwrap();
+                let mut args = serde_json::Map::new();
+                args.insert("path".into(), json!(file));
+                conn.call("read_text_file", args).await.unwrap();
+                // A one-shot client exits here; tearing the server down is not counted.
+                samples.push(t.elapsed());
+                conn.close().await;
+            }
+            samples
+        }),
+    );
 
     // 2. In-process overhead: call_argv on a warm manager vs the raw pipe round trip to the
     //    same server binary.
@@ -152,14 +158,14 @@ fn main() {
             m.call_argv("bad", "echo", &argv, None).await;
         }
         let mut samples = Vec::new();
-        for _ in 0..2000 {
+        for _ in 0..n(2000, 50) {
             let t = Instant::now();
             let o = m.call_argv("bad", "echo", &argv, None).await;
             samples.push(t.elapsed());
             assert_eq!(o.exit_code, 0);
         }
         m.shutdown().await;
-        stats(samples)
+        stats("mcp.in_process_call", samples)
     });
     let raw = {
         let mut child = Command::new(bad_mcp())
@@ -182,7 +188,8 @@ fn main() {
             round(id);
         }
         let s = stats(
-            (0..2000)
+            "mcp.raw_pipe_round_trip",
+            (0..n(2000, 50) as u64)
                 .map(|id| {
                     let t = Instant::now();
                     round(10_000 + id);
@@ -208,7 +215,7 @@ fn main() {
         let t = Instant::now();
         let mut tasks = Vec::new();
         for (s, ch) in channels.iter().enumerate() {
-            for i in 0..100 {
+            for i in 0..n(100, 5) {
                 let mut client = McpClient::new(ch.clone());
                 let (server, tool, argv) = if i % 2 == 0 {
                     ("bad", "echo", vec![format!("s{s}-{i}")])
@@ -290,5 +297,7 @@ fn main() {
         "  1000 concurrent calls over 10 sessions: {ok} ok, {failed} failed, {:.0} ms total",
         ms(elapsed)
     );
+    synapse_tests::report::value("mcp.concurrent_errors", failed as f64, "errors");
+    synapse_tests::report::value("mcp.concurrent_total", ms(elapsed), "ms");
     assert_eq!(failed, 0, "concurrent calls failed");
 }

@@ -103,7 +103,8 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-fn report(name: &str, mut samples: Vec<Duration>, goal: Option<Duration>) {
+fn report(id: &str, name: &str, mut samples: Vec<Duration>, goal: Option<Duration>) {
+    synapse_tests::report::samples(id, &samples);
     samples.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     let pick = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
@@ -124,14 +125,16 @@ fn start_to_prompt(env: &TestEnv, fake: &FakeLlm) {
     let (mut repl, _) = Repl::spawn(env, fake);
     repl.wait_for(PROMPT, 0);
     repl.quit();
-    let mut samples = Vec::with_capacity(RUNS);
-    for _ in 0..RUNS {
+    let runs = synapse_tests::report::size(RUNS, 3);
+    let mut samples = Vec::with_capacity(runs);
+    for _ in 0..runs {
         let (mut repl, started) = Repl::spawn(env, fake);
         repl.wait_for(PROMPT, 0);
         samples.push(started.elapsed());
         repl.quit();
     }
     report(
+        "repl.start_to_prompt",
         "synapse chat start → prompt drawn (warm daemon)",
         samples,
         Some(Duration::from_millis(20)),
@@ -143,8 +146,9 @@ fn echo_while_streaming(env: &TestEnv, fake: &FakeLlm) {
     repl.wait_for(PROMPT, 0);
     repl.master.write_all(b"stream please\r").unwrap();
     repl.wait_for(b"chunk-5 ", 0);
-    let mut samples = Vec::with_capacity(KEYSTROKES);
-    for i in 0..KEYSTROKES {
+    let keystrokes = synapse_tests::report::size(KEYSTROKES, 3);
+    let mut samples = Vec::with_capacity(keystrokes);
+    for i in 0..keystrokes {
         let key = [b'a' + (i % 26) as u8];
         let from = repl.seen.len();
         let started = Instant::now();
@@ -153,7 +157,12 @@ fn echo_while_streaming(env: &TestEnv, fake: &FakeLlm) {
         samples.push(started.elapsed());
         std::thread::sleep(Duration::from_millis(20));
     }
-    report("keystroke → echo while a turn streams", samples, None);
+    report(
+        "repl.keystroke_echo",
+        "keystroke → echo while a turn streams",
+        samples,
+        None,
+    );
     repl.quit();
 }
 

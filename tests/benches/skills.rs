@@ -17,7 +17,10 @@ use std::time::{Duration, Instant};
 use criterion::{BatchSize, Criterion};
 use synapse_daemon::skills::{RootConfig, SkillStore, SkillWatcher, StorePaths, ToolCatalog};
 
-const SKILLS: usize = 10_000;
+/// 10,000 skills; 500 in a quick run.
+fn skills() -> usize {
+    synapse_tests::report::size(10_000, 500)
+}
 
 fn generate(root: &Path, n: usize) {
     for i in 0..n {
@@ -73,7 +76,7 @@ fn bench_all(c: &mut Criterion, root: &Path) {
                 let t = Instant::now();
                 let (store, r) = SkillStore::open(store_paths(out.path()), config(root));
                 total += t.elapsed();
-                assert_eq!(r.skills, SKILLS);
+                assert_eq!(r.skills, skills());
                 drop(store);
                 kept.push(out);
             }
@@ -89,7 +92,9 @@ fn bench_all(c: &mut Criterion, root: &Path) {
     g.finish();
 
     let (store, _) = SkillStore::open(store_paths(warm.path()), config(root));
-    let script = root.join("skill-04242/scripts/run_0.py");
+    // A skill in the middle of the generated set.
+    let i = skills() * 4242 / 10_000;
+    let script = root.join(format!("skill-{i:05}/scripts/run_{}.py", i % 7));
     let mut n = 0u64;
     let mut g = c.benchmark_group("skills_incremental");
     g.sample_size(50);
@@ -107,7 +112,7 @@ fn bench_all(c: &mut Criterion, root: &Path) {
 
     let tools = ToolCatalog::new();
     tools.add_source(store.clone());
-    assert_eq!(tools.count(), SKILLS);
+    assert_eq!(tools.count(), skills());
     let mut g = c.benchmark_group("tools_search_10k");
     g.bench_function("keyword", |b| {
         b.iter(|| tools.search("topic 42 report", 30))
@@ -132,7 +137,7 @@ fn watcher_latency(root: &Path) {
     let _watcher = SkillWatcher::start(Arc::clone(&store)).unwrap();
     std::thread::sleep(Duration::from_millis(200)); // let the watches settle once
     let mut samples = Vec::new();
-    for i in 0..40 {
+    for i in 0..synapse_tests::report::size(40, 3) {
         let stem = format!("fresh_{i}");
         let cmd = format!("skill:skill-00007:{stem}");
         let wrapper: PathBuf = out.path().join("bin").join(&cmd);
@@ -167,6 +172,7 @@ fn watcher_latency(root: &Path) {
         }
         samples.push(t0.elapsed());
     }
+    synapse_tests::report::samples("skills.watcher_latency", &samples);
     samples.sort();
     println!(
         "skills/watcher_latency (script saved → wrapper callable + tools search hit, 10k skills, n={}): p50 {:?}  p95 {:?}  max {:?}",
@@ -181,8 +187,8 @@ fn main() {
     let src = tempfile::tempdir().unwrap();
     let root = src.path().join("skills");
     let t = Instant::now();
-    generate(&root, SKILLS);
-    println!("generated {SKILLS} skills in {:?}", t.elapsed());
+    generate(&root, skills());
+    println!("generated {} skills in {:?}", skills(), t.elapsed());
     let mut c = Criterion::default().configure_from_args();
     bench_all(&mut c, &root);
     watcher_latency(&root);

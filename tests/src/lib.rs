@@ -10,6 +10,7 @@ use synapse_shared::paths::Paths;
 use tempfile::TempDir;
 
 pub mod fake_llm;
+pub mod report;
 pub mod web_fixture;
 
 /// Default deadline for conditions in tests.

@@ -1,0 +1,212 @@
+//! What each benchmark metric is called in the report, its goal from the issues, and the
+//! baseline it is compared with where there is one. Ids are criterion's `full_id` or the ids
+//! the self-timed benches record (`synapse_tests::report`).
+
+/// One row of the report.
+pub struct Goal {
+    pub id: &'static str,
+    pub label: &'static str,
+    pub goal: &'static str,
+    /// The id of the slower way this is compared with (ratio = baseline / this).
+    pub baseline: Option<&'static str>,
+}
+
+const fn g(id: &'static str, label: &'static str, goal: &'static str) -> Goal {
+    Goal {
+        id,
+        label,
+        goal,
+        baseline: None,
+    }
+}
+
+const fn b(id: &'static str, label: &'static str, goal: &'static str, base: &'static str) -> Goal {
+    Goal {
+        id,
+        label,
+        goal,
+        baseline: Some(base),
+    }
+}
+
+/// The benches, in report order.
+pub const BENCHES: &[(&str, bool)] = &[
+    // (name, uses criterion)
+    ("daemon", true),
+    ("shell", true),
+    ("mcp", false),
+    ("agent", false),
+    ("repl", false),
+    ("skills", true),
+    ("growth", false),
+    ("load", false),
+];
+
+pub const GOALS: &[Goal] = &[
+    g(
+        "status_roundtrip_over_socket",
+        "`Status` round trip over the socket",
+        "≤ 200 µs",
+    ),
+    g(
+        "synapse_version_process",
+        "`synapse --version` (whole process)",
+        "≤ 5 ms",
+    ),
+    g(
+        "synapse_daemon_status_warm_process",
+        "`synapse daemon status`, warm daemon",
+        "≤ 10 ms",
+    ),
+    g(
+        "read 100-line file (in-process, through the router)",
+        "in-process `read` of a 100-line file",
+        "≤ 0.3 ms",
+    ),
+    b(
+        "echo through the persistent shell",
+        "`echo` through the persistent shell",
+        "p50 ≤ 1 ms",
+        "echo through a fresh bash -c (baseline)",
+    ),
+    g(
+        "echo through a fresh bash -c (baseline)",
+        "baseline: `echo` through a fresh `bash -c`",
+        "—",
+    ),
+    g(
+        "synapse exec \"echo hi\" (whole process, warm daemon)",
+        "`synapse exec \"echo hi\"`, warm daemon",
+        "≤ 10 ms",
+    ),
+    g(
+        "permission check of a 4-part command line (auto mode)",
+        "permission check of a 4-part command line",
+        "—",
+    ),
+    b(
+        "mcp.warm_wrapper_call",
+        "warm `mcp:*` call through the wrapper",
+        "≤ 10 ms",
+        "mcp.fresh_connection_call",
+    ),
+    g(
+        "mcp.fresh_connection_call",
+        "baseline: fresh MCP connection per call",
+        "—",
+    ),
+    g(
+        "mcp.in_process_call",
+        "in-process MCP call (server time included)",
+        "≤ 1 ms over raw",
+    ),
+    g(
+        "mcp.raw_pipe_round_trip",
+        "raw pipe round trip to the same server",
+        "—",
+    ),
+    g(
+        "mcp.concurrent_errors",
+        "errors in 1,000 concurrent MCP calls",
+        "0",
+    ),
+    g(
+        "agent.run_two_turn",
+        "`synapse run` two-turn task, warm daemon",
+        "≤ 50 ms",
+    ),
+    g(
+        "agent.tool_overhead",
+        "tool_use response → next model request",
+        "≤ 3 ms",
+    ),
+    g(
+        "agent.first_request",
+        "`synapse run` spawn → first model request",
+        "≤ 15 ms",
+    ),
+    g(
+        "agent.first_request_size",
+        "first model request size",
+        "≤ 10 KB",
+    ),
+    g("agent.client_rss", "peak RSS, client", "≤ 30 MB"),
+    g(
+        "agent.daemon_rss",
+        "peak RSS, daemon (after the runs)",
+        "≤ 30 MB",
+    ),
+    g(
+        "repl.start_to_prompt",
+        "`synapse chat` start → prompt drawn",
+        "≤ 20 ms",
+    ),
+    g(
+        "repl.keystroke_echo",
+        "keystroke → echo while a turn streams",
+        "unaffected",
+    ),
+    g(
+        "skills/cold_scan_10k_skills_writing_10k_wrappers",
+        "cold scan of 10,000 skills writing wrappers",
+        "≤ 1 s",
+    ),
+    g(
+        "skills/rescan_10k_skills_wrappers_up_to_date",
+        "rescan of 10,000 skills, wrappers current",
+        "—",
+    ),
+    g(
+        "skills_incremental/one_script_changed_to_wrapper_and_index",
+        "one script changed → wrapper and index",
+        "≤ 10 ms",
+    ),
+    g(
+        "skills.watcher_latency",
+        "script saved → wrapper callable (watcher)",
+        "p95 ≤ 300 ms",
+    ),
+    g(
+        "tools_search_10k/keyword",
+        "`tools search` over 10,000 commands, keywords",
+        "≤ 10 ms",
+    ),
+    g(
+        "tools_search_10k/regex",
+        "`tools search` over 10,000 commands, regex",
+        "≤ 10 ms",
+    ),
+    b(
+        "growth.search_request_kb",
+        "skill-search request, 10,000 skills (BM25 top 50)",
+        "≤ 20 KB",
+        "growth.search_request_all_kb",
+    ),
+    g(
+        "growth.search_request_all_kb",
+        "baseline: the same with all skill metadata",
+        "—",
+    ),
+    g(
+        "growth.stop_hook_off",
+        "stop hook with auto-enhance off",
+        "≈ 0",
+    ),
+    g(
+        "load.run",
+        "load: `synapse run` (50 sessions at once)",
+        "no errors",
+    ),
+    g(
+        "load.exec",
+        "load: `synapse exec` (200 at once)",
+        "no errors",
+    ),
+    g(
+        "load.mcp",
+        "load: `mcp:*` wrapper calls (1,000 at once)",
+        "no errors",
+    ),
+    g("load.errors", "load: errors", "0"),
+    g("load.daemon_rss", "load: daemon peak RSS", "bounded"),
+];
