@@ -38,7 +38,7 @@ pub const BENCHES: &[(&str, bool)] = &[
     ("agent", false),
     ("repl", false),
     ("skills", true),
-    ("growth", false),
+    ("growth", true),
     ("load", false),
 ];
 
@@ -188,9 +188,19 @@ pub const GOALS: &[Goal] = &[
         "—",
     ),
     g(
-        "growth.stop_hook_off",
-        "stop hook with auto-enhance off",
+        "growth.bm25_prefilter",
+        "BM25 prefilter over 10,000 skills",
+        "—",
+    ),
+    g(
+        "stop_hook/auto_enhance_off",
+        "stop hook on a completed turn, auto-enhance off",
         "≈ 0",
+    ),
+    g(
+        "stop_hook/absent",
+        "the same turn end with no stop hook at all",
+        "—",
     ),
     g(
         "load.run",

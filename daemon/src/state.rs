@@ -16,6 +16,7 @@ use crate::agent::session::SessionDeps;
 use crate::agent::sessions::{ChatSessions, DepsFactory};
 use crate::agent::stop_hook::StopHook;
 use crate::agent::subagent::SubAgents;
+use crate::agent::subagent_context::SubAgentContexts;
 use crate::agent::task_command::{TaskCommand, TaskKind};
 use crate::growth;
 use crate::mcp::shortcut::McpShortcut;
@@ -70,12 +71,19 @@ impl DaemonState {
         // Task commands run sub-agents on the shell layer they are part of: wired once it exists.
         let subagents: Arc<OnceLock<SubAgents>> = Arc::default();
         let subagent_doc: Arc<OnceLock<String>> = Arc::default();
+        let versions = growth::versions::Versions::new(paths.home().join("skill-versions"));
+        versions.remove_stale_staging();
+        let skill_contexts = Arc::new(SubAgentContexts::default());
         let skill_agent = Arc::new(growth::SkillAgent {
             store: skills.clone(),
             subagents: subagents.clone(),
             commands_doc: subagent_doc.clone(),
             meta_dir,
-            versions: growth::versions::Versions::new(paths.home().join("skill-versions")),
+            versions,
+            contexts: skill_contexts.clone(),
+            sessions_dir: paths.sessions_dir(),
+            auto_enhance: reader(&settings, |s| s.skill_enhance.auto_enhance),
+            max_enhance_chars: reader(&settings, |s| s.skill_enhance.max_enhance_context_chars),
         });
         let tools = ToolCatalog::new();
         let mut registry = builtin_registry();
@@ -86,17 +94,13 @@ impl DaemonState {
                 skill_agent.clone(),
             ))),
         }));
-        let live = snapshot(&settings);
         for task in [
             growth::commands::SkillTask::Search,
             growth::commands::SkillTask::Enhance,
         ] {
-            let live = live.clone();
             registry.register(Arc::new(growth::commands::SkillTaskCommand {
                 task,
                 agent: skill_agent.clone(),
-                sessions_dir: paths.sessions_dir(),
-                max_chars: Arc::new(move || live().skill_enhance.max_enhance_context_chars),
             }));
         }
         registry.register(Arc::new(SkillLoadCommand {
@@ -143,6 +147,7 @@ impl DaemonState {
                 Arc::new(growth::enhance::EnhanceHook {
                     agent: skill_agent.clone(),
                 }),
+                skill_contexts,
             ),
         ));
         tools.add_source(skills.clone());
@@ -233,6 +238,7 @@ fn chat_deps(
     commands_doc: String,
     todo_store: TodoStore,
     stop_hook: Arc<dyn StopHook>,
+    skill_contexts: Arc<SubAgentContexts>,
 ) -> DepsFactory {
     Arc::new(move |cwd, id| {
         let model = String::new();
@@ -252,6 +258,7 @@ fn chat_deps(
             // The shell session a chat runs its commands in is named by the chat's id.
             turn_guard: Some(Arc::new(TodoGuard::new(todo_store.clone(), id))),
             stop_hook: Some(stop_hook.clone()),
+            subagent_context: Some(skill_contexts.open(id)),
             gate_env: Some(gate_env.clone()),
         }
     })
@@ -261,6 +268,18 @@ fn chat_deps(
 fn snapshot(settings: &Arc<RwLock<Settings>>) -> Arc<dyn Fn() -> Settings + Send + Sync> {
     let current = settings.clone();
     Arc::new(move || read_settings(&current))
+}
+
+/// A reader of one live setting that copies nothing else (read after every turn).
+fn reader<T: 'static>(
+    settings: &Arc<RwLock<Settings>>,
+    field: fn(&Settings) -> T,
+) -> Arc<dyn Fn() -> T + Send + Sync> {
+    let current = settings.clone();
+    Arc::new(move || match current.read() {
+        Ok(s) => field(&s),
+        Err(poisoned) => field(&poisoned.into_inner()),
+    })
 }
 
 /// The settings behind the lock (a writer that panicked leaves them readable).

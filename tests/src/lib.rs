@@ -159,6 +159,31 @@ impl TestEnv {
         run(self.synapse().args(args))
     }
 
+    /// Runs `synapse <args>` with the fake model as its Anthropic endpoint (a daemon it starts
+    /// inherits that endpoint too).
+    pub fn cli_with_model(&self, fake: &fake_llm::FakeLlm, args: &[&str]) -> Run {
+        run(self
+            .synapse()
+            .env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
+            .env("ANTHROPIC_API_KEY", "sk-test")
+            .args(args))
+    }
+
+    /// Writes the user skill `name` (`$SYNAPSE_HOME/skills/<name>/SKILL.md`) with this
+    /// description and Markdown body; returns the SKILL.md path.
+    pub fn write_skill(&self, name: &str, description: &str, body: &str) -> PathBuf {
+        let dir = self.home().join("skills").join(name);
+        std::fs::create_dir_all(&dir)
+            .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+        let file = dir.join("SKILL.md");
+        std::fs::write(
+            &file,
+            format!("---\nname: {name}\ndescription: {description}\n---\n\n{body}"),
+        )
+        .unwrap_or_else(|e| panic!("cannot write {}: {e}", file.display()));
+        file
+    }
+
     /// Starts the daemon the way users do (`synapse daemon start`) and returns its pid.
     pub fn start_daemon(&self) -> u32 {
         let out = self.cli(&["daemon", "start"]);

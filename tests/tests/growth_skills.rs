@@ -4,31 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::process::Stdio;
-
+use synapse_tests::TestEnv;
 use synapse_tests::fake_llm::{FakeLlm, Script};
-use synapse_tests::{Run, TestEnv};
-
-fn write_skill(env: &TestEnv, name: &str, description: &str, body: &str) -> std::path::PathBuf {
-    let dir = env.home().join("skills").join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("SKILL.md");
-    std::fs::write(
-        &file,
-        format!("---\nname: {name}\ndescription: {description}\n---\n\n{body}"),
-    )
-    .unwrap();
-    file
-}
-
-fn with_model(env: &TestEnv, fake: &FakeLlm, args: &[&str]) -> Run {
-    let mut cmd = env.synapse();
-    cmd.env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
-        .env("ANTHROPIC_API_KEY", "sk-test")
-        .args(args)
-        .stdin(Stdio::null());
-    synapse_tests::run(&mut cmd)
-}
 
 #[test]
 fn an_automatic_enhancement_saves_a_version_that_rollback_restores_byte_for_byte() {
@@ -39,8 +16,7 @@ fn an_automatic_enhancement_saves_a_version_that_rollback_restores_byte_for_byte
         r#"{"skillEnhance": {"autoEnhance": true}}"#,
     )
     .unwrap();
-    let file = write_skill(
-        &env,
+    let file = env.write_skill(
         "code-review",
         "Reviews Python code. Use when asked to review a change.",
         "# Code review\r\n\r\nCheck style.\r\n\u{00e9}\n",
@@ -61,7 +37,7 @@ fn an_automatic_enhancement_saves_a_version_that_rollback_restores_byte_for_byte
                 ),
         ))
         .unwrap();
-    let out = with_model(&env, &fake, &["run", "review my change"]);
+    let out = env.cli_with_model(&fake, &["run", "review my change"]);
     assert!(out.success(), "{out:?}");
     let changed = std::fs::read_to_string(&file).unwrap();
     assert!(changed.contains("Run mypy first."), "{changed}");
@@ -94,15 +70,13 @@ fn an_automatic_enhancement_saves_a_version_that_rollback_restores_byte_for_byte
 fn search_sends_only_the_top_candidates_and_falls_back_to_local_ranking() {
     let env = TestEnv::new();
     for i in 0..300 {
-        write_skill(
-            &env,
+        env.write_skill(
             &format!("widget-{i:03}"),
             &format!("Handles widget case {i} of the assembly line. Use for widgets."),
             "# W\n",
         );
     }
-    write_skill(
-        &env,
+    env.write_skill(
         "parsing-invoices",
         "Extracts totals and dates from PDF invoices. Use when asked about invoice totals.",
         "# Invoices\n",
@@ -118,7 +92,7 @@ fn search_sends_only_the_top_candidates_and_falls_back_to_local_ranking() {
                 .text("Use parsing-invoices."),
         ))
         .unwrap();
-    let out = with_model(&env, &fake, &["run", "invoices"]);
+    let out = env.cli_with_model(&fake, &["run", "invoices"]);
     assert!(out.success(), "{out:?}");
     let requests = fake.requests();
     let sub_system = requests[1].system_text().unwrap();
@@ -155,8 +129,7 @@ fn search_sends_only_the_top_candidates_and_falls_back_to_local_ranking() {
 #[test]
 fn evaluate_combines_structural_checks_with_the_review() {
     let env = TestEnv::new();
-    write_skill(
-        &env,
+    env.write_skill(
         "analyzing-logs",
         "Finds errors in log files. Use when asked to analyze a log.",
         "# Logs\n\nSee references/missing.md for patterns.\n",
@@ -167,11 +140,7 @@ fn evaluate_combines_structural_checks_with_the_review() {
             "{\"score\": 80, \"findings\": [\"SKILL.md: no examples\"]}",
         )))
         .unwrap();
-    let out = with_model(
-        &env,
-        &fake,
-        &["skill", "evaluate", "analyzing-logs", "--json"],
-    );
+    let out = env.cli_with_model(&fake, &["skill", "evaluate", "analyzing-logs", "--json"]);
     assert!(out.success(), "{out:?}");
     let v: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
     assert_eq!(v["score"], 65, "{v}");
@@ -198,7 +167,7 @@ fn task_skill_enhance_by_hand_reads_this_session_and_reports() {
                 .text("Nothing worth keeping."),
         ))
         .unwrap();
-    let out = with_model(&env, &fake, &["run", "TASK-PROMPT-MARKER sum invoices"]);
+    let out = env.cli_with_model(&fake, &["run", "TASK-PROMPT-MARKER sum invoices"]);
     assert!(out.success(), "{out:?}");
     let requests = fake.requests();
     // Auto-enhance is off: exactly main, sub-agent, main.

@@ -50,7 +50,8 @@ enum Command {
     /// Shell commands from MCP servers and skills: search them, refresh them.
     #[command(subcommand)]
     Tools(tools::ToolsCommand),
-    /// Skills: list, show, load, search, create, delete, enable, disable.
+    /// Skills: list, show, load, search, create, delete, enable, disable; the skill
+    /// sub-agent: enhance, evaluate, versions, rollback.
     #[command(subcommand)]
     Skill(skill::SkillCommand),
     /// Trust a project folder, so its .synapse/settings.json permission rules apply.

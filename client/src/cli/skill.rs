@@ -1,5 +1,5 @@
-//! `synapse skill list|show|load|search|create|delete|enable|disable` (and, in
-//! [`super::skill_growth`], `versions|rollback|evaluate`): thin calls to the daemon's
+//! `synapse skill list|show|load|create|delete|enable|disable` (and, in
+//! [`super::skill_growth`], `search|enhance|versions|rollback|evaluate`): thin calls to the daemon's
 //! `Skills` service. Each sends the current directory so the caller's project skills count.
 
 use std::io::{IsTerminal, Write};
@@ -35,10 +35,25 @@ pub enum SkillCommand {
         #[arg(short, long)]
         yes: bool,
     },
-    /// Find skills by keywords in their names and descriptions.
+    /// Find skills for a need, matched by meaning by the skill sub-agent.
+    ///
+    /// With no model reachable (or an unusable answer) the local BM25 ranking answers, and the
+    /// output says so: "(local ranking: …)".
+    #[command(after_help = "\
+Examples:
+  synapse skill search \"sum the totals of my PDF invoices\"
+  synapse skill search invoices --local     # keyword match, no model
+  synapse skill search \"what broke in the logs\" --json")]
     Search {
+        /// What you need, in your own words.
         #[arg(required = true, num_args = 1..)]
         query: Vec<String>,
+        /// Keyword search over names and descriptions only (no model).
+        #[arg(long)]
+        local: bool,
+        /// Print JSON: {"matched_skills":[{"name","description"}],"ranking","local_reason"}.
+        #[arg(long)]
+        json: bool,
     },
     /// Create a user skill in $SYNAPSE_HOME/skills/<name>/SKILL.md.
     Create {
@@ -64,6 +79,35 @@ pub enum SkillCommand {
     Versions { name: String },
     /// Restore a saved version byte for byte (default: the newest).
     Rollback { name: String, version: Option<u32> },
+    /// Create or improve a skill now through the skill sub-agent; prints its report.
+    ///
+    /// The sub-agent decides: create a skill, enhance one, or change nothing. With --on/--off
+    /// (or nothing), switch (or show) automatic enhancement after every completed turn.
+    #[command(after_help = "\
+Examples:
+  synapse skill enhance \"summing PDF invoice totals with pdftotext\"
+  synapse skill enhance \"what worked for the log analysis\" --from-session 20261122-120102-3fa9c1
+  synapse skill enhance --on      # after every completed turn (costs tokens per turn)
+
+Writes happen only under $SYNAPSE_HOME/skills; an existing skill is saved as a version
+before it changes (synapse skill versions / rollback).")]
+    Enhance {
+        /// What to learn (with --from-session: what to look for in that session).
+        #[arg(num_args = 0.., conflicts_with_all = ["on", "off"])]
+        what: Vec<String>,
+        /// Learn from the end of this session's conversation (`synapse sessions list`).
+        #[arg(long, value_name = "ID", conflicts_with_all = ["on", "off"])]
+        from_session: Option<String>,
+        /// Print JSON: {"action","name","report","versions_saved"}.
+        #[arg(long)]
+        json: bool,
+        /// Turn automatic enhancement after every turn on (saved in settings.json).
+        #[arg(long, conflicts_with = "off")]
+        on: bool,
+        /// Turn automatic enhancement off.
+        #[arg(long)]
+        off: bool,
+    },
     /// Score a skill (structural checks and the skill sub-agent's review).
     Evaluate {
         name: String,
@@ -74,7 +118,8 @@ pub enum SkillCommand {
 }
 
 pub async fn run(paths: Paths, cmd: SkillCommand) -> anyhow::Result<ExitCode> {
-    let mut client = SkillsClient::new(connect::connect(&paths).await?);
+    let channel = connect::connect(&paths).await?;
+    let mut client = SkillsClient::new(channel.clone());
     let cwd = cwd();
     match cmd {
         SkillCommand::List { json } => {
@@ -106,18 +151,8 @@ pub async fn run(paths: Paths, cmd: SkillCommand) -> anyhow::Result<ExitCode> {
             }
         }
         SkillCommand::Load { name, yes } => return load(&mut client, name, cwd, yes).await,
-        SkillCommand::Search { query } => {
-            let req = SearchSkillsRequest {
-                query: query.join(" "),
-                limit: 0,
-                cwd,
-            };
-            let skills = client.search(req).await.map_err(rpc)?.into_inner().skills;
-            if skills.is_empty() {
-                println!("No skill matches.");
-            } else {
-                print!("{}", render_list(&skills));
-            }
+        SkillCommand::Search { query, local, json } => {
+            return super::skill_growth::search(&mut client, query.join(" "), local, json).await;
         }
         SkillCommand::Create {
             name,
@@ -157,6 +192,21 @@ pub async fn run(paths: Paths, cmd: SkillCommand) -> anyhow::Result<ExitCode> {
         }
         SkillCommand::Rollback { name, version } => {
             return super::skill_growth::rollback(&mut client, name, version).await;
+        }
+        SkillCommand::Enhance {
+            what,
+            from_session,
+            json,
+            on,
+            off,
+        } => {
+            let request = super::skill_growth::EnhanceArgs {
+                what: what.join(" "),
+                from_session,
+                json,
+                toggle: (on || off).then_some(on),
+            };
+            return super::skill_growth::enhance(channel, &mut client, request).await;
         }
         SkillCommand::Evaluate { name, json } => {
             return super::skill_growth::evaluate(&mut client, name, json).await;
@@ -240,7 +290,7 @@ pub fn cwd() -> String {
         .unwrap_or_default()
 }
 
-fn render_list(skills: &[SkillInfo]) -> String {
+pub fn render_list(skills: &[SkillInfo]) -> String {
     let width = skills
         .iter()
         .map(|s| s.id.chars().count())

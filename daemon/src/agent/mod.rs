@@ -16,6 +16,7 @@ pub mod sessions;
 pub mod shell_executor;
 pub mod stop_hook;
 pub mod subagent;
+pub mod subagent_context;
 pub mod task_command;
 
 pub use events::{AgentEvent, TurnEnd};

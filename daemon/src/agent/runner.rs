@@ -54,6 +54,18 @@ pub struct TurnOutcome {
     pub total_usage: Usage,
 }
 
+impl TurnOutcome {
+    /// A turn cancelled before its first model call.
+    pub fn cancelled() -> Self {
+        Self {
+            end: TurnEnd::Cancelled,
+            final_text: String::new(),
+            last_usage: Usage::default(),
+            total_usage: Usage::default(),
+        }
+    }
+}
+
 /// Asked when the model ends a turn (answers without tool calls). A reminder it returns is
 /// sent to the model as a user message and the turn goes on; the runner asks at most once per
 /// turn, so a model that ends again really ends. The session supplies it (the todo list's

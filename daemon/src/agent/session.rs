@@ -75,6 +75,9 @@ pub struct SessionDeps {
     pub turn_guard: Option<Arc<dyn TurnGuard>>,
     /// Runs after a normal turn when auto-enhance is on (the skill enhancer).
     pub stop_hook: Option<Arc<dyn super::stop_hook::StopHook>>,
+    /// The memory of this session's skill sub-agent: the session holds it, so it is dropped
+    /// with the session (see [`super::subagent_context`]).
+    pub subagent_context: Option<Arc<super::subagent_context::SubAgentContext>>,
     /// What the permission gate needs; `None` runs every command unchecked (tests).
     pub gate_env: Option<GateEnv>,
 }
@@ -91,6 +94,8 @@ pub(super) struct Conversation {
 pub struct ChatSession {
     pub id: String,
     pub cwd: PathBuf,
+    /// The session's log (the conversation's file never moves).
+    session_file: PathBuf,
     env: HashMap<String, String>,
     model_override: Mutex<Option<String>>,
     events: broadcast::Sender<SessionEvent>,
@@ -137,6 +142,7 @@ impl ChatSession {
             Arc::new(gate)
         });
         Self {
+            session_file: log.path().to_path_buf(),
             gate,
             idle_since: Mutex::new(std::time::Instant::now()),
             turns_done: AtomicU32::new(turns),
@@ -383,10 +389,9 @@ impl ChatSession {
         self.turns_done.store(turn, Ordering::Relaxed);
         conv.last_usage = outcome.last_usage;
         conv.total_usage += outcome.total_usage;
-        let session_file = conv.log.path().to_path_buf();
         drop(conv);
         if matches!(outcome.end, TurnEnd::Completed) && !cancel.is_cancelled() {
-            self.run_stop_hook(session_file, &cancel).await;
+            self.run_stop_hook(&cancel).await;
         }
         self.finish(SessionEvent::TurnFinished {
             end: outcome.end,
@@ -396,26 +401,19 @@ impl ChatSession {
         });
     }
 
-    /// The stop hook, when configured and auto-enhance is on; its report goes out as an event
-    /// unless the turn was cancelled meanwhile.
-    async fn run_stop_hook(&self, session_file: PathBuf, cancel: &CancellationToken) {
-        let Some(hook) = &self.deps.stop_hook else {
-            return;
-        };
-        let settings = (self.deps.settings)();
-        if !settings.skill_enhance.auto_enhance {
-            return;
-        }
-        let report = hook
-            .after_turn(
-                session_file,
-                settings.skill_enhance.max_enhance_context_chars,
-                self.cwd.clone(),
-                self.env.clone(),
-                cancel.clone(),
-            )
-            .await;
-        if let Some(text) = report.filter(|_| !cancel.is_cancelled()) {
+    /// The stop hook after a completed turn; its report goes out as an event unless the turn
+    /// was cancelled meanwhile.
+    async fn run_stop_hook(&self, cancel: &CancellationToken) {
+        let report = super::stop_hook::after_completed_turn(
+            self.deps.stop_hook.as_ref(),
+            &self.id,
+            &self.session_file,
+            &self.cwd,
+            &self.env,
+            cancel,
+        )
+        .await;
+        if let Some(text) = report {
             let _ = self.events.send(SessionEvent::EnhanceReport(text));
         }
     }

@@ -1,22 +1,56 @@
 //! The stop hook: work that runs after a turn completed normally, before the turn's last event
-//! (the skill enhancer). The session calls it only when `skillEnhance.autoEnhance` is on, so
-//! an idle hook costs one settings read per turn.
+//! (the skill enhancer). [`after_completed_turn`] is the whole price every completed turn pays:
+//! with no hook, or a hook that is off ([`StopHook::enabled`], an in-memory bool for the
+//! enhancer), it returns without reading a file or copying anything.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
+/// What the hook learns about the turn that just completed.
+#[derive(Debug, Clone)]
+pub struct FinishedTurn {
+    /// The chat session id (also the name of its shell session).
+    pub session_id: String,
+    /// The session's JSON-lines log.
+    pub session_file: PathBuf,
+    pub cwd: PathBuf,
+    pub env: HashMap<String, String>,
+}
+
 pub trait StopHook: Send + Sync {
-    /// Runs after a completed turn. `session_file` is the session's JSON-lines log; the hook
-    /// reads at most its last `max_chars` characters. Returns a report for the user, if any.
+    /// Whether the hook runs at all now; called after every completed turn, so it must be
+    /// cheap (no file reads).
+    fn enabled(&self) -> bool;
+
+    /// Runs after a completed turn. Returns a report for the user, if any.
     fn after_turn<'a>(
         &'a self,
-        session_file: PathBuf,
-        max_chars: usize,
-        cwd: PathBuf,
-        env: HashMap<String, String>,
+        turn: FinishedTurn,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, Option<String>>;
+}
+
+/// Runs `hook` after a completed turn when there is one and it is enabled.
+pub async fn after_completed_turn(
+    hook: Option<&Arc<dyn StopHook>>,
+    session_id: &str,
+    session_file: &Path,
+    cwd: &Path,
+    env: &HashMap<String, String>,
+    cancel: &CancellationToken,
+) -> Option<String> {
+    let hook = hook.filter(|h| h.enabled())?;
+    let turn = FinishedTurn {
+        session_id: session_id.to_string(),
+        session_file: session_file.to_path_buf(),
+        cwd: cwd.to_path_buf(),
+        env: env.clone(),
+    };
+    hook.after_turn(turn, cancel.clone())
+        .await
+        .filter(|_| !cancel.is_cancelled())
 }

@@ -1,21 +1,26 @@
 //! Sub-agents: an [`AgentRunner`] in silent mode with its own shell session, its own history and
 //! a policy on what it may run. `task:general` / `task:explore` and the skill sub-agent use it.
+//! A run starts from an empty history, or from the history of a [`SubAgentContext`] (the skill
+//! sub-agent of a chat session), which it holds for the whole run and leaves what it added in.
 //!
 //! The policy is enforced where every command passes, in [`PolicyExecutor`]: no sub-agent may
 //! start `task:*`; a read-only one may not run `write`/`edit`; a skill author may `write`/`edit`
 //! only below its root. Native commands of a read-only sub-agent are refused when they redirect
 //! output to a file or name a command known to modify files; this is a guard against mistakes,
-//! not a sandbox (an OS sandbox for native commands arrives with the permissions issue).
+//! not a sandbox: the OS sandbox of the request ([`SubAgentRequest::sandbox`]) is what confines
+//! native commands where the system has one.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use synapse_shared::paths::normalize;
 use tokio_util::sync::CancellationToken;
 
 use super::executor::{BashCall, ToolExecutor, ToolFuture, ToolOutcome};
 use super::runner::{AgentRunner, RunnerLimits, TurnOutcome};
 use super::session::resolve_config;
+use super::subagent_context::{SubAgentContext, remember};
 use crate::llm::build_provider;
 use crate::sandbox::SandboxSpec;
 use crate::shell::{GateHandle, SessionOrigin, ShellSessions, ToolCall};
@@ -52,21 +57,19 @@ pub struct SubAgentRequest {
     pub env: HashMap<String, String>,
     pub policy: SubAgentPolicy,
     pub limits: RunnerLimits,
-    /// Called with the target of each allowed `write`/`edit` before it runs (the skill
-    /// sub-agent snapshots a skill there before its first change).
-    pub on_write: Option<WriteHook>,
-    /// The permission gate its commands pass (the calling session's, or a read-only view of
-    /// it for `task:explore`); `None` for the daemon's own sub-agents.
+    /// The gate its commands pass after its policy allowed them: the calling session's
+    /// permission gate (a read-only view of it for `task:explore`), or the skill sub-agent's
+    /// snapshot gate.
     pub gate: Option<GateHandle>,
     /// The OS sandbox of its shell.
     pub sandbox: Option<SandboxSpec>,
+    /// History kept between runs (`None`: a one-off run from an empty history).
+    pub context: Option<Arc<SubAgentContext>>,
 }
 
-/// See [`SubAgentRequest::on_write`].
-pub type WriteHook = Arc<dyn Fn(&Path) + Send + Sync>;
-
 impl SubAgents {
-    /// Runs a sub-agent to the end of its turn and closes its shell.
+    /// Runs a sub-agent to the end of its turn and closes its shell. With a context, waits
+    /// for the context first (one run per context at a time).
     pub async fn run(
         &self,
         request: SubAgentRequest,
@@ -74,6 +77,16 @@ impl SubAgents {
     ) -> Result<TurnOutcome, String> {
         let config = resolve_config(&(self.settings)(), &request.env, None)?;
         let provider = build_provider(&config).map_err(|e| e.to_string())?;
+        let mut one_off = Vec::new();
+        let mut kept = match &request.context {
+            Some(context) => match context.lock(cancel).await {
+                Some(guard) => Some(guard),
+                None => return Ok(TurnOutcome::cancelled()),
+            },
+            None => None,
+        };
+        let keeps_history = kept.is_some();
+        let history = kept.as_deref_mut().unwrap_or(&mut one_off);
         let name = format!("subagent-{:08x}", fastrand::u32(..));
         let executor = Arc::new(PolicyExecutor {
             sessions: self.shell.clone(),
@@ -90,7 +103,6 @@ impl SubAgents {
             gate: request.gate,
             policy: request.policy,
             cwd: Mutex::new(request.cwd),
-            on_write: request.on_write,
         });
         let runner = AgentRunner {
             model: provider.model().to_string(),
@@ -101,10 +113,11 @@ impl SubAgents {
             // Sub-agents keep no todo list of their own session; nothing to remind them of.
             guard: None,
         };
-        let mut history = Vec::new();
-        let outcome = runner
-            .run_silent(&mut history, &request.prompt, cancel)
-            .await;
+        let start = history.len();
+        let outcome = runner.run_silent(history, &request.prompt, cancel).await;
+        if keeps_history {
+            remember(history, start);
+        }
         self.shell.close(&name).await;
         Ok(outcome)
     }
@@ -119,7 +132,6 @@ pub struct PolicyExecutor {
     policy: SubAgentPolicy,
     /// The shell's current directory, to resolve relative paths in `write`/`edit`.
     cwd: Mutex<PathBuf>,
-    on_write: Option<WriteHook>,
 }
 
 impl ToolExecutor for PolicyExecutor {
@@ -137,14 +149,6 @@ impl ToolExecutor for PolicyExecutor {
                     output: refusal,
                     exit_code: 126,
                 };
-            }
-            if let Some(hook) = &self.on_write {
-                let words = shlex::split(&call.command).unwrap_or_default();
-                if let [first, target, ..] = words.as_slice()
-                    && matches!(first.as_str(), "write" | "edit")
-                {
-                    hook(&normalize(&resolve(&cwd, target)));
-                }
             }
             let call = ToolCall {
                 command: call.command,
@@ -254,21 +258,6 @@ fn resolve(cwd: &Path, target: &str) -> PathBuf {
     } else {
         cwd.join(p)
     }
-}
-
-/// Removes `.` and `..` lexically (the file may not exist yet).
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

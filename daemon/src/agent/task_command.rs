@@ -125,7 +125,6 @@ impl AgentCommand for TaskCommand {
                     max_iterations: TASK_MAX_ITERATIONS,
                     ..RunnerLimits::default()
                 },
-                on_write: None,
                 gate: match self.kind {
                     TaskKind::General => ctx.gate().cloned(),
                     TaskKind::Explore => ctx.gate().and_then(|g| g.0.read_only()),
@@ -138,6 +137,7 @@ impl AgentCommand for TaskCommand {
                         read_only: true,
                     }),
                 },
+                context: None,
             };
             let cancel = ctx.cancel().clone();
             match subagents.run(request, &cancel).await {

@@ -2,23 +2,23 @@
 //! [`SkillGrowth`](crate::skills::agent_commands::SkillGrowth) backend that gives the `skill`
 //! command its sub-agent `search` and `evaluate`.
 
-use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
-use super::{SkillAgent, enhance, evaluate, search};
+use super::{Caller, SkillAgent, enhance, evaluate, search};
 use crate::agent::task_command::parse_task_args;
 use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
-use crate::skills::agent_commands::SkillGrowth;
+use crate::skills::agent_commands::{GrowthCall, SkillGrowth, growth_call};
 
 pub static SEARCH_SPEC: CommandSpec = CommandSpec {
     name: "task:skill:search",
     usage: "task:skill:search --prompt <what you need> --description <label>",
     summary: "Find skills by meaning (same as `skill search`).",
-    help: "Answers <available-skills><skill name=…>description</skill>…</available-skills>.",
+    help: "\
+Answers <available-skills><skill name=…>description</skill>…</available-skills>. One skill
+sub-agent serves this whole session and remembers its earlier searches and enhancements.",
 };
 
 pub static ENHANCE_SPEC: CommandSpec = CommandSpec {
@@ -27,7 +27,8 @@ pub static ENHANCE_SPEC: CommandSpec = CommandSpec {
     summary: "Create or improve a skill from this conversation; prints a report.",
     help: "\
 The skill sub-agent reads the end of this session's conversation, then creates a skill,
-improves one (its previous version is saved), or changes nothing, and reports which.",
+improves one (its previous version is saved), or changes nothing, and reports which. It writes
+only below the user skills folder.",
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,10 +40,6 @@ pub enum SkillTask {
 pub struct SkillTaskCommand {
     pub task: SkillTask,
     pub agent: Arc<SkillAgent>,
-    /// Session files, to find the conversation of the calling session.
-    pub sessions_dir: PathBuf,
-    /// `skillEnhance.maxEnhanceContextChars`, read live.
-    pub max_chars: Arc<dyn Fn() -> usize + Send + Sync>,
 }
 
 impl AgentCommand for SkillTaskCommand {
@@ -74,41 +71,22 @@ impl AgentCommand for SkillTaskCommand {
                 Ok(words) => words,
                 Err(usage) => return usage,
             };
-            let cwd = ctx.cwd().to_path_buf();
-            let env = ctx.env_map();
+            let caller = Caller::from(growth_call(ctx));
             let cancel = ctx.cancel().clone();
             match self.task {
                 SkillTask::Search => CommandOutput::success(
-                    search::search(&self.agent, &prompt, &cwd, env, &cancel)
+                    search::search(&self.agent, &prompt, &caller, &cancel)
                         .await
                         .render(),
                 ),
                 SkillTask::Enhance => {
-                    let file = self
-                        .sessions_dir
-                        .join(format!("{}.jsonl", ctx.session_name()));
-                    let max = (self.max_chars)();
-                    let tail = if file.is_file() {
-                        let f = file.clone();
-                        tokio::task::spawn_blocking(move || enhance::read_tail(&f, max))
-                            .await
-                            .ok()
-                            .and_then(Result::ok)
-                    } else {
-                        None
-                    };
-                    let result = enhance::enhance(
-                        &self.agent,
-                        &prompt,
-                        tail.as_deref().unwrap_or("(no conversation recorded)"),
-                        tail.as_ref().map(|_| file.as_path()),
-                        &cwd,
-                        env,
-                        &cancel,
-                    )
-                    .await;
-                    match result {
-                        Ok(report) => CommandOutput::success(report),
+                    // A session with no log yet (a fresh `exec` session) has no conversation.
+                    let tail = self.agent.conversation_tail(ctx.session_name()).await.ok();
+                    let conversation = tail.as_ref().map(|(t, f)| (t.as_str(), f.as_path()));
+                    match enhance::enhance(&self.agent, &prompt, conversation, &caller, &cancel)
+                        .await
+                    {
+                        Ok(report) => CommandOutput::success(report.render()),
                         Err(e) => CommandOutput::failure(format!("{}: {e}", spec.name), 1),
                     }
                 }
@@ -124,12 +102,11 @@ impl SkillGrowth for GrowthBackend {
     fn search<'a>(
         &'a self,
         query: String,
-        cwd: PathBuf,
-        env: HashMap<String, String>,
+        call: GrowthCall,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, String> {
         Box::pin(async move {
-            search::search(&self.0, &query, &cwd, env, &cancel)
+            search::search(&self.0, &query, &call.into(), &cancel)
                 .await
                 .render()
         })
@@ -138,15 +115,24 @@ impl SkillGrowth for GrowthBackend {
     fn evaluate<'a>(
         &'a self,
         name: String,
-        cwd: PathBuf,
-        env: HashMap<String, String>,
+        call: GrowthCall,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, CommandOutput> {
         Box::pin(async move {
-            match evaluate::evaluate(&self.0, &name, &cwd, env, &cancel).await {
+            match evaluate::evaluate(&self.0, &name, &call.into(), &cancel).await {
                 Ok(report) => CommandOutput::success(report.render_text()),
                 Err(e) => CommandOutput::failure(e, 1),
             }
         })
+    }
+}
+
+impl From<GrowthCall> for Caller {
+    fn from(call: GrowthCall) -> Self {
+        Caller {
+            cwd: call.cwd,
+            env: call.env,
+            session: Some(call.session),
+        }
     }
 }

@@ -1,19 +1,20 @@
 //! Enhancement: the sub-agent reads the end of a conversation and creates a skill, improves
 //! one, or changes nothing, answering with one of the three reports of [`prompt`]. It runs by
-//! hand (`task:skill:enhance`) and as the stop hook after every turn that completed normally
-//! while `skillEnhance.autoEnhance` is on ([`EnhanceHook`]).
+//! hand (`task:skill:enhance`, `synapse skill enhance`) and as the stop hook after every turn
+//! that completed normally while `skillEnhance.autoEnhance` is on ([`EnhanceHook`]). The
+//! report is followed by a note for each version saved before a change.
 
-use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
-use super::{SkillAgent, prompt, rank, search::PREFILTER_LIMIT};
+use super::snapshot_gate::RunVersions;
+use super::{Caller, SkillAgent, prompt, rank, search::PREFILTER_LIMIT};
 use crate::agent::TurnEnd;
-use crate::agent::stop_hook::StopHook;
+use crate::agent::stop_hook::{FinishedTurn, StopHook};
 
 /// Characters of the conversation used for ranking the skills the sub-agent sees.
 const RANK_QUERY_CHARS: usize = 4_000;
@@ -33,20 +34,53 @@ pub fn read_tail(path: &Path, max_chars: usize) -> std::io::Result<String> {
     Ok(text.chars().skip(skip).collect())
 }
 
-/// Runs an enhancement over `conversation` (already truncated) with `request` as the reason.
-/// Returns the sub-agent's report.
+/// An enhancement's outcome: the sub-agent's report and the versions saved on the way.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnhanceReport {
+    pub report: String,
+    pub versions: RunVersions,
+}
+
+impl EnhanceReport {
+    /// The report followed by notes on the versions.
+    pub fn render(&self) -> String {
+        format!("{}{}", self.report, self.versions.notes())
+    }
+
+    /// ("created" | "enhanced" | "none" | "unknown", the skill's name or "") from the report.
+    pub fn action(&self) -> (&'static str, String) {
+        let field = |key: &str| {
+            self.report
+                .lines()
+                .find_map(|l| l.trim().strip_prefix(key).map(|v| v.trim().to_string()))
+        };
+        let action = match field("- Action:").as_deref() {
+            Some(a) if a.starts_with("created") => "created",
+            Some(a) if a.starts_with("enhanced") => "enhanced",
+            _ if field("- Conclusion:").is_some() => "none",
+            _ => "unknown",
+        };
+        let name = match action {
+            "created" | "enhanced" => field("- Name:").unwrap_or_default(),
+            _ => String::new(),
+        };
+        (action, name)
+    }
+}
+
+/// Runs an enhancement over `conversation` (already truncated; `None` when the request alone
+/// says what to learn) with `request` as the reason.
 pub async fn enhance(
     agent: &SkillAgent,
     request: &str,
-    conversation: &str,
-    source: Option<&Path>,
-    cwd: &Path,
-    env: HashMap<String, String>,
+    conversation: Option<(&str, &Path)>,
+    caller: &Caller,
     cancel: &CancellationToken,
-) -> Result<String, String> {
-    let all = agent.regular_skills();
+) -> Result<EnhanceReport, String> {
+    let all = agent.regular_skills(&caller.cwd).await;
+    let text = conversation.map(|(text, _)| text).unwrap_or("");
     let skills = if all.len() > PREFILTER_LIMIT {
-        let query: String = conversation.chars().take(RANK_QUERY_CHARS).collect();
+        let query: String = text.chars().take(RANK_QUERY_CHARS).collect();
         rank::rank(&all, &format!("{request} {query}"))
             .into_iter()
             .take(PREFILTER_LIMIT)
@@ -55,58 +89,66 @@ pub async fn enhance(
     } else {
         all
     };
-    let from = source
-        .map(|p| format!(" (the end of the session file {})", p.display()))
-        .unwrap_or_default();
+    let conversation = match conversation {
+        Some((text, file)) => format!(
+            "<conversation (the end of the session file {})>\n{text}\n</conversation>",
+            file.display()
+        ),
+        None => "(No conversation: the request above says what to learn.)".to_string(),
+    };
     let prompt = format!(
-        "{request}\n\nUser skills folder: {}\n\n{}\n\n<conversation{from}>\n{conversation}\n</conversation>",
+        "{request}\n\nUser skills folder: {}\n\n{}\n\n{conversation}",
         agent.skills_dir().display(),
         prompt::ENHANCE_INSTRUCTIONS,
     );
-    let outcome = agent
-        .run(prompt, &skills, u32::MAX, cwd, env, cancel)
-        .await?;
-    match outcome.end {
-        TurnEnd::Completed => Ok(outcome.final_text.trim().to_string()),
-        other => Err(other.message()),
+    let run = agent.run(prompt, &skills, u32::MAX, caller, cancel).await?;
+    match run.outcome.end {
+        TurnEnd::Completed => Ok(EnhanceReport {
+            report: run.outcome.final_text.trim().to_string(),
+            versions: run.versions,
+        }),
+        other => Err(format!("{}{}", other.message(), run.versions.notes())),
     }
 }
 
-/// The stop hook: after a normal turn with auto-enhance on, enhance from the session file.
+/// The stop hook: after a normal turn with auto-enhance on, enhance from the session file,
+/// with the memory of the session's skill sub-agent.
 pub struct EnhanceHook {
     pub agent: Arc<SkillAgent>,
 }
 
+/// What the stop hook asks for.
+const AUTO_REQUEST: &str = "Analyze this conversation and decide whether a skill should be \
+created or enhanced, following the matching meta skill.";
+
 impl StopHook for EnhanceHook {
+    fn enabled(&self) -> bool {
+        (self.agent.auto_enhance)()
+    }
+
     fn after_turn<'a>(
         &'a self,
-        session_file: PathBuf,
-        max_chars: usize,
-        cwd: PathBuf,
-        env: HashMap<String, String>,
+        turn: FinishedTurn,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, Option<String>> {
         Box::pin(async move {
-            let file = session_file.clone();
-            let tail = tokio::task::spawn_blocking(move || read_tail(&file, max_chars))
-                .await
-                .ok()?;
-            let tail = match tail {
-                Ok(t) => t,
+            let tail = match self.agent.conversation_tail(&turn.session_id).await {
+                Ok(tail) => tail,
                 Err(e) => {
-                    tracing::error!("skill enhance: cannot read {}: {e}", session_file.display());
+                    tracing::error!("skill enhance: {e}");
                     return None;
                 }
             };
-            let request = "Analyze this conversation and decide whether a skill should be created \
-                           or enhanced, following the matching meta skill.";
+            let caller = Caller {
+                cwd: turn.cwd,
+                env: turn.env,
+                session: Some(turn.session_id),
+            };
             let result = enhance(
                 &self.agent,
-                request,
-                &tail,
-                Some(&session_file),
-                &cwd,
-                env,
+                AUTO_REQUEST,
+                Some((&tail.0, &tail.1)),
+                &caller,
                 &cancel,
             )
             .await;
@@ -114,7 +156,7 @@ impl StopHook for EnhanceHook {
                 return None;
             }
             match result {
-                Ok(report) => Some(report),
+                Ok(report) => Some(report.render()),
                 Err(e) => Some(format!("Skill enhancement failed: {e}")),
             }
         })
@@ -125,6 +167,24 @@ impl StopHook for EnhanceHook {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+
+    #[test]
+    fn the_report_names_its_action_and_skill() {
+        let report = |text: &str| EnhanceReport {
+            report: text.into(),
+            versions: RunVersions::default(),
+        };
+        let created = "Skill enhancement done:\n- Action: created skill\n- Name: analyzing-logs\n";
+        assert_eq!(
+            report(created).action(),
+            ("created", "analyzing-logs".into())
+        );
+        let enhanced = "Skill enhancement done:\n- Action: enhanced skill\n- Name: x\n";
+        assert_eq!(report(enhanced).action(), ("enhanced", "x".into()));
+        let none = "Skill enhancement analysis done:\n- Conclusion: no change needed\n";
+        assert_eq!(report(none).action(), ("none", String::new()));
+        assert_eq!(report("hello").action(), ("unknown", String::new()));
+    }
 
     #[test]
     fn tail_keeps_the_end() {

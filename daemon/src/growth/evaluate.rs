@@ -3,14 +3,13 @@
 //! evaluating-skills → a 0-100 score and findings. Each structural problem costs
 //! [`STRUCTURAL_PENALTY`] points off the review's score.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use super::SkillAgent;
+use super::{Caller, SkillAgent};
 use crate::agent::TurnEnd;
 
 const STRUCTURAL_PENALTY: u32 = 15;
@@ -65,8 +64,7 @@ impl Evaluation {
 pub async fn evaluate(
     agent: &SkillAgent,
     name: &str,
-    cwd: &Path,
-    env: HashMap<String, String>,
+    caller: &Caller,
     cancel: &CancellationToken,
 ) -> Result<Evaluation, String> {
     let skill = agent.store.show(name).map_err(|e| e.to_string())?;
@@ -81,15 +79,16 @@ pub async fn evaluate(
             prompt,
             std::slice::from_ref(&skill),
             REVIEW_MAX_ITERATIONS,
-            cwd,
-            env,
+            caller,
             cancel,
         )
         .await;
     let review = match outcome {
         Err(e) => Err(e),
-        Ok(o) if !matches!(o.end, TurnEnd::Completed) => Err(o.end.message()),
-        Ok(o) => parse_review(&o.final_text).ok_or_else(|| "the review was not JSON".into()),
+        Ok(r) if !matches!(r.outcome.end, TurnEnd::Completed) => Err(r.outcome.end.message()),
+        Ok(r) => {
+            parse_review(&r.outcome.final_text).ok_or_else(|| "the review was not JSON".into())
+        }
     };
     let penalty = STRUCTURAL_PENALTY * structural.len() as u32;
     Ok(match review {

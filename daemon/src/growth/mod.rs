@@ -4,8 +4,14 @@
 //! the prompt of [`prompt`]: role, tools, the full [`meta`] skills, skill metadata. It serves
 //! [`search`] (semantic match, BM25 prefilter and fallback from [`rank`]), [`enhance`] (create
 //! or improve a skill from the end of a session; also the stop hook after each turn) and
-//! [`evaluate`]. Before its first write into an existing skill, [`versions`] snapshots it.
-//! [`commands`] exposes `task:skill:search` / `task:skill:enhance` to the agent.
+//! [`evaluate`]. Every command it runs passes a [`snapshot_gate`], which saves a skill as a
+//! [`versions`] entry before any change to it; its shell runs in the OS sandbox with only the
+//! user skills folder and the temp folders writable, where the system has one. [`commands`] exposes `task:skill:search` /
+//! `task:skill:enhance` to the agent.
+//!
+//! A call from a live chat session (its shell session is named by the chat id) runs on that
+//! session's [`SubAgentContext`]: one skill sub-agent per chat, remembering its earlier runs,
+//! one run at a time. Calls from anywhere else (the CLI's RPCs, `synapse exec`) are one-off.
 
 pub mod commands;
 pub mod enhance;
@@ -14,17 +20,23 @@ pub mod meta;
 pub mod prompt;
 pub mod rank;
 pub mod search;
+pub mod snapshot_gate;
 pub mod versions;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::runner::{RunnerLimits, TurnOutcome};
+use crate::agent::session_log::{is_valid_session_id, session_path};
 use crate::agent::subagent::{SubAgentPolicy, SubAgentRequest, SubAgents};
+use crate::agent::subagent_context::{SubAgentContext, SubAgentContexts};
+use crate::sandbox::SandboxSpec;
+use crate::shell::GateHandle;
 use crate::skills::{SkillStore, SkillSummary};
+use snapshot_gate::{RunVersions, SnapshotGate};
 use synapse_shared::skill::SkillKind;
 
 /// Model calls one skill sub-agent run may make.
@@ -38,6 +50,30 @@ pub struct SkillAgent {
     /// Where the meta skills are installed and read.
     pub meta_dir: PathBuf,
     pub versions: versions::Versions,
+    /// The memories of the chat sessions' skill sub-agents.
+    pub contexts: Arc<SubAgentContexts>,
+    /// The chat sessions' files (an enhancement reads the end of one).
+    pub sessions_dir: PathBuf,
+    /// `skillEnhance.autoEnhance`, read live (and cheaply: once per completed turn).
+    pub auto_enhance: Arc<dyn Fn() -> bool + Send + Sync>,
+    /// `skillEnhance.maxEnhanceContextChars`, read live.
+    pub max_enhance_chars: Arc<dyn Fn() -> usize + Send + Sync>,
+}
+
+/// Who asks the skill sub-agent: from where, with which environment (the model settings),
+/// and from which shell session (a live chat's brings its sub-agent's memory).
+#[derive(Debug, Clone, Default)]
+pub struct Caller {
+    pub cwd: PathBuf,
+    pub env: HashMap<String, String>,
+    pub session: Option<String>,
+}
+
+/// One run of the skill sub-agent: how its turn ended and the versions it caused.
+#[derive(Debug, Clone)]
+pub struct SkillRun {
+    pub outcome: TurnOutcome,
+    pub versions: RunVersions,
 }
 
 impl SkillAgent {
@@ -46,13 +82,51 @@ impl SkillAgent {
         self.store.paths().skills_dir.clone()
     }
 
-    /// Visible regular skills (meta skills steer the sub-agent; they are not search results).
-    pub fn regular_skills(&self) -> Vec<SkillSummary> {
-        self.store
-            .list()
-            .into_iter()
+    /// Enabled regular skills, with the project skills of `cwd` (meta skills steer the
+    /// sub-agent; they are not search results).
+    pub async fn regular_skills(&self, cwd: &Path) -> Vec<SkillSummary> {
+        let store = self.store.clone();
+        let cwd = cwd.to_path_buf();
+        let all = tokio::task::spawn_blocking(move || {
+            if cwd.is_absolute() {
+                store.add_project_cwd(&cwd);
+            }
+            store.list()
+        })
+        .await
+        .unwrap_or_default();
+        all.into_iter()
             .filter(|s| s.enabled && s.kind != SkillKind::Meta)
             .collect()
+    }
+
+    /// The memory of the skill sub-agent of `caller`'s chat session, if it comes from one.
+    pub fn context_of(&self, caller: &Caller) -> Option<Arc<SubAgentContext>> {
+        caller
+            .session
+            .as_deref()
+            .and_then(|id| self.contexts.get(id))
+    }
+
+    /// The end of chat session `id`'s log (at most `maxEnhanceContextChars`) and its path.
+    pub async fn conversation_tail(&self, id: &str) -> Result<(String, PathBuf), String> {
+        if !is_valid_session_id(id) {
+            return Err(format!("{id:?} is not a session id"));
+        }
+        let file = session_path(&self.sessions_dir, id);
+        if !file.is_file() {
+            return Err(format!(
+                "no session {id} ({} does not exist); `synapse sessions list` shows the sessions",
+                file.display()
+            ));
+        }
+        let max = (self.max_enhance_chars)();
+        let f = file.clone();
+        let tail = tokio::task::spawn_blocking(move || enhance::read_tail(&f, max))
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+        Ok((tail, file))
     }
 
     /// Runs the sub-agent on `prompt` with `skills` as the metadata it sees.
@@ -61,10 +135,9 @@ impl SkillAgent {
         prompt: String,
         skills: &[SkillSummary],
         max_iterations: u32,
-        cwd: &Path,
-        env: HashMap<String, String>,
+        caller: &Caller,
         cancel: &CancellationToken,
-    ) -> Result<TurnOutcome, String> {
+    ) -> Result<SkillRun, String> {
         let subagents = self
             .subagents
             .get()
@@ -76,56 +149,45 @@ impl SkillAgent {
             .map_err(|e| e.to_string())?;
         let doc = self.commands_doc.get().map(String::as_str).unwrap_or("");
         let system = prompt::system_prompt(&skills_dir, doc, &meta_text, skills);
-        let snapshotted: Arc<Mutex<HashSet<String>>> = Arc::default();
-        let versions = self.versions.clone();
-        let root = skills_dir.clone();
-        let on_write: crate::agent::subagent::WriteHook = Arc::new(move |target: &Path| {
-            snapshot_before_write(&versions, &root, target, &snapshotted);
-        });
+        let gate = SnapshotGate::new(skills_dir.clone(), self.versions.clone());
         let request = SubAgentRequest {
             system,
             prompt,
-            cwd: cwd.to_path_buf(),
-            env,
+            cwd: caller.cwd.clone(),
+            env: caller.env.clone(),
             policy: SubAgentPolicy::SkillAuthor { root: skills_dir },
             limits: RunnerLimits {
                 max_iterations: max_iterations.min(SKILL_AGENT_MAX_ITERATIONS),
                 ..RunnerLimits::default()
             },
-            on_write: Some(on_write),
-            gate: None,
-            sandbox: None,
+            gate: Some(GateHandle(Arc::new(gate.clone()))),
+            sandbox: Some(author_sandbox(&self.skills_dir(), caller)),
+            context: self.context_of(caller),
         };
         let outcome = subagents.run(request, cancel).await;
+        let versions = tokio::task::spawn_blocking(move || gate.finish())
+            .await
+            .unwrap_or_default();
         // New or changed scripts and SKILL.md files go live now, not at the watcher's pace.
         let store = self.store.clone();
         let _ = tokio::task::spawn_blocking(move || store.refresh()).await;
-        outcome
+        Ok(SkillRun {
+            outcome: outcome?,
+            versions,
+        })
     }
 }
 
-/// Saves a skill folder once per run, before the sub-agent's first write into it.
-fn snapshot_before_write(
-    versions: &versions::Versions,
-    root: &Path,
-    target: &Path,
-    done: &Mutex<HashSet<String>>,
-) {
-    let Ok(rel) = target.strip_prefix(root) else {
-        return;
-    };
-    let Some(name) = rel.components().next().and_then(|c| c.as_os_str().to_str()) else {
-        return;
-    };
-    let dir = root.join(name);
-    if !dir.join("SKILL.md").is_file() {
-        return;
-    }
-    let Ok(mut done) = done.lock() else { return };
-    if done.insert(name.to_string())
-        && let Err(e) = versions.snapshot(name, &dir, "before an automatic change")
-    {
-        tracing::error!("cannot save a version of skill {name}: {e}");
+/// Where the skill sub-agent's shell may write: the user skills folder and the temp folders
+/// (heredocs and `mktemp` need one). Enforced by the OS sandbox where it is available (Linux
+/// Landlock); elsewhere only `write`/`edit` and output redirection are checked.
+fn author_sandbox(skills_dir: &Path, caller: &Caller) -> SandboxSpec {
+    let mut writable = vec![skills_dir.to_path_buf(), std::env::temp_dir()];
+    writable.extend(caller.env.get("TMPDIR").map(PathBuf::from));
+    writable.push(PathBuf::from("/dev/shm"));
+    SandboxSpec {
+        writable,
+        read_only: false,
     }
 }
 

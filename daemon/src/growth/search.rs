@@ -3,13 +3,10 @@
 //! `{"matched_skills":[{"name","description"}]}`; names it invents are dropped. With no model
 //! (config error, call failure, unreadable answer) the local ranking answers, marked as such.
 
-use std::collections::HashMap;
-use std::path::Path;
-
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
-use super::{SkillAgent, prompt, rank};
+use super::{Caller, SkillAgent, prompt, rank};
 use crate::agent::TurnEnd;
 use crate::skills::SkillSummary;
 use crate::skills::commands::render_available;
@@ -45,38 +42,20 @@ impl SearchResult {
     pub fn render(&self) -> String {
         let mut out = render_available(&self.skills);
         if let Some(reason) = &self.local_reason {
-            out.push_str(&format!(
-                "(local keyword ranking: the skill sub-agent could not answer: {reason})\n"
-            ));
+            out.push_str(&format!("(local keyword ranking: {reason})\n"));
         }
         out
     }
 }
 
-/// Searches `query` over the visible regular skills.
+/// Searches `query` over the visible regular skills through the sub-agent.
 pub async fn search(
     agent: &SkillAgent,
     query: &str,
-    cwd: &Path,
-    env: HashMap<String, String>,
+    caller: &Caller,
     cancel: &CancellationToken,
 ) -> SearchResult {
-    let store = agent.store.clone();
-    let cwd_owned = cwd.to_path_buf();
-    let all = tokio::task::spawn_blocking(move || {
-        store.add_project_cwd(&cwd_owned);
-        store.list()
-    })
-    .await
-    .unwrap_or_default();
-    let all: Vec<SkillSummary> = all
-        .into_iter()
-        .filter(|s| s.enabled && s.kind != synapse_shared::skill::SkillKind::Meta)
-        .collect();
-    let local = |reason: String| SearchResult {
-        skills: rank::top(&all, query, LOCAL_LIMIT),
-        local_reason: Some(reason),
-    };
+    let all = agent.regular_skills(&caller.cwd).await;
     if all.is_empty() {
         return SearchResult {
             skills: Vec::new(),
@@ -92,20 +71,25 @@ pub async fn search(
     } else {
         all.clone()
     };
-    let outcome = agent
+    let run = agent
         .run(
             prompt::search_prompt(query),
             &candidates,
             SEARCH_MAX_ITERATIONS,
-            cwd,
-            env,
+            caller,
             cancel,
         )
         .await;
-    let text = match outcome {
-        Err(e) => return local(e),
-        Ok(o) if !matches!(o.end, TurnEnd::Completed) => return local(o.end.message()),
-        Ok(o) => o.final_text,
+    let text = match run {
+        Err(e) => return local(&all, query, format!("no model reachable: {e}")),
+        Ok(r) if !matches!(r.outcome.end, TurnEnd::Completed) => {
+            return local(
+                &all,
+                query,
+                format!("no model reachable: {}", r.outcome.end.message()),
+            );
+        }
+        Ok(r) => r.outcome.final_text,
     };
     match parse_answer(&text) {
         Some(names) => SearchResult {
@@ -115,7 +99,28 @@ pub async fn search(
                 .collect(),
             local_reason: None,
         },
-        None => local("its answer was not the expected JSON".into()),
+        None => local(
+            &all,
+            query,
+            "the skill sub-agent's answer was not the expected JSON".into(),
+        ),
+    }
+}
+
+/// The local ranking alone, saying why the sub-agent was not asked.
+pub async fn local_only(
+    agent: &SkillAgent,
+    query: &str,
+    caller: &Caller,
+    reason: String,
+) -> SearchResult {
+    local(&agent.regular_skills(&caller.cwd).await, query, reason)
+}
+
+fn local(all: &[SkillSummary], query: &str, reason: String) -> SearchResult {
+    SearchResult {
+        skills: rank::top(all, query, LOCAL_LIMIT),
+        local_reason: Some(reason),
     }
 }
 

@@ -45,9 +45,39 @@ pub struct Versions {
     root: PathBuf,
 }
 
+/// Prefix of the staging folders [`Versions::staging`] makes beside the versions.
+const STAGING_PREFIX: &str = ".staging-";
+
 impl Versions {
     pub fn new(root: PathBuf) -> Self {
         Self { root }
+    }
+
+    /// A fresh folder beside the versions (same file system) for copies taken before a run;
+    /// removed when dropped.
+    pub fn staging(&self) -> Result<tempfile::TempDir, VersionError> {
+        std::fs::create_dir_all(&self.root).map_err(io(&self.root))?;
+        tempfile::Builder::new()
+            .prefix(STAGING_PREFIX)
+            .tempdir_in(&self.root)
+            .map_err(io(&self.root))
+    }
+
+    /// Removes staging folders a crashed daemon left behind (at start, before any run).
+    pub fn remove_stale_staging(&self) {
+        for entry in std::fs::read_dir(&self.root)
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with(STAGING_PREFIX)
+            {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
     }
 
     /// Saved versions of `name`, oldest first.
@@ -140,7 +170,7 @@ impl Versions {
 }
 
 /// Copies files and folders (not symlinks), keeping Unix permissions (scripts stay executable).
-fn copy_tree(from: &Path, to: &Path) -> Result<(), VersionError> {
+pub fn copy_tree(from: &Path, to: &Path) -> Result<(), VersionError> {
     std::fs::create_dir_all(to).map_err(io(to))?;
     for entry in std::fs::read_dir(from).map_err(io(from))?.flatten() {
         let path = entry.path();

@@ -49,6 +49,11 @@ pub struct Confined {
     pub pid: Option<i32>,
 }
 
+/// Whether the request comes from a confined client.
+pub fn from_confined_client<T>(request: &Request<T>) -> bool {
+    request.extensions().get::<Confined>().is_some()
+}
+
 /// Refuses `what` for a confined client, with a message that says why.
 pub fn refuse_confined<T>(request: &Request<T>, what: &str) -> Result<(), Status> {
     match request.extensions().get::<Confined>() {

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::lifecycle::peer::Confined;
+use crate::lifecycle::peer::from_confined_client;
 use serde_json::Value;
 use synapse_shared::proto::mcp_server::Mcp;
 use synapse_shared::proto::{
@@ -111,7 +111,7 @@ impl Mcp for McpService {
         &self,
         request: Request<McpCallToolRequest>,
     ) -> Result<Response<McpCallToolResponse>, Status> {
-        let confined = request.extensions().get::<Confined>().is_some();
+        let confined = from_confined_client(&request);
         let r = request.into_inner();
         let mcp = &self.state.mcp;
         if confined {

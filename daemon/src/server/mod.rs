@@ -6,6 +6,7 @@ mod daemon;
 mod mcp;
 mod sessions;
 mod skills;
+mod skills_growth;
 mod tools;
 
 use std::sync::Arc;

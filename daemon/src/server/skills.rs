@@ -13,13 +13,10 @@ use crate::growth::SkillAgent;
 use crate::skills::catalog::{SEARCH_LIMIT_DEFAULT, SearchMode, render_outcome};
 use crate::skills::{LoadDecision, SkillError, SkillStore, SkillSummary, ToolCatalog, files};
 
-/// Skills shown by `Search` when no limit is given.
-const SKILL_SEARCH_LIMIT_DEFAULT: usize = 20;
-
 pub struct SkillsService {
     store: Arc<SkillStore>,
     tools: ToolCatalog,
-    growth: Arc<SkillAgent>,
+    pub(super) growth: Arc<SkillAgent>,
 }
 
 impl SkillsService {
@@ -32,7 +29,7 @@ impl SkillsService {
     }
 
     /// Runs `f` with the store on the blocking pool, after adding the caller's project roots.
-    async fn call<T: Send + 'static>(
+    pub(super) async fn call<T: Send + 'static>(
         &self,
         cwd: &str,
         f: impl FnOnce(&SkillStore) -> Result<T, SkillError> + Send + 'static,
@@ -71,7 +68,7 @@ fn status(e: SkillError) -> Status {
     }
 }
 
-fn info(s: SkillSummary) -> SkillInfo {
+pub(super) fn info(s: SkillSummary) -> SkillInfo {
     SkillInfo {
         id: s.id,
         name: s.name,
@@ -99,56 +96,35 @@ impl Skills for SkillsService {
         &self,
         r: Request<SkillVersionsRequest>,
     ) -> Result<Response<SkillVersionsResponse>, Status> {
-        let name = r.into_inner().name;
-        self.growth
-            .user_skill_dir(&name)
-            .map_err(Status::invalid_argument)?;
-        let versions = self
-            .growth
-            .versions
-            .list(&name)
-            .into_iter()
-            .map(|v| SkillVersion {
-                number: v.number,
-                saved_at: v.saved_at,
-                reason: v.reason,
-            })
-            .collect();
-        Ok(Response::new(SkillVersionsResponse { versions }))
+        self.growth_versions(r).await
     }
 
     async fn rollback(
         &self,
         r: Request<RollbackSkillRequest>,
     ) -> Result<Response<RollbackSkillResponse>, Status> {
-        refuse_confined(&r, "rolling a skill back")?;
-        let r = r.into_inner();
-        let version = (r.version != 0).then_some(r.version);
-        let (restored, dir) = self
-            .growth
-            .rollback(&r.name, version)
-            .await
-            .map_err(Status::failed_precondition)?;
-        Ok(Response::new(RollbackSkillResponse {
-            restored,
-            dir: dir.display().to_string(),
-        }))
+        self.growth_rollback(r).await
     }
 
     async fn evaluate(
         &self,
         r: Request<EvaluateSkillRequest>,
     ) -> Result<Response<EvaluateSkillResponse>, Status> {
-        let r = r.into_inner();
-        let cancel = tokio_util::sync::CancellationToken::new();
-        let cwd = std::path::PathBuf::from(&r.cwd);
-        let report = crate::growth::evaluate::evaluate(&self.growth, &r.name, &cwd, r.env, &cancel)
-            .await
-            .map_err(Status::not_found)?;
-        Ok(Response::new(EvaluateSkillResponse {
-            text: report.render_text(),
-            json: serde_json::to_string(&report).unwrap_or_default(),
-        }))
+        self.growth_evaluate(r).await
+    }
+
+    async fn enhance(
+        &self,
+        r: Request<EnhanceSkillRequest>,
+    ) -> Result<Response<EnhanceSkillResponse>, Status> {
+        self.growth_enhance(r).await
+    }
+
+    async fn search(
+        &self,
+        r: Request<SearchSkillsRequest>,
+    ) -> Result<Response<SearchSkillsResponse>, Status> {
+        self.growth_search(r).await
     }
 
     async fn list(
@@ -273,24 +249,6 @@ impl Skills for SkillsService {
             .await?;
         Ok(Response::new(SetSkillEnabledResponse {
             skill: Some(info(skill)),
-        }))
-    }
-
-    async fn search(
-        &self,
-        r: Request<SearchSkillsRequest>,
-    ) -> Result<Response<SearchSkillsResponse>, Status> {
-        let r = r.into_inner();
-        let limit = if r.limit == 0 {
-            SKILL_SEARCH_LIMIT_DEFAULT
-        } else {
-            r.limit as usize
-        };
-        let skills = self
-            .call(&r.cwd, move |s| Ok(s.search_skills(&r.query, limit)))
-            .await?;
-        Ok(Response::new(SearchSkillsResponse {
-            skills: skills.into_iter().map(info).collect(),
         }))
     }
 

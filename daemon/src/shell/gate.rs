@@ -29,6 +29,28 @@ pub enum GateAction<'a> {
     },
 }
 
+impl GateAction<'_> {
+    /// The command line this action hands to the shell: a native command's text, or what the
+    /// agent command `bash` runs (its words, or the whole command when it starts the real
+    /// bash with options). `None` for every other agent command.
+    pub fn shell_line(&self) -> Option<String> {
+        match self {
+            GateAction::Native { command } => Some(command.to_string()),
+            GateAction::Agent {
+                name: "bash",
+                args,
+                command,
+                ..
+            } => match args.first() {
+                None => None,
+                Some(first) if first.starts_with('-') => Some(command.to_string()),
+                Some(_) => Some(args.join(" ")),
+            },
+            GateAction::Agent { .. } => None,
+        }
+    }
+}
+
 /// Facts about the session the gate may need.
 #[derive(Debug, Clone, Copy)]
 pub struct GateInfo<'a> {

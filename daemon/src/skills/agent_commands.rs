@@ -45,6 +45,15 @@ Keywords match command names and descriptions (case-insensitive); a query with r
 is a regex, e.g. tools search \"mcp:git-.*\". Then run `<command> -h` or `<command> --help`.",
 };
 
+/// Where a `skill` command that needs the sub-agent comes from.
+#[derive(Debug, Clone)]
+pub struct GrowthCall {
+    pub cwd: PathBuf,
+    pub env: HashMap<String, String>,
+    /// The shell session's name (a chat session's is the chat id).
+    pub session: String,
+}
+
 /// The skill sub-agent as the `skill` command sees it (set by the daemon; without it,
 /// `search` is a keyword search and `evaluate` is unavailable).
 pub trait SkillGrowth: Send + Sync {
@@ -52,8 +61,7 @@ pub trait SkillGrowth: Send + Sync {
     fn search<'a>(
         &'a self,
         query: String,
-        cwd: PathBuf,
-        env: HashMap<String, String>,
+        call: GrowthCall,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, String>;
 
@@ -61,10 +69,18 @@ pub trait SkillGrowth: Send + Sync {
     fn evaluate<'a>(
         &'a self,
         name: String,
-        cwd: PathBuf,
-        env: HashMap<String, String>,
+        call: GrowthCall,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, CommandOutput>;
+}
+
+/// The [`GrowthCall`] of a command run in `ctx`'s shell session.
+pub fn growth_call(ctx: &CommandContext<'_>) -> GrowthCall {
+    GrowthCall {
+        cwd: ctx.cwd().to_path_buf(),
+        env: ctx.env_map(),
+        session: ctx.session_name().to_string(),
+    }
 }
 
 pub struct SkillCommand {
@@ -104,10 +120,9 @@ impl AgentCommand for SkillCommand {
                         return SKILL_SPEC.usage_error("missing what to search for");
                     }
                     if let Some(growth) = &self.growth {
-                        let env = ctx.env_map();
                         let cancel = ctx.cancel().clone();
                         return CommandOutput::success(
-                            growth.search(query, cwd, env, cancel).await,
+                            growth.search(query, growth_call(ctx), cancel).await,
                         );
                     }
                     blocking(move || {
@@ -119,9 +134,10 @@ impl AgentCommand for SkillCommand {
                 Some((sub, [name])) if sub == "load" => load(ctx, store, cwd, name.clone()).await,
                 Some((sub, [name])) if sub == "evaluate" => match &self.growth {
                     Some(growth) => {
-                        let env = ctx.env_map();
                         let cancel = ctx.cancel().clone();
-                        growth.evaluate(name.clone(), cwd, env, cancel).await
+                        growth
+                            .evaluate(name.clone(), growth_call(ctx), cancel)
+                            .await
                     }
                     None => CommandOutput::failure("skill evaluate is not available", 1),
                 },

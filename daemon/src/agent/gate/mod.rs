@@ -287,16 +287,11 @@ impl SessionGate {
             GateAction::Native { command } => (*command, self.native(command, mode, &rules, &ctx)),
             GateAction::Agent {
                 name,
-                args,
                 command,
                 effect,
+                ..
             } => {
-                if *name == "bash" && !args.is_empty() {
-                    let inner = if args[0].starts_with('-') {
-                        command.to_string()
-                    } else {
-                        args.join(" ")
-                    };
+                if let Some(inner) = action.shell_line() {
                     let d = self.native(&inner, mode, &rules, &ctx);
                     (*command, d)
                 } else {
