@@ -69,15 +69,14 @@ fn the_next_daemon_kills_what_a_killed_one_left_running() {
         1,
         "another daemon's processes are left alone"
     );
-    let log = std::fs::read_dir(env.home().join("logs"))
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
-        .collect::<String>();
-    assert!(
-        log.contains("killed processes left by a daemon that died"),
-        "{log}"
-    );
+    wait_until(DEADLINE, "the clean-up in the daemon log", || {
+        std::fs::read_dir(env.home().join("logs"))
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+            .collect::<String>()
+            .contains("killed processes left by a daemon that died")
+    });
     env.stop_daemon();
     other.stop_daemon();
 }

@@ -95,15 +95,15 @@ async fn risky_commands_are_denied_in_a_non_interactive_run_unless_allowed() {
         session_file_text(&env).contains("\"outcome\":\"denied\""),
         "the denial is in the session log"
     );
-    let log = std::fs::read_dir(env.home().join("logs"))
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
-        .collect::<String>();
-    assert!(
-        log.contains("permission") && log.contains("denied"),
-        "{log}"
-    );
+    // The daemon's log is written by a background thread: wait for the line.
+    wait_until(DEADLINE, "the denial in the daemon log", || {
+        let log = std::fs::read_dir(env.home().join("logs"))
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+            .collect::<String>();
+        log.contains("permission") && log.contains("denied")
+    });
 
     // --allow with the pattern the message suggested lets exactly that through (git then
     // fails on its own: there is no repository here).

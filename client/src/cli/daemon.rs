@@ -84,7 +84,9 @@ async fn stop(paths: &Paths) -> anyhow::Result<ExitCode> {
     let pid = client.status(StatusRequest {}).await?.into_inner().pid;
     client.shutdown(ShutdownRequest {}).await?;
     let deadline = Instant::now() + STOP_TIMEOUT;
-    while paths.socket().exists() || !connect::daemon_gone(paths) {
+    // The lock is freed before the process has fully exited: wait for both, so "stopped"
+    // is true when it is printed.
+    while paths.socket().exists() || !connect::daemon_gone(paths) || process_alive(pid) {
         if Instant::now() >= deadline {
             anyhow::bail!(
                 "synapsed (pid {pid}) did not stop within {}s",
@@ -95,6 +97,20 @@ async fn stop(paths: &Paths) -> anyhow::Result<ExitCode> {
     }
     println!("synapsed stopped (pid {pid})");
     Ok(ExitCode::SUCCESS)
+}
+
+/// True while `pid` runs (a zombie waiting to be reaped counts as gone).
+fn process_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
+        // No /proc (macOS): ask the kernel whether the pid exists.
+        Err(_) if !std::path::Path::new("/proc/self").exists() => {
+            nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), None).is_ok()
+        }
+        Err(_) => false,
+    }
 }
 
 fn warn_settings(status: &StatusResponse) {
