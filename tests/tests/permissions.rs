@@ -347,7 +347,11 @@ async fn ask_mode_asks_for_every_native_command_and_write_but_not_for_reads() {
     for (i, what) in [(2, "`ls`"), (3, "`write b.txt beta`")] {
         let result = requests[i].last_tool_result().unwrap();
         assert!(result.contains("Permission denied"), "{result}");
-        assert!(out.stderr.contains(&format!("denied: {what}")), "{}", out.stderr);
+        assert!(
+            out.stderr.contains(&format!("denied: {what}")),
+            "{}",
+            out.stderr
+        );
     }
     assert!(!env.workdir().join("b.txt").exists());
 }
