@@ -161,8 +161,8 @@ proptest! {
         crlf in any::<bool>(),
     ) {
         let nl = if crlf { "\r\n" } else { "\n" };
-        // Unquoted, YAML reads `123`, `true` or `null` as other types: those need the quotes.
-        let plain_string = name.contains(|c: char| c.is_ascii_lowercase())
+        // Unquoted, YAML reads `123`, `0e0`, `true` or `null` as other types: those need quotes.
+        let plain_string = name.starts_with(|c: char| c.is_ascii_lowercase())
             && !["true", "false", "null", "yes", "no", "on", "off", "y", "n"].contains(&name.as_str());
         let shown = if quoted || !plain_string { format!("'{name}'") } else { name.clone() };
         let text = format!("---{nl}name: {shown}{nl}description: \"{description}\"{nl}---{nl}# {heading}{nl}body{nl}");
