@@ -17,8 +17,10 @@ use super::executor::{BashCall, ToolExecutor, ToolFuture, ToolOutcome};
 use super::runner::{AgentRunner, RunnerLimits, TurnOutcome};
 use super::session::resolve_config;
 use crate::llm::build_provider;
+use crate::permissions::normalize;
 use crate::sandbox::SandboxSpec;
-use crate::shell::{GateHandle, SessionOrigin, ShellSessions, ToolCall};
+use crate::shell::commands::written_path;
+use crate::shell::{GateHandle, PathResolver, SessionOrigin, ShellSessions, ToolCall};
 
 /// What a sub-agent may run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,17 +124,36 @@ pub struct PolicyExecutor {
     on_write: Option<WriteHook>,
 }
 
+impl PolicyExecutor {
+    /// The `HOME` its commands see (`~` in their paths): the session's, else the daemon's.
+    fn home(&self) -> Option<PathBuf> {
+        let own = || std::env::var_os("HOME");
+        let given = self.origin.env.iter().find(|(k, _)| k == "HOME");
+        let home = match given {
+            Some((_, v)) => Some(v.clone()),
+            None if self.origin.env.is_empty() => own(),
+            None => None,
+        };
+        home.map(PathBuf::from)
+    }
+}
+
 impl ToolExecutor for PolicyExecutor {
     fn execute(&self, call: BashCall, cancel: CancellationToken) -> ToolFuture<'_> {
         Box::pin(async move {
             let cwd = self.cwd.lock().map(|c| c.clone()).unwrap_or_default();
+            let home = self.home();
+            let at = PathResolver {
+                cwd: &cwd,
+                home: home.as_deref(),
+            };
             // With a permission gate, read-only is enforced there (read-only mode, the OS
             // sandbox for native commands); the name-based guard is for gate-less callers.
             let policy = match (&self.policy, &self.gate) {
                 (SubAgentPolicy::ReadOnly, Some(_)) => &SubAgentPolicy::General,
                 (policy, _) => policy,
             };
-            if let Err(refusal) = check(policy, &call.command, &cwd) {
+            if let Err(refusal) = check(policy, &call.command, &at) {
                 return ToolOutcome {
                     output: refusal,
                     exit_code: 126,
@@ -140,10 +161,10 @@ impl ToolExecutor for PolicyExecutor {
             }
             if let Some(hook) = &self.on_write {
                 let words = shlex::split(&call.command).unwrap_or_default();
-                if let [first, target, ..] = words.as_slice()
-                    && matches!(first.as_str(), "write" | "edit")
+                if let [first, args @ ..] = words.as_slice()
+                    && let Some(target) = written_path(first, args)
                 {
-                    hook(&normalize(&resolve(&cwd, target)));
+                    hook(&at.landing(&target));
                 }
             }
             let call = ToolCall {
@@ -177,7 +198,8 @@ impl ToolExecutor for PolicyExecutor {
 }
 
 /// Why a command is refused under `policy`, if it is.
-pub fn check(policy: &SubAgentPolicy, command: &str, cwd: &Path) -> Result<(), String> {
+/// `at` resolves the paths of `write`/`edit` exactly as those commands will (`~`, symlinks).
+pub fn check(policy: &SubAgentPolicy, command: &str, at: &PathResolver<'_>) -> Result<(), String> {
     let words = shlex::split(command).unwrap_or_default();
     let first = words.first().map(String::as_str).unwrap_or("");
     if first.starts_with("task:") || command.split_whitespace().any(|w| w.starts_with("task:")) {
@@ -211,11 +233,11 @@ pub fn check(policy: &SubAgentPolicy, command: &str, cwd: &Path) -> Result<(), S
         }
         SubAgentPolicy::SkillAuthor { root } => {
             if matches!(first, "write" | "edit") {
-                let target = words
-                    .get(1)
+                let target = written_path(first, &words[1..])
                     .ok_or_else(|| format!("`{first}` needs a path"))?;
-                let path = resolve(cwd, target);
-                if !normalize(&path).starts_with(normalize(root)) {
+                let path = at.landing(&target);
+                let root = std::fs::canonicalize(root).unwrap_or_else(|_| normalize(root));
+                if !path.starts_with(&root) {
                     return Err(format!(
                         "refused: the skill sub-agent may only write below {} (not {})",
                         root.display(),
@@ -247,37 +269,17 @@ fn has_output_redirect(command: &str) -> bool {
     false
 }
 
-fn resolve(cwd: &Path, target: &str) -> PathBuf {
-    let p = Path::new(target);
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        cwd.join(p)
-    }
-}
-
-/// Removes `.` and `..` lexically (the file may not exist yet).
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn policies_refuse_what_they_must() {
-        let cwd = Path::new("/w");
+        let at = |cwd: &'static str| PathResolver {
+            cwd: Path::new(cwd),
+            home: Some(Path::new("/home/u")),
+        };
+        let cwd = &at("/w");
         assert!(check(&SubAgentPolicy::General, "task:general --prompt x", cwd).is_err());
         assert!(check(&SubAgentPolicy::General, "write a.txt hi", cwd).is_ok());
         let ro = SubAgentPolicy::ReadOnly;
@@ -292,6 +294,12 @@ mod tests {
         assert!(check(&author, "write /h/skills/a/SKILL.md x", cwd).is_ok());
         assert!(check(&author, "write /h/skills/../x.txt x", cwd).is_err());
         assert!(check(&author, "write notes.txt x", cwd).is_err());
-        assert!(check(&author, "write notes.txt x", Path::new("/h/skills/a")).is_ok());
+        let in_skill = &at("/h/skills/a");
+        assert!(check(&author, "write notes.txt x", in_skill).is_ok());
+        // The path `write` will use, not the first word after it; `~` is the user's home.
+        assert!(check(&author, "write ~/.bashrc x", in_skill).is_err());
+        assert!(check(&author, "write -- ../../x y", in_skill).is_err());
+        assert!(check(&author, "edit --all ../../x a b", in_skill).is_err());
+        assert!(check(&author, "write -../../../../x y", in_skill).is_err());
     }
 }
