@@ -172,14 +172,15 @@ pub fn normalize(p: &Path) -> PathBuf {
     for component in p.components() {
         match component {
             Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push(component);
+            // Decide on the last component kept: `PathBuf::pop` would also "pop" the root (it
+            // cannot, and returns false) or a leading `..` (it can, wrongly).
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
                 }
-                if out.as_os_str().is_empty() && p.is_absolute() {
-                    out.push("/");
-                }
-            }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(component),
+            },
             other => out.push(other),
         }
     }

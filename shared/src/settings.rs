@@ -249,3 +249,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "{ not json");
     }
 }
+
+#[cfg(test)]
+#[path = "settings_props.rs"]
+mod props;

@@ -40,11 +40,16 @@ pub fn load(file: &Path) -> Result<Vec<PathBuf>, TrustError> {
             });
         }
     };
+    parse(file, &text)
+}
+
+/// The trusted folders in `text`, the content of `file` (named in errors).
+pub fn parse(file: &Path, text: &str) -> Result<Vec<PathBuf>, TrustError> {
     let invalid = |message: String| TrustError::Invalid {
         path: file.to_path_buf(),
         message,
     };
-    let value: Value = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+    let value: Value = serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
     let folders = value
         .get("folders")
         .and_then(Value::as_array)
@@ -148,3 +153,7 @@ mod tests {
         assert!(e.contains(TRUST_FILE) && e.contains("absolute"), "{e}");
     }
 }
+
+#[cfg(test)]
+#[path = "trust_props.rs"]
+mod props;

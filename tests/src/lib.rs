@@ -94,17 +94,23 @@ impl Default for TestEnv {
 impl TestEnv {
     /// A fresh home under a temp folder; nothing is created inside it until first use.
     pub fn new() -> Self {
+        Self::with_home_named("home")
+    }
+
+    /// The same, with the `SYNAPSE_HOME` folder called `name` (quotes, `$( )`… to test that
+    /// no generated script or command line breaks on a hostile path).
+    pub fn with_home_named(name: &str) -> Self {
         let root = tempfile::Builder::new()
             .prefix("synapse-test-")
             .tempdir()
             .unwrap_or_else(|e| panic!("cannot create a temp dir: {e}"));
-        let paths = Paths::with_home(root.path().join("home"));
+        let paths = Paths::with_home(root.path().join(name));
         std::fs::create_dir_all(root.path().join("user")).unwrap_or_default();
         std::fs::create_dir_all(root.path().join("work")).unwrap_or_default();
         Self { root, paths }
     }
 
-    /// The temp root (holds `home/`, `user/` = $HOME, `work/` = default cwd).
+    /// The temp root (holds the Synapse home, `user/` = $HOME, `work/` = default cwd).
     pub fn root(&self) -> &Path {
         self.root.path()
     }

@@ -1,11 +1,11 @@
 //! Issue 2: the daemon's life as a user sees it — started by the first client, one per socket,
-//! recovering from crashes and stale sockets, refusing other users, stopping cleanly.
+//! recovering from crashes and stale sockets, stopping cleanly (other users are refused: see
+//! security.rs).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::CommandExt;
 use std::process::Stdio;
 
 use synapse_shared::proto::StatusRequest;
@@ -178,45 +178,6 @@ fn corrupt_settings_are_reported_with_position_and_never_overwritten() {
     assert_eq!(
         fs::read_to_string(env.paths().settings_file()).unwrap(),
         corrupt
-    );
-}
-
-#[test]
-fn a_client_of_another_uid_is_refused_and_the_daemon_stays_healthy() {
-    if !nix::unistd::Uid::current().is_root() {
-        eprintln!("skipped: dropping to another uid needs root");
-        return;
-    }
-    let env = TestEnv::new();
-    env.start_daemon();
-    let as_nobody = || {
-        let mut cmd = env.synapse();
-        cmd.current_dir("/").uid(65534).gid(65534);
-        run(cmd.args(["daemon", "status"]))
-    };
-    // The file system already keeps others out: 0700 folder, 0600 socket.
-    let out = as_nobody();
-    assert!(!out.success());
-    assert!(out.stderr.contains("ermission denied"), "{}", out.stderr);
-
-    // With the permissions loosened, the daemon's own uid check still refuses.
-    for dir in [env.root(), env.home(), &env.paths().socket_dir()] {
-        fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    fs::set_permissions(env.paths().socket(), fs::Permissions::from_mode(0o666)).unwrap();
-    let out = as_nobody();
-    assert!(!out.success());
-    assert!(
-        out.stderr.contains("clients of uid 65534 are refused"),
-        "{}",
-        out.stderr
-    );
-    assert!(env.cli(&["daemon", "status"]).success());
-    let logs = env.cli(&["daemon", "logs"]);
-    assert!(
-        logs.stdout.contains("refused a client of another user"),
-        "{}",
-        logs.stdout
     );
 }
 

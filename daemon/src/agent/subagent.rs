@@ -11,7 +11,7 @@
 //! native commands where the system has one.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use synapse_shared::paths::normalize;
@@ -23,7 +23,8 @@ use super::session::resolve_config;
 use super::subagent_context::{SubAgentContext, remember};
 use crate::llm::build_provider;
 use crate::sandbox::SandboxSpec;
-use crate::shell::{GateHandle, SessionOrigin, ShellSessions, ToolCall};
+use crate::shell::commands::written_path;
+use crate::shell::{GateHandle, PathResolver, SessionOrigin, ShellSessions, ToolCall};
 
 /// What a sub-agent may run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,17 +135,36 @@ pub struct PolicyExecutor {
     cwd: Mutex<PathBuf>,
 }
 
+impl PolicyExecutor {
+    /// The `HOME` its commands see (`~` in their paths): the session's, else the daemon's.
+    fn home(&self) -> Option<PathBuf> {
+        let own = || std::env::var_os("HOME");
+        let given = self.origin.env.iter().find(|(k, _)| k == "HOME");
+        let home = match given {
+            Some((_, v)) => Some(v.clone()),
+            None if self.origin.env.is_empty() => own(),
+            None => None,
+        };
+        home.map(PathBuf::from)
+    }
+}
+
 impl ToolExecutor for PolicyExecutor {
     fn execute(&self, call: BashCall, cancel: CancellationToken) -> ToolFuture<'_> {
         Box::pin(async move {
             let cwd = self.cwd.lock().map(|c| c.clone()).unwrap_or_default();
+            let home = self.home();
+            let at = PathResolver {
+                cwd: &cwd,
+                home: home.as_deref(),
+            };
             // With a permission gate, read-only is enforced there (read-only mode, the OS
             // sandbox for native commands); the name-based guard is for gate-less callers.
             let policy = match (&self.policy, &self.gate) {
                 (SubAgentPolicy::ReadOnly, Some(_)) => &SubAgentPolicy::General,
                 (policy, _) => policy,
             };
-            if let Err(refusal) = check(policy, &call.command, &cwd) {
+            if let Err(refusal) = check(policy, &call.command, &at) {
                 return ToolOutcome {
                     output: refusal,
                     exit_code: 126,
@@ -181,7 +201,8 @@ impl ToolExecutor for PolicyExecutor {
 }
 
 /// Why a command is refused under `policy`, if it is.
-pub fn check(policy: &SubAgentPolicy, command: &str, cwd: &Path) -> Result<(), String> {
+/// `at` resolves the paths of `write`/`edit` exactly as those commands will (`~`, symlinks).
+pub fn check(policy: &SubAgentPolicy, command: &str, at: &PathResolver<'_>) -> Result<(), String> {
     let words = shlex::split(command).unwrap_or_default();
     let first = words.first().map(String::as_str).unwrap_or("");
     if first.starts_with("task:") || command.split_whitespace().any(|w| w.starts_with("task:")) {
@@ -215,11 +236,11 @@ pub fn check(policy: &SubAgentPolicy, command: &str, cwd: &Path) -> Result<(), S
         }
         SubAgentPolicy::SkillAuthor { root } => {
             if matches!(first, "write" | "edit") {
-                let target = words
-                    .get(1)
+                let target = written_path(first, &words[1..])
                     .ok_or_else(|| format!("`{first}` needs a path"))?;
-                let path = resolve(cwd, target);
-                if !normalize(&path).starts_with(normalize(root)) {
+                let path = at.landing(&target);
+                let root = std::fs::canonicalize(root).unwrap_or_else(|_| normalize(root));
+                if !path.starts_with(&root) {
                     return Err(format!(
                         "refused: the skill sub-agent may only write below {} (not {})",
                         root.display(),
@@ -251,22 +272,18 @@ fn has_output_redirect(command: &str) -> bool {
     false
 }
 
-fn resolve(cwd: &Path, target: &str) -> PathBuf {
-    let p = Path::new(target);
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        cwd.join(p)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn policies_refuse_what_they_must() {
-        let cwd = Path::new("/w");
+        let at = |cwd: &'static str| PathResolver {
+            cwd: Path::new(cwd),
+            home: Some(Path::new("/home/u")),
+        };
+        let cwd = &at("/w");
         assert!(check(&SubAgentPolicy::General, "task:general --prompt x", cwd).is_err());
         assert!(check(&SubAgentPolicy::General, "write a.txt hi", cwd).is_ok());
         let ro = SubAgentPolicy::ReadOnly;
@@ -281,6 +298,12 @@ mod tests {
         assert!(check(&author, "write /h/skills/a/SKILL.md x", cwd).is_ok());
         assert!(check(&author, "write /h/skills/../x.txt x", cwd).is_err());
         assert!(check(&author, "write notes.txt x", cwd).is_err());
-        assert!(check(&author, "write notes.txt x", Path::new("/h/skills/a")).is_ok());
+        let in_skill = &at("/h/skills/a");
+        assert!(check(&author, "write notes.txt x", in_skill).is_ok());
+        // The path `write` will use, not the first word after it; `~` is the user's home.
+        assert!(check(&author, "write ~/.bashrc x", in_skill).is_err());
+        assert!(check(&author, "write -- ../../x y", in_skill).is_err());
+        assert!(check(&author, "edit --all ../../x a b", in_skill).is_err());
+        assert!(check(&author, "write -../../../../x y", in_skill).is_err());
     }
 }

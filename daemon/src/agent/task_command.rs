@@ -73,7 +73,11 @@ pub struct TaskCommand {
 }
 
 impl AgentCommand for TaskCommand {
-    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+    fn effect(
+        &self,
+        _args: &[String],
+        _at: &crate::shell::PathResolver<'_>,
+    ) -> crate::shell::gate::Effect {
         crate::shell::gate::Effect::SubAgent {
             read_only: self.kind == TaskKind::Explore,
         }

@@ -43,7 +43,11 @@ pub struct SkillTaskCommand {
 }
 
 impl AgentCommand for SkillTaskCommand {
-    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+    fn effect(
+        &self,
+        _args: &[String],
+        _at: &crate::shell::PathResolver<'_>,
+    ) -> crate::shell::gate::Effect {
         crate::shell::gate::Effect::SubAgent {
             read_only: self.task == SkillTask::Search,
         }

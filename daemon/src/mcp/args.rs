@@ -299,3 +299,7 @@ fn scalar(kind: ParamKind, text: &str) -> Option<Value> {
 #[cfg(test)]
 #[path = "args_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "args_props.rs"]
+mod props;

@@ -399,3 +399,7 @@ fn entry_line(text: &str, name: &str) -> usize {
 #[cfg(test)]
 #[path = "config_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "config_props.rs"]
+mod props;

@@ -21,6 +21,11 @@ pub mod writes;
 #[cfg(test)]
 mod test_support;
 
+#[cfg(test)]
+mod engine_props;
+#[cfg(test)]
+mod rules_props;
+
 pub use context::{Context, normalize, resolve};
 pub use parse::{MAX_NESTING, Parsed, Pipeline, Redirect, RedirectOp, SimpleCommand, parse};
 pub use pattern::{Pattern, PatternError};

@@ -65,6 +65,7 @@ impl Tools for ToolsService {
             .map_err(|e| Status::internal(format!("the command task failed: {e}")))?
             .map_err(|e| match e {
                 SessionError::EmptyName
+                | SessionError::BadName(_)
                 | SessionError::BadCwd(_)
                 | SessionError::RelativeCwd(_) => Status::invalid_argument(e.to_string()),
                 SessionError::ShuttingDown => Status::unavailable(e.to_string()),

@@ -15,6 +15,7 @@ use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use super::gate::{Effect, GateHandle};
+use super::paths::PathResolver;
 use super::session::ShellSession;
 
 /// Static documentation of one agent shell command.
@@ -126,10 +127,11 @@ pub trait AgentCommand: Send + Sync {
         PromptForm::Full
     }
 
-    /// What running it with `args` in `cwd` will do, for the permission check. The default,
-    /// [`Effect::Other`], is asked about in `ask` mode and refused in `read-only` mode.
-    fn effect(&self, args: &[String], cwd: &Path) -> Effect {
-        let _ = (args, cwd);
+    /// What running it with `args` will do, for the permission check; `at` tells where its path
+    /// words land. The default, [`Effect::Other`], is asked about in `ask` mode and refused in
+    /// `read-only` mode.
+    fn effect(&self, args: &[String], at: &PathResolver<'_>) -> Effect {
+        let _ = (args, at);
         Effect::Other
     }
 }
@@ -253,22 +255,7 @@ impl CommandContext<'_> {
     /// Resolves a path the model wrote: `~` and `~/…` against `HOME`, relative paths against
     /// the shell's current directory.
     pub fn resolve(&self, path: &str) -> PathBuf {
-        let home = || self.env_var("HOME").map(PathBuf::from);
-        if path == "~" {
-            if let Some(h) = home() {
-                return h;
-            }
-        } else if let Some(rest) = path.strip_prefix("~/")
-            && let Some(h) = home()
-        {
-            return h.join(rest);
-        }
-        let p = Path::new(path);
-        if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            self.cwd().join(p)
-        }
+        self.session.paths().resolve(path)
     }
 
     /// `path` as the model should see it: relative to the current directory when below it.

@@ -11,6 +11,8 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
+use super::paths::PathResolver;
+
 pub use crate::permissions::Effect;
 
 /// What is about to run.
@@ -96,14 +98,10 @@ impl std::fmt::Debug for GateHandle {
     }
 }
 
-/// The effect of a command whose first non-option word is the file it writes (`write`, `edit`).
-pub fn writes_first_path(args: &[String], cwd: &Path) -> Effect {
-    Effect::Writes(
-        args.iter()
-            .find(|a| !a.starts_with('-'))
-            .map(|p| vec![cwd.join(p)])
-            .unwrap_or_default(),
-    )
+/// The effect of a command that writes the file named by the path word `path` (`write`,
+/// `edit`): that file where the write will land (`~` expanded, symlinks followed).
+pub fn writes_to(path: Option<&str>, at: &PathResolver<'_>) -> Effect {
+    Effect::Writes(path.map(|p| vec![at.landing(p)]).unwrap_or_default())
 }
 
 /// Exit status of a refused command (as the shell's "cannot execute").

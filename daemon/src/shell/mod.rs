@@ -18,6 +18,7 @@ pub mod capture;
 pub mod command;
 pub mod commands;
 pub mod gate;
+pub mod paths;
 pub mod process;
 pub mod procs;
 pub mod router;
@@ -38,6 +39,7 @@ pub use command::{
 };
 pub use commands::builtin_registry;
 pub use gate::{CommandGate, GateAction, GateHandle, GateInfo, GateVerdict};
+pub use paths::PathResolver;
 pub use router::{BashRouter, COMMAND_TIMEOUT_DEFAULT, COMMAND_TIMEOUT_MAX, ToolCall, ToolResult};
 pub use session::ShellSession;
 pub use sessions::{SESSION_IDLE_TIMEOUT, SessionError, SessionOrigin, ShellSessions};

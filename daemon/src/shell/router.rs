@@ -139,7 +139,7 @@ impl BashRouter {
                     Some("--help") => return CommandOutput::success(cmd.spec().full_help()),
                     _ => {}
                 }
-                let effect = cmd.effect(&words, session.cwd());
+                let effect = cmd.effect(&words, &session.paths());
                 let action = GateAction::Agent {
                     name: &name,
                     args: &words,

@@ -9,6 +9,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::command::CommandOutput;
+use super::paths::PathResolver;
 use super::process::{BashProcess, Interrupt, RunEnd, ShellError, ShellSpec};
 use crate::sandbox::SandboxSpec;
 
@@ -55,6 +56,14 @@ impl ShellSession {
     /// The environment the session was created with.
     pub fn env(&self) -> &[(OsString, OsString)] {
         &self.spec.env
+    }
+
+    /// How path words resolve in this session right now (current folder, `HOME`).
+    pub fn paths(&self) -> PathResolver<'_> {
+        PathResolver {
+            cwd: &self.cwd,
+            home: self.env_var("HOME").map(Path::new),
+        }
     }
 
     pub fn env_var(&self, name: &str) -> Option<&OsString> {

@@ -41,6 +41,11 @@ pub struct SessionOrigin {
 pub enum SessionError {
     #[error("session name must not be empty")]
     EmptyName,
+    #[error(
+        "session name {0:?} is not a plain name: it becomes a file name, so it may not hold `/`, \
+         `\\` or NUL, nor start with `.`"
+    )]
+    BadName(String),
     #[error("working directory {0} does not exist or is not a folder")]
     BadCwd(PathBuf),
     #[error("working directory must be an absolute path (got {0})")]
@@ -132,6 +137,11 @@ impl ShellSessions {
     fn slot(&self, name: &str, origin: &SessionOrigin) -> Result<Arc<Slot>, SessionError> {
         if name.is_empty() {
             return Err(SessionError::EmptyName);
+        }
+        // The name is a file name in the sessions folder (todo lists, the conversation the skill
+        // sub-agent reads): nothing that could leave it.
+        if name.starts_with('.') || name.contains(['/', '\\', '\0']) {
+            return Err(SessionError::BadName(name.to_string()));
         }
         if self.closing.is_cancelled() {
             return Err(SessionError::ShuttingDown);

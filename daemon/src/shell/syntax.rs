@@ -152,7 +152,8 @@ pub fn split_heredoc(s: &str) -> Option<(&str, String)> {
 
 /// `Bash(command=…)`, `{"command": …}` or an XML-ish invoke block pasted as the command.
 fn tool_call_lookalike(s: &str) -> Option<Option<String>> {
-    let starts = |p: &str| s.len() >= p.len() && s[..p.len()].eq_ignore_ascii_case(p);
+    // `get`, not slicing: byte `p.len()` may fall inside a multi-byte character ("🌀𐲀").
+    let starts = |p: &str| s.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p));
     if s.starts_with('{') {
         let value: serde_json::Value = serde_json::from_str(s).ok()?;
         let inner = value
@@ -277,5 +278,11 @@ mod tests {
             }
         );
         assert_eq!(classify(r#"{"other": 1}"#, agent), Route::Native);
+        assert_eq!(classify("🌀𐲀", agent), Route::Native);
+        assert_eq!(classify("bashé", agent), Route::Native);
     }
 }
+
+#[cfg(test)]
+#[path = "syntax_props.rs"]
+mod props;

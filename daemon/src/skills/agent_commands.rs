@@ -97,7 +97,11 @@ pub struct ToolsCommand {
 }
 
 impl AgentCommand for SkillCommand {
-    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+    fn effect(
+        &self,
+        _args: &[String],
+        _at: &crate::shell::PathResolver<'_>,
+    ) -> crate::shell::gate::Effect {
         crate::shell::gate::Effect::ReadOnly
     }
 
@@ -152,7 +156,11 @@ impl AgentCommand for SkillCommand {
 }
 
 impl AgentCommand for SkillLoadCommand {
-    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+    fn effect(
+        &self,
+        _args: &[String],
+        _at: &crate::shell::PathResolver<'_>,
+    ) -> crate::shell::gate::Effect {
         crate::shell::gate::Effect::ReadOnly
     }
 
@@ -178,7 +186,11 @@ impl AgentCommand for SkillLoadCommand {
 }
 
 impl AgentCommand for ToolsCommand {
-    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+    fn effect(
+        &self,
+        _args: &[String],
+        _at: &crate::shell::PathResolver<'_>,
+    ) -> crate::shell::gate::Effect {
         crate::shell::gate::Effect::ReadOnly
     }
 

@@ -132,7 +132,11 @@ fn edit(list: &mut TodoList, action: &str, rest: &[String]) -> Result<Edit, Misu
 }
 
 impl AgentCommand for TodoCommand {
-    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+    fn effect(
+        &self,
+        _args: &[String],
+        _at: &crate::shell::PathResolver<'_>,
+    ) -> crate::shell::gate::Effect {
         crate::shell::gate::Effect::ReadOnly
     }
 

@@ -81,7 +81,11 @@ impl WebSearchCommand {
 }
 
 impl AgentCommand for WebSearchCommand {
-    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+    fn effect(
+        &self,
+        _args: &[String],
+        _at: &crate::shell::PathResolver<'_>,
+    ) -> crate::shell::gate::Effect {
         crate::shell::gate::Effect::ReadOnly
     }
 

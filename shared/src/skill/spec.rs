@@ -203,3 +203,7 @@ fn strip_position(message: &str) -> String {
 #[cfg(test)]
 #[path = "spec_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "spec_props.rs"]
+mod props;

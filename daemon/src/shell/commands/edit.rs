@@ -40,8 +40,12 @@ Examples:
 pub struct EditCommand;
 
 impl AgentCommand for EditCommand {
-    fn effect(&self, args: &[String], cwd: &std::path::Path) -> crate::shell::gate::Effect {
-        crate::shell::gate::writes_first_path(args, cwd)
+    fn effect(
+        &self,
+        args: &[String],
+        at: &crate::shell::PathResolver<'_>,
+    ) -> crate::shell::gate::Effect {
+        crate::shell::gate::writes_to(path_word(args).as_deref(), at)
     }
 
     fn spec(&self) -> &'static CommandSpec {
@@ -54,8 +58,7 @@ impl AgentCommand for EditCommand {
         args: Vec<String>,
     ) -> BoxFuture<'a, CommandOutput> {
         Box::pin(async move {
-            let parsed = match args::parse(args, &[OptSpec::flag("--all")], UnknownOpts::Positional)
-            {
+            let parsed = match parse_args(args) {
                 Ok(p) => p,
                 Err(e) => return SPEC.usage_error(e),
             };
@@ -76,6 +79,19 @@ impl AgentCommand for EditCommand {
                 .unwrap_or_else(|e| CommandOutput::failure(format!("edit: {e}"), 1))
         })
     }
+}
+
+fn parse_args(args: Vec<String>) -> Result<args::Parsed, String> {
+    args::parse(args, &[OptSpec::flag("--all")], UnknownOpts::Positional)
+}
+
+/// The file `edit` with these words changes: its first positional word.
+pub(super) fn path_word(args: &[String]) -> Option<String> {
+    parse_args(args.to_vec())
+        .ok()?
+        .positionals
+        .into_iter()
+        .next()
 }
 
 /// Applies one edit; `old`/`new` are the words as given (escapes not yet interpreted).
@@ -165,6 +181,23 @@ mod tests {
         let p = dir.path().join("f.rs");
         std::fs::write(&p, content).unwrap();
         (dir, p)
+    }
+
+    #[test]
+    fn the_path_word_is_the_first_positional() {
+        let words = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            path_word(&words(&["--all", "p", "a", "b"])).as_deref(),
+            Some("p")
+        );
+        assert_eq!(
+            path_word(&words(&["-../x", "a", "b"])).as_deref(),
+            Some("-../x")
+        );
+        assert_eq!(
+            path_word(&words(&["--", "--all", "a", "b"])).as_deref(),
+            Some("--all")
+        );
     }
 
     #[test]

@@ -14,6 +14,16 @@ pub mod search;
 mod walk;
 pub mod write;
 
+/// The file `write` or `edit` with these words changes, as the command itself reads its words;
+/// `None` for other commands or when the path is missing.
+pub fn written_path(name: &str, args: &[String]) -> Option<String> {
+    match name {
+        "write" => write::path_word(args).cloned(),
+        "edit" => edit::path_word(args),
+        _ => None,
+    }
+}
+
 /// A registry holding the built-in commands; other subsystems add theirs to it.
 pub fn builtin_registry() -> CommandRegistry {
     let mut registry = CommandRegistry::new();

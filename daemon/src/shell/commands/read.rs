@@ -41,7 +41,11 @@ Examples:
 pub struct ReadCommand;
 
 impl AgentCommand for ReadCommand {
-    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+    fn effect(
+        &self,
+        _args: &[String],
+        _at: &crate::shell::PathResolver<'_>,
+    ) -> crate::shell::gate::Effect {
         crate::shell::gate::Effect::ReadOnly
     }
 

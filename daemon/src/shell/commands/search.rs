@@ -46,7 +46,11 @@ Examples:
 pub struct SearchCommand;
 
 impl AgentCommand for SearchCommand {
-    fn effect(&self, _args: &[String], _cwd: &std::path::Path) -> crate::shell::gate::Effect {
+    fn effect(
+        &self,
+        _args: &[String],
+        _at: &crate::shell::PathResolver<'_>,
+    ) -> crate::shell::gate::Effect {
         crate::shell::gate::Effect::ReadOnly
     }
 

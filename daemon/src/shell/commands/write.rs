@@ -36,8 +36,12 @@ permissions. Everything after <path> is content: write f \"--help\" writes the t
 pub struct WriteCommand;
 
 impl AgentCommand for WriteCommand {
-    fn effect(&self, args: &[String], cwd: &std::path::Path) -> crate::shell::gate::Effect {
-        crate::shell::gate::writes_first_path(args, cwd)
+    fn effect(
+        &self,
+        args: &[String],
+        at: &crate::shell::PathResolver<'_>,
+    ) -> crate::shell::gate::Effect {
+        crate::shell::gate::writes_to(path_word(args).map(String::as_str), at)
     }
 
     fn spec(&self) -> &'static CommandSpec {
@@ -47,18 +51,14 @@ impl AgentCommand for WriteCommand {
     fn run<'a>(
         &'a self,
         ctx: &'a mut CommandContext<'_>,
-        mut args: Vec<String>,
+        args: Vec<String>,
     ) -> BoxFuture<'a, CommandOutput> {
         Box::pin(async move {
-            if args.first().is_some_and(|a| a == "--") {
-                args.remove(0);
-            }
-            let mut words = args.into_iter();
-            let Some(path) = words.next() else {
+            let Some((path, rest)) = split_path(&args) else {
                 return SPEC.usage_error("missing <path>");
             };
-            let rest: Vec<String> = words.collect();
-            let content = match (rest.as_slice(), ctx.stdin()) {
+            let path = path.clone();
+            let content = match (rest, ctx.stdin()) {
                 ([], Some(body)) => body.to_owned(),
                 ([one], None) => unescape(one),
                 ([], None) => return SPEC.usage_error("missing <content>"),
@@ -80,6 +80,22 @@ impl AgentCommand for WriteCommand {
                 .unwrap_or_else(|e| CommandOutput::failure(format!("write: {e}"), 1))
         })
     }
+}
+
+/// The path word (the first word, or the one after a leading `--`: a path may start with `-`)
+/// and the words after it.
+fn split_path(args: &[String]) -> Option<(&String, &[String])> {
+    match args {
+        [dashes, path, rest @ ..] if dashes == "--" => Some((path, rest)),
+        [dashes] if dashes == "--" => None,
+        [path, rest @ ..] => Some((path, rest)),
+        [] => None,
+    }
+}
+
+/// The file `write` with these words changes.
+pub(super) fn path_word(args: &[String]) -> Option<&String> {
+    split_path(args).map(|(path, _)| path)
 }
 
 /// Writes `content` to `abs` (through a symlink to its target), creating parents.
@@ -129,6 +145,15 @@ pub fn write_file(abs: &Path, shown: &str, content: &[u8]) -> CommandOutput {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_path_word_is_the_one_run_writes() {
+        let words = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(path_word(&words(&["a", "b"])).unwrap(), "a");
+        assert_eq!(path_word(&words(&["-../../x", "b"])).unwrap(), "-../../x");
+        assert_eq!(path_word(&words(&["--", "--", "b"])).unwrap(), "--");
+        assert_eq!(path_word(&words(&["--"])), None);
+    }
 
     #[test]
     fn creates_parents_and_keeps_permissions() {

@@ -1,0 +1,95 @@
+//! Where a path the model wrote lands. [`PathResolver::resolve`] is how agent commands read a
+//! path word: `~` and `~/…` against the session's `HOME`, relative paths against the shell's
+//! current folder. [`PathResolver::landing`] is what the permission check must judge: the same
+//! path with the symlinks of its existing part followed, as the kernel will follow them when the
+//! command writes — so `write ~/x` or `write link/x` (with `link` pointing out of the project) is
+//! judged where the bytes go, not where the words seem to point.
+
+use std::path::{Path, PathBuf};
+
+use crate::permissions::normalize;
+
+/// Resolves path words for one command: the session's current folder and `HOME`.
+#[derive(Debug, Clone, Copy)]
+pub struct PathResolver<'a> {
+    pub cwd: &'a Path,
+    pub home: Option<&'a Path>,
+}
+
+impl PathResolver<'_> {
+    /// `~` and `~/…` against `HOME` (kept literal without one), relative paths against `cwd`.
+    pub fn resolve(&self, word: &str) -> PathBuf {
+        match (word.strip_prefix('~'), self.home) {
+            (Some(""), Some(home)) => return home.to_path_buf(),
+            (Some(rest), Some(home)) if rest.starts_with('/') => {
+                return home.join(rest.trim_start_matches('/'));
+            }
+            _ => {}
+        }
+        let p = Path::new(word);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.cwd.join(p)
+        }
+    }
+
+    /// The file a write to `word` changes: its deepest existing ancestor with every symlink
+    /// followed, then the rest, normalised. Reads the filesystem (a few `stat`s).
+    pub fn landing(&self, word: &str) -> PathBuf {
+        let path = self.resolve(word);
+        for ancestor in path.ancestors() {
+            if let Ok(real) = std::fs::canonicalize(ancestor) {
+                let rest = path.strip_prefix(ancestor).unwrap_or(Path::new(""));
+                return normalize(&real.join(rest));
+            }
+        }
+        normalize(&path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_resolve_like_the_commands_and_land_where_symlinks_lead() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (cwd, home, outside) = (root.join("proj"), root.join("home"), root.join("out"));
+        for d in [&cwd, &home, &outside] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::os::unix::fs::symlink(&outside, cwd.join("link")).unwrap();
+        std::os::unix::fs::symlink(outside.join("f"), cwd.join("file-link")).unwrap();
+        std::fs::write(outside.join("f"), "x").unwrap();
+        std::os::unix::fs::symlink(root.join("nowhere"), cwd.join("dangling")).unwrap();
+        let at = PathResolver {
+            cwd: &cwd,
+            home: Some(&home),
+        };
+        assert_eq!(at.resolve("~"), home);
+        assert_eq!(at.resolve("~/.bashrc"), home.join(".bashrc"));
+        assert_eq!(at.resolve("~user/x"), cwd.join("~user/x"));
+        assert_eq!(at.resolve("/abs"), PathBuf::from("/abs"));
+        assert_eq!(at.resolve("a/b"), cwd.join("a/b"));
+        let cases = [
+            ("~/.bashrc", home.join(".bashrc")),
+            ("new/dir/f", cwd.join("new/dir/f")),
+            ("link/x", outside.join("x")),
+            ("link/../proj/y", cwd.join("y")),
+            ("file-link", outside.join("f")),
+            // A dangling last component is replaced by the atomic rename, not followed.
+            ("dangling", cwd.join("dangling")),
+            ("new/../../out/z", outside.join("z")),
+        ];
+        for (word, lands) in cases {
+            assert_eq!(at.landing(word), lands, "{word}");
+        }
+        let no_home = PathResolver {
+            cwd: &cwd,
+            home: None,
+        };
+        assert_eq!(no_home.resolve("~/x"), cwd.join("~/x"));
+    }
+}

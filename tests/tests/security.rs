@@ -1,0 +1,21 @@
+//! Issue 9's security review, as tests against the real binaries on a temporary home: another
+//! user is refused on the socket; agent commands write nothing outside `SYNAPSE_HOME` and the
+//! session's folder; hostile skill, script and MCP names and help texts cannot inject into the
+//! generated wrappers; every file-taking RPC refuses paths out of its folder; and API keys never
+//! reach the logs or the session files.
+
+// A test file: helpers panic as failed assertions (clippy only exempts `#[test]` bodies).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "security/keys.rs"]
+mod keys;
+#[path = "security/support.rs"]
+mod support;
+#[path = "security/traversal.rs"]
+mod traversal;
+#[path = "security/uid.rs"]
+mod uid;
+#[path = "security/wrappers.rs"]
+mod wrappers;
+#[path = "security/writes.rs"]
+mod writes;
