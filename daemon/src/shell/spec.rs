@@ -1,6 +1,6 @@
 //! What a session's shell is started with: directory, environment, and the Synapse additions
 //! to that environment (`$SYNAPSE_HOME/bin` first on PATH, no pagers or colours, no rc hooks,
-//! and the tag that lets the daemon find everything the shell starts), and the filesystem
+//! no model API keys, and the tag that lets the daemon find everything the shell starts), and the filesystem
 //! sandbox it runs in, if any.
 
 use std::ffi::OsString;
@@ -26,13 +26,18 @@ impl ShellSpec {
     /// The environment the shell gets: the session's, minus rc-file hooks, plus PATH and the
     /// settings that keep tools from paging or colouring.
     pub(super) fn shell_env(&self, tag: &str) -> Vec<(OsString, OsString)> {
-        const DROPPED: [&str; 6] = [
+        // The model's own API keys stay with the daemon: a command such as `env` would
+        // otherwise put them in the conversation and its session file.
+        const DROPPED: [&str; 9] = [
             "BASH_ENV",
             "ENV",
             "PROMPT_COMMAND",
             SHELL_TAG_VAR,
             COMMAND_TAG_VAR,
             crate::lifecycle::orphans::OWNER_VAR,
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_AUTH_TOKEN",
+            "OPENAI_API_KEY",
         ];
         const FIXED: [(&str, &str); 4] = [
             ("NO_COLOR", "1"),

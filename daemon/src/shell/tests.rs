@@ -457,3 +457,23 @@ async fn closing_stdout_or_killing_the_shell_is_recoverable() {
     );
     assert_eq!(f.ok("echo ok").await, "ok\n");
 }
+
+#[test]
+fn model_api_keys_never_reach_the_shell() {
+    let spec = ShellSpec {
+        cwd: std::path::PathBuf::from("/"),
+        env: vec![
+            ("ANTHROPIC_API_KEY".into(), "sk-ant-secret".into()),
+            ("OPENAI_API_KEY".into(), "sk-secret".into()),
+            ("MY_TOOL_TOKEN".into(), "kept".into()),
+        ],
+        bin_dir: None,
+        sandbox: None,
+    };
+    let env = spec.shell_env("tag");
+    assert!(
+        !env.iter()
+            .any(|(k, _)| k == "ANTHROPIC_API_KEY" || k == "OPENAI_API_KEY")
+    );
+    assert!(env.iter().any(|(k, v)| k == "MY_TOOL_TOKEN" && v == "kept"));
+}
