@@ -111,6 +111,11 @@ pub const GOALS: &[Goal] = &[
         "0",
     ),
     g(
+        "mcp.concurrent_total",
+        "1,000 concurrent MCP calls over 10 sessions, all done",
+        "no errors",
+    ),
+    g(
         "agent.run_two_turn",
         "`synapse run` two-turn task, warm daemon",
         "≤ 50 ms",

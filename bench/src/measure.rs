@@ -27,7 +27,9 @@ impl Measured {
                 format!("{v:.1} {}", self.unit)
             };
         }
-        if v < 1.0 {
+        if v < 0.001 {
+            format!("{:.0} ns", v * 1e6)
+        } else if v < 1.0 {
             format!("{:.1} µs", v * 1000.0)
         } else if v < 1000.0 {
             format!("{v:.2} ms")
@@ -126,6 +128,7 @@ mod tests {
         assert_eq!(m[0].id, "group/bench");
         assert_eq!((m[0].min, m[0].median, m[0].max), (1.0, 2.0, 3.0));
         assert_eq!(m[0].format(0.0071), "7.1 µs");
+        assert_eq!(m[0].format(0.000027), "27 ns");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
