@@ -216,6 +216,21 @@ impl ChatSession {
         }))
     }
 
+    /// Where and how the session's shell runs: its folder, environment and sandbox.
+    fn shell_origin(&self) -> SessionOrigin {
+        SessionOrigin {
+            cwd: self.cwd.clone(),
+            env: self.env.iter().map(|(k, v)| (k.into(), v.into())).collect(),
+            sandbox: self.gate.as_ref().and_then(|g| g.sandbox_spec()),
+        }
+    }
+
+    /// Starts the session's shell in the background, so the first command finds it running
+    /// (a client attaching calls this; a turn does it again, which costs nothing).
+    pub fn warm_shell(&self) {
+        self.deps.shell.warm_up(&self.id, &self.shell_origin());
+    }
+
     /// The permission mode and its summary (`None` without a gate).
     pub fn permission_summary(&self) -> Option<(String, String)> {
         self.gate
@@ -337,11 +352,7 @@ impl ChatSession {
         if let Some(notice) = self.compact(&mut conv, provider.as_ref(), false).await {
             let _ = self.events.send(notice);
         }
-        let origin = SessionOrigin {
-            cwd: self.cwd.clone(),
-            env: self.env.iter().map(|(k, v)| (k.into(), v.into())).collect(),
-            sandbox: self.gate.as_ref().and_then(|g| g.sandbox_spec()),
-        };
+        let origin = self.shell_origin();
         self.deps.shell.warm_up(&self.id, &origin);
         let runner = AgentRunner {
             model: provider.model().to_string(),

@@ -96,6 +96,8 @@ impl Chat for ChatService {
             Ok(problems) => problems,
             Err(e) => return Err(Status::invalid_argument(e)),
         };
+        // Its sandbox is known now: start the shell while the client sends its first input.
+        session.warm_shell();
         let (turns, messages) = session.counts_now();
         let (tx, rx) = mpsc::channel(CLIENT_QUEUE);
         let first = ChatEvent {

@@ -54,12 +54,13 @@ impl GateAction<'_> {
 }
 
 /// Facts about the session the gate may need.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct GateInfo<'a> {
     /// The session shell's current folder.
     pub cwd: &'a Path,
-    /// Pids of the session shell and what it started (killing those is not risky).
-    pub session_pids: &'a [i32],
+    /// Whether a pid is the session shell or something it started (killing those is not
+    /// risky). Looked up only when asked: it scans every process.
+    pub is_session_pid: &'a (dyn Fn(i32) -> bool + Sync),
     /// The session shell runs inside the OS sandbox.
     pub sandboxed: bool,
 }

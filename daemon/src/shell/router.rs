@@ -216,10 +216,11 @@ async fn check(call: &ToolCall, session: &ShellSession, action: GateAction<'_>) 
     let Some(gate) = &call.gate else {
         return GateVerdict::Run;
     };
-    let pids = session.process_ids();
+    let pids: std::sync::OnceLock<Vec<i32>> = std::sync::OnceLock::new();
+    let is_session_pid = |pid: i32| pids.get_or_init(|| session.process_ids()).contains(&pid);
     let info = GateInfo {
         cwd: session.cwd(),
-        session_pids: &pids,
+        is_session_pid: &is_session_pid,
         sandboxed: session.is_sandboxed() || session.sandbox().is_some_and(|_| sandbox_ready()),
     };
     gate.0.check(action, info).await
@@ -227,10 +228,13 @@ async fn check(call: &ToolCall, session: &ShellSession, action: GateAction<'_>) 
 
 /// The sandbox will be in force for a shell that has not started yet.
 fn sandbox_ready() -> bool {
-    matches!(
-        crate::sandbox::support(),
-        crate::sandbox::Support::Landlock { .. }
-    ) && crate::sandbox::launcher().is_some()
+    static READY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *READY.get_or_init(|| {
+        matches!(
+            crate::sandbox::support(),
+            crate::sandbox::Support::Landlock { .. }
+        ) && crate::sandbox::launcher().is_some()
+    })
 }
 
 fn tool_call_message(suggestion: Option<String>) -> CommandOutput {

@@ -272,8 +272,6 @@ impl SessionGate {
         let mut extra = loaded.writable_dirs.clone();
         extra.push(self.root.clone());
         let skills = skills_dir(&self.env.synapse_home);
-        let pids = info.session_pids;
-        let is_session_pid = move |pid: i32| pids.contains(&pid);
         let ctx = Context {
             cwd: info.cwd,
             home: &self.env.home,
@@ -281,7 +279,7 @@ impl SessionGate {
             temp_dir: &self.env.temp_dir,
             extra_writable: &extra,
             sandboxed: info.sandboxed,
-            is_session_pid: &is_session_pid,
+            is_session_pid: info.is_session_pid,
         };
         let (text, decision) = match &action {
             GateAction::Native { command } => (*command, self.native(command, mode, &rules, &ctx)),
