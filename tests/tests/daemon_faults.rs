@@ -81,15 +81,16 @@ fn the_next_daemon_kills_what_a_killed_one_left_running() {
     other.stop_daemon();
 }
 
-/// SIGKILL lands while the daemon rewrites settings.json, index.json, a SKILL.md and a file
-/// written by the agent's `write`: every file is afterwards a whole old or a whole new version.
+/// SIGKILL lands, 150 times, while the daemon rewrites settings.json, index.json, a SKILL.md
+/// and a file written by the agent's `write`: every file is afterwards a whole old or a whole
+/// new version.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigkill_during_writes_never_leaves_a_torn_file() {
     use synapse_shared::proto::SetAutoEnhanceRequest;
     use synapse_shared::proto::daemon_client::DaemonClient;
 
     let env = TestEnv::new();
-    const ROUNDS: u64 = 40;
+    const ROUNDS: u64 = 150;
     const PAYLOAD: usize = 100 * 1024;
     for round in 0..ROUNDS {
         let pid = env.start_daemon();
