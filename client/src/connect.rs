@@ -61,9 +61,18 @@ pub async fn connect_running(paths: &Paths) -> Result<Channel, Unreachable> {
 /// Connects to the daemon, starting it when nothing answers.
 pub async fn connect(paths: &Paths) -> anyhow::Result<Channel> {
     match connect_running(paths).await {
-        Ok(channel) => return Ok(channel),
+        // A daemon that dies between accepting and answering (killed, or exiting) counts as
+        // not running: the start path below waits for it and starts a new one.
+        Ok(channel)
+            if DaemonClient::new(channel.clone())
+                .status(StatusRequest {})
+                .await
+                .is_ok() =>
+        {
+            return Ok(channel);
+        }
+        Ok(_) | Err(Unreachable::NotRunning) => {}
         Err(Unreachable::Refused(e)) => return Err(e),
-        Err(Unreachable::NotRunning) => {}
     }
     paths
         .ensure_layout()
