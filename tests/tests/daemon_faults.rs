@@ -35,14 +35,14 @@ fn the_next_daemon_kills_what_a_killed_one_left_running() {
     // A background job of a session shell, named so it can be found.
     let started = env.cli(&[
         "exec",
-        &format!("(exec -a {marker}-job sleep 300) & echo started"),
+        &format!("(exec -a {marker}-job sleep 301) & echo started"),
     ]);
     assert!(started.stdout.contains("started"), "{started:?}");
     // The same kind of job under another daemon must survive.
     other.start_daemon();
     let kept = other.cli(&[
         "exec",
-        &format!("(exec -a {marker}-other sleep 300) & echo started"),
+        &format!("(exec -a {marker}-other sleep 301) & echo started"),
     ]);
     assert!(kept.stdout.contains("started"), "{kept:?}");
     wait_until(DEADLINE, "the job and the MCP server to run", || {
