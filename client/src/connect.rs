@@ -61,17 +61,22 @@ pub async fn connect_running(paths: &Paths) -> Result<Channel, Unreachable> {
 /// Connects to the daemon, starting it when nothing answers.
 pub async fn connect(paths: &Paths) -> anyhow::Result<Channel> {
     match connect_running(paths).await {
-        // A daemon that dies between accepting and answering (killed, or exiting) counts as
-        // not running: the start path below waits for it and starts a new one.
-        Ok(channel)
-            if DaemonClient::new(channel.clone())
+        Ok(channel) => {
+            match DaemonClient::new(channel.clone())
                 .status(StatusRequest {})
                 .await
-                .is_ok() =>
-        {
-            return Ok(channel);
+            {
+                Ok(_) => return Ok(channel),
+                // The daemon answered and said no (another user's daemon): that is the answer.
+                Err(status) if status.code() == tonic::Code::PermissionDenied => {
+                    return Err(anyhow::anyhow!("{}", status.message()));
+                }
+                // A daemon that dies between accepting and answering (killed, or exiting)
+                // counts as not running: the start path below waits for it and starts anew.
+                Err(_) => {}
+            }
         }
-        Ok(_) | Err(Unreachable::NotRunning) => {}
+        Err(Unreachable::NotRunning) => {}
         Err(Unreachable::Refused(e)) => return Err(e),
     }
     paths
