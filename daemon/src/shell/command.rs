@@ -127,12 +127,23 @@ pub trait AgentCommand: Send + Sync {
         PromptForm::Full
     }
 
+    /// True for a command that never changes anything (`read`, `glob`, `web_fetch`…): its
+    /// effect is [`Effect::ReadOnly`] without further ado.
+    fn reads_only(&self) -> bool {
+        false
+    }
+
     /// What running it with `args` will do, for the permission check; `at` tells where its path
-    /// words land. The default, [`Effect::Other`], is asked about in `ask` mode and refused in
+    /// words land. The default is [`Effect::ReadOnly`] for [`AgentCommand::reads_only`]
+    /// commands, else [`Effect::Other`], which is asked about in `ask` mode and refused in
     /// `read-only` mode.
     fn effect(&self, args: &[String], at: &PathResolver<'_>) -> Effect {
         let _ = (args, at);
-        Effect::Other
+        if self.reads_only() {
+            Effect::ReadOnly
+        } else {
+            Effect::Other
+        }
     }
 }
 

@@ -97,12 +97,8 @@ pub struct ToolsCommand {
 }
 
 impl AgentCommand for SkillCommand {
-    fn effect(
-        &self,
-        _args: &[String],
-        _at: &crate::shell::PathResolver<'_>,
-    ) -> crate::shell::gate::Effect {
-        crate::shell::gate::Effect::ReadOnly
+    fn reads_only(&self) -> bool {
+        true
     }
 
     fn spec(&self) -> &'static CommandSpec {
@@ -156,12 +152,8 @@ impl AgentCommand for SkillCommand {
 }
 
 impl AgentCommand for SkillLoadCommand {
-    fn effect(
-        &self,
-        _args: &[String],
-        _at: &crate::shell::PathResolver<'_>,
-    ) -> crate::shell::gate::Effect {
-        crate::shell::gate::Effect::ReadOnly
+    fn reads_only(&self) -> bool {
+        true
     }
 
     fn spec(&self) -> &'static CommandSpec {
@@ -186,12 +178,8 @@ impl AgentCommand for SkillLoadCommand {
 }
 
 impl AgentCommand for ToolsCommand {
-    fn effect(
-        &self,
-        _args: &[String],
-        _at: &crate::shell::PathResolver<'_>,
-    ) -> crate::shell::gate::Effect {
-        crate::shell::gate::Effect::ReadOnly
+    fn reads_only(&self) -> bool {
+        true
     }
 
     fn spec(&self) -> &'static CommandSpec {

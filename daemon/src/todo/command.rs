@@ -132,12 +132,8 @@ fn edit(list: &mut TodoList, action: &str, rest: &[String]) -> Result<Edit, Misu
 }
 
 impl AgentCommand for TodoCommand {
-    fn effect(
-        &self,
-        _args: &[String],
-        _at: &crate::shell::PathResolver<'_>,
-    ) -> crate::shell::gate::Effect {
-        crate::shell::gate::Effect::ReadOnly
+    fn reads_only(&self) -> bool {
+        true
     }
 
     fn spec(&self) -> &'static CommandSpec {

@@ -96,12 +96,8 @@ impl WebFetchCommand {
 }
 
 impl AgentCommand for WebFetchCommand {
-    fn effect(
-        &self,
-        _args: &[String],
-        _at: &crate::shell::PathResolver<'_>,
-    ) -> crate::shell::gate::Effect {
-        crate::shell::gate::Effect::ReadOnly
+    fn reads_only(&self) -> bool {
+        true
     }
 
     fn spec(&self) -> &'static CommandSpec {

@@ -81,12 +81,8 @@ impl WebSearchCommand {
 }
 
 impl AgentCommand for WebSearchCommand {
-    fn effect(
-        &self,
-        _args: &[String],
-        _at: &crate::shell::PathResolver<'_>,
-    ) -> crate::shell::gate::Effect {
-        crate::shell::gate::Effect::ReadOnly
+    fn reads_only(&self) -> bool {
+        true
     }
 
     fn spec(&self) -> &'static CommandSpec {

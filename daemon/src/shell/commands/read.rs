@@ -41,12 +41,8 @@ Examples:
 pub struct ReadCommand;
 
 impl AgentCommand for ReadCommand {
-    fn effect(
-        &self,
-        _args: &[String],
-        _at: &crate::shell::PathResolver<'_>,
-    ) -> crate::shell::gate::Effect {
-        crate::shell::gate::Effect::ReadOnly
+    fn reads_only(&self) -> bool {
+        true
     }
 
     fn spec(&self) -> &'static CommandSpec {
