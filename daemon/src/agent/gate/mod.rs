@@ -3,23 +3,25 @@
 //! session's own (`--allow`, "always this session" answers), asks the user through the
 //! session's approver when the policy says "ask", turns "ask" into a refusal in a
 //! non-interactive run, saves "always" answers to the rules file, and audits every decision
-//! ([`audit`]). The decision itself is [`crate::permissions::decide`].
+//! ([`audit`]). The decision itself is [`crate::permissions::decide`]; [`decide`] feeds it the
+//! session's facts, [`answer`] acts on what it says, [`summary`] describes it for `/permissions`.
 
+mod answer;
 pub mod audit;
+mod decide;
 pub mod rules_source;
+mod summary;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
-use synapse_shared::settings;
 
-use self::audit::{Audit, AuditEntry};
+use self::answer::session_rule_set;
+use self::audit::Audit;
 use self::rules_source::{LoadedRules, RulesSource};
 use super::approvals::SessionApprover;
-use crate::permissions::{
-    self, Action, Context, Decision, Effect, Mode, Pattern, RuleKind, RuleSet, Verdict,
-};
+use crate::permissions::{Mode, RuleSet};
 use crate::sandbox::SandboxSpec;
 use crate::shell::{CommandGate, GateAction, GateHandle, GateInfo, GateVerdict};
 
@@ -133,15 +135,19 @@ impl SessionGate {
 
     /// The mode in force.
     pub fn mode(&self) -> Mode {
+        self.mode_with(&self.rules())
+    }
+
+    /// The mode in force, with the rules files already read.
+    fn mode_with(&self, loaded: &LoadedRules) -> Mode {
         if let Some(m) = self.forced_mode {
             return m;
         }
         let chosen = self.state().mode;
-        chosen
-            .or_else(|| self.rules().default_mode)
-            .unwrap_or(Mode::Auto)
+        chosen.or(loaded.default_mode).unwrap_or(Mode::Auto)
     }
 
+    /// The rules files' content (re-read only when one changed); new problems are told once.
     fn rules(&self) -> Arc<LoadedRules> {
         let (rules, fresh) = self.source.get();
         if fresh && !rules.problems.is_empty() {
@@ -165,27 +171,32 @@ impl SessionGate {
     }
 
     /// Folders the session shell may write to in auto/ask mode.
-    pub fn writable_dirs(&self) -> Vec<PathBuf> {
+    fn writable_dirs(&self, loaded: &LoadedRules) -> Vec<PathBuf> {
         let mut dirs = vec![
             self.root.clone(),
             skills_dir(&self.env.synapse_home),
             self.env.temp_dir.clone(),
         ];
-        dirs.extend(self.rules().writable_dirs.iter().cloned());
+        dirs.extend(loaded.writable_dirs.iter().cloned());
         dirs.dedup();
         dirs
     }
 
     /// The OS sandbox the session's shell should run in under the current mode.
     pub fn sandbox_spec(&self) -> Option<SandboxSpec> {
-        match self.mode() {
+        let loaded = self.rules();
+        self.sandbox_spec_with(&loaded)
+    }
+
+    fn sandbox_spec_with(&self, loaded: &LoadedRules) -> Option<SandboxSpec> {
+        match self.mode_with(loaded) {
             Mode::Yolo => None,
             Mode::ReadOnly => Some(SandboxSpec {
                 writable: Vec::new(),
                 read_only: true,
             }),
             Mode::Auto | Mode::Ask => Some(SandboxSpec {
-                writable: self.writable_dirs(),
+                writable: self.writable_dirs(loaded),
                 read_only: false,
             }),
         }
@@ -211,274 +222,6 @@ impl SessionGate {
             notify: self.notify.clone(),
         }
     }
-
-    /// A few lines for `/permissions`: the mode, the sandbox and where rules come from.
-    pub fn summary(&self) -> String {
-        let mode = self.mode();
-        let rules = self.rules();
-        let mut out = format!(
-            "permission mode: {} — {}\n",
-            mode.as_str(),
-            mode.description()
-        );
-        let sandbox = match (mode, crate::sandbox::support()) {
-            (Mode::Yolo, _) => "sandbox: off (yolo)".to_string(),
-            (_, crate::sandbox::Support::Landlock { abi }) => match self.sandbox_spec() {
-                Some(s) if s.read_only => format!("sandbox: Landlock ABI {abi}, read-only"),
-                _ => format!(
-                    "sandbox: Landlock ABI {abi}; shell writes only to {}",
-                    self.writable_dirs()
-                        .iter()
-                        .map(|d| d.display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            },
-            (_, crate::sandbox::Support::Unavailable { reason }) => {
-                format!("sandbox: unavailable ({reason}); rules only")
-            }
-        };
-        out.push_str(&sandbox);
-        out.push('\n');
-        out.push_str(&format!("rules: {}\n", self.env.user_settings.display()));
-        match &rules.project {
-            Some(p) if p.trusted => {
-                out.push_str(&format!("rules: {} (trusted)\n", p.file.display()))
-            }
-            Some(p) => out.push_str(&format!(
-                "ignored: {} (folder not trusted; `synapse trust {}` to use it)\n",
-                p.file.display(),
-                p.dir.display()
-            )),
-            None => {}
-        }
-        out
-    }
-
-    /// Where an "always" answer is saved: the trusted project's file, else the user's.
-    fn always_file(&self) -> PathBuf {
-        match &self.rules().project {
-            Some(p) if p.trusted => p.file.clone(),
-            _ => self.env.user_settings.clone(),
-        }
-    }
-
-    async fn decide_and_ask(&self, action: GateAction<'_>, info: GateInfo<'_>) -> GateVerdict {
-        let mode = self.mode();
-        let loaded = self.rules();
-        let mut rules = loaded.rules.clone();
-        rules.merge(self.state().session_rules.clone());
-        // The session's folder stays writable after a `cd` elsewhere, as in the sandbox.
-        let mut extra = loaded.writable_dirs.clone();
-        extra.push(self.root.clone());
-        let skills = skills_dir(&self.env.synapse_home);
-        let ctx = Context {
-            cwd: info.cwd,
-            home: &self.env.home,
-            synapse_home: &skills,
-            temp_dir: &self.env.temp_dir,
-            extra_writable: &extra,
-            sandboxed: info.sandboxed,
-            is_session_pid: info.is_session_pid,
-        };
-        let (text, decision) = match &action {
-            GateAction::Native { command } => (*command, self.native(command, mode, &rules, &ctx)),
-            GateAction::Agent {
-                name,
-                command,
-                effect,
-                ..
-            } => {
-                if let Some(inner) = action.shell_line() {
-                    let d = self.native(&inner, mode, &rules, &ctx);
-                    (*command, d)
-                } else {
-                    let d = permissions::decide(
-                        &Action::Agent {
-                            name,
-                            command,
-                            effect: effect.clone(),
-                        },
-                        mode,
-                        &rules,
-                        &ctx,
-                    );
-                    (
-                        *command,
-                        protect_settings(d, effect, &self.protected(), mode),
-                    )
-                }
-            }
-        };
-        let native = matches!(action, GateAction::Native { .. })
-            || matches!(action, GateAction::Agent { name: "bash", .. });
-        self.resolve(text, decision, mode, native && info.sandboxed)
-            .await
-    }
-
-    /// The decision for a command line: the policy, combined with the MCP rules for every
-    /// `mcp:` command in it.
-    fn native(&self, command: &str, mode: Mode, rules: &RuleSet, ctx: &Context) -> Decision {
-        let mut decision = permissions::decide(&Action::Native { command }, mode, rules, ctx);
-        let parsed = permissions::parse(command);
-        for cmd in parsed.all_commands() {
-            let Some(program) = cmd.program() else {
-                continue;
-            };
-            if !program.starts_with("mcp:") {
-                continue;
-            }
-            let (read_only_hint, destructive_hint) = (self.env.mcp_hints)(program);
-            let d = permissions::decide(
-                &Action::Mcp {
-                    name: program,
-                    read_only_hint,
-                    destructive_hint,
-                },
-                mode,
-                rules,
-                ctx,
-            );
-            decision = stricter(decision, d);
-        }
-        decision
-    }
-
-    fn protected(&self) -> Vec<PathBuf> {
-        let mut files = vec![self.env.user_settings.clone(), self.env.trust_file.clone()];
-        if let Some(p) = &self.rules().project {
-            files.push(p.file.clone());
-        }
-        files
-    }
-
-    async fn resolve(
-        &self,
-        command: &str,
-        decision: Decision,
-        mode: Mode,
-        sandboxed: bool,
-    ) -> GateVerdict {
-        let mode_name = mode.as_str();
-        let record = |outcome: &str, reason: &str, by: &str| {
-            self.audit.record(&AuditEntry {
-                outcome,
-                command,
-                reason,
-                by,
-                mode: mode_name,
-            })
-        };
-        match decision {
-            Decision::Allow { escalate, note } => {
-                if escalate && sandboxed {
-                    record("unsandboxed", note.as_deref().unwrap_or("allowed"), "rule");
-                    GateVerdict::RunUnsandboxed
-                } else {
-                    GateVerdict::Run
-                }
-            }
-            Decision::Deny { reason } => {
-                record("denied", &reason, "rule");
-                GateVerdict::Refuse(format!("Permission denied: {reason}"))
-            }
-            Decision::Ask {
-                reason,
-                suggestion,
-                escalate,
-            } => {
-                let run = if escalate && sandboxed {
-                    GateVerdict::RunUnsandboxed
-                } else {
-                    GateVerdict::Run
-                };
-                let (non_interactive, approve_all) = {
-                    let st = self.state();
-                    (st.non_interactive, st.approve_all)
-                };
-                if approve_all {
-                    record("approved", &reason, "--yes");
-                    return run;
-                }
-                if non_interactive {
-                    record("denied", &reason, "non-interactive");
-                    let how = if suggestion.is_empty() {
-                        "--yes".to_string()
-                    } else {
-                        format!("--allow '{suggestion}' or --yes")
-                    };
-                    (self.notify)(format!(
-                        "denied: `{}` ({reason}); allow it with {how}",
-                        one_line(command)
-                    ));
-                    return GateVerdict::Refuse(format!(
-                        "Permission denied: {reason}. This run is non-interactive, so nobody can \
-                         approve it; the user can rerun with {how}."
-                    ));
-                }
-                let file = self.always_file();
-                let answer = self
-                    .approver
-                    .request(
-                        format!("Run `{}`?", one_line(command)),
-                        reason.clone(),
-                        suggestion.clone(),
-                        file.display().to_string(),
-                    )
-                    .await;
-                match answer.as_str() {
-                    "yes" => {
-                        record("approved", &reason, "user");
-                        run
-                    }
-                    "session" if !suggestion.is_empty() => {
-                        self.allow_for_session(&suggestion);
-                        record("approved-for-session", &suggestion, "user");
-                        run
-                    }
-                    // Without a pattern the approver remembered the question itself.
-                    "session" | "always" if suggestion.is_empty() => {
-                        record("approved-for-session", &reason, "user");
-                        run
-                    }
-                    "always" => {
-                        self.allow_for_session(&suggestion);
-                        match save_always(&file, &suggestion) {
-                            Ok(()) => record("approved-always", &suggestion, "user"),
-                            Err(e) => {
-                                (self.notify)(format!(
-                                    "could not save `{suggestion}` to {}: {e}; allowed for this session only",
-                                    file.display()
-                                ));
-                                record("approved-for-session", &suggestion, "user");
-                            }
-                        }
-                        run
-                    }
-                    _ => {
-                        record("denied", &reason, "user");
-                        GateVerdict::Refuse(format!(
-                            "Permission denied by the user: `{}` ({reason}). Do not retry it; \
-                             ask the user or take another way.",
-                            one_line(command)
-                        ))
-                    }
-                }
-            }
-        }
-    }
-
-    fn allow_for_session(&self, pattern: &str) {
-        match Pattern::parse(pattern) {
-            Ok(p) => {
-                let kind = rule_kind(pattern);
-                self.state()
-                    .session_rules
-                    .add(kind, Verdict::Allow, p, "this session");
-            }
-            Err(e) => tracing::warn!("cannot allow {pattern:?} for the session: {e}"),
-        }
-    }
 }
 
 impl CommandGate for SessionGate {
@@ -502,93 +245,4 @@ pub fn handle(gate: Arc<SessionGate>) -> GateHandle {
 
 fn skills_dir(synapse_home: &Path) -> PathBuf {
     synapse_home.join("skills")
-}
-
-fn rule_kind(pattern: &str) -> RuleKind {
-    if pattern.starts_with("mcp:") && !pattern.contains(' ') {
-        RuleKind::Mcp
-    } else {
-        RuleKind::Bash
-    }
-}
-
-fn session_rule_set(patterns: &[String], problems: &mut Vec<String>) -> RuleSet {
-    let mut set = RuleSet::default();
-    for p in patterns {
-        match Pattern::parse(p) {
-            Ok(pat) => set.add(rule_kind(p), Verdict::Allow, pat, "--allow"),
-            Err(e) => problems.push(format!("--allow {p:?}: {e}")),
-        }
-    }
-    set
-}
-
-/// The stricter of two decisions: deny over ask over allow.
-fn stricter(a: Decision, b: Decision) -> Decision {
-    fn rank(d: &Decision) -> u8 {
-        match d {
-            Decision::Allow { .. } => 0,
-            Decision::Ask { .. } => 1,
-            Decision::Deny { .. } => 2,
-        }
-    }
-    if rank(&b) > rank(&a) { b } else { a }
-}
-
-/// Writes to the files that hold the rules themselves are never allowed silently: an agent
-/// that could edit them could grant itself anything.
-fn protect_settings(d: Decision, effect: &Effect, protected: &[PathBuf], mode: Mode) -> Decision {
-    let Effect::Writes(paths) = effect else {
-        return d;
-    };
-    let hit = paths.iter().find(|p| {
-        protected
-            .iter()
-            .any(|f| synapse_shared::trust::normalize(p) == *f)
-    });
-    match (hit, &d, mode) {
-        (Some(p), Decision::Allow { .. }, m) if m != Mode::Yolo => Decision::Ask {
-            reason: format!("{} holds permission settings", p.display()),
-            suggestion: format!("write {}", p.display()),
-            escalate: false,
-        },
-        _ => d,
-    }
-}
-
-/// Adds `pattern` to `permissions.<bash|mcp>.allow` in `file` (kept once).
-fn save_always(file: &Path, pattern: &str) -> Result<(), settings::SettingsError> {
-    let list = match rule_kind(pattern) {
-        RuleKind::Mcp => "mcp",
-        RuleKind::Bash => "bash",
-    };
-    if let Some(dir) = file.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    settings::update(file, |tree| {
-        let current = tree
-            .pointer(&format!("/permissions/{list}/allow"))
-            .and_then(|v| v.as_array())
-            .cloned()
-            .unwrap_or_default();
-        let mut items = current;
-        if !items.iter().any(|v| v.as_str() == Some(pattern)) {
-            items.push(serde_json::Value::String(pattern.to_string()));
-        }
-        settings::set_key(
-            tree,
-            &["permissions", list, "allow"],
-            serde_json::Value::Array(items),
-        );
-    })
-    .map(|_| ())
-}
-
-fn one_line(command: &str) -> String {
-    let first = command.lines().next().unwrap_or("");
-    let mut s: String = first.chars().take(160).collect();
-    if s.len() < first.len() || command.lines().nth(1).is_some() {
-        s.push('…');
-    }
-    s
 }

@@ -1,0 +1,209 @@
+//! Acting on a decision: run, refuse (with the message the model sees), or ask the user —
+//! or refuse in a non-interactive run, or approve for `--yes` — and remember "session" and
+//! "always" answers, the latter in the rules file. Every outcome is audited.
+
+use std::path::{Path, PathBuf};
+
+use synapse_shared::settings;
+
+use super::SessionGate;
+use super::audit::AuditEntry;
+use super::rules_source::LoadedRules;
+use crate::permissions::{Decision, Mode, Pattern, RuleKind, RuleSet, Verdict};
+use crate::shell::GateVerdict;
+
+impl SessionGate {
+    /// Where an "always" answer is saved: the trusted project's file, else the user's.
+    fn always_file(&self, loaded: &LoadedRules) -> PathBuf {
+        match &loaded.project {
+            Some(p) if p.trusted => p.file.clone(),
+            _ => self.env.user_settings.clone(),
+        }
+    }
+
+    /// Acts on a decision: runs, refuses, or asks (and remembers "session"/"always").
+    pub(super) async fn resolve(
+        &self,
+        command: &str,
+        decision: Decision,
+        mode: Mode,
+        sandboxed: bool,
+        loaded: &LoadedRules,
+    ) -> GateVerdict {
+        let mode_name = mode.as_str();
+        let record = |outcome: &str, reason: &str, by: &str| {
+            self.audit.record(&AuditEntry {
+                outcome,
+                command,
+                reason,
+                by,
+                mode: mode_name,
+            })
+        };
+        match decision {
+            Decision::Allow { escalate, note } => {
+                if escalate && sandboxed {
+                    record("unsandboxed", note.as_deref().unwrap_or("allowed"), "rule");
+                    GateVerdict::RunUnsandboxed
+                } else {
+                    GateVerdict::Run
+                }
+            }
+            Decision::Deny { reason } => {
+                record("denied", &reason, "rule");
+                GateVerdict::Refuse(format!("Permission denied: {reason}"))
+            }
+            Decision::Ask {
+                reason,
+                suggestion,
+                escalate,
+            } => {
+                let run = if escalate && sandboxed {
+                    GateVerdict::RunUnsandboxed
+                } else {
+                    GateVerdict::Run
+                };
+                let (non_interactive, approve_all) = {
+                    let st = self.state();
+                    (st.non_interactive, st.approve_all)
+                };
+                if approve_all {
+                    record("approved", &reason, "--yes");
+                    return run;
+                }
+                if non_interactive {
+                    record("denied", &reason, "non-interactive");
+                    let how = if suggestion.is_empty() {
+                        "--yes".to_string()
+                    } else {
+                        format!("--allow '{suggestion}' or --yes")
+                    };
+                    (self.notify)(format!(
+                        "denied: `{}` ({reason}); allow it with {how}",
+                        one_line(command)
+                    ));
+                    return GateVerdict::Refuse(format!(
+                        "Permission denied: {reason}. This run is non-interactive, so nobody can \
+                         approve it; the user can rerun with {how}."
+                    ));
+                }
+                let file = self.always_file(loaded);
+                let answer = self
+                    .approver
+                    .request(
+                        format!("Run `{}`?", one_line(command)),
+                        reason.clone(),
+                        suggestion.clone(),
+                        file.display().to_string(),
+                    )
+                    .await;
+                match answer.as_str() {
+                    "yes" => {
+                        record("approved", &reason, "user");
+                        run
+                    }
+                    "session" if !suggestion.is_empty() => {
+                        self.allow_for_session(&suggestion);
+                        record("approved-for-session", &suggestion, "user");
+                        run
+                    }
+                    // Without a pattern the approver remembered the question itself.
+                    "session" | "always" if suggestion.is_empty() => {
+                        record("approved-for-session", &reason, "user");
+                        run
+                    }
+                    "always" => {
+                        self.allow_for_session(&suggestion);
+                        match save_always(&file, &suggestion) {
+                            Ok(()) => record("approved-always", &suggestion, "user"),
+                            Err(e) => {
+                                (self.notify)(format!(
+                                    "could not save `{suggestion}` to {}: {e}; allowed for this session only",
+                                    file.display()
+                                ));
+                                record("approved-for-session", &suggestion, "user");
+                            }
+                        }
+                        run
+                    }
+                    _ => {
+                        record("denied", &reason, "user");
+                        GateVerdict::Refuse(format!(
+                            "Permission denied by the user: `{}` ({reason}). Do not retry it; \
+                             ask the user or take another way.",
+                            one_line(command)
+                        ))
+                    }
+                }
+            }
+        }
+    }
+
+    fn allow_for_session(&self, pattern: &str) {
+        match Pattern::parse(pattern) {
+            Ok(p) => {
+                let kind = rule_kind(pattern);
+                self.state()
+                    .session_rules
+                    .add(kind, Verdict::Allow, p, "this session");
+            }
+            Err(e) => tracing::warn!("cannot allow {pattern:?} for the session: {e}"),
+        }
+    }
+}
+
+fn rule_kind(pattern: &str) -> RuleKind {
+    if pattern.starts_with("mcp:") && !pattern.contains(' ') {
+        RuleKind::Mcp
+    } else {
+        RuleKind::Bash
+    }
+}
+
+pub(super) fn session_rule_set(patterns: &[String], problems: &mut Vec<String>) -> RuleSet {
+    let mut set = RuleSet::default();
+    for p in patterns {
+        match Pattern::parse(p) {
+            Ok(pat) => set.add(rule_kind(p), Verdict::Allow, pat, "--allow"),
+            Err(e) => problems.push(format!("--allow {p:?}: {e}")),
+        }
+    }
+    set
+}
+
+/// Adds `pattern` to `permissions.<bash|mcp>.allow` in `file` (kept once).
+fn save_always(file: &Path, pattern: &str) -> Result<(), settings::SettingsError> {
+    let list = match rule_kind(pattern) {
+        RuleKind::Mcp => "mcp",
+        RuleKind::Bash => "bash",
+    };
+    if let Some(dir) = file.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    settings::update(file, |tree| {
+        let current = tree
+            .pointer(&format!("/permissions/{list}/allow"))
+            .and_then(|v| v.as_array())
+            .cloned()
+            .unwrap_or_default();
+        let mut items = current;
+        if !items.iter().any(|v| v.as_str() == Some(pattern)) {
+            items.push(serde_json::Value::String(pattern.to_string()));
+        }
+        settings::set_key(
+            tree,
+            &["permissions", list, "allow"],
+            serde_json::Value::Array(items),
+        );
+    })
+    .map(|_| ())
+}
+
+fn one_line(command: &str) -> String {
+    let first = command.lines().next().unwrap_or("");
+    let mut s: String = first.chars().take(160).collect();
+    if s.len() < first.len() || command.lines().nth(1).is_some() {
+        s.push('…');
+    }
+    s
+}

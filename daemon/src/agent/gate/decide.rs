@@ -1,0 +1,142 @@
+//! Feeding the permission engine: the session's rules and facts for one command, the MCP
+//! rules for every `mcp:` command in a command line, and the guard on the rules files.
+
+use std::path::PathBuf;
+
+use super::rules_source::LoadedRules;
+use super::{SessionGate, skills_dir};
+use crate::permissions::{self, Action, Context, Decision, Effect, Mode, RuleSet};
+use crate::shell::{GateAction, GateInfo, GateVerdict};
+
+impl SessionGate {
+    /// Judges one command with the rules files read once, then acts on the decision.
+    pub(super) async fn decide_and_ask(
+        &self,
+        action: GateAction<'_>,
+        info: GateInfo<'_>,
+    ) -> GateVerdict {
+        let loaded = self.rules();
+        let mode = self.mode_with(&loaded);
+        let mut rules = loaded.rules.clone();
+        rules.merge(self.state().session_rules.clone());
+        // The session's folder stays writable after a `cd` elsewhere, as in the sandbox.
+        let mut extra = loaded.writable_dirs.clone();
+        extra.push(self.root.clone());
+        let skills = skills_dir(&self.env.synapse_home);
+        let ctx = Context {
+            cwd: info.cwd,
+            home: &self.env.home,
+            synapse_home: &skills,
+            temp_dir: &self.env.temp_dir,
+            extra_writable: &extra,
+            sandboxed: info.sandboxed,
+            is_session_pid: info.is_session_pid,
+        };
+        let (text, decision) = match &action {
+            GateAction::Native { command } => (*command, self.native(command, mode, &rules, &ctx)),
+            GateAction::Agent {
+                name,
+                command,
+                effect,
+                ..
+            } => {
+                if let Some(inner) = action.shell_line() {
+                    let d = self.native(&inner, mode, &rules, &ctx);
+                    (*command, d)
+                } else {
+                    let d = permissions::decide(
+                        &Action::Agent {
+                            name,
+                            command,
+                            effect: effect.clone(),
+                        },
+                        mode,
+                        &rules,
+                        &ctx,
+                    );
+                    (
+                        *command,
+                        protect_settings(d, effect, &self.protected(&loaded), mode),
+                    )
+                }
+            }
+        };
+        let native = matches!(action, GateAction::Native { .. })
+            || matches!(action, GateAction::Agent { name: "bash", .. });
+        self.resolve(text, decision, mode, native && info.sandboxed, &loaded)
+            .await
+    }
+
+    /// The decision for a command line: the policy, combined with the MCP rules for every
+    /// `mcp:` command in it.
+    fn native(&self, command: &str, mode: Mode, rules: &RuleSet, ctx: &Context) -> Decision {
+        let mut decision = permissions::decide(&Action::Native { command }, mode, rules, ctx);
+        if !command.contains("mcp:") {
+            return decision;
+        }
+        let parsed = permissions::parse(command);
+        for cmd in parsed.all_commands() {
+            let Some(program) = cmd.program() else {
+                continue;
+            };
+            if !program.starts_with("mcp:") {
+                continue;
+            }
+            let (read_only_hint, destructive_hint) = (self.env.mcp_hints)(program);
+            let d = permissions::decide(
+                &Action::Mcp {
+                    name: program,
+                    read_only_hint,
+                    destructive_hint,
+                },
+                mode,
+                rules,
+                ctx,
+            );
+            decision = stricter(decision, d);
+        }
+        decision
+    }
+
+    /// The files that hold the rules themselves.
+    fn protected(&self, loaded: &LoadedRules) -> Vec<PathBuf> {
+        let mut files = vec![self.env.user_settings.clone(), self.env.trust_file.clone()];
+        if let Some(p) = &loaded.project {
+            files.push(p.file.clone());
+        }
+        files
+    }
+}
+
+/// The stricter of two decisions: deny over ask over allow.
+fn stricter(a: Decision, b: Decision) -> Decision {
+    fn rank(d: &Decision) -> u8 {
+        match d {
+            Decision::Allow { .. } => 0,
+            Decision::Ask { .. } => 1,
+            Decision::Deny { .. } => 2,
+        }
+    }
+    if rank(&b) > rank(&a) { b } else { a }
+}
+
+/// Writes to the files that hold the rules themselves are never allowed silently: an agent
+/// that could edit them could grant itself anything.
+fn protect_settings(d: Decision, effect: &Effect, protected: &[PathBuf], mode: Mode) -> Decision {
+    let Effect::Writes(paths) = effect else {
+        return d;
+    };
+    let hit = paths.iter().find(|p| {
+        protected
+            .iter()
+            .any(|f| synapse_shared::trust::normalize(p) == *f)
+    });
+    match (hit, &d, mode) {
+        (Some(p), Decision::Allow { .. }, m) if m != Mode::Yolo => Decision::Ask {
+            reason: format!("{} holds permission settings", p.display()),
+            suggestion: format!("write {}", p.display()),
+            escalate: false,
+        },
+        _ => d,
+    }
+}
