@@ -79,6 +79,16 @@ pub fn run(cmd: &mut Command) -> Run {
         .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
 }
 
+/// [`run`] without blocking the async runtime (the fake model serves on it).
+pub async fn run_async(mut cmd: Command) -> Run {
+    cmd.stdin(std::process::Stdio::null());
+    let mut cmd = tokio::process::Command::from(cmd);
+    cmd.output()
+        .await
+        .map(Run::from)
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
+}
+
 /// One temporary Synapse installation.
 pub struct TestEnv {
     root: TempDir,
@@ -168,11 +178,15 @@ impl TestEnv {
     /// Runs `synapse <args>` with the fake model as its Anthropic endpoint (a daemon it starts
     /// inherits that endpoint too).
     pub fn cli_with_model(&self, fake: &fake_llm::FakeLlm, args: &[&str]) -> Run {
-        run(self
-            .synapse()
-            .env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
-            .env("ANTHROPIC_API_KEY", "sk-test")
-            .args(args))
+        run(self.synapse_with_model(fake).args(args))
+    }
+
+    /// `synapse` with the fake model as its Anthropic endpoint, to adjust and then run.
+    pub fn synapse_with_model(&self, fake: &fake_llm::FakeLlm) -> Command {
+        let mut cmd = self.synapse();
+        cmd.env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
+            .env("ANTHROPIC_API_KEY", "sk-test");
+        cmd
     }
 
     /// Writes the user skill `name` (`$SYNAPSE_HOME/skills/<name>/SKILL.md`) with this

@@ -5,8 +5,6 @@
 
 mod repl_support;
 
-use std::process::Stdio;
-
 use repl_support::Screen;
 use synapse_tests::fake_llm::{FakeLlm, Script};
 use synapse_tests::{Run, TestEnv};
@@ -29,13 +27,9 @@ fn env_with_asking_skill() -> TestEnv {
 }
 
 async fn run(env: &TestEnv, fake: &FakeLlm, extra: &[&str]) -> Run {
-    let mut cmd = env.synapse();
-    cmd.env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
-        .env("ANTHROPIC_API_KEY", "sk-test")
-        .args(["run", "use the secret skill"])
-        .args(extra)
-        .stdin(Stdio::null());
-    Run::from(tokio::process::Command::from(cmd).output().await.unwrap())
+    let mut cmd = env.synapse_with_model(fake);
+    cmd.args(["run", "use the secret skill"]).args(extra);
+    synapse_tests::run_async(cmd).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -177,7 +177,6 @@ async fn sigkill_during_writes_never_leaves_a_torn_file() {
 /// past that point, the turn still answers, and the file holds only whole records.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_disk_under_the_sessions_folder_is_a_clear_error_and_no_torn_line() {
-    use synapse_tests::Run;
     use synapse_tests::fake_llm::{FakeLlm, Script};
 
     let env = TestEnv::new();
@@ -215,12 +214,9 @@ async fn a_full_disk_under_the_sessions_folder_is_a_clear_error_and_no_torn_line
     )
     .await
     .unwrap();
-    let mut cmd = env.synapse();
-    cmd.env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
-        .env("ANTHROPIC_API_KEY", "sk-test")
-        .args(["run", "fill the disk"])
-        .stdin(std::process::Stdio::null());
-    let out = Run::from(tokio::process::Command::from(cmd).output().await.unwrap());
+    let mut cmd = env.synapse_with_model(&fake);
+    cmd.args(["run", "fill the disk"]);
+    let out = synapse_tests::run_async(cmd).await;
     assert!(out.stdout.contains("finished anyway"), "{out:?}");
     assert!(
         out.stderr.contains("cannot be resumed past this point"),

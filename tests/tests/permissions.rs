@@ -8,7 +8,6 @@ mod mcp_support;
 mod repl_support;
 
 use std::path::PathBuf;
-use std::process::Stdio;
 
 use repl_support::Screen;
 use synapse_tests::fake_llm::{FakeLlm, Script};
@@ -25,15 +24,12 @@ fn env() -> (TestEnv, PathBuf) {
 }
 
 async fn run(env: &TestEnv, fake: &FakeLlm, extra: &[&str]) -> Run {
-    let mut cmd = env.synapse();
-    cmd.env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
-        .env("ANTHROPIC_API_KEY", "sk-test")
-        .env("TMPDIR", env.root().join("tmp"))
+    let mut cmd = env.synapse_with_model(fake);
+    cmd.env("TMPDIR", env.root().join("tmp"))
         .arg("run")
         .args(extra)
-        .arg("do the task")
-        .stdin(Stdio::null());
-    Run::from(tokio::process::Command::from(cmd).output().await.unwrap())
+        .arg("do the task");
+    synapse_tests::run_async(cmd).await
 }
 
 fn landlock() -> bool {
