@@ -3,8 +3,9 @@
 //! is the second wall, for sockets whose permissions were loosened.
 //!
 //! A client running with `no_new_privs` — everything started inside a sandboxed session shell
-//! has it, since Landlock sets it and it can never be cleared — is marked [`Confined`]. The
-//! services refuse such clients anything that would let a sandboxed command act outside its
+//! has it, since Landlock sets it and it can never be cleared — is confined. The interceptor
+//! only records the peer's pid ([`PeerPid`]); the check reads `/proc`, so it runs in the few
+//! handlers that care ([`from_confined_client`]), not on every request. Those refuse such clients anything that would let a sandboxed command act outside its
 //! sandbox through the daemon (`Tools.Exec`, `Chat.Attach`, skill and settings changes,
 //! shutdown), and check MCP calls from them against the deny rules.
 
@@ -23,9 +24,7 @@ pub fn check_peer(request: Request<()>) -> Result<Request<()>, Status> {
     match peer {
         Some((uid, pid)) if uid == own => {
             let mut request = request;
-            if pid.is_some_and(is_confined) {
-                request.extensions_mut().insert(Confined { pid });
-            }
+            request.extensions_mut().insert(PeerPid(pid));
             Ok(request)
         }
         Some((uid, pid)) => {
@@ -43,22 +42,29 @@ pub fn check_peer(request: Request<()>) -> Result<Request<()>, Status> {
     }
 }
 
-/// Marks a request from a client that runs with `no_new_privs` (a sandboxed session's command).
+/// The pid of the client that sent a request (when the kernel told it).
 #[derive(Debug, Clone, Copy)]
-pub struct Confined {
-    pub pid: Option<i32>,
+pub struct PeerPid(pub Option<i32>);
+
+/// The client's pid when it is confined (a sandboxed session's command), else `None`.
+fn confined_pid<T>(request: &Request<T>) -> Option<i32> {
+    request
+        .extensions()
+        .get::<PeerPid>()
+        .and_then(|p| p.0)
+        .filter(|pid| is_confined(*pid))
 }
 
 /// Whether the request comes from a confined client.
 pub fn from_confined_client<T>(request: &Request<T>) -> bool {
-    request.extensions().get::<Confined>().is_some()
+    confined_pid(request).is_some()
 }
 
 /// Refuses `what` for a confined client, with a message that says why.
 pub fn refuse_confined<T>(request: &Request<T>, what: &str) -> Result<(), Status> {
-    match request.extensions().get::<Confined>() {
-        Some(c) => {
-            tracing::info!(peer_pid = ?c.pid, what, "refused a sandboxed client");
+    match confined_pid(request) {
+        Some(pid) => {
+            tracing::info!(peer_pid = pid, what, "refused a sandboxed client");
             Err(Status::permission_denied(format!(
                 "{what} is not available from inside a sandboxed agent shell (the command runs \
                  under Synapse's permission sandbox); ask the user to run it"
