@@ -7,12 +7,9 @@
 pub mod agent;
 pub mod growth;
 pub mod lifecycle;
-pub mod llm;
 pub mod logging;
 pub mod mcp;
-pub mod permissions;
 pub mod run;
-pub mod sandbox;
 pub mod server;
 pub mod shell;
 pub mod skills;

@@ -5,7 +5,7 @@ use std::ffi::OsStr;
 use std::process::ExitCode;
 
 use clap::Parser;
-use synapse_daemon::sandbox;
+use synapse_sandbox as sandbox;
 
 /// The Synapse daemon: keeps sessions, shells, skills and MCP connections for one user and
 /// serves `synapse` clients over a Unix socket.

@@ -87,7 +87,7 @@ fn whole_process(c: &mut Criterion) {
 /// The permission check every model command passes (parse into simple commands, rules, risky
 /// list, writes): what the gate adds before a command runs.
 fn permission_check(c: &mut Criterion) {
-    use synapse_daemon::permissions::{Action, Context, Mode, RuleSet, decide};
+    use synapse_permissions::{Action, Context, Mode, RuleSet, decide};
     let (rules, _) = RuleSet::from_json(
         &serde_json::json!({"bash": {"allow": ["git status:*", "npm run *"], "deny": ["rm -rf /:*"]}}),
         "bench",

@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod repl_support;
+use crate::repl_support;
 
 use repl_support::Screen;
 use synapse_tests::fake_llm::{FakeLlm, Script};

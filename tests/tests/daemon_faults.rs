@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod mcp_support;
+use crate::mcp_support;
 
 use serde_json::json;
 use synapse_tests::{DEADLINE, TestEnv, pid_alive, processes_matching, wait_until};

@@ -5,9 +5,6 @@
 // A test file: helpers panic as failed assertions (clippy only exempts `#[test]` bodies).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "llm_providers/anthropic.rs"]
 mod anthropic;
-#[path = "llm_providers/common.rs"]
 mod common;
-#[path = "llm_providers/openai.rs"]
 mod openai;

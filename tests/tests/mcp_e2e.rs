@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::io::Write;
 use std::path::Path;

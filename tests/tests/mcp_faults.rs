@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::time::Duration;
 

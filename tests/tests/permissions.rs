@@ -4,8 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod mcp_support;
-mod repl_support;
+use crate::mcp_support;
+use crate::repl_support;
 
 use std::path::PathBuf;
 

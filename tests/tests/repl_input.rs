@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod repl_support;
+use crate::repl_support;
 
 use std::io::Write;
 use std::process::Stdio;

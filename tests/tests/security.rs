@@ -7,15 +7,9 @@
 // A test file: helpers panic as failed assertions (clippy only exempts `#[test]` bodies).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "security/keys.rs"]
 mod keys;
-#[path = "security/support.rs"]
 mod support;
-#[path = "security/traversal.rs"]
 mod traversal;
-#[path = "security/uid.rs"]
 mod uid;
-#[path = "security/wrappers.rs"]
 mod wrappers;
-#[path = "security/writes.rs"]
 mod writes;

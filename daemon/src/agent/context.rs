@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use futures::StreamExt;
 
-use crate::llm::{ContentBlock, LlmEvent, LlmProvider, LlmRequest, Message, Role};
+use synapse_llm::{ContentBlock, LlmEvent, LlmProvider, LlmRequest, Message, Role};
 
 /// Context window assumed when the model's is unknown.
 pub const CONTEXT_WINDOW_DEFAULT: u64 = 200_000;
@@ -151,7 +151,7 @@ pub fn replace_with_summary(history: &[Message], cut: usize, summary: &str) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::ToolResult;
+    use synapse_llm::ToolResult;
 
     #[test]
     fn old_large_results_are_offloaded_and_stay_readable() {

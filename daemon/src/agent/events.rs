@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::llm::Usage;
+use synapse_llm::Usage;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum AgentEvent {

@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use crate::llm::{ContentBlock, Message, Role};
+use synapse_llm::{ContentBlock, Message, Role};
 
 /// The note given as result to a tool call whose result was lost.
 pub const UNANSWERED_NOTE: &str =

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::events::{AgentEvent, TurnEnd};
 use super::executor::{BashCall, ToolExecutor};
 use super::history;
-use crate::llm::{
+use synapse_llm::{
     BashInput, LlmEvent, LlmProvider, LlmRequest, Message, ToolResult, TurnBuilder, Usage,
     bash_tool,
 };
@@ -37,7 +37,7 @@ impl Default for RunnerLimits {
         Self {
             max_iterations: MAX_ITERATIONS_DEFAULT,
             max_consecutive_failures: MAX_CONSECUTIVE_FAILURES_DEFAULT,
-            max_tokens: crate::llm::config::MAX_OUTPUT_TOKENS_DEFAULT,
+            max_tokens: synapse_llm::config::MAX_OUTPUT_TOKENS_DEFAULT,
         }
     }
 }
@@ -319,7 +319,7 @@ fn text_only(message: &Message) -> Message {
         content: message
             .content
             .iter()
-            .filter(|b| matches!(b, crate::llm::ContentBlock::Text { .. }))
+            .filter(|b| matches!(b, synapse_llm::ContentBlock::Text { .. }))
             .cloned()
             .collect(),
     }

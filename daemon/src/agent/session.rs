@@ -19,8 +19,8 @@ use super::gate::{GateEnv, GateOptions, SessionGate};
 use super::runner::{AgentRunner, RunnerLimits, TurnGuard, TurnOutcome};
 use super::session_log::SessionLog;
 use super::shell_executor::ShellToolExecutor;
-use crate::llm::{LlmProvider, Message, ProviderConfig, Usage, build_provider};
-use crate::permissions::Mode;
+use synapse_llm::{LlmProvider, Message, ProviderConfig, Usage, build_provider};
+use synapse_permissions::Mode;
 use crate::shell::command::ApproverHandle;
 use crate::shell::{SessionOrigin, ShellSessions};
 
@@ -491,9 +491,9 @@ fn parse_mode(mode: &str) -> Result<Option<Mode>, String> {
 
 /// A user message typed by the user (not a tool-results message, nor a runner reminder).
 pub fn is_user_prompt(m: &Message) -> bool {
-    m.role == crate::llm::Role::User
+    m.role == synapse_llm::Role::User
         && m.content
             .iter()
-            .any(|b| matches!(b, crate::llm::ContentBlock::Text { .. }))
+            .any(|b| matches!(b, synapse_llm::ContentBlock::Text { .. }))
         && !m.text().starts_with("<system-reminder>")
 }

@@ -10,7 +10,7 @@ use super::session_log::{
     self, Record, SessionHeader, SessionLog, SessionLogError, is_valid_session_id, new_session_id,
     session_path,
 };
-use crate::llm::Message;
+use synapse_llm::Message;
 
 /// Characters of the first user message used as a session's title.
 const TITLE_CHARS: usize = 80;

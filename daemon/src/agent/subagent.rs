@@ -21,8 +21,8 @@ use super::executor::{BashCall, ToolExecutor, ToolFuture, ToolOutcome};
 use super::runner::{AgentRunner, RunnerLimits, TurnOutcome};
 use super::session::resolve_config;
 use super::subagent_context::{SubAgentContext, remember};
-use crate::llm::build_provider;
-use crate::sandbox::SandboxSpec;
+use synapse_llm::build_provider;
+use synapse_sandbox::SandboxSpec;
 use crate::shell::commands::written_path;
 use crate::shell::{GateHandle, PathResolver, SessionOrigin, ShellSessions, ToolCall};
 

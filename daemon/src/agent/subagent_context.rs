@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex, Weak};
 use tokio_util::sync::CancellationToken;
 
 use super::context::estimate_tokens;
-use crate::llm::{ContentBlock, Message, Role};
+use synapse_llm::{ContentBlock, Message, Role};
 
 /// Estimated tokens of history a context keeps between runs.
 pub const CONTEXT_BUDGET_TOKENS: u64 = 8_000;

@@ -136,7 +136,7 @@ impl AgentCommand for TaskCommand {
                 sandbox: match self.kind {
                     TaskKind::General => ctx.sandbox().cloned(),
                     // Read-only wherever the OS allows it, whatever the caller's mode.
-                    TaskKind::Explore => Some(crate::sandbox::SandboxSpec {
+                    TaskKind::Explore => Some(synapse_sandbox::SandboxSpec {
                         writable: Vec::new(),
                         read_only: true,
                     }),

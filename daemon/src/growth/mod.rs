@@ -33,7 +33,7 @@ use crate::agent::runner::{RunnerLimits, TurnOutcome};
 use crate::agent::session_log::{is_valid_session_id, session_path};
 use crate::agent::subagent::{SubAgentPolicy, SubAgentRequest, SubAgents};
 use crate::agent::subagent_context::{SubAgentContext, SubAgentContexts};
-use crate::sandbox::SandboxSpec;
+use synapse_sandbox::SandboxSpec;
 use crate::shell::GateHandle;
 use crate::skills::{SkillStore, SkillSummary};
 use snapshot_gate::{RunVersions, SnapshotGate};

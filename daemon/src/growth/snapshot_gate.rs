@@ -9,7 +9,7 @@
 //!
 //! How, in the order a run meets them:
 //! 1. Before `write`/`edit`, and before a native command for each target it names inside the
-//!    skills folder ([`crate::permissions::parse`] + [`crate::permissions::write_targets`]):
+//!    skills folder ([`synapse_permissions::parse`] + [`synapse_permissions::write_targets`]):
 //!    that skill is saved as a version, once per run.
 //! 2. Before the run's first native command (runs that only search, or only use
 //!    `write`/`edit`, never pay for it): a baseline — the fingerprint (size, mtime, inode,
@@ -34,7 +34,7 @@ use std::sync::{Arc, Mutex};
 use futures::future::BoxFuture;
 
 use super::versions::{Versions, copy_tree};
-use crate::permissions::{Context, parse, resolve, write_targets};
+use synapse_permissions::{Context, parse, resolve, write_targets};
 use crate::shell::gate::{CommandGate, Effect, GateAction, GateInfo, GateVerdict};
 
 /// The largest skills folder copied before a run's first native command.

@@ -22,7 +22,7 @@ use crate::agent::context::CONTEXT_WINDOW_DEFAULT;
 use crate::agent::session::{ChatSession, SessionEvent};
 use crate::agent::sessions::{ChatError, OpenRequest, Resume};
 use crate::lifecycle::peer::refuse_confined;
-use crate::llm::Usage;
+use synapse_llm::Usage;
 use crate::state::DaemonState;
 
 /// Lines of a tool's output sent as its preview.

@@ -38,9 +38,9 @@ impl McpService {
         };
         let settings = self.state.settings();
         let source = self.state.paths.settings_file().display().to_string();
-        let (rules, _) = crate::permissions::RuleSet::from_json(&settings.permissions, &source);
+        let (rules, _) = synapse_permissions::RuleSet::from_json(&settings.permissions, &source);
         match rules.mcp_verdict(&command) {
-            Some((crate::permissions::Verdict::Deny, hit)) => {
+            Some((synapse_permissions::Verdict::Deny, hit)) => {
                 tracing::info!(%command, pattern = %hit.pattern, "denied an MCP call from a sandboxed shell");
                 Err(Status::permission_denied(format!(
                     "{command} is denied by the rule `{}` in {}",

@@ -209,7 +209,7 @@ impl CommandContext<'_> {
     }
 
     /// The OS sandbox the session's shell runs in.
-    pub fn sandbox(&self) -> Option<&crate::sandbox::SandboxSpec> {
+    pub fn sandbox(&self) -> Option<&synapse_sandbox::SandboxSpec> {
         self.session.sandbox()
     }
 

@@ -3,7 +3,7 @@
 //! command: native command lines and extension commands by their text, in-process agent
 //! commands with their declared [`Effect`]. The gate answers run, run outside the sandbox
 //! (the user approved something the sandbox would stop), or refuse with a message for the model.
-//! `shell/` knows only this trait; the policy lives in [`crate::permissions`] and its
+//! `shell/` knows only this trait; the policy lives in [`synapse_permissions`] and its
 //! session-side wiring in the agent.
 
 use std::path::Path;
@@ -13,7 +13,7 @@ use futures::future::BoxFuture;
 
 use super::paths::PathResolver;
 
-pub use crate::permissions::Effect;
+pub use synapse_permissions::Effect;
 
 /// What is about to run.
 #[derive(Debug)]

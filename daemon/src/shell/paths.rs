@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::permissions::normalize;
+use synapse_permissions::normalize;
 
 /// Resolves path words for one command: the session's current folder and `HOME`.
 #[derive(Debug, Clone, Copy)]

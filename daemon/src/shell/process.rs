@@ -7,7 +7,7 @@
 //! persist, commands never read the protocol from stdin, and a command that closes its stdout
 //! (`exec 1>&-`) cannot silence the next one. With `set -m` each pipeline gets its own process
 //! group, which is what a timeout or cancel kills; the shell itself stays. A spec with a
-//! sandbox starts bash through the sandbox launcher ([`crate::sandbox::wrap`]), which `exec`s
+//! sandbox starts bash through the sandbox launcher ([`synapse_sandbox::wrap`]), which `exec`s
 //! into bash: same pid, process group, environment and pipes.
 
 use std::path::{Path, PathBuf};
@@ -324,7 +324,7 @@ fn bash_command(spec: &ShellSpec) -> (tokio::process::Command, bool) {
     let wrapped = spec
         .sandbox
         .as_ref()
-        .and_then(|sandbox| crate::sandbox::wrap(sandbox, "bash", &BASH_ARGS));
+        .and_then(|sandbox| synapse_sandbox::wrap(sandbox, "bash", &BASH_ARGS));
     let sandboxed = wrapped.is_some();
     let (program, args) = match wrapped {
         Some((launcher, args)) => (launcher.into_os_string(), args),

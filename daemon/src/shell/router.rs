@@ -231,9 +231,9 @@ fn sandbox_ready() -> bool {
     static READY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *READY.get_or_init(|| {
         matches!(
-            crate::sandbox::support(),
-            crate::sandbox::Support::Landlock { .. }
-        ) && crate::sandbox::launcher().is_some()
+            synapse_sandbox::support(),
+            synapse_sandbox::Support::Landlock { .. }
+        ) && synapse_sandbox::launcher().is_some()
     })
 }
 

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::command::CommandOutput;
 use super::paths::PathResolver;
 use super::process::{BashProcess, Interrupt, RunEnd, ShellError, ShellSpec};
-use crate::sandbox::SandboxSpec;
+use synapse_sandbox::SandboxSpec;
 
 /// Exit status reported for a command killed by its timeout (as GNU `timeout`).
 pub const EXIT_TIMED_OUT: i32 = 124;

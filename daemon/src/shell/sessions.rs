@@ -18,7 +18,7 @@ use super::command::CommandRegistry;
 use super::process::ShellSpec;
 use super::router::{BashRouter, ToolCall, ToolResult};
 use super::session::ShellSession;
-use crate::sandbox::SandboxSpec;
+use synapse_sandbox::SandboxSpec;
 
 /// A session unused for this long is closed by the reaper.
 pub const SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);

@@ -7,7 +7,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use super::procs::{COMMAND_TAG_VAR, SHELL_TAG_VAR};
-use crate::sandbox::SandboxSpec;
+use synapse_sandbox::SandboxSpec;
 
 /// Everything needed to start (or restart) a session's shell.
 #[derive(Debug, Clone)]
@@ -18,7 +18,7 @@ pub struct ShellSpec {
     /// `$SYNAPSE_HOME/bin`, put first on PATH.
     pub bin_dir: Option<PathBuf>,
     /// Confine the shell and everything it starts to these writable folders
-    /// ([`crate::sandbox`]). Ignored (plain bash) when this machine cannot sandbox.
+    /// ([`synapse_sandbox`]). Ignored (plain bash) when this machine cannot sandbox.
     pub sandbox: Option<SandboxSpec>,
 }
 

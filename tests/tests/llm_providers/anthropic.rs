@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use synapse_daemon::llm::{LlmError, LlmEvent, Message, ProviderConfig, ProviderKind, StopReason};
+use synapse_llm::{LlmError, LlmEvent, Message, ProviderConfig, ProviderKind, StopReason};
 use synapse_shared::settings::Settings;
 use synapse_tests::fake_llm::{ErrorReply, FakeLlm, Reply, Script};
 

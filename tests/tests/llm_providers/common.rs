@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use futures::StreamExt;
-use synapse_daemon::llm::{
+use synapse_llm::{
     ApiKey, AssistantTurn, LlmError, LlmEvent, LlmRequest, Message, ProviderConfig, ProviderKind,
     RetryPolicy, TurnBuilder, bash_tool, build_provider,
 };

@@ -6,7 +6,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use synapse_daemon::llm::{
+use synapse_llm::{
     AssistantTurn, LlmError, LlmEvent, Message, ProviderConfig, ProviderKind, StopReason,
     ToolResult, build_provider,
 };

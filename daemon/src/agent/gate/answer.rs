@@ -9,7 +9,7 @@ use synapse_shared::settings;
 use super::SessionGate;
 use super::audit::AuditEntry;
 use super::rules_source::LoadedRules;
-use crate::permissions::{Decision, Mode, Pattern, RuleKind, RuleSet, Verdict};
+use synapse_permissions::{Decision, Mode, Pattern, RuleKind, RuleSet, Verdict};
 use crate::shell::GateVerdict;
 
 impl SessionGate {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::rules_source::LoadedRules;
 use super::{SessionGate, skills_dir};
-use crate::permissions::{self, Action, Context, Decision, Effect, Mode, RuleSet};
+use synapse_permissions::{self, Action, Context, Decision, Effect, Mode, RuleSet};
 use crate::shell::{GateAction, GateInfo, GateVerdict};
 
 impl SessionGate {

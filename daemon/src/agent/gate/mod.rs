@@ -3,7 +3,7 @@
 //! session's own (`--allow`, "always this session" answers), asks the user through the
 //! session's approver when the policy says "ask", turns "ask" into a refusal in a
 //! non-interactive run, saves "always" answers to the rules file, and audits every decision
-//! ([`audit`]). The decision itself is [`crate::permissions::decide`]; [`decide`] feeds it the
+//! ([`audit`]). The decision itself is [`synapse_permissions::decide`]; [`decide`] feeds it the
 //! session's facts, [`answer`] acts on what it says, [`summary`] describes it for `/permissions`.
 
 mod answer;
@@ -21,8 +21,8 @@ use self::answer::session_rule_set;
 use self::audit::Audit;
 use self::rules_source::{LoadedRules, RulesSource};
 use super::approvals::SessionApprover;
-use crate::permissions::{Mode, RuleSet};
-use crate::sandbox::SandboxSpec;
+use synapse_permissions::{Mode, RuleSet};
+use synapse_sandbox::SandboxSpec;
 use crate::shell::{CommandGate, GateAction, GateHandle, GateInfo, GateVerdict};
 
 /// An MCP tool's `(readOnlyHint, destructiveHint)` annotations, by `mcp:<server>:<tool>`.

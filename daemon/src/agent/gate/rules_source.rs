@@ -11,7 +11,7 @@ use std::time::SystemTime;
 use serde_json::Value;
 use synapse_shared::trust;
 
-use crate::permissions::{Mode, RuleSet, rules};
+use synapse_permissions::{Mode, RuleSet, rules};
 
 /// The project settings file found for a session, and whether it counts.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! What `/permissions` shows: the mode, the sandbox in force and where the rules come from.
 
 use super::SessionGate;
-use crate::permissions::Mode;
+use synapse_permissions::Mode;
 
 impl SessionGate {
     /// A few lines for `/permissions`: the mode, the sandbox and where rules come from.
@@ -13,9 +13,9 @@ impl SessionGate {
             mode.as_str(),
             mode.description()
         );
-        let sandbox = match (mode, crate::sandbox::support()) {
+        let sandbox = match (mode, synapse_sandbox::support()) {
             (Mode::Yolo, _) => "sandbox: off (yolo)".to_string(),
-            (_, crate::sandbox::Support::Landlock { abi }) => {
+            (_, synapse_sandbox::Support::Landlock { abi }) => {
                 match self.sandbox_spec_with(&rules) {
                     Some(s) if s.read_only => format!("sandbox: Landlock ABI {abi}, read-only"),
                     _ => format!(
@@ -28,7 +28,7 @@ impl SessionGate {
                     ),
                 }
             }
-            (_, crate::sandbox::Support::Unavailable { reason }) => {
+            (_, synapse_sandbox::Support::Unavailable { reason }) => {
                 format!("sandbox: unavailable ({reason}); rules only")
             }
         };

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use super::{ChatSession, Conversation, SessionEvent};
 use crate::agent::AgentEvent;
 use crate::agent::context;
-use crate::llm::{LlmProvider, Usage};
+use synapse_llm::{LlmProvider, Usage};
 
 impl ChatSession {
     /// Offloads and, if needed or forced, summarises; records the new history in the session

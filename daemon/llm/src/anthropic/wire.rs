@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::llm::types::{ContentBlock, LlmRequest, Message, Role};
+use crate::types::{ContentBlock, LlmRequest, Message, Role};
 
 fn ephemeral() -> Value {
     json!({"type": "ephemeral"})
@@ -94,8 +94,8 @@ fn message(message: &Message) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::bash_tool;
-    use crate::llm::types::ToolResult;
+    use crate::bash_tool;
+    use crate::types::ToolResult;
     use pretty_assertions::assert_eq;
 
     #[test]

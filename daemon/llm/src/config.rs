@@ -1,6 +1,6 @@
 //! Which model to talk to and how: [`ProviderConfig::resolve`] reads settings.json and the process
 //! environment (the environment wins) and yields the provider kind, model, base URL and key that
-//! [`crate::llm::build_provider`] turns into a provider. Keys are wrapped in [`ApiKey`], whose
+//! [`crate::build_provider`] turns into a provider. Keys are wrapped in [`ApiKey`], whose
 //! `Debug` never shows them.
 
 use std::fmt;

@@ -1,18 +1,18 @@
 //! The Anthropic Messages API provider: [`wire`] builds the request body, [`transport`] sends it
 //! with retries, and [`assembler`] turns the SSE reply into [`LlmEvent`]s.
 //!
-//! [`transport`]: crate::llm::transport
-//! [`LlmEvent`]: crate::llm::LlmEvent
+//! [`transport`]: crate::transport
+//! [`LlmEvent`]: crate::LlmEvent
 
 mod assembler;
 mod wire;
 
-use crate::llm::LlmProvider;
-use crate::llm::config::{ProviderConfig, ProviderKind, secret_header};
-use crate::llm::error::LlmError;
-use crate::llm::event_stream::{EventStream, produce};
-use crate::llm::transport::{self, Transport};
-use crate::llm::types::LlmRequest;
+use crate::LlmProvider;
+use crate::config::{ProviderConfig, ProviderKind, secret_header};
+use crate::error::LlmError;
+use crate::event_stream::{EventStream, produce};
+use crate::transport::{self, Transport};
+use crate::types::LlmRequest;
 
 use assembler::AnthropicAssembler;
 

@@ -9,8 +9,8 @@ use eventsource_stream::Event;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::llm::transport::{Assembler, FeedError};
-use crate::llm::types::{LlmEvent, StopReason, Usage};
+use crate::transport::{Assembler, FeedError};
+use crate::types::{LlmEvent, StopReason, Usage};
 
 #[derive(Debug)]
 enum Block {

@@ -105,7 +105,7 @@ pub struct ToolResult {
     pub is_error: bool,
 }
 
-/// A tool the model may call (Synapse sends exactly one: see [`crate::llm::bash_tool`]).
+/// A tool the model may call (Synapse sends exactly one: see [`crate::bash_tool`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolDefinition {
     pub name: String,

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::llm::types::{ContentBlock, LlmRequest, Message, Role};
+use crate::types::{ContentBlock, LlmRequest, Message, Role};
 
 /// How the output budget is named: OpenAI's own API wants `max_completion_tokens` (its reasoning
 /// models reject `max_tokens`); local servers know `max_tokens`.
@@ -110,8 +110,8 @@ fn push_message(out: &mut Vec<Value>, message: &Message) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::bash_tool;
-    use crate::llm::types::ToolResult;
+    use crate::bash_tool;
+    use crate::types::ToolResult;
     use pretty_assertions::assert_eq;
 
     #[test]

@@ -60,8 +60,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // tests/bench → the workspace root
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
+        .ancestors()
+        .nth(2)
         .map(Path::to_path_buf)
         .unwrap_or_default();
     let out = root.join("target/synapse-bench");

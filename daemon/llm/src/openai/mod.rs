@@ -3,18 +3,18 @@
 //! [`assembler`] turns the streamed chunks into [`LlmEvent`]s. A key is sent only when one is set,
 //! since local servers need none.
 //!
-//! [`transport`]: crate::llm::transport
-//! [`LlmEvent`]: crate::llm::LlmEvent
+//! [`transport`]: crate::transport
+//! [`LlmEvent`]: crate::LlmEvent
 
 mod assembler;
 mod wire;
 
-use crate::llm::LlmProvider;
-use crate::llm::config::{DEFAULT_OPENAI_BASE_URL, ProviderConfig, ProviderKind, secret_header};
-use crate::llm::error::LlmError;
-use crate::llm::event_stream::{EventStream, produce};
-use crate::llm::transport::{self, Transport};
-use crate::llm::types::LlmRequest;
+use crate::LlmProvider;
+use crate::config::{DEFAULT_OPENAI_BASE_URL, ProviderConfig, ProviderKind, secret_header};
+use crate::error::LlmError;
+use crate::event_stream::{EventStream, produce};
+use crate::transport::{self, Transport};
+use crate::types::LlmRequest;
 
 use assembler::OpenAiAssembler;
 use wire::MaxTokensField;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
-use synapse_daemon::permissions::{
+use synapse_permissions::{
     Action, Context, Decision, Effect, Mode, RuleSet, decide, parse,
 };
 use synapse_daemon::shell::syntax::{Route, classify, is_simple, split_heredoc};

@@ -1,0 +1,39 @@
+//! The one integration test binary: every end-to-end test of Synapse is a module here, so the
+//! suite links once. Each module drives the real `synapsed` and `synapse` on a temporary home
+//! (see `synapse_tests::TestEnv`); `mcp_support` and `repl_support` are shared helpers.
+
+// Test code: helpers panic as failed assertions (clippy only exempts `#[test]` bodies).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod agent_compact;
+mod agent_run;
+mod agent_tasks;
+mod approvals;
+mod daemon_faults;
+mod daemon_lifecycle;
+mod growth_cli;
+mod growth_context;
+mod growth_enhance;
+mod growth_skills;
+mod llm_providers;
+mod mcp_e2e;
+mod mcp_faults;
+mod mcp_filesystem;
+mod mcp_python;
+mod permissions;
+mod repl_chat;
+mod repl_input;
+mod repl_sessions;
+mod sandbox;
+mod security;
+mod shell_exec;
+mod skills_agent_commands;
+mod skills_cli;
+mod skills_watcher;
+mod skills_wrappers;
+mod synapsed_cli;
+mod todo_session;
+mod web_fetch;
+mod web_search;
+mod mcp_support;
+mod repl_support;
