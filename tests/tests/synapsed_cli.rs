@@ -1,7 +1,5 @@
 //! The `synapsed` binary's own surface.
 
-
-
 use std::process::Command;
 
 #[test]

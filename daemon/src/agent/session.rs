@@ -19,10 +19,10 @@ use super::gate::{GateEnv, GateOptions, SessionGate};
 use super::runner::{AgentRunner, RunnerLimits, TurnGuard, TurnOutcome};
 use super::session_log::SessionLog;
 use super::shell_executor::ShellToolExecutor;
-use synapse_llm::{LlmProvider, Message, ProviderConfig, Usage, build_provider};
-use synapse_permissions::Mode;
 use crate::shell::command::ApproverHandle;
 use crate::shell::{SessionOrigin, ShellSessions};
+use synapse_llm::{LlmProvider, Message, ProviderConfig, Usage, build_provider};
+use synapse_permissions::Mode;
 
 /// Events buffered per session for slow subscribers.
 pub const EVENT_BUFFER: usize = 256;

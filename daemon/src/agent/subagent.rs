@@ -21,10 +21,10 @@ use super::executor::{BashCall, ToolExecutor, ToolFuture, ToolOutcome};
 use super::runner::{AgentRunner, RunnerLimits, TurnOutcome};
 use super::session::resolve_config;
 use super::subagent_context::{SubAgentContext, remember};
-use synapse_llm::build_provider;
-use synapse_sandbox::SandboxSpec;
 use crate::shell::commands::written_path;
 use crate::shell::{GateHandle, PathResolver, SessionOrigin, ShellSessions, ToolCall};
+use synapse_llm::build_provider;
+use synapse_sandbox::SandboxSpec;
 
 /// What a sub-agent may run.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -33,10 +33,10 @@ use crate::agent::runner::{RunnerLimits, TurnOutcome};
 use crate::agent::session_log::{is_valid_session_id, session_path};
 use crate::agent::subagent::{SubAgentPolicy, SubAgentRequest, SubAgents};
 use crate::agent::subagent_context::{SubAgentContext, SubAgentContexts};
-use synapse_sandbox::SandboxSpec;
 use crate::shell::GateHandle;
 use crate::skills::{SkillStore, SkillSummary};
 use snapshot_gate::{RunVersions, SnapshotGate};
+use synapse_sandbox::SandboxSpec;
 use synapse_shared::skill::SkillKind;
 
 /// Model calls one skill sub-agent run may make.

@@ -34,8 +34,8 @@ use std::sync::{Arc, Mutex};
 use futures::future::BoxFuture;
 
 use super::versions::{Versions, copy_tree};
-use synapse_permissions::{Context, parse, resolve, write_targets};
 use crate::shell::gate::{CommandGate, Effect, GateAction, GateInfo, GateVerdict};
+use synapse_permissions::{Context, parse, resolve, write_targets};
 
 /// The largest skills folder copied before a run's first native command.
 pub const STAGING_MAX_BYTES: u64 = 64 * 1024 * 1024;

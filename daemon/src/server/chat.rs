@@ -22,8 +22,8 @@ use crate::agent::context::CONTEXT_WINDOW_DEFAULT;
 use crate::agent::session::{ChatSession, SessionEvent};
 use crate::agent::sessions::{ChatError, OpenRequest, Resume};
 use crate::lifecycle::peer::refuse_confined;
-use synapse_llm::Usage;
 use crate::state::DaemonState;
+use synapse_llm::Usage;
 
 /// Lines of a tool's output sent as its preview.
 const PREVIEW_LINES: usize = 5;

@@ -9,7 +9,7 @@ use pretty_assertions::assert_eq;
 use tokio_util::sync::CancellationToken;
 
 use super::process::{BashProcess, ShellSpec};
-use synapse_sandbox::{self, SandboxSpec, Support};
+use synapse_sandbox::{self as sandbox, SandboxSpec, Support};
 
 /// The launcher, when it can sandbox here (a stale `synapsed` without `__sandbox` cannot).
 fn usable_launcher() -> Option<PathBuf> {

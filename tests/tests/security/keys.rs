@@ -9,7 +9,7 @@ use serde_json::json;
 use synapse_tests::TestEnv;
 use synapse_tests::fake_llm::{ErrorReply, FakeLlm, Reply, Script, Step};
 
-use crate::support::{snapshot, synapse_with_llm};
+use super::support::{snapshot, synapse_with_llm};
 
 const ANTHROPIC_KEY: &str = "sk-ant-api03-KEYMARKER-env-a1";
 const OPENAI_KEY: &str = "sk-proj-KEYMARKER-env-o2";

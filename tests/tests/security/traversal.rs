@@ -15,7 +15,7 @@ use synapse_tests::TestEnv;
 use synapse_tests::fake_llm::{FakeLlm, Script};
 use tonic::Code;
 
-use crate::support::{assert_unchanged, snapshot, synapse_with_llm};
+use super::support::{assert_unchanged, snapshot, synapse_with_llm};
 
 const SECRET: &str = "TOP SECRET";
 

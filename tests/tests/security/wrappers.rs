@@ -11,7 +11,7 @@ use std::process::Command;
 use serde_json::json;
 use synapse_tests::{DEADLINE, Run, TestEnv, run, wait_until};
 
-use crate::support::markers_below;
+use super::support::markers_below;
 
 /// The `SYNAPSE_HOME` folder name; a wrapper that evaluated it would create `pwned-home`.
 const HOSTILE_HOME: &str = "it's $(touch pwned-home) `touch pwned-home2`";

@@ -12,7 +12,7 @@ use synapse_tests::TestEnv;
 use synapse_tests::fake_llm::{FakeLlm, Script};
 use synapse_tests::web_fixture::WebFixture;
 
-use crate::support::{assert_unchanged, snapshot, synapse_with_llm};
+use super::support::{assert_unchanged, snapshot, synapse_with_llm};
 
 const SKILL_MD: &str = "---
 name: tidy-notes

@@ -9,8 +9,8 @@ use synapse_shared::settings;
 use super::SessionGate;
 use super::audit::AuditEntry;
 use super::rules_source::LoadedRules;
-use synapse_permissions::{Decision, Mode, Pattern, RuleKind, RuleSet, Verdict};
 use crate::shell::GateVerdict;
+use synapse_permissions::{Decision, Mode, Pattern, RuleKind, RuleSet, Verdict};
 
 impl SessionGate {
     /// Where an "always" answer is saved: the trusted project's file, else the user's.

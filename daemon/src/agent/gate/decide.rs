@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use super::rules_source::LoadedRules;
 use super::{SessionGate, skills_dir};
-use synapse_permissions::{self, Action, Context, Decision, Effect, Mode, RuleSet};
 use crate::shell::{GateAction, GateInfo, GateVerdict};
+use synapse_permissions::{self as permissions, Action, Context, Decision, Effect, Mode, RuleSet};
 
 impl SessionGate {
     /// Judges one command with the rules files read once, then acts on the decision.

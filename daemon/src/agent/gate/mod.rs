@@ -21,9 +21,9 @@ use self::answer::session_rule_set;
 use self::audit::Audit;
 use self::rules_source::{LoadedRules, RulesSource};
 use super::approvals::SessionApprover;
+use crate::shell::{CommandGate, GateAction, GateHandle, GateInfo, GateVerdict};
 use synapse_permissions::{Mode, RuleSet};
 use synapse_sandbox::SandboxSpec;
-use crate::shell::{CommandGate, GateAction, GateHandle, GateInfo, GateVerdict};
 
 /// An MCP tool's `(readOnlyHint, destructiveHint)` annotations, by `mcp:<server>:<tool>`.
 pub type McpHints = Arc<dyn Fn(&str) -> (Option<bool>, Option<bool>) + Send + Sync>;
