@@ -172,6 +172,18 @@ impl DaemonState {
         self.settings_handle.error()
     }
 
+    /// Binds a session opened in `cwd` to its workspace (the project root above it): project MCP
+    /// servers follow that root and expand `${VAR}` from the opening client's `env`.
+    pub fn bind_workspace(
+        &self,
+        cwd: &std::path::Path,
+        env: std::collections::HashMap<String, String>,
+    ) {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let root = crate::workspace::project_root(cwd, home.as_deref());
+        self.mcp.follow_workspace(root, Some(env));
+    }
+
     /// Puts settings just written to the file in force.
     pub fn set_settings(&self, settings: Settings) {
         self.settings_handle.written(settings);

@@ -55,7 +55,11 @@ async fn hand_edits_of_model_and_auto_enhance_count_on_the_next_turn() {
     let first = run(&env, &fake, Some("sk-test"), &["hello"]).await;
     assert!(first.success(), "{first:?}");
     assert_eq!(model_of(&fake.requests()[0]), "model-one");
-    assert_eq!(fake.requests().len(), 1, "auto-enhance is off: no sub-agent");
+    assert_eq!(
+        fake.requests().len(),
+        1,
+        "auto-enhance is off: no sub-agent"
+    );
 
     // The daemon keeps running; the user edits the file by hand.
     write_settings(
@@ -71,7 +75,11 @@ async fn hand_edits_of_model_and_auto_enhance_count_on_the_next_turn() {
     .await;
     assert!(second.success(), "{second:?}");
     let requests = fake.wait_for_requests(3, DEADLINE).await;
-    assert_eq!(model_of(&requests[1]), "model-two", "the edited model is used");
+    assert_eq!(
+        model_of(&requests[1]),
+        "model-two",
+        "the edited model is used"
+    );
     assert!(
         second.stdout.contains("skill_enhance_report"),
         "the edited autoEnhance ran the skill sub-agent: {}",
@@ -98,7 +106,10 @@ async fn resuming_after_fixing_a_rejected_key_in_settings_succeeds() {
     let out: serde_json::Value = serde_json::from_str(&failed.stdout).unwrap();
     assert!(
         out["error"].as_str().unwrap_or_default().contains("401")
-            || out["error"].as_str().unwrap_or_default().contains("x-api-key"),
+            || out["error"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("x-api-key"),
         "{out}"
     );
     let id = out["session_id"].as_str().unwrap().to_string();
@@ -131,7 +142,10 @@ async fn a_broken_settings_file_keeps_the_last_good_settings_and_is_reported_unt
     );
     let second = run(&env, &fake, Some("sk-test"), &["hello again"]).await;
     assert!(second.success(), "{second:?}");
-    assert!(second.stderr.contains(&expected), "reported on the turn: {second:?}");
+    assert!(
+        second.stderr.contains(&expected),
+        "reported on the turn: {second:?}"
+    );
     assert_eq!(
         model_of(&fake.requests()[1]),
         "good-model",

@@ -78,18 +78,19 @@ impl Chat for ChatService {
         } else {
             Resume::New
         };
+        let client_env = open.env.into_iter().collect::<HashMap<_, _>>();
         let opened = self
             .state
             .chats
             .open(OpenRequest {
                 cwd: PathBuf::from(&open.cwd),
-                env: open.env.into_iter().collect::<HashMap<_, _>>(),
+                env: client_env.clone(),
                 model: Some(open.model).filter(|m| !m.is_empty()),
                 resume,
             })
             .map_err(chat_status)?;
         let session = opened.session;
-        self.state.mcp.follow_project(session.cwd.clone());
+        self.state.bind_workspace(&session.cwd, client_env);
         let permission_problems = match session.configure_permissions(
             &open.permission_mode,
             open.allow,
