@@ -16,3 +16,4 @@ pub mod skills;
 pub mod state;
 pub mod todo;
 pub mod web;
+pub mod workspace;

@@ -2,7 +2,7 @@
 //! (shell sessions, skills, MCP, agents) hang off this as they land; services get an `Arc` of it.
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use synapse_shared::paths::Paths;
@@ -25,14 +25,13 @@ use crate::shell::{ShellSessions, builtin_registry};
 use crate::skills::agent_commands::{SkillCommand, SkillLoadCommand, ToolsCommand};
 use crate::skills::{SkillStore, SkillWatcher, ToolCatalog, ToolEntry, ToolSource};
 use crate::todo::{TodoGuard, TodoStore};
+use crate::workspace::SettingsHandle;
 
 pub struct DaemonState {
     pub paths: Paths,
     pub started: Instant,
-    settings: Arc<RwLock<Settings>>,
-    /// Why settings.json could not be used ("path:line:col: message"); the daemon runs on
-    /// defaults meanwhile and never rewrites the file.
-    settings_error: RwLock<Option<String>>,
+    /// The one owner of settings.json: re-read when it changes, last good kept when it breaks.
+    pub settings_handle: Arc<SettingsHandle>,
     /// Cancelled to stop the daemon (signal or `Shutdown`).
     pub shutdown: CancellationToken,
     /// The Bash tool's sessions (persistent shells and the router).
@@ -52,11 +51,7 @@ pub struct DaemonState {
 
 impl DaemonState {
     pub fn new(paths: Paths, settings: Result<Settings, String>) -> Self {
-        let (settings, error) = match settings {
-            Ok(s) => (s, None),
-            Err(e) => (Settings::default(), Some(e)),
-        };
-        let settings = Arc::new(RwLock::new(settings));
+        let settings = Arc::new(SettingsHandle::new(paths.settings_file(), settings));
         let todo_store = TodoStore::new(paths.sessions_dir());
         let mcp = McpManager::new(McpOptions::for_home(&paths, crate::mcp::client_binary()));
         let meta_dir = growth::meta::meta_dir(
@@ -158,8 +153,7 @@ impl DaemonState {
             mcp,
             paths,
             started: Instant::now(),
-            settings,
-            settings_error: RwLock::new(error),
+            settings_handle: settings,
             shutdown: CancellationToken::new(),
             skills,
             tools,
@@ -168,26 +162,31 @@ impl DaemonState {
         }
     }
 
-    /// A snapshot of the current settings.
+    /// A snapshot of the current settings (re-read first when the file changed).
     pub fn settings(&self) -> Settings {
-        read_settings(&self.settings)
+        (*self.settings_handle.current()).clone()
     }
 
+    /// Why settings.json on disk is not in force, as of now.
     pub fn settings_error(&self) -> Option<String> {
-        match self.settings_error.read() {
-            Ok(e) => e.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        }
+        self.settings_handle.error()
     }
 
-    /// Replaces the in-memory settings after a successful write or re-read.
+    /// Binds a session opened in `cwd` to its workspace (the project root above it): project MCP
+    /// servers follow that root and expand `${VAR}` from the opening client's `env`.
+    pub fn bind_workspace(
+        &self,
+        cwd: &std::path::Path,
+        env: std::collections::HashMap<String, String>,
+    ) {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let root = crate::workspace::project_root(cwd, home.as_deref());
+        self.mcp.follow_workspace(root, Some(env));
+    }
+
+    /// Puts settings just written to the file in force.
     pub fn set_settings(&self, settings: Settings) {
-        if let Ok(mut s) = self.settings.write() {
-            *s = settings;
-        }
-        if let Ok(mut e) = self.settings_error.write() {
-            *e = None;
-        }
+        self.settings_handle.written(settings);
     }
 }
 
@@ -234,7 +233,7 @@ fn gate_env(paths: &Paths, mcp: &McpManager) -> GateEnv {
 fn chat_deps(
     shell: Arc<ShellSessions>,
     gate_env: GateEnv,
-    settings: Arc<RwLock<Settings>>,
+    settings: Arc<SettingsHandle>,
     commands_doc: String,
     todo_store: TodoStore,
     stop_hook: Arc<dyn StopHook>,
@@ -264,28 +263,17 @@ fn chat_deps(
     })
 }
 
-/// A reader of the live settings.
-fn snapshot(settings: &Arc<RwLock<Settings>>) -> Arc<dyn Fn() -> Settings + Send + Sync> {
+/// A reader of the live settings (a stamp check, and a re-read when the file changed).
+fn snapshot(settings: &Arc<SettingsHandle>) -> Arc<dyn Fn() -> Settings + Send + Sync> {
     let current = settings.clone();
-    Arc::new(move || read_settings(&current))
+    Arc::new(move || (*current.current()).clone())
 }
 
 /// A reader of one live setting that copies nothing else (read after every turn).
 fn reader<T: 'static>(
-    settings: &Arc<RwLock<Settings>>,
+    settings: &Arc<SettingsHandle>,
     field: fn(&Settings) -> T,
 ) -> Arc<dyn Fn() -> T + Send + Sync> {
     let current = settings.clone();
-    Arc::new(move || match current.read() {
-        Ok(s) => field(&s),
-        Err(poisoned) => field(&poisoned.into_inner()),
-    })
-}
-
-/// The settings behind the lock (a writer that panicked leaves them readable).
-fn read_settings(lock: &RwLock<Settings>) -> Settings {
-    match lock.read() {
-        Ok(s) => s.clone(),
-        Err(poisoned) => poisoned.into_inner().clone(),
-    }
+    Arc::new(move || field(&current.current()))
 }

@@ -1,7 +1,10 @@
 //! `settings.json`: the user's configuration. Read with errors that name file, line, column and
 //! key; created with defaults on first run; rewritten atomically through [`update`], which edits
 //! the JSON tree in place so keys Synapse does not know survive. A file that cannot be parsed is
-//! reported and never overwritten.
+//! reported and never overwritten. Every update holds an exclusive `flock` on the file's folder
+//! from the read to the rename, so concurrent writers (several daemons' threads, a client) never
+//! lose each other's edits; the folder is locked rather than the file because the rename
+//! replaces the file's inode.
 
 use std::collections::BTreeMap;
 use std::io;
@@ -30,6 +33,8 @@ pub enum SettingsError {
     Write { path: PathBuf, source: io::Error },
     #[error("{path} must hold a JSON object at the top level", path = .path.display())]
     NotAnObject { path: PathBuf },
+    #[error("cannot lock {path} for an update: {source}", path = .path.display())]
+    Lock { path: PathBuf, source: io::Error },
 }
 
 /// The typed view of settings.json. Unknown keys are kept in `other` so a rewrite loses nothing.
@@ -140,6 +145,7 @@ pub fn ensure_exists(path: &Path) -> Result<bool, SettingsError> {
 /// Edits the JSON tree of settings.json in place and rewrites it atomically. Refuses (and leaves
 /// the file alone) when the current file is corrupt or the edit produces invalid settings.
 pub fn update(path: &Path, edit: impl FnOnce(&mut Value)) -> Result<Settings, SettingsError> {
+    let _lock = lock_folder(path)?;
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == io::ErrorKind::NotFound => default_file_contents(),
@@ -161,6 +167,21 @@ pub fn update(path: &Path, edit: impl FnOnce(&mut Value)) -> Result<Settings, Se
         source,
     })?;
     Ok(settings)
+}
+
+/// Holds an exclusive advisory lock on the folder of `path` until dropped (released on close).
+fn lock_folder(path: &Path) -> Result<std::fs::File, SettingsError> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let lock_err = |source| SettingsError::Lock {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let folder = std::fs::File::open(dir).map_err(lock_err)?;
+    folder.lock().map_err(lock_err)?;
+    Ok(folder)
 }
 
 /// Sets `tree[a][b]...` = value, creating objects on the way (replacing non-objects).
@@ -238,6 +259,23 @@ mod tests {
         .unwrap();
         assert!(s.skill_enhance.auto_enhance);
         assert_eq!(s.other.get("mine"), Some(&Value::from(7)));
+    }
+
+    #[test]
+    fn concurrent_updates_lose_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("settings.json");
+        let threads: Vec<_> = (0..16)
+            .map(|i| {
+                let p = p.clone();
+                std::thread::spawn(move || {
+                    update(&p, |t| set_key(t, &["k", &format!("s{i}")], Value::from(i))).unwrap();
+                })
+            })
+            .collect();
+        threads.into_iter().for_each(|t| t.join().unwrap());
+        let s = load(&p).unwrap();
+        assert_eq!(s.other["k"].as_object().unwrap().len(), 16);
     }
 
     #[test]

@@ -37,3 +37,5 @@ mod synapsed_cli;
 mod todo_session;
 mod web_fetch;
 mod web_search;
+mod workspaces_projects;
+mod workspaces_settings;

@@ -116,7 +116,7 @@ fn process_alive(pid: u32) -> bool {
 fn warn_settings(status: &StatusResponse) {
     if !status.settings_error.is_empty() {
         eprintln!(
-            "warning: {}\n         synapsed runs on default settings until the file is fixed; it is never overwritten.",
+            "warning: {}\n         synapsed never overwrites the file; once it is fixed it counts at the next command.",
             status.settings_error
         );
     }

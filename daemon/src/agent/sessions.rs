@@ -12,6 +12,9 @@ use super::session_log::{
 };
 use synapse_llm::Message;
 
+/// How often a releasing session checks that its cancelled turn has stopped.
+const RELEASE_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// Characters of the first user message used as a session's title.
 const TITLE_CHARS: usize = 80;
 
@@ -153,9 +156,9 @@ impl ChatSessions {
             .filter(|p| p.is_dir())
             .unwrap_or(req.cwd);
         let log = SessionLog::open(&path)?;
-        let model = req
-            .model
-            .or(Some(replay.header.model).filter(|m| !m.is_empty()));
+        // The model in the file is what the session last used; resuming follows the settings
+        // (and key, and provider) in force now unless the client names a model.
+        let model = req.model;
         let deps = (self.deps)(&cwd, &id);
         let session = Arc::new(ChatSession::new(
             id.clone(),
@@ -258,6 +261,33 @@ impl ChatSessions {
             live.remove(id);
         }
         ids
+    }
+
+    /// Unloads a non-interactive session whose client has gone (`synapse run` finished): its
+    /// turn is cancelled if still running, and once it stops the session leaves memory, so its
+    /// log file closes; the file stays resumable. False when the turn did not stop within
+    /// `grace` (the idle reaper unloads it later).
+    pub async fn release_finished(
+        &self,
+        session: &Arc<ChatSession>,
+        grace: std::time::Duration,
+    ) -> bool {
+        session.cancel();
+        let deadline = tokio::time::Instant::now() + grace;
+        while session.is_running() {
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(RELEASE_POLL).await;
+        }
+        if let Ok(mut live) = self.live.lock()
+            && live
+                .get(&session.id)
+                .is_some_and(|s| Arc::ptr_eq(s, session))
+        {
+            live.remove(&session.id);
+        }
+        true
     }
 
     /// Cancels every running turn (daemon shutdown).

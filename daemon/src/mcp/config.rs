@@ -146,6 +146,17 @@ impl McpConfig {
 
     /// Merges one file's text; entries here override earlier ones of the same name.
     pub fn merge_text(&mut self, path: &Path, text: &str, lookup: &dyn Fn(&str) -> Option<String>) {
+        self.merge_text_in(path, text, lookup, None);
+    }
+
+    /// [`merge_text`](Self::merge_text) for a file of the project rooted at `project`.
+    pub(crate) fn merge_text_in(
+        &mut self,
+        path: &Path,
+        text: &str,
+        lookup: &dyn Fn(&str) -> Option<String>,
+        project: Option<&Path>,
+    ) {
         let problem = |line, column, server: Option<&str>, message: String| ConfigProblem {
             path: path.to_path_buf(),
             line,
@@ -191,6 +202,10 @@ impl McpConfig {
             let line = entry_line(text, name);
             match parse_entry(name, entry, base_dir.as_deref(), path, lookup) {
                 Ok(server) => {
+                    let server = match project {
+                        Some(root) => super::project_config::in_project(server, root),
+                        None => server,
+                    };
                     self.invalid.remove(name);
                     self.servers.insert(name.clone(), server);
                 }

@@ -17,7 +17,7 @@ use futures::future::join_all;
 use tokio::sync::mpsc;
 
 use super::catalog::Catalog;
-use super::config::{ConfigProblem, McpConfig, config_files};
+use super::config::ConfigProblem;
 use super::connection::ConnectionEvent;
 use super::server::{Server, ServerState, StateKind, ToolInfo, lock};
 use super::wrappers::{SyncReport, WrapperWriter};
@@ -106,6 +106,9 @@ pub(crate) struct Inner {
     pub(crate) invalid: RwLock<BTreeMap<String, ConfigProblem>>,
     problems: RwLock<Vec<ConfigProblem>>,
     project_dir: Mutex<Option<PathBuf>>,
+    /// The environment of the client that opened the followed workspace (`${VAR}` in project
+    /// files expands from it).
+    pub(crate) project_env: Mutex<Option<Arc<std::collections::HashMap<String, String>>>>,
     pub(crate) events: mpsc::UnboundedSender<ConnectionEvent>,
     pub(crate) catalog: RwLock<Arc<Catalog>>,
     writer: WrapperWriter,
@@ -134,6 +137,7 @@ impl McpManager {
             invalid: RwLock::new(BTreeMap::new()),
             problems: RwLock::new(Vec::new()),
             project_dir: Mutex::new(None),
+            project_env: Mutex::new(None),
             events: tx,
             catalog: RwLock::new(Arc::new(Catalog::default())),
             writer,
@@ -180,9 +184,7 @@ impl McpManager {
             }
             remembered.clone()
         };
-        let files = config_files(&self.inner.opts.mcp_dir, project.as_deref());
-        let env = self.inner.opts.env.clone();
-        let config = McpConfig::load(&files, &|k| env(k));
+        let config = self.load_config(project.as_deref());
         let mut summary = RefreshSummary {
             problems: config.problems.iter().map(ToString::to_string).collect(),
             ..RefreshSummary::default()

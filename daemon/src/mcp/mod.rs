@@ -24,6 +24,7 @@ pub mod filter;
 pub mod manager;
 pub mod names;
 pub mod process;
+pub mod project_config;
 pub mod result;
 pub mod schema;
 pub mod server;

@@ -23,10 +23,13 @@ use crate::agent::session::{ChatSession, SessionEvent};
 use crate::agent::sessions::{ChatError, OpenRequest, Resume};
 use crate::lifecycle::peer::refuse_confined;
 use crate::state::DaemonState;
+use crate::workspace::SettingsHandle;
 use synapse_llm::Usage;
 
 /// Lines of a tool's output sent as its preview.
 const PREVIEW_LINES: usize = 5;
+/// How long a run whose client left gets to stop its cancelled turn before release gives up.
+const RUN_RELEASE_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
 /// Events queued per attached client.
 const CLIENT_QUEUE: usize = 1024;
 
@@ -75,18 +78,19 @@ impl Chat for ChatService {
         } else {
             Resume::New
         };
+        let client_env = open.env.into_iter().collect::<HashMap<_, _>>();
         let opened = self
             .state
             .chats
             .open(OpenRequest {
                 cwd: PathBuf::from(&open.cwd),
-                env: open.env.into_iter().collect::<HashMap<_, _>>(),
+                env: client_env.clone(),
                 model: Some(open.model).filter(|m| !m.is_empty()),
                 resume,
             })
             .map_err(chat_status)?;
         let session = opened.session;
-        self.state.mcp.follow_project(session.cwd.clone());
+        self.state.bind_workspace(&session.cwd, client_env);
         let permission_problems = match session.configure_permissions(
             &open.permission_mode,
             open.allow,
@@ -130,8 +134,28 @@ impl Chat for ChatService {
                 .await;
         }
         tokio::spawn(forward_events(session.subscribe(), tx.clone()));
-        tokio::spawn(read_client(session, incoming, tx));
+        let release = open.non_interactive.then(|| self.state.clone());
+        let settings = self.state.settings_handle.clone();
+        tokio::spawn(async move {
+            read_client(session.clone(), incoming, tx, settings).await;
+            if let Some(state) = release {
+                release_run(&state, &session).await;
+            }
+        });
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+}
+
+/// A `synapse run` whose client left frees its shell (bash and its fds) and its place in memory
+/// at once; the session file stays resumable.
+async fn release_run(state: &DaemonState, session: &Arc<ChatSession>) {
+    if state
+        .chats
+        .release_finished(session, RUN_RELEASE_GRACE)
+        .await
+    {
+        state.shell.close(&session.id).await;
+        tracing::debug!(session = %session.id, "released a finished run session");
     }
 }
 
@@ -159,10 +183,19 @@ async fn read_client(
     session: Arc<ChatSession>,
     mut incoming: Streaming<ClientMessage>,
     tx: mpsc::Sender<Result<ChatEvent, Status>>,
+    settings: Arc<SettingsHandle>,
 ) {
     while let Some(Ok(message)) = incoming.next().await {
         match message.kind {
             Some(In::Input(input)) => {
+                // A settings.json that stops parsing is reported on every turn until fixed.
+                if let Some(text) = settings.error() {
+                    let _ = tx
+                        .send(Ok(ChatEvent {
+                            kind: Some(Ev::Notice(proto::Notice { text })),
+                        }))
+                        .await;
+                }
                 if let Err(e) = session.start_turn(input.text) {
                     let _ = tx.send(Ok(error_event(e.to_string()))).await;
                 }

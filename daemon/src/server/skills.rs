@@ -48,6 +48,17 @@ impl SkillsService {
     }
 }
 
+/// The folder whose workspace answers a skill call: the client's cwd, or (from a client that
+/// sent none) no project at all.
+fn scope_of(cwd: &str) -> std::path::PathBuf {
+    let cwd = Path::new(cwd);
+    if cwd.is_absolute() {
+        cwd.to_path_buf()
+    } else {
+        std::path::PathBuf::from("/")
+    }
+}
+
 fn status(e: SkillError) -> Status {
     let msg = e.to_string();
     match e {
@@ -131,7 +142,10 @@ impl Skills for SkillsService {
         &self,
         r: Request<ListSkillsRequest>,
     ) -> Result<Response<ListSkillsResponse>, Status> {
-        let skills = self.call(&r.get_ref().cwd, |s| Ok(s.list())).await?;
+        let scope = scope_of(&r.get_ref().cwd);
+        let skills = self
+            .call(&r.get_ref().cwd, move |s| Ok(s.list_in(&scope)))
+            .await?;
         Ok(Response::new(ListSkillsResponse {
             skills: skills.into_iter().map(info).collect(),
         }))
@@ -142,9 +156,10 @@ impl Skills for SkillsService {
         r: Request<ShowSkillRequest>,
     ) -> Result<Response<ShowSkillResponse>, Status> {
         let r = r.into_inner();
+        let scope = scope_of(&r.cwd);
         let (skill, files) = self
             .call(&r.cwd, move |s| {
-                let skill = s.show(&r.name)?;
+                let skill = s.show_in(&r.name, &scope)?;
                 let (files, _) = files::bundled_files(&skill.dir);
                 Ok((skill, files))
             })
@@ -161,15 +176,16 @@ impl Skills for SkillsService {
     ) -> Result<Response<LoadSkillResponse>, Status> {
         let r = r.into_inner();
         let approve = r.approve;
+        let scope = scope_of(&r.cwd);
         let out = self
-            .call(&r.cwd, move |s| match s.load(&r.name)? {
+            .call(&r.cwd, move |s| match s.load_in(&r.name, &scope)? {
                 LoadDecision::Ready(text) => Ok(LoadSkillResponse {
                     text,
                     needs_approval: false,
                     id: String::new(),
                 }),
                 LoadDecision::NeedsApproval { id, name } if approve => Ok(LoadSkillResponse {
-                    text: s.load_approved(&name)?,
+                    text: s.load_approved_in(&name, &scope)?,
                     needs_approval: false,
                     id,
                 }),

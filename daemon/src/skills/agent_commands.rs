@@ -217,9 +217,10 @@ async fn load(
 ) -> CommandOutput {
     let lookup = store.clone();
     let wanted = name.clone();
+    let scope = cwd.clone();
     let decision = tokio::task::spawn_blocking(move || {
         lookup.add_project_cwd(&cwd);
-        lookup.load(&wanted)
+        lookup.load_in(&wanted, &cwd)
     })
     .await;
     let decision = match decision {
@@ -238,7 +239,7 @@ async fn load(
                     1,
                 );
             }
-            blocking(move || match store.load_approved(&name) {
+            blocking(move || match store.load_approved_in(&name, &scope) {
                 Ok(text) => CommandOutput::success(text),
                 Err(e) => CommandOutput::failure(e.to_string(), 1),
             })

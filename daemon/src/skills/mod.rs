@@ -20,6 +20,7 @@ mod manage;
 pub mod permissions;
 mod query;
 pub mod record;
+pub mod scope;
 pub mod script;
 pub mod settings_view;
 pub mod source;

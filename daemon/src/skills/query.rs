@@ -74,7 +74,7 @@ impl SkillStore {
         }
     }
 
-    fn render_load(&self, rec: &SkillRecord) -> Result<String, SkillError> {
+    pub(crate) fn render_load(&self, rec: &SkillRecord) -> Result<String, SkillError> {
         let body = self.body(rec)?;
         let (files, cut) = files::bundled_files(&rec.dir);
         Ok(super::commands::render_load(rec, &body, &files, cut))
@@ -164,17 +164,27 @@ pub(crate) fn resolve(
     name: &str,
     settings: &Path,
 ) -> Result<Arc<SkillRecord>, SkillError> {
+    resolve_from(st, &st.active, name, settings)
+}
+
+/// [`resolve`] against a given winner map (the daemon-wide one, or one workspace's view).
+pub(crate) fn resolve_from(
+    st: &State,
+    active: &std::collections::BTreeMap<String, Arc<SkillRecord>>,
+    name: &str,
+    settings: &Path,
+) -> Result<Arc<SkillRecord>, SkillError> {
     let name = name.trim();
     let found = if name.contains(':') {
         st.all_records().find(|r| r.id == name).map(|r| {
-            st.active
+            active
                 .get(&r.meta.name)
                 .filter(|a| a.id == r.id)
                 .cloned()
                 .unwrap_or_else(|| Arc::new(r.clone()))
         })
     } else {
-        st.active.get(name).cloned()
+        active.get(name).cloned()
     };
     match found {
         Some(r) if st.permission(&r) == SkillPermission::Deny => Err(SkillError::Denied {
@@ -183,8 +193,7 @@ pub(crate) fn resolve(
         }),
         Some(r) => Ok(r),
         None => {
-            let visible = st
-                .active
+            let visible = active
                 .values()
                 .filter(|r| st.permission(r) != SkillPermission::Deny);
             let names: Vec<&str> = visible.map(|r| r.meta.name.as_str()).collect();
@@ -196,7 +205,7 @@ pub(crate) fn resolve(
     }
 }
 
-fn summary(st: &State, r: &SkillRecord) -> SkillSummary {
+pub(crate) fn summary(st: &State, r: &SkillRecord) -> SkillSummary {
     let is_winner = st.active.get(&r.meta.name).is_some_and(|a| a.dir == r.dir);
     let shadows = st
         .by_name

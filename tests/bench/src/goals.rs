@@ -40,6 +40,7 @@ pub const BENCHES: &[(&str, bool)] = &[
     ("skills", true),
     ("growth", true),
     ("load", false),
+    ("workspaces", true),
 ];
 
 pub const GOALS: &[Goal] = &[
@@ -224,4 +225,29 @@ pub const GOALS: &[Goal] = &[
     ),
     g("load.errors", "load: errors", "0"),
     g("load.daemon_rss", "load: daemon peak RSS", "bounded"),
+    g(
+        "settings_freshness_check",
+        "settings freshness check (per turn/command)",
+        "≤ 20 µs",
+    ),
+    g(
+        "workspaces.fds_before",
+        "daemon fds before 500 runs",
+        "baseline",
+    ),
+    g(
+        "workspaces.fds_after",
+        "daemon fds after 500 runs",
+        "within 10%",
+    ),
+    g(
+        "workspaces.rss_before",
+        "daemon RSS before 500 runs",
+        "baseline",
+    ),
+    g(
+        "workspaces.rss_after",
+        "daemon RSS after 500 runs",
+        "within 10%",
+    ),
 ];

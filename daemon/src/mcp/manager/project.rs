@@ -1,8 +1,12 @@
-//! Project MCP servers follow the folder of the most recently opened session.
+//! Project MCP servers follow the workspace (project root) of the most recently opened session,
+//! and read its config with the environment of the client that opened it.
 
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::{McpManager, lock};
+use crate::mcp::config::McpConfig;
 
 impl McpManager {
     /// Project servers follow the folder of the most recently opened session: when `dir` differs
@@ -10,6 +14,15 @@ impl McpManager {
     /// (`.mcp.json`, `mcp_servers.json`), the config is reloaded in the background; servers whose
     /// config did not change stay connected.
     pub fn follow_project(&self, dir: PathBuf) {
+        self.follow_workspace(dir, None);
+    }
+
+    /// [`follow_project`](Self::follow_project) for a workspace root, remembering `env` (the
+    /// opening client's environment) for `${VAR}` in the project's files.
+    pub fn follow_workspace(&self, dir: PathBuf, env: Option<HashMap<String, String>>) {
+        if let Some(env) = env.filter(|e| !e.is_empty()) {
+            *lock(&self.inner.project_env) = Some(Arc::new(env));
+        }
         let has_config = |d: &std::path::Path| {
             d.join(".mcp.json").is_file() || d.join("mcp_servers.json").is_file()
         };
@@ -27,5 +40,24 @@ impl McpManager {
         if reload {
             self.start(Some(dir));
         }
+    }
+
+    /// The merged config: the user file with the daemon's environment, the project files of
+    /// `project` with the opening client's (falling back to the daemon's for unset names).
+    pub(crate) fn load_config(&self, project: Option<&Path>) -> McpConfig {
+        let daemon_env = self.inner.opts.env.clone();
+        let client_env = lock(&self.inner.project_env).clone();
+        let project_lookup = |k: &str| {
+            client_env
+                .as_ref()
+                .and_then(|e| e.get(k).cloned())
+                .or_else(|| daemon_env(k))
+        };
+        McpConfig::load_layers(
+            &self.inner.opts.mcp_dir,
+            project,
+            &|k| daemon_env(k),
+            &project_lookup,
+        )
     }
 }

@@ -1,0 +1,145 @@
+//! One workspace's view of the skills: every user-level skill (user, env, plugin roots) plus the
+//! project skills of folders at or above the caller's cwd, nearest first, and nothing of any
+//! other project. The store keeps every root it was ever shown; this view decides what one
+//! caller sees, so `skill list` / `show` / `load` in project B never answer with project A's
+//! copy, and from a folder outside any project the user's own copy comes back. A project skill
+//! that hides a user skill of the same name says so in its warnings, for that workspace only.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use super::error::SkillError;
+use super::permissions::SkillPermission;
+use super::query::{resolve_from, summary};
+use super::record::{Loaded, SkillRecord};
+use super::source::SkillSource;
+use super::state::State;
+use super::store::{LoadDecision, SkillStore, SkillSummary};
+
+/// Winners by name, and for each winner the ids of visible same-named skills it hides.
+struct View {
+    active: BTreeMap<String, Arc<SkillRecord>>,
+    hidden: BTreeMap<String, Vec<String>>,
+}
+
+/// The folder a project skill root belongs to (`<dir>/.claude/skills` → `<dir>`).
+fn project_owner(root: &Path) -> Option<&Path> {
+    root.parent()?.parent()
+}
+
+fn view_from(st: &State, cwd: &Path) -> View {
+    let mut order: Vec<usize> = (0..st.roots.len()).collect();
+    order.retain(|&i| {
+        let root = &st.roots[i];
+        root.source != SkillSource::Project
+            || project_owner(&root.dir).is_some_and(|owner| cwd.starts_with(owner))
+    });
+    // Projects first, the deepest (nearest) folder first; the others keep their precedence.
+    order.sort_by_key(|&i| {
+        let root = &st.roots[i];
+        match root.source {
+            SkillSource::Project => (0, usize::MAX - root.dir.components().count(), i),
+            other => (other as usize + 1, 0, i),
+        }
+    });
+    let mut view = View {
+        active: BTreeMap::new(),
+        hidden: BTreeMap::new(),
+    };
+    for i in order {
+        let Some(folders) = st.loaded.get(i) else {
+            continue;
+        };
+        for loaded in folders.values() {
+            let Loaded::Skill(rec) = loaded else { continue };
+            match view.active.get(&rec.meta.name) {
+                Some(winner) if winner.dir != rec.dir => view
+                    .hidden
+                    .entry(rec.meta.name.clone())
+                    .or_default()
+                    .push(rec.id.clone()),
+                Some(_) => {}
+                None => {
+                    view.active.insert(rec.meta.name.clone(), rec.clone());
+                }
+            }
+        }
+    }
+    view
+}
+
+fn scoped_summary(st: &State, view: &View, r: &SkillRecord) -> SkillSummary {
+    let mut s = summary(st, r);
+    s.shadows = view.hidden.get(&r.meta.name).cloned().unwrap_or_default();
+    if r.source == SkillSource::Project {
+        for id in s.shadows.iter().filter(|id| id.starts_with("user:")) {
+            s.warnings.push(format!(
+                "project skill {} hides the user's {id} in this workspace ({})",
+                r.meta.name,
+                r.dir.display()
+            ));
+        }
+    }
+    s
+}
+
+impl SkillStore {
+    /// `skill list` as seen from `cwd`.
+    pub fn list_in(&self, cwd: &Path) -> Vec<SkillSummary> {
+        let st = self.read();
+        let view = view_from(&st, cwd);
+        view.active
+            .values()
+            .filter(|r| st.permission(r) != SkillPermission::Deny)
+            .map(|r| scoped_summary(&st, &view, r))
+            .collect()
+    }
+
+    /// `skill show` as seen from `cwd`.
+    pub fn show_in(&self, name: &str, cwd: &Path) -> Result<SkillSummary, SkillError> {
+        let st = self.read();
+        let view = view_from(&st, cwd);
+        let r = resolve_from(&st, &view.active, name, &self.paths().settings_file)?;
+        Ok(scoped_summary(&st, &view, &r))
+    }
+
+    /// `skill load` as seen from `cwd`: refuses denied and disabled skills, asks for `ask` ones.
+    pub fn load_in(&self, name: &str, cwd: &Path) -> Result<LoadDecision, SkillError> {
+        self.refresh_settings();
+        let (rec, perm) = {
+            let st = self.read();
+            let view = view_from(&st, cwd);
+            let rec = resolve_from(&st, &view.active, name, &self.paths().settings_file)?;
+            if !st.settings.is_enabled(&rec.id) {
+                return Err(SkillError::Disabled {
+                    name: rec.meta.name.clone(),
+                });
+            }
+            (rec.clone(), st.permission(&rec))
+        };
+        match perm {
+            SkillPermission::Ask => Ok(LoadDecision::NeedsApproval {
+                id: rec.id.clone(),
+                name: rec.meta.name.clone(),
+            }),
+            _ => self.render_load(&rec).map(LoadDecision::Ready),
+        }
+    }
+
+    /// `skill load` of an `ask` skill the user approved, as seen from `cwd` (still refuses
+    /// denied and disabled ones).
+    pub fn load_approved_in(&self, name: &str, cwd: &Path) -> Result<String, SkillError> {
+        match self.load_in(name, cwd)? {
+            LoadDecision::Ready(text) => Ok(text),
+            LoadDecision::NeedsApproval { .. } => {
+                let rec = {
+                    let st = self.read();
+                    let view = view_from(&st, cwd);
+                    resolve_from(&st, &view.active, name, &self.paths().settings_file)?
+                };
+                self.render_load(&rec)
+            }
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! Workspaces: one daemon serves many projects. A session is bound at open/resume to the project
+//! root found upward from its cwd ([`root::project_root`]); the workspace is where the project
+//! layer of a session's state hangs. [`settings::SettingsHandle`] is the one owner of the user's
+//! `settings.json`, handed to every subsystem that reads settings.
+
+pub mod root;
+pub mod settings;
+
+pub use root::{PROJECT_MARKERS, project_root, workspace_id};
+pub use settings::SettingsHandle;

@@ -1,0 +1,142 @@
+//! Issue 15, projects: one daemon serving several projects. Skills answer for the caller's
+//! project (the user's copy from outside any project); a project's MCP servers run in its root,
+//! with `./relative` paths resolved there and `${VAR}` from the opening client's environment.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use synapse_tests::fake_llm::{FakeLlm, Reply, Step};
+use synapse_tests::{DEADLINE, Run, TestEnv, run, wait_until};
+
+fn project_skill(project: &Path, marker: &str, name: &str, body: &str) {
+    let dir = project.join(marker).join("skills").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        format!("---\nname: {name}\ndescription: Project copy. Use for {name}.\n---\n\n{body}\n"),
+    )
+    .unwrap();
+}
+
+fn cli_in(env: &TestEnv, cwd: &Path, args: &[&str]) -> Run {
+    run(env.synapse().current_dir(cwd).args(args))
+}
+
+#[test]
+fn each_project_loads_its_own_skill_and_other_folders_get_the_users() {
+    let env = TestEnv::new();
+    env.write_skill("dup-skill", "User copy. Use for dup-skill.", "USER BODY");
+    let a = env.root().join("projA");
+    let b = env.root().join("projB");
+    project_skill(&a, ".synapse", "dup-skill", "BODY OF A");
+    project_skill(&b, ".claude", "dup-skill", "BODY OF B");
+    let a_sub = a.join("src/deep");
+    std::fs::create_dir_all(&a_sub).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+
+    let in_a = cli_in(&env, &a_sub, &["skill", "load", "dup-skill"]);
+    assert!(in_a.success(), "{in_a:?}");
+    assert!(in_a.stdout.contains("BODY OF A"), "{in_a:?}");
+    let in_b = cli_in(&env, &b, &["skill", "load", "dup-skill"]);
+    assert!(in_b.success(), "{in_b:?}");
+    assert!(
+        in_b.stdout.contains("BODY OF B") && !in_b.stdout.contains("BODY OF A"),
+        "project B never gets A's copy: {in_b:?}"
+    );
+    // A third folder, after both projects were seen: the user's own copy.
+    let third = cli_in(&env, &env.workdir(), &["skill", "load", "dup-skill"]);
+    assert!(third.success(), "{third:?}");
+    assert!(third.stdout.contains("USER BODY"), "{third:?}");
+
+    let list_b = cli_in(&env, &b, &["skill", "list", "--json"]);
+    let listed = if list_b.success() {
+        list_b
+    } else {
+        cli_in(&env, &b, &["skill", "list"])
+    };
+    assert!(
+        !listed.stdout.contains(&a.display().to_string()),
+        "project B's list shows nothing of A: {listed:?}"
+    );
+}
+
+/// A minimal MCP server (JSON-RPC lines on stdio) whose one tool says where it runs.
+const WHERE_SERVER: &str = r#"import json, os, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    mid = msg.get("id")
+    if mid is None:
+        continue
+    method = msg.get("method")
+    if method == "initialize":
+        result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "where", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "where", "description": "Says where it runs.",
+                             "inputSchema": {"type": "object", "properties": {}}}]}
+    elif method == "tools/call":
+        text = "cwd=%s greeting=%s" % (os.getcwd(), os.environ.get("GREETING", ""))
+        result = {"content": [{"type": "text", "text": text}], "isError": False}
+    else:
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": mid,
+                                     "error": {"code": -32601, "message": "unknown method"}}) + "\n")
+        sys.stdout.flush()
+        continue
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": mid, "result": result}) + "\n")
+    sys.stdout.flush()
+"#;
+
+fn canonical(p: PathBuf) -> String {
+    p.canonicalize().unwrap().display().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_project_server_runs_in_its_root_with_the_clients_variables() {
+    let env = TestEnv::new();
+    let project = env.root().join("proj");
+    let sub = project.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(project.join("srv.py"), WHERE_SERVER).unwrap();
+    std::fs::write(
+        project.join(".mcp.json"),
+        serde_json::json!({"mcpServers": {"where": {
+            "command": "python3",
+            "args": ["./srv.py"],
+            "env": {"GREETING": "${MY_GREETING}"}
+        }}})
+        .to_string(),
+    )
+    .unwrap();
+    // The daemon starts without the variable: only the client that opens the session has it.
+    env.start_daemon();
+    let fake = FakeLlm::start_with(|_| Step::Reply(Reply::new().text("ok")))
+        .await
+        .unwrap();
+    let mut cmd = env.synapse_with_model(&fake);
+    cmd.current_dir(&sub)
+        .env("MY_GREETING", "hello-from-the-shell")
+        .args(["run", "hi"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let out = Run::from(tokio::process::Command::from(cmd).output().await.unwrap());
+    assert!(out.success(), "{out:?}");
+
+    let mut last = None;
+    wait_until(DEADLINE, "the project server to answer", || {
+        let r = cli_in(&env, &sub, &["mcp", "call", "where", "where"]);
+        let ok = r.success() && r.stdout.contains("greeting=");
+        last = Some(r);
+        ok
+    });
+    let r = last.unwrap();
+    let root = canonical(project.clone());
+    assert!(
+        r.stdout.contains(&format!("cwd={root}")),
+        "runs in the project root: {r:?}"
+    );
+    assert!(
+        r.stdout.contains("greeting=hello-from-the-shell"),
+        "${{VAR}} from the client: {r:?}"
+    );
+}
