@@ -369,22 +369,45 @@ async fn cancel_kills_the_command() {
 }
 
 #[tokio::test]
-async fn a_stuck_shell_is_replaced() {
+async fn a_busy_loop_of_builtins_is_stopped_and_the_shell_kept() {
     let f = Fixture::new();
-    f.ok("cd /tmp").await;
+    f.ok("cd /tmp && export KEEP=loop").await;
     let call = ToolCall {
-        command: "while :; do :; done".into(),
+        command: "while :; do :; done; echo after-loop".into(),
         timeout: Some(Duration::from_millis(300)),
         ..Default::default()
     };
     let r = f.call_in("main", call).await;
-    assert!(r.restarted && r.timed_out);
-    assert!(
-        r.output.contains("a new shell was started in /tmp"),
-        "{}",
-        r.output
-    );
-    assert_eq!(f.ok("pwd").await, "/tmp\n");
+    assert!(r.timed_out && !r.restarted, "{}", r.output);
+    assert!(!r.output.contains("after-loop"), "{}", r.output);
+    assert_eq!(f.ok("pwd; echo $KEEP").await, "/tmp\nloop\n");
+}
+
+#[tokio::test]
+async fn a_timeout_stops_the_rest_of_the_line() {
+    let f = Fixture::new();
+    f.ok("export KEEP=yes; mkdir d && cd d").await;
+    let call = ToolCall {
+        command: "sleep 987.41; touch after; echo touched".into(),
+        timeout: Some(Duration::from_millis(400)),
+        ..Default::default()
+    };
+    let r = f.call_in("main", call).await;
+    assert!(r.timed_out, "{}", r.output);
+    assert!(!r.output.contains("touched"), "{}", r.output);
+    assert_eq!(count_processes(&["sleep", "987.41"]), 0);
+    assert!(!f.root().join("d/after").exists());
+    // Functions and loops are left too, and the shell comes back as it was.
+    let call = ToolCall {
+        command: "f() { for i in 1 2; do sleep 987.42; echo looped; done; }; f; touch after2"
+            .into(),
+        timeout: Some(Duration::from_millis(400)),
+        ..Default::default()
+    };
+    let r = f.call_in("main", call).await;
+    assert!(r.timed_out && !r.output.contains("looped"), "{}", r.output);
+    assert!(!f.root().join("d/after2").exists());
+    assert_eq!(f.ok("echo $KEEP; basename $PWD").await, "yes\nd\n");
 }
 
 #[tokio::test]
