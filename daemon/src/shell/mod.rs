@@ -15,6 +15,7 @@
 
 pub mod args;
 pub mod capture;
+pub mod channel;
 pub mod command;
 pub mod commands;
 pub mod gate;

@@ -157,8 +157,9 @@ impl BashProcess {
         };
         // fd 9 keeps the daemon's pipe for sentinels and for restoring stdout/stderr; job control
         // gives every pipeline its own process group.
+        let agent = spec.agent.as_ref().map_or("", |a| a.init_script.as_str());
         let init = format!(
-            "exec 9>&1 2>&1\nset -m\n{STOP_LINE_FUNCTION}\n{}",
+            "exec 9>&1 2>&1\nset -m\n{STOP_LINE_FUNCTION}\n{agent}{}",
             sentinel::sentinel_command(&shell.marker)
         );
         if shell.stdin.write_all(init.as_bytes()).await.is_err() {

@@ -48,6 +48,7 @@ fn spec(cwd: &Path, writable: &Path) -> ShellSpec {
         env: vec![("PATH".into(), path)],
         bin_dir: None,
         sandbox: Some(SandboxSpec {
+            agent: None,
             writable: vec![writable.to_path_buf()],
             read_only: false,
         }),

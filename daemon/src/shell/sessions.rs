@@ -18,6 +18,7 @@ use super::command::CommandRegistry;
 use super::process::ShellSpec;
 use super::router::{BashRouter, ToolCall, ToolResult};
 use super::session::ShellSession;
+use super::spec::AgentHook;
 use synapse_sandbox::SandboxSpec;
 
 /// A session unused for this long is closed by the reaper.
@@ -105,6 +106,25 @@ impl ShellSessions {
         }
     }
 
+    /// Agent commands inside compound lines: listens on `socket` and gives every new session
+    /// shell the agent functions, which call `helper __agent …` (the `synapsed` executable).
+    /// On failure the sessions keep working with the fast path only, and the error says why.
+    pub fn with_agent_channel(
+        mut self,
+        socket: PathBuf,
+        helper: PathBuf,
+    ) -> Result<Self, super::channel::ChannelError> {
+        let channel = super::channel::AgentChannel::bind(socket, helper)?;
+        self.router.set_channel(channel);
+        Ok(self)
+    }
+
+    /// Uses an already bound agent channel (see [`ShellSessions::with_agent_channel`]).
+    pub fn with_channel(mut self, channel: Arc<super::channel::AgentChannel>) -> Self {
+        self.router.set_channel(channel);
+        self
+    }
+
     /// Overrides the output cap (tests, benchmarks).
     pub fn with_output_cap(mut self, chars: usize) -> Self {
         self.output_cap_chars = chars;
@@ -166,6 +186,13 @@ impl ShellSessions {
             env,
             bin_dir: self.bin_dir.clone(),
             sandbox: origin.sandbox.clone(),
+            agent: self.router.channel().map(|channel| {
+                let token = super::channel::new_token();
+                AgentHook {
+                    init_script: channel.init_script(self.router.commands(), &token),
+                    token,
+                }
+            }),
         };
         let slot = Arc::new(Slot {
             session: Arc::new(tokio::sync::Mutex::new(ShellSession::new(

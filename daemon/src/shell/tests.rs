@@ -492,6 +492,7 @@ fn model_api_keys_never_reach_the_shell() {
         ],
         bin_dir: None,
         sandbox: None,
+        agent: None,
     };
     let env = spec.shell_env("tag");
     assert!(
