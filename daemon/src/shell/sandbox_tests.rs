@@ -48,10 +48,10 @@ fn spec(cwd: &Path, writable: &Path) -> ShellSpec {
         env: vec![("PATH".into(), path)],
         bin_dir: None,
         sandbox: Some(SandboxSpec {
-            agent: None,
             writable: vec![writable.to_path_buf()],
             read_only: false,
         }),
+        agent: None,
     }
 }
 

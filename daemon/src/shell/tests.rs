@@ -153,7 +153,7 @@ async fn shell_environment_is_set_up_for_tools() {
 async fn write_read_and_relative_paths_follow_cd() {
     let f = Fixture::new();
     assert_eq!(
-        f.ok(r#"write d/a.txt "L1\nL2\nL2""#).await,
+        f.ok("write d/a.txt 'L1\nL2\nL2'").await,
         "Created d/a.txt (3 lines, 8 bytes)"
     );
     assert_eq!(
@@ -424,10 +424,13 @@ async fn big_output_is_capped_with_an_elision_line() {
     assert!(out.chars().count() < OUTPUT_CAP_CHARS + 200);
     let r = f.run("printf 'a\\0b\\0\\1\\2'").await;
     assert!(
-        r.output.starts_with("[binary output: 6 bytes not shown"),
+        r.output.starts_with("[binary output (6 bytes)"),
         "{}",
         r.output
     );
+    assert!(r.output.ends_with("a\\0b\\0\u{1}\u{2}"), "{}", r.output);
+    let r = f.run("printf 'text\\0more\\n'").await;
+    assert_eq!(r.output, "text\\0more\n");
 }
 
 #[tokio::test]
