@@ -277,6 +277,13 @@ impl CommandContext<'_> {
         }
     }
 
+    /// Runs a command line in the session's persistent shell with its own time limit.
+    pub async fn run_native_for(&mut self, command: &str, timeout: Duration) -> CommandOutput {
+        self.session
+            .run_native(command, timeout, &self.cancel)
+            .await
+    }
+
     /// Runs a command line in the session's persistent shell, as if it had been typed.
     pub async fn run_native(&mut self, command: &str) -> CommandOutput {
         self.session

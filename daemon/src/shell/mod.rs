@@ -19,6 +19,7 @@ pub mod channel;
 pub mod command;
 pub mod commands;
 pub mod gate;
+pub mod output_policy;
 pub mod paths;
 pub mod process;
 pub mod procs;

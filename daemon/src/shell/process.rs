@@ -226,8 +226,10 @@ impl BashProcess {
         // The tag is in the environment of everything this command starts, and only during it.
         // The line is sourced (not a function: `declare` stays global) so that a stop can
         // `return` out of it; the USR1 trap is set again in case the last line replaced it.
+        // `jobs` first takes the notices of jobs that ended (`[1]+ Terminated …`), which would
+        // otherwise be printed into this command's output.
         let script = format!(
-            "{STOP_LINE_TRAP}\n__synapse_line='{}'\n{{ {COMMAND_TAG_VAR}={command_tag} . /dev/fd/7 \
+            "{STOP_LINE_TRAP}\njobs >/dev/null 2>&1\n__synapse_line='{}'\n{{ {COMMAND_TAG_VAR}={command_tag} . /dev/fd/7 \
              7<<<'eval \"$__synapse_line\"'\n}} </dev/null >&9 2>&9\n{}",
             command.replace('\'', r"'\''"),
             sentinel::sentinel_command(&self.marker)

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::channel::{ActiveCall, AgentChannel};
 use super::command::{ApproverHandle, CommandContext, CommandOutput, CommandRegistry, EXIT_USAGE};
 use super::gate::{EXIT_REFUSED, GateAction, GateHandle, GateInfo, GateVerdict};
+use super::output_policy::OutputPolicy;
 use super::session::ShellSession;
 use super::syntax::{self, Route};
 
@@ -48,14 +49,27 @@ pub struct ToolResult {
 pub struct BashRouter {
     commands: Arc<CommandRegistry>,
     channel: Option<Arc<AgentChannel>>,
+    policy: OutputPolicy,
 }
 
 impl BashRouter {
     pub fn new(commands: Arc<CommandRegistry>) -> Self {
+        let spill_dir =
+            std::env::temp_dir().join(format!("synapse-output-{}", nix::unistd::getuid().as_raw()));
         Self {
             commands,
             channel: None,
+            policy: OutputPolicy::new(super::capture::OUTPUT_CAP_CHARS, spill_dir),
         }
+    }
+
+    /// The output policy every result passes.
+    pub fn set_output_policy(&mut self, policy: OutputPolicy) {
+        self.policy = policy;
+    }
+
+    pub fn output_policy(&self) -> &OutputPolicy {
+        &self.policy
     }
 
     /// Makes agent commands inside compound lines reach this router's commands through
@@ -123,6 +137,7 @@ impl BashRouter {
                 .await
         };
         restarted |= out.restarted;
+        out.text = self.policy.apply(session.name(), out.text);
         if out.exit_code != 0 {
             if !out.text.is_empty() && !out.text.ends_with('\n') {
                 out.text.push('\n');

@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::capture::OUTPUT_CAP_CHARS;
 use super::command::CommandRegistry;
+use super::output_policy::{OutputPolicy, cap_for_window};
 use super::process::ShellSpec;
 use super::router::{BashRouter, ToolCall, ToolResult};
 use super::session::ShellSession;
@@ -128,6 +129,21 @@ impl ShellSessions {
     /// Overrides the output cap (tests, benchmarks).
     pub fn with_output_cap(mut self, chars: usize) -> Self {
         self.output_cap_chars = chars;
+        let spill_dir = self.router.output_policy().spill_dir.clone();
+        self.router
+            .set_output_policy(OutputPolicy::new(chars, spill_dir));
+        self
+    }
+
+    /// Sizes the output cap from the model's context window (see [`cap_for_window`]).
+    pub fn with_context_window(self, window_tokens: Option<u64>) -> Self {
+        self.with_output_cap(cap_for_window(window_tokens))
+    }
+
+    /// Where the full text of capped results is saved for the model to `read`.
+    pub fn with_spill_dir(mut self, dir: PathBuf) -> Self {
+        let cap = self.router.output_policy().cap_chars;
+        self.router.set_output_policy(OutputPolicy::new(cap, dir));
         self
     }
 
