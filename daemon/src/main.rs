@@ -25,8 +25,17 @@ fn main() -> ExitCode {
     let mut raw = std::env::args_os();
     // The sandbox launcher is dispatched before clap: it stays out of --help and starts without
     // a runtime or logging, since it sits on the path of every sandboxed shell start.
-    if raw.nth(1).as_deref() == Some(OsStr::new(sandbox::SUBCOMMAND)) {
+    let first = raw.nth(1);
+    if first.as_deref() == Some(OsStr::new(sandbox::SUBCOMMAND)) {
         return sandbox::launcher_main(raw);
+    }
+    // Agent commands inside a session shell's compound lines (see shell::channel).
+    if first.as_deref()
+        == Some(OsStr::new(
+            synapse_daemon::shell::channel::helper::SUBCOMMAND,
+        ))
+    {
+        return synapse_daemon::shell::channel::helper::helper_main(raw);
     }
     let args = Args::parse();
     synapse_daemon::run::main(synapse_daemon::run::Options {

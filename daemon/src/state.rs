@@ -125,7 +125,11 @@ impl DaemonState {
                 .collect(),
         )));
         let commands_doc = registry.system_prompt_section();
-        let shell = Arc::new(ShellSessions::new(registry, Some(paths.bin_dir())));
+        let shell = Arc::new(crate::shell::channel::sessions_with_channel(
+            ShellSessions::new(registry, Some(paths.bin_dir()))
+                .with_spill_dir(paths.home().join("output")),
+            paths.run_dir().join("agent.sock"),
+        ));
         let _ = subagent_doc.set(commands_doc.clone());
         let _ = subagents.set(SubAgents {
             shell: shell.clone(),

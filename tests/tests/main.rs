@@ -9,6 +9,8 @@ mod agent_compact;
 mod agent_run;
 mod agent_tasks;
 mod approvals;
+mod bash_fidelity_compose;
+mod bash_fidelity_stop;
 mod daemon_faults;
 mod daemon_lifecycle;
 mod growth_cli;

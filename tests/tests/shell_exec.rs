@@ -48,7 +48,7 @@ fn write_read_edit_in_the_shells_directory() {
     let env = started();
     let work = env.workdir();
     assert_eq!(
-        ok(&env, r#"write d/a.txt "L1\nL2\nL2""#),
+        ok(&env, r#"write d/a.txt $'L1\nL2\nL2'"#),
         "Created d/a.txt (3 lines, 8 bytes)\n"
     );
     assert_eq!(

@@ -444,6 +444,7 @@ impl McpManager {
 fn merge_reports(mut a: SyncReport, b: SyncReport) -> SyncReport {
     a.written.extend(b.written);
     a.removed.extend(b.removed);
+    a.skipped.extend(b.skipped);
     a.unchanged = b.unchanged;
     a.written.sort();
     a.written.dedup();

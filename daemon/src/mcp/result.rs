@@ -1,13 +1,21 @@
 //! A `tools/call` result as a shell command's output: text to stdout; `structuredContent` as
 //! pretty JSON when there is no text; images and audio saved to a temp file whose path is
 //! printed; embedded resources as their text (or URI); `isError` sends it all to stderr with exit
-//! 1. The exit codes every MCP command uses are defined here.
+//! 1. A result over [`INLINE_RESULT_MAX_BYTES`] keeps its head and tail and is saved whole to a
+//! file named in it (the output policy), so no result hits the gRPC message limit. The exit
+//! codes every MCP command uses are defined here.
 
 use std::io::Write as _;
 use std::path::Path;
 
 use base64::Engine as _;
+
+use crate::shell::OUTPUT_CAP_CHARS;
+use crate::shell::output_policy::OutputPolicy;
 use serde_json::Value;
+
+/// Largest result text passed on whole; longer ones are capped and spilled to a file.
+pub const INLINE_RESULT_MAX_BYTES: usize = 1 << 20;
 
 /// The call succeeded.
 pub const EXIT_OK: i32 = 0;
@@ -52,6 +60,20 @@ impl McpCallOutput {
 
 /// Renders a `CallToolResult` (as its wire JSON) and saves media under `media_dir`.
 pub fn render_result(result: &Value, media_dir: &Path) -> McpCallOutput {
+    let mut out = render_unbounded(result, media_dir);
+    // A result of any size must fit a gRPC message and the model's budget: past the inline
+    // limit, keep head and tail and save the whole text beside the media files.
+    for stream in [&mut out.stdout, &mut out.stderr] {
+        if stream.len() > INLINE_RESULT_MAX_BYTES {
+            let text = String::from_utf8_lossy(stream).into_owned();
+            let policy = OutputPolicy::new(OUTPUT_CAP_CHARS, media_dir.to_path_buf());
+            *stream = policy.apply("mcp-result", text).into_bytes();
+        }
+    }
+    out
+}
+
+fn render_unbounded(result: &Value, media_dir: &Path) -> McpCallOutput {
     let mut text = String::new();
     let mut push = |s: &str| {
         if !text.is_empty() && !text.ends_with('\n') {
@@ -231,5 +253,23 @@ mod tests {
             text.ends_with("(image/png, 2 bytes)]\nnote\nfile:///b\n"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_5_mb_result_is_capped_with_a_readable_spill_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let big: String = (0..500_000).map(|i| format!("row {i:06}\n")).collect();
+        assert!(big.len() > 5_000_000);
+        let result = json!({"content": [{"type": "text", "text": big}]});
+        let out = render_result(&result, dir.path());
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.len() < 40_000, "{}", text.len());
+        assert!(text.starts_with("row 000000\n") && text.ends_with("row 499999\n"));
+        let path = text
+            .split("is in ")
+            .nth(1)
+            .and_then(|s| s.split(';').next())
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(path).unwrap(), big);
     }
 }

@@ -49,6 +49,23 @@ pub struct SyncReport {
     pub written: Vec<String>,
     pub unchanged: usize,
     pub removed: Vec<String>,
+    /// Tools with no wrapper, each with why (a name no file can have, a write that failed):
+    /// one bad tool never keeps the others from being written.
+    pub skipped: Vec<String>,
+}
+
+/// Longest file name most filesystems accept, in bytes.
+const FILE_NAME_MAX_BYTES: usize = 255;
+
+/// `name` shortened for a message.
+fn short_name(name: &str) -> String {
+    const SHOWN_CHARS: usize = 60;
+    if name.chars().count() <= SHOWN_CHARS {
+        name.to_string()
+    } else {
+        let head: String = name.chars().take(SHOWN_CHARS).collect();
+        format!("{head}… ({} characters)", name.chars().count())
+    }
 }
 
 /// Writes and prunes the `mcp:*` wrappers in one folder.
@@ -87,8 +104,32 @@ impl WrapperWriter {
         let mut manifest: BTreeMap<String, ToolRef> = BTreeMap::new();
         let mut report = SyncReport::default();
         for entry in entries {
-            let path = self.bin_dir.join(&entry.spec.command);
-            let script = render_script(entry, &self.client_bin)?;
+            let command = &entry.spec.command;
+            let skip = |report: &mut SyncReport, why: String| {
+                let msg = format!("MCP tool {}: no wrapper: {why}", short_name(command));
+                tracing::warn!("{msg}");
+                report.skipped.push(msg);
+            };
+            if command.len() > FILE_NAME_MAX_BYTES {
+                skip(
+                    &mut report,
+                    format!(
+                        "the command name is {} bytes, over the {FILE_NAME_MAX_BYTES}-byte file \
+                         name limit; call it with `synapse mcp call {} …` instead",
+                        command.len(),
+                        short_name(&entry.target.server)
+                    ),
+                );
+                continue;
+            }
+            let path = self.bin_dir.join(command);
+            let script = match render_script(entry, &self.client_bin) {
+                Ok(s) => s,
+                Err(e) => {
+                    skip(&mut report, e.to_string());
+                    continue;
+                }
+            };
             let current_mode = fs::metadata(&path)
                 .map(|m| m.permissions().mode() & 0o777)
                 .ok();
@@ -97,12 +138,10 @@ impl WrapperWriter {
             if same {
                 report.unchanged += 1;
             } else {
-                write_atomic_mode(&path, script.as_bytes(), 0o755).map_err(|source| {
-                    WrapperError::Write {
-                        path: path.clone(),
-                        source,
-                    }
-                })?;
+                if let Err(e) = write_atomic_mode(&path, script.as_bytes(), 0o755) {
+                    skip(&mut report, format!("cannot write {}: {e}", path.display()));
+                    continue;
+                }
                 report.written.push(entry.spec.command.clone());
             }
             manifest.insert(entry.spec.command.clone(), entry.target.clone());

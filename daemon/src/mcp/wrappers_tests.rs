@@ -124,3 +124,18 @@ fn sync_writes_only_changes_and_prunes_stale() {
     assert_eq!(r.removed, vec!["mcp:k:c", "mcp:s:a"]);
     assert!(writer.read_manifest().is_empty());
 }
+
+#[test]
+fn a_tool_name_no_file_can_have_is_skipped_and_the_others_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = WrapperWriter::new(dir.path().join("bin"), dir.path(), fake_client(dir.path()));
+    let long = format!("mcp:s:{}", "x".repeat(5000));
+    let good = entry("s", "ok", "mcp:s:ok", "a path");
+    let bad = entry("s", &"x".repeat(5000), &long, "a path");
+    let r = writer.sync(&[bad, good], &HashSet::new()).unwrap();
+    assert_eq!(r.written, vec!["mcp:s:ok".to_string()]);
+    assert_eq!(r.skipped.len(), 1);
+    assert!(r.skipped[0].contains("5006 characters"), "{:?}", r.skipped);
+    assert!(r.skipped[0].contains("file name limit"), "{:?}", r.skipped);
+    assert!(dir.path().join("bin/mcp:s:ok").is_file());
+}

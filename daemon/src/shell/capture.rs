@@ -59,24 +59,27 @@ impl OutputCapture {
     /// The text the model sees, at most about `cap_chars` characters plus the elision line.
     pub fn render(&self, cap_chars: usize) -> String {
         let (head, tail) = (&self.head, self.tail.iter().copied().collect::<Vec<u8>>());
-        if looks_binary(head) || looks_binary(&tail) {
-            return format!(
-                "[binary output: {} bytes not shown; redirect it to a file, or pipe it through \
-                 `xxd | head` or `strings`]",
+        let note = if mostly_binary(head) || mostly_binary(&tail) {
+            format!(
+                "[binary output ({} bytes), shown with NUL as \\0 and other bytes that are not \
+                 UTF-8 as \\xNN; redirect it to a file, or pipe it through `xxd | head` or \
+                 `strings`]\n",
                 self.total_bytes
-            );
-        }
+            )
+        } else {
+            String::new()
+        };
         let complete = self.total_bytes == (head.len() + tail.len()) as u64;
         if complete {
             let mut all = head.clone();
             all.extend_from_slice(&tail);
-            let text = String::from_utf8_lossy(&all);
+            let text = escape_bytes(&all);
             if text.chars().count() <= cap_chars {
-                return text.into_owned();
+                return note + &text;
             }
         }
-        let head_text = String::from_utf8_lossy(head);
-        let tail_text = String::from_utf8_lossy(&tail);
+        let head_text = escape_bytes(head);
+        let tail_text = escape_bytes(&tail);
         // When everything was captured the tail may be short; draw both ends from one string.
         let (head_part, tail_part) = if complete {
             let all = format!("{head_text}{tail_text}");
@@ -95,11 +98,29 @@ impl OutputCapture {
             .saturating_sub((head_part.len() + tail_part.len()) as u64);
         let sep = if head_part.ends_with('\n') { "" } else { "\n" };
         format!(
-            "{head_part}{sep}[... {omitted} bytes of output omitted; total {} bytes. Redirect to a \
+            "{note}{head_part}{sep}[... {omitted} bytes of output omitted; total {} bytes. Redirect to a \
              file and use `read --offset` or `search` to see the rest ...]\n{tail_part}",
             self.total_bytes
         )
     }
+}
+
+/// `bytes` as text that hides nothing: UTF-8 as is, NUL as `\0`, every byte that is not part of
+/// valid UTF-8 as `\xNN`.
+pub fn escape_bytes(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        let valid = chunk.valid();
+        if valid.contains('\0') {
+            out.push_str(&valid.replace('\0', "\\0"));
+        } else {
+            out.push_str(valid);
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
 }
 
 fn prefix_chars(s: &str, n: usize) -> &str {
@@ -117,6 +138,17 @@ fn suffix_chars(s: &str, n: usize) -> &str {
         Some((i, _)) => &s[i..],
         None => s,
     }
+}
+
+/// Many control bytes (NUL included) or bytes that are not UTF-8: worth a note, as the text
+/// will be mostly escapes.
+fn mostly_binary(bytes: &[u8]) -> bool {
+    let control = bytes
+        .iter()
+        .filter(|&&b| b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t' | 0x1b | 0x08 | 0x0c))
+        .count();
+    let invalid_utf8: usize = bytes.utf8_chunks().map(|c| c.invalid().len()).sum();
+    !bytes.is_empty() && (control + invalid_utf8) as f64 / bytes.len() as f64 > BINARY_CONTROL_RATIO
 }
 
 /// NUL bytes, or many control bytes other than whitespace and ANSI escapes, mean binary data.
@@ -191,13 +223,20 @@ mod tests {
     }
 
     #[test]
-    fn binary_output_is_summarised() {
+    fn binary_output_is_shown_escaped_with_a_note() {
         let mut bytes = b"\x7fELF".to_vec();
-        bytes.extend(std::iter::repeat_n(0u8, 500));
+        bytes.extend(std::iter::repeat_n(0u8, 5));
         let out = capture(&bytes, 64).render(OUTPUT_CAP_CHARS);
-        assert!(
-            out.starts_with("[binary output: 504 bytes not shown"),
-            "{out}"
-        );
+        assert!(out.starts_with("[binary output (9 bytes)"), "{out}");
+        assert!(out.ends_with("\u{7f}ELF\\0\\0\\0\\0\\0"), "{out}");
+    }
+
+    #[test]
+    fn a_nul_or_invalid_utf8_never_hides_the_text_around_it() {
+        let mut text = "before\n".repeat(50).into_bytes();
+        text.extend_from_slice(b"a\0b \xff\xfe caf\xc3\xa9\n");
+        let out = capture(&text, 7).render(OUTPUT_CAP_CHARS);
+        assert!(out.starts_with("before\nbefore\n"), "{out}");
+        assert!(out.ends_with("a\\0b \\xff\\xfe café\n"), "{out}");
     }
 }

@@ -277,6 +277,13 @@ impl CommandContext<'_> {
         }
     }
 
+    /// Runs a command line in the session's persistent shell with its own time limit.
+    pub async fn run_native_for(&mut self, command: &str, timeout: Duration) -> CommandOutput {
+        self.session
+            .run_native(command, timeout, &self.cancel)
+            .await
+    }
+
     /// Runs a command line in the session's persistent shell, as if it had been typed.
     pub async fn run_native(&mut self, command: &str) -> CommandOutput {
         self.session
@@ -331,10 +338,13 @@ impl CommandRegistry {
     /// The system-prompt section documenting every registered command.
     pub fn system_prompt_section(&self) -> String {
         let mut out = String::from(
-            "## Agent shell commands\n\nThese run inside Synapse when written as a simple command \
-             (no pipes, redirects, `;`, `&&` or `$(…)`); anything else runs in bash. Their \
-             words follow shell quoting, but $VARIABLES and globs are not expanded (`~/` is \
-             your home folder). Each answers `-h` and `--help`.\n\n",
+            "## Agent shell commands\n\nThese are commands of your session shell: they work in \
+             pipelines, `&&`/`||`/`;` lists, `$(…)`, redirects and loops, and bash expands their \
+             words as for any command (`'\\n'` stays a backslash and an n). In your shell they \
+             win over same-named programs (`write`, `skill`), and `read` is the agent's file \
+             reader unless given bash `read` options or a plain variable name that is not a \
+             file (`while read -r line` is bash's); scripts you run keep the system meaning. \
+             Each answers `-h` and `--help`.\n\n",
         );
         let mut brief = String::new();
         for command in self.commands.values() {

@@ -15,9 +15,11 @@
 
 pub mod args;
 pub mod capture;
+pub mod channel;
 pub mod command;
 pub mod commands;
 pub mod gate;
+pub mod output_policy;
 pub mod paths;
 pub mod process;
 pub mod procs;

@@ -37,6 +37,13 @@ const SENTINEL_AFTER_KILL: Duration = Duration::from_secs(1);
 const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(300);
 const READ_CHUNK_BYTES: usize = 64 * 1024;
 
+/// Stopping a line: on SIGUSR1 the shell arms a DEBUG trap that, with `extdebug`, makes the
+/// sourced line `return` before its next simple command (also out of functions and loops it
+/// is in), and disarms itself at the first command back at top level (the sentinel).
+const STOP_LINE_FUNCTION: &str = "__synapse_stop_line() { if [[ ${#BASH_SOURCE[@]} -gt 1 ]]; \
+     then return 2; fi; trap - DEBUG; shopt -u extdebug; return 0; }";
+const STOP_LINE_TRAP: &str = "trap 'shopt -s extdebug; trap __synapse_stop_line DEBUG' USR1";
+
 #[derive(Debug, thiserror::Error)]
 pub enum ShellError {
     #[error("cannot start bash in {cwd}: {source}")]
@@ -150,8 +157,9 @@ impl BashProcess {
         };
         // fd 9 keeps the daemon's pipe for sentinels and for restoring stdout/stderr; job control
         // gives every pipeline its own process group.
+        let agent = spec.agent.as_ref().map_or("", |a| a.init_script.as_str());
         let init = format!(
-            "exec 9>&1 2>&1\nset -m\n{}",
+            "exec 9>&1 2>&1\nset -m\n{STOP_LINE_FUNCTION}\n{agent}{}",
             sentinel::sentinel_command(&shell.marker)
         );
         if shell.stdin.write_all(init.as_bytes()).await.is_err() {
@@ -216,8 +224,13 @@ impl BashProcess {
         self.commands_run += 1;
         let command_tag = format!("{}.{}", self.tag, self.commands_run);
         // The tag is in the environment of everything this command starts, and only during it.
+        // The line is sourced (not a function: `declare` stays global) so that a stop can
+        // `return` out of it; the USR1 trap is set again in case the last line replaced it.
+        // `jobs` first takes the notices of jobs that ended (`[1]+ Terminated …`), which would
+        // otherwise be printed into this command's output.
         let script = format!(
-            "{{ {COMMAND_TAG_VAR}={command_tag} eval '{}'\n}} </dev/null >&9 2>&9\n{}",
+            "{STOP_LINE_TRAP}\njobs >/dev/null 2>&1\n__synapse_line='{}'\n{{ {COMMAND_TAG_VAR}={command_tag} . /dev/fd/7 \
+             7<<<'eval \"$__synapse_line\"'\n}} </dev/null >&9 2>&9\n{}",
             command.replace('\'', r"'\''"),
             sentinel::sentinel_command(&self.marker)
         );
@@ -250,8 +263,16 @@ impl BashProcess {
         }
     }
 
-    /// Kills the processes the command started; replaces the shell if it does not come back.
+    /// Kills the processes the command started and stops the rest of its line; replaces the
+    /// shell if it does not come back.
     async fn interrupt(&mut self, command_tag: &str, why: Interrupt) -> RawRun {
+        // First tell the shell to abandon the line, so nothing after the killed part starts.
+        if !self.reaped {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(self.pid),
+                nix::sys::signal::Signal::SIGUSR1,
+            );
+        }
         let command_procs = procs::command_processes(command_tag);
         procs::terminate(&command_procs, Some(self.pid), KILL_GRACE).await;
         tokio::select! {

@@ -10,8 +10,10 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use super::channel::{ActiveCall, AgentChannel};
 use super::command::{ApproverHandle, CommandContext, CommandOutput, CommandRegistry, EXIT_USAGE};
 use super::gate::{EXIT_REFUSED, GateAction, GateHandle, GateInfo, GateVerdict};
+use super::output_policy::OutputPolicy;
 use super::session::ShellSession;
 use super::syntax::{self, Route};
 
@@ -46,11 +48,38 @@ pub struct ToolResult {
 
 pub struct BashRouter {
     commands: Arc<CommandRegistry>,
+    channel: Option<Arc<AgentChannel>>,
+    policy: OutputPolicy,
 }
 
 impl BashRouter {
     pub fn new(commands: Arc<CommandRegistry>) -> Self {
-        Self { commands }
+        let spill_dir =
+            std::env::temp_dir().join(format!("synapse-output-{}", nix::unistd::getuid().as_raw()));
+        Self {
+            commands,
+            channel: None,
+            policy: OutputPolicy::new(super::capture::OUTPUT_CAP_CHARS, spill_dir),
+        }
+    }
+
+    /// The output policy every result passes.
+    pub fn set_output_policy(&mut self, policy: OutputPolicy) {
+        self.policy = policy;
+    }
+
+    pub fn output_policy(&self) -> &OutputPolicy {
+        &self.policy
+    }
+
+    /// Makes agent commands inside compound lines reach this router's commands through
+    /// `channel` (the session shells must define its functions).
+    pub fn set_channel(&mut self, channel: Arc<AgentChannel>) {
+        self.channel = Some(channel);
+    }
+
+    pub fn channel(&self) -> Option<&Arc<AgentChannel>> {
+        self.channel.as_ref()
     }
 
     pub fn commands(&self) -> &CommandRegistry {
@@ -69,6 +98,22 @@ impl BashRouter {
             .unwrap_or(COMMAND_TIMEOUT_DEFAULT)
             .min(COMMAND_TIMEOUT_MAX);
         let mut restarted = false;
+        // Agent functions in this session's shell act for this call, and only while it runs.
+        let _active = match (&self.channel, session.agent_token()) {
+            (Some(channel), Some(token)) => Some(channel.activate(
+                &token,
+                ActiveCall {
+                    commands: self.commands.clone(),
+                    call: call.clone(),
+                    session_name: session.name().to_owned(),
+                    spec: session.spec().clone(),
+                    output_cap_chars: session.output_cap_chars(),
+                    timeout,
+                    cancel: cancel.child_token(),
+                },
+            )),
+            _ => None,
+        };
         let mut out = if call.restart {
             restarted = true;
             match session.restart().await {
@@ -92,6 +137,7 @@ impl BashRouter {
                 .await
         };
         restarted |= out.restarted;
+        out.text = self.policy.apply(session.name(), out.text);
         if out.exit_code != 0 {
             if !out.text.is_empty() && !out.text.ends_with('\n') {
                 out.text.push('\n');
@@ -117,11 +163,19 @@ impl BashRouter {
         call: &ToolCall,
     ) -> CommandOutput {
         let known = |w: &str| self.commands.contains(w) || self.commands.shortcut_for(w).is_some();
-        match syntax::classify(command, known) {
+        let mut route = syntax::classify(command, known);
+        // With the agent functions in the shell, bash expands words for agent commands too.
+        if self.channel.is_some()
+            && matches!(&route, Route::Agent { .. })
+            && syntax::needs_expansion(command)
+        {
+            route = Route::Native;
+        }
+        match route {
             Route::ToolCallLookalike { suggestion } => tool_call_message(suggestion),
             Route::Agent { mut words, stdin } => {
                 let name = words.remove(0);
-                let Some(cmd) = self.commands.get(&name).cloned() else {
+                if !self.commands.contains(&name) {
                     let verdict = check(call, session, GateAction::Native { command }).await;
                     return match verdict {
                         GateVerdict::Run => {
@@ -133,31 +187,19 @@ impl BashRouter {
                         }
                         GateVerdict::Refuse(why) => CommandOutput::failure(why, EXIT_REFUSED),
                     };
-                };
-                match words.first().map(String::as_str) {
-                    Some("-h") => return CommandOutput::success(cmd.spec().short_help()),
-                    Some("--help") => return CommandOutput::success(cmd.spec().full_help()),
-                    _ => {}
                 }
-                let effect = cmd.effect(&words, &session.paths());
-                let action = GateAction::Agent {
-                    name: &name,
-                    args: &words,
-                    command,
-                    effect,
-                };
-                if let GateVerdict::Refuse(why) = check(call, session, action).await {
-                    return CommandOutput::failure(why, EXIT_REFUSED);
-                }
-                let mut ctx = CommandContext {
+                run_agent_command(
+                    &self.commands,
                     session,
+                    call,
+                    &name,
+                    words,
                     stdin,
+                    command,
                     timeout,
-                    cancel: cancel.clone(),
-                    approver: call.approver.clone(),
-                    gate: call.gate.clone(),
-                };
-                cmd.run(&mut ctx, words).await
+                    cancel,
+                )
+                .await
             }
             Route::Native => {
                 let mut out = match check(call, session, GateAction::Native { command }).await {
@@ -209,6 +251,49 @@ impl BashRouter {
         }
         session.run_native(command, timeout, cancel).await
     }
+}
+
+/// Runs agent command `name` (answering `-h`/`--help` from its spec) after asking the call's
+/// gate: the fast path and the agent channel both come here, so both are judged alike.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn run_agent_command(
+    commands: &CommandRegistry,
+    session: &mut ShellSession,
+    call: &ToolCall,
+    name: &str,
+    words: Vec<String>,
+    stdin: Option<String>,
+    command: &str,
+    timeout: Duration,
+    cancel: &CancellationToken,
+) -> CommandOutput {
+    let Some(cmd) = commands.get(name).cloned() else {
+        return CommandOutput::failure(format!("{name}: not an agent command"), EXIT_USAGE);
+    };
+    match words.first().map(String::as_str) {
+        Some("-h") => return CommandOutput::success(cmd.spec().short_help()),
+        Some("--help") => return CommandOutput::success(cmd.spec().full_help()),
+        _ => {}
+    }
+    let effect = cmd.effect(&words, &session.paths());
+    let action = GateAction::Agent {
+        name,
+        args: &words,
+        command,
+        effect,
+    };
+    if let GateVerdict::Refuse(why) = check(call, session, action).await {
+        return CommandOutput::failure(why, EXIT_REFUSED);
+    }
+    let mut ctx = CommandContext {
+        session,
+        stdin,
+        timeout,
+        cancel: cancel.clone(),
+        approver: call.approver.clone(),
+        gate: call.gate.clone(),
+    };
+    cmd.run(&mut ctx, words).await
 }
 
 /// Asks the call's gate about `action`; no gate means run.

@@ -51,6 +51,7 @@ fn spec(cwd: &Path, writable: &Path) -> ShellSpec {
             writable: vec![writable.to_path_buf()],
             read_only: false,
         }),
+        agent: None,
     }
 }
 

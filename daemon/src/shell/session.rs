@@ -49,6 +49,16 @@ impl ShellSession {
         &self.cwd
     }
 
+    /// The spec new shells of this session start from.
+    pub fn spec(&self) -> &ShellSpec {
+        &self.spec
+    }
+
+    /// The session's agent-channel token, when its shells define the agent functions.
+    pub fn agent_token(&self) -> Option<String> {
+        self.spec.agent.as_ref().map(|a| a.token.clone())
+    }
+
     pub fn output_cap_chars(&self) -> usize {
         self.output_cap_chars
     }

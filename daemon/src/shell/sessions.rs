@@ -15,9 +15,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::capture::OUTPUT_CAP_CHARS;
 use super::command::CommandRegistry;
+use super::output_policy::{OutputPolicy, cap_for_window};
 use super::process::ShellSpec;
 use super::router::{BashRouter, ToolCall, ToolResult};
 use super::session::ShellSession;
+use super::spec::AgentHook;
 use synapse_sandbox::SandboxSpec;
 
 /// A session unused for this long is closed by the reaper.
@@ -105,9 +107,43 @@ impl ShellSessions {
         }
     }
 
+    /// Agent commands inside compound lines: listens on `socket` and gives every new session
+    /// shell the agent functions, which call `helper __agent …` (the `synapsed` executable).
+    /// On failure the sessions keep working with the fast path only, and the error says why.
+    pub fn with_agent_channel(
+        mut self,
+        socket: PathBuf,
+        helper: PathBuf,
+    ) -> Result<Self, super::channel::ChannelError> {
+        let channel = super::channel::AgentChannel::bind(socket, helper)?;
+        self.router.set_channel(channel);
+        Ok(self)
+    }
+
+    /// Uses an already bound agent channel (see [`ShellSessions::with_agent_channel`]).
+    pub fn with_channel(mut self, channel: Arc<super::channel::AgentChannel>) -> Self {
+        self.router.set_channel(channel);
+        self
+    }
+
     /// Overrides the output cap (tests, benchmarks).
     pub fn with_output_cap(mut self, chars: usize) -> Self {
         self.output_cap_chars = chars;
+        let spill_dir = self.router.output_policy().spill_dir.clone();
+        self.router
+            .set_output_policy(OutputPolicy::new(chars, spill_dir));
+        self
+    }
+
+    /// Sizes the output cap from the model's context window (see [`cap_for_window`]).
+    pub fn with_context_window(self, window_tokens: Option<u64>) -> Self {
+        self.with_output_cap(cap_for_window(window_tokens))
+    }
+
+    /// Where the full text of capped results is saved for the model to `read`.
+    pub fn with_spill_dir(mut self, dir: PathBuf) -> Self {
+        let cap = self.router.output_policy().cap_chars;
+        self.router.set_output_policy(OutputPolicy::new(cap, dir));
         self
     }
 
@@ -166,6 +202,13 @@ impl ShellSessions {
             env,
             bin_dir: self.bin_dir.clone(),
             sandbox: origin.sandbox.clone(),
+            agent: self.router.channel().map(|channel| {
+                let token = super::channel::new_token();
+                AgentHook {
+                    init_script: channel.init_script(self.router.commands(), &token),
+                    token,
+                }
+            }),
         };
         let slot = Arc::new(Slot {
             session: Arc::new(tokio::sync::Mutex::new(ShellSession::new(

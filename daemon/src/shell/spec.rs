@@ -20,6 +20,24 @@ pub struct ShellSpec {
     /// Confine the shell and everything it starts to these writable folders
     /// ([`synapse_sandbox`]). Ignored (plain bash) when this machine cannot sandbox.
     pub sandbox: Option<SandboxSpec>,
+    /// The agent functions and the session's channel token ([`super::channel`]); `None`: agent
+    /// commands run only on the fast path.
+    pub agent: Option<AgentHook>,
+}
+
+/// What a shell needs to run agent commands through the agent channel.
+#[derive(Clone, PartialEq, Eq)]
+pub struct AgentHook {
+    /// The session's secret (also inside `init_script`).
+    pub token: String,
+    /// Shell code defining the agent functions, run when the shell starts.
+    pub init_script: String,
+}
+
+impl std::fmt::Debug for AgentHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AgentHook { .. }")
+    }
 }
 
 impl ShellSpec {

@@ -44,7 +44,7 @@ pub fn classify(command: &str, is_agent: impl Fn(&str) -> bool) -> Route {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Quote {
     None,
     Single,
@@ -92,6 +92,27 @@ pub fn is_simple(s: &str) -> bool {
         simple
     });
     simple
+}
+
+/// True when bash would change the words of `s` (its first line, for a heredoc): `$`
+/// expansions and backticks outside single quotes, and unquoted globs, braces or a leading
+/// `~` word. Such a line must run in bash, which does the expansion, not on the fast path.
+pub fn needs_expansion(s: &str) -> bool {
+    let head = split_heredoc(s).map(|(h, _)| h).unwrap_or(s);
+    let mut expands = false;
+    let mut word_start = true;
+    scan(head, |_, c, quote, next| {
+        expands = match quote {
+            Quote::None => {
+                matches!(c, '$' | '`' | '*' | '?' | '[' | '{') || (c == '~' && word_start)
+            }
+            Quote::Double => c == '`' || (c == '$' && next.is_some_and(|n| n != '"')),
+            Quote::Single => false,
+        };
+        word_start = quote == Quote::None && c.is_whitespace();
+        !expands
+    });
+    expands
 }
 
 /// `head <<DELIM\nbody\nDELIM` (also `<<'DELIM'`, `<<"DELIM"`, `<<-DELIM`) with a simple head
@@ -178,6 +199,30 @@ fn tool_call_lookalike(s: &str) -> Option<Option<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expansions_are_found_outside_single_quotes_only() {
+        for yes in [
+            "read \"$PWD/a.txt\"",
+            "read $HOME/x",
+            "glob ../x/*.rs",
+            "read ~/a",
+            "write f \"`date`\"",
+            "read a{1,2}",
+            "write f $'a\\nb'",
+        ] {
+            assert!(needs_expansion(yes), "{yes}");
+        }
+        for no in [
+            "read a.txt",
+            "write f 'x = \"$p\\nq\"'",
+            "glob '**/*.rs'",
+            "edit f 'a~b' \"c\\$d\"",
+            "write f <<'EOF'\n$x *\nEOF",
+        ] {
+            assert!(!needs_expansion(no), "{no}");
+        }
+    }
 
     fn agent(w: &str) -> bool {
         matches!(w, "read" | "write" | "edit" | "glob" | "search" | "bash")

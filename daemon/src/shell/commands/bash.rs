@@ -1,16 +1,23 @@
 //! `bash <command>`: run a command line in the session's persistent shell explicitly.
 
+use std::time::Duration;
+
 use futures::future::BoxFuture;
+
+use crate::shell::router::COMMAND_TIMEOUT_MAX;
 
 use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 pub static SPEC: CommandSpec = CommandSpec {
     name: "bash",
-    usage: "bash <command>",
+    usage: "bash [--timeout SECS] <command>",
     summary: "Run <command> in the session's persistent shell, exactly as if typed.",
     help: "\
 Arguments:
-  <command>     one quoted command line; it may use pipes, redirects, && and the like
+  <command>       one quoted command line; it may use pipes, redirects, && and the like
+  --timeout SECS  let this command run up to SECS seconds (default 120, at most 600) instead
+                  of the default; for longer work, start it in the background with output to
+                  a file (nohup make > build.log 2>&1 &) and check the file later
 
 Every command that is not an agent command already runs in the persistent shell, so this is
 only needed to be explicit, e.g. to run a program whose name is also an agent command
@@ -37,6 +44,18 @@ impl AgentCommand for BashCommand {
         args: Vec<String>,
     ) -> BoxFuture<'a, CommandOutput> {
         Box::pin(async move {
+            let (timeout, args) = match args.split_first() {
+                Some((flag, rest)) if flag == "--timeout" => {
+                    let Some((secs, rest)) = rest.split_first() else {
+                        return SPEC.usage_error("--timeout needs a number of seconds");
+                    };
+                    match parse_timeout(secs) {
+                        Ok(t) => (Some(t), rest.to_vec()),
+                        Err(e) => return SPEC.usage_error(e),
+                    }
+                }
+                _ => (None, args),
+            };
             let line = match args.as_slice() {
                 [] => return SPEC.usage_error("missing <command>"),
                 [one] if !one.starts_with('-') && !ctx.resolve(one).is_file() => one.clone(),
@@ -52,7 +71,44 @@ impl AgentCommand for BashCommand {
                     }
                 }
             };
-            ctx.run_native(&line).await
+            match timeout {
+                Some(t) => ctx.run_native_for(&line, t).await,
+                None => ctx.run_native(&line).await,
+            }
         })
+    }
+}
+
+/// `--timeout` seconds: positive and at most [`COMMAND_TIMEOUT_MAX`].
+pub fn parse_timeout(word: &str) -> Result<Duration, String> {
+    let max = COMMAND_TIMEOUT_MAX.as_secs();
+    match word.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= max as f64 => {
+            Ok(Duration::from_secs_f64(secs))
+        }
+        Ok(secs) if secs.is_finite() && secs > max as f64 => Err(format!(
+            "--timeout {word} is over the limit of {max} s; run longer work in the background \
+             (nohup cmd > out.log 2>&1 &) and check on it"
+        )),
+        _ => Err(format!(
+            "--timeout expects a positive number of seconds up to {max} (got {word:?})"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeouts_up_to_the_maximum_are_accepted() {
+        assert_eq!(parse_timeout("300"), Ok(Duration::from_secs(300)));
+        assert_eq!(parse_timeout("600"), Ok(COMMAND_TIMEOUT_MAX));
+        assert!(
+            parse_timeout("601")
+                .unwrap_err()
+                .contains("over the limit of 600 s")
+        );
+        assert!(parse_timeout("0").is_err() && parse_timeout("x").is_err());
     }
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use futures::future::BoxFuture;
 
-use crate::shell::args::{self, OptSpec, UnknownOpts, unescape};
+use crate::shell::args::{self, OptSpec, UnknownOpts};
 use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 use crate::shell::commands::read::io_reason;
 
@@ -27,10 +27,10 @@ The match is literal, not a regex. If <old> occurs nowhere, or more than once wi
 the file is left untouched and the error says where it occurs; add surrounding lines to <old>
 to make it unique. The result says how many replacements were made and on which lines.
 
-In <old> and <new>, after shell quoting, \\n is a newline, \\t a tab and \\\\ a backslash. If the
-text with escapes interpreted does not occur but the text as written does (code containing a
-literal \\n), the text as written is used for both <old> and <new>. Put -- before <old> if it
-starts with a dash.
+<old> and <new> are taken exactly as the shell gives them, as for any command: '\\n' in single
+quotes stays a backslash and an n. For a newline, put a real line break inside the quotes or
+write $'a\\nb'. In a file with CRLF line ends, a newline in <old> also matches \\r\\n (and <new>
+gets \\r\\n too). Put -- before <old> if it starts with a dash.
 
 Examples:
   edit src/lib.rs 'fn old_name(' 'fn new_name('
@@ -113,11 +113,10 @@ pub fn edit_file(
     let Ok(text) = String::from_utf8(bytes) else {
         return fail(format!("{shown} is not UTF-8 text; nothing changed"));
     };
-    let (old, new) = (unescape(old_raw), unescape(new_raw));
-    let (old, new) = if !text.contains(&old) && old != old_raw && text.contains(old_raw) {
-        (old_raw.to_owned(), new_raw.to_owned())
+    let (old, new) = if !text.contains(old_raw) && old_raw.contains('\n') && text.contains("\r\n") {
+        (crlf(old_raw), crlf(new_raw))
     } else {
-        (old, new)
+        (old_raw.to_owned(), new_raw.to_owned())
     };
     let starts: Vec<usize> = text.match_indices(&old).map(|(i, _)| i).collect();
     let lines = line_numbers(&text, &starts);
@@ -170,6 +169,11 @@ fn line_numbers(text: &str, starts: &[usize]) -> String {
         out.push("…".to_owned());
     }
     out.join(", ")
+}
+
+/// `s` with every lone `\n` as `\r\n`.
+fn crlf(s: &str) -> String {
+    s.replace("\r\n", "\n").replace('\n', "\r\n")
 }
 
 #[cfg(test)]
@@ -227,18 +231,15 @@ mod tests {
     }
 
     #[test]
-    fn escapes_and_literal_fallback() {
-        let (_d, p) = setup("one\ntwo\nprintf(\"x\\n\");\n");
-        assert_eq!(edit_file(&p, "f", r"one\ntwo", r"1\n2", false).exit_code, 0);
-        assert!(std::fs::read_to_string(&p).unwrap().starts_with("1\n2\n"));
+    fn backslashes_are_literal_and_crlf_files_match_across_lines() {
+        let (_d, p) = setup("x = 1\n");
         assert_eq!(
-            edit_file(&p, "f", r#""x\n""#, r#""y\n""#, false).exit_code,
+            edit_file(&p, "f", "x = 1", r#"x = "p\nq""#, false).exit_code,
             0
         );
-        assert!(
-            std::fs::read_to_string(&p)
-                .unwrap()
-                .ends_with("printf(\"y\\n\");\n")
-        );
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "x = \"p\\nq\"\n");
+        let (_d, p) = setup("one\r\ntwo\r\nthree\r\n");
+        assert_eq!(edit_file(&p, "f", "one\ntwo", "1\n2", false).exit_code, 0);
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "1\r\n2\r\nthree\r\n");
     }
 }

@@ -72,10 +72,19 @@ impl AgentCommand for GlobCommand {
     }
 }
 
-/// Splits an absolute pattern into its fixed leading folders and the glob below them.
-fn split_absolute(pattern: &str) -> (PathBuf, String) {
-    let mut base = PathBuf::from("/");
-    let parts: Vec<&str> = pattern.trim_start_matches('/').split('/').collect();
+/// Splits a pattern into its fixed leading folders (joined onto `base`; `..` included, so
+/// `../x/*.rs` searches the sibling folder) and the glob below them.
+fn split_fixed(base: &Path, pattern: &str) -> (PathBuf, String) {
+    let mut base = if pattern.starts_with('/') {
+        PathBuf::from("/")
+    } else {
+        base.to_path_buf()
+    };
+    let parts: Vec<&str> = pattern
+        .trim_start_matches('/')
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
     let fixed = parts
         .iter()
         .take(parts.len().saturating_sub(1))
@@ -87,14 +96,7 @@ fn split_absolute(pattern: &str) -> (PathBuf, String) {
 
 pub fn glob(cwd: &Path, base: &Path, pattern: &str) -> CommandOutput {
     let fail = |msg: String| CommandOutput::failure(format!("glob: {msg}"), 1);
-    let (base, pattern) = if pattern.starts_with('/') {
-        split_absolute(pattern)
-    } else {
-        (
-            base.to_path_buf(),
-            pattern.trim_start_matches("./").to_owned(),
-        )
-    };
+    let (base, pattern) = split_fixed(base, pattern);
     let matcher = match GlobBuilder::new(&pattern).literal_separator(true).build() {
         Ok(g) => g.compile_matcher(),
         Err(e) => return CommandOutput::failure(format!("glob: invalid pattern: {e}"), 2),

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use futures::future::BoxFuture;
 
-use crate::shell::args::unescape;
 use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 use crate::shell::commands::read::io_reason;
 
@@ -19,9 +18,10 @@ Arguments:
   <path>        file to write; relative paths start from the shell's current directory
   <content>     the whole new content, as ONE shell word (quote it)
 
-In <content>, after shell quoting, \\n is a newline, \\t a tab and \\\\ a backslash; other
-backslashes are kept. So write notes.txt \"a\\nb\" writes two lines. Nothing is added: no final
-newline unless you write one.
+<content> is written exactly as the shell gives it, as for any command: '\\n' in quotes stays a
+backslash and an n; for two lines put a real line break inside the quotes or write
+$'a\\nb'. Nothing is added: no final newline unless you write one. With only a <path>, the
+content is read from stdin (a heredoc, or a pipe: some-command | write out.txt).
 
 For code or any text with backslashes or quotes, use the heredoc form; its body is written
 exactly as given (no escapes, no $variables), with a newline after each line:
@@ -60,7 +60,7 @@ impl AgentCommand for WriteCommand {
             let path = path.clone();
             let content = match (rest, ctx.stdin()) {
                 ([], Some(body)) => body.to_owned(),
-                ([one], None) => unescape(one),
+                ([one], None) => one.clone(),
                 ([], None) => return SPEC.usage_error("missing <content>"),
                 (_, Some(_)) => {
                     return SPEC.usage_error(

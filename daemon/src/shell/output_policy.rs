@@ -1,0 +1,153 @@
+//! The one output policy: how much of a result the model receives, whatever produced it (the
+//! shell, an agent command, an `mcp:*` short-cut, `skill load`, `web_fetch`, a sub-agent's
+//! answer). A result over the cap keeps its head and tail with a marker line in between, and
+//! its full text is spilled to a file the model can `read --offset`; the marker says where.
+//!
+//! The cap comes from the model's context window ([`cap_for_window`]): 30,000 characters by
+//! default and never more than about a quarter of the window. Shell output is already capped
+//! while it streams ([`super::capture`]); this policy catches everything produced in-process.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::capture::OUTPUT_CAP_CHARS;
+
+/// Rough characters per token, to turn a context window into a character budget.
+const CHARS_PER_TOKEN: u64 = 4;
+/// The share of the context window one result may take, in percent.
+const WINDOW_SHARE_PERCENT: u64 = 25;
+/// Smallest cap, so a tiny window still shows something useful.
+const MIN_CAP_CHARS: usize = 2_000;
+/// Notes the router adds (timeouts, exit code) may take a result this far over the cap before
+/// the policy steps in.
+const NOTES_SLACK_CHARS: usize = 2_000;
+
+/// The cap for a model with a context window of `window_tokens` (unknown: the default).
+pub fn cap_for_window(window_tokens: Option<u64>) -> usize {
+    match window_tokens {
+        None | Some(0) => OUTPUT_CAP_CHARS,
+        Some(tokens) => {
+            let quarter = tokens.saturating_mul(CHARS_PER_TOKEN) * WINDOW_SHARE_PERCENT / 100;
+            usize::try_from(quarter)
+                .unwrap_or(usize::MAX)
+                .clamp(MIN_CAP_CHARS, OUTPUT_CAP_CHARS)
+        }
+    }
+}
+
+/// Caps results and spills the full text of long ones under `spill_dir`.
+#[derive(Debug, Clone)]
+pub struct OutputPolicy {
+    pub cap_chars: usize,
+    pub spill_dir: PathBuf,
+}
+
+impl OutputPolicy {
+    pub fn new(cap_chars: usize, spill_dir: PathBuf) -> Self {
+        Self {
+            cap_chars,
+            spill_dir,
+        }
+    }
+
+    /// `text` as the model receives it; `label` names the spill file (the session name).
+    pub fn apply(&self, label: &str, text: String) -> String {
+        let chars = text.chars().count();
+        if chars <= self.cap_chars + NOTES_SLACK_CHARS {
+            return text;
+        }
+        let spilled = spill(&self.spill_dir, label, &text);
+        let half = self.cap_chars / 2;
+        let head: String = text.chars().take(half).collect();
+        let tail: String = {
+            let skip = chars.saturating_sub(half);
+            text.chars().skip(skip).collect()
+        };
+        let lines = text.lines().count();
+        let where_ = match &spilled {
+            Ok(path) => format!(
+                "the full output ({lines} lines) is in {}; see the rest with `read {} \
+                 --offset N --limit M` or `search PATTERN --path {}`",
+                path.display(),
+                path.display(),
+                path.display()
+            ),
+            Err(e) => format!("the full output could not be saved: {e}"),
+        };
+        let sep = if head.ends_with('\n') { "" } else { "\n" };
+        format!(
+            "{head}{sep}[... {} characters omitted; {where_} ...]\n{tail}",
+            chars - head.chars().count() - tail.chars().count()
+        )
+    }
+}
+
+/// Writes `text` to a new private file under `dir`; returns its path.
+pub fn spill(dir: &Path, label: &str, text: &str) -> std::io::Result<PathBuf> {
+    use std::io::Write;
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    let safe: String = label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    let path = dir.join(format!(
+        "{safe}-{stamp}-{}.txt",
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)?;
+    f.write_all(text.as_bytes())?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cap_follows_the_window_but_never_passes_the_default() {
+        assert_eq!(cap_for_window(None), OUTPUT_CAP_CHARS);
+        assert_eq!(cap_for_window(Some(200_000)), OUTPUT_CAP_CHARS);
+        assert_eq!(cap_for_window(Some(8_000)), 8_000);
+        assert_eq!(cap_for_window(Some(100)), MIN_CAP_CHARS);
+    }
+
+    #[test]
+    fn a_long_result_keeps_head_and_tail_and_spills_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let policy = OutputPolicy::new(1_000, dir.path().to_path_buf());
+        let text: String = (0..10_000).map(|i| format!("line {i}\n")).collect();
+        let out = policy.apply("s/1", text.clone());
+        assert!(
+            out.starts_with("line 0\n") && out.ends_with("line 9999\n"),
+            "{out}"
+        );
+        assert!(out.chars().count() < 1_600, "{}", out.len());
+        let path = out
+            .split("is in ")
+            .nth(1)
+            .and_then(|s| s.split(';').next())
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(path).unwrap(), text);
+        assert_eq!(policy.apply("s", "short".into()), "short");
+    }
+}
