@@ -17,13 +17,14 @@ use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 
-use crate::agent::AgentEvent;
-use crate::agent::context::CONTEXT_WINDOW_DEFAULT;
 use crate::agent::session::{ChatSession, SessionEvent};
 use crate::agent::sessions::{ChatError, OpenRequest, Resume};
+use crate::agent::{AgentEvent, TurnEnd};
 use crate::lifecycle::peer::refuse_confined;
 use crate::state::DaemonState;
+use synapse_llm::LimitSource;
 use synapse_llm::Usage;
+use synapse_llm::limits::CONTEXT_WINDOW_FALLBACK;
 
 /// Lines of a tool's output sent as its preview.
 const PREVIEW_LINES: usize = 5;
@@ -129,7 +130,11 @@ impl Chat for ChatService {
                 }))
                 .await;
         }
-        tokio::spawn(forward_events(session.subscribe(), tx.clone()));
+        tokio::spawn(forward_events(
+            session.clone(),
+            session.subscribe(),
+            tx.clone(),
+        ));
         tokio::spawn(read_client(session, incoming, tx));
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
@@ -137,6 +142,7 @@ impl Chat for ChatService {
 
 /// Session events → this client, until it goes away.
 async fn forward_events(
+    session: Arc<ChatSession>,
     mut events: broadcast::Receiver<SessionEvent>,
     tx: mpsc::Sender<Result<ChatEvent, Status>>,
 ) {
@@ -148,7 +154,11 @@ async fn forward_events(
             }
             Err(broadcast::error::RecvError::Closed) => return,
         };
-        if tx.send(Ok(to_wire(event))).await.is_err() {
+        if tx
+            .send(Ok(to_wire(event, session.context_window())))
+            .await
+            .is_err()
+        {
             return;
         }
     }
@@ -216,18 +226,21 @@ fn error_event(message: String) -> ChatEvent {
     }
 }
 
-fn usage(u: &Usage) -> proto::UsageUpdate {
+fn usage(u: &Usage, window: Option<(u64, LimitSource)>) -> proto::UsageUpdate {
+    let (context_window, source) =
+        window.unwrap_or((CONTEXT_WINDOW_FALLBACK, LimitSource::Fallback));
     proto::UsageUpdate {
         input_tokens: u.input,
         output_tokens: u.output,
         cache_read_tokens: u.cache_read,
         cache_creation_tokens: u.cache_creation,
         context_tokens: u.total_input() + u.output,
-        context_window: CONTEXT_WINDOW_DEFAULT,
+        context_window,
+        context_source: source.describe().to_string(),
     }
 }
 
-fn to_wire(event: SessionEvent) -> ChatEvent {
+fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -> ChatEvent {
     let kind = match event {
         SessionEvent::Agent(AgentEvent::TextDelta(text)) => Ev::Text(proto::TextDelta { text }),
         SessionEvent::Agent(AgentEvent::ToolStarted { id, command }) => {
@@ -252,7 +265,7 @@ fn to_wire(event: SessionEvent) -> ChatEvent {
                 .join("\n"),
             output_lines: output.lines().count() as u32,
         }),
-        SessionEvent::Agent(AgentEvent::Usage(u)) => Ev::Usage(usage(&u)),
+        SessionEvent::Agent(AgentEvent::Usage(u)) => Ev::Usage(usage(&u, window)),
         SessionEvent::Agent(AgentEvent::Retrying {
             attempt,
             max_attempts,
@@ -289,13 +302,21 @@ fn to_wire(event: SessionEvent) -> ChatEvent {
             final_text,
             turn,
             usage: u,
-        } => Ev::TurnFinished(proto::TurnFinished {
-            reason: end.as_str().to_string(),
-            message: end.message(),
-            final_text,
-            turn,
-            usage: Some(usage(&u)),
-        }),
+        } => {
+            let (error_kind, http_status) = match &end {
+                TurnEnd::Error(f) => (f.kind.clone(), u32::from(f.status.unwrap_or(0))),
+                _ => (String::new(), 0),
+            };
+            Ev::TurnFinished(proto::TurnFinished {
+                reason: end.as_str().to_string(),
+                message: end.message(),
+                final_text,
+                turn,
+                usage: Some(usage(&u, window)),
+                error_kind,
+                http_status,
+            })
+        }
     };
     ChatEvent { kind: Some(kind) }
 }
