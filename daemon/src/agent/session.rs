@@ -259,6 +259,20 @@ impl ChatSession {
         self.approver.answer(request_id, decision)
     }
 
+    /// A client's stream closed (it exited, was killed, or lost the connection). A
+    /// non-interactive client's turn is cancelled (its command killed); open approval requests
+    /// are answered "no" unless another client is still attached to answer them.
+    pub fn client_left(&self, non_interactive: bool) {
+        // This client's own event forwarder may still hold a receiver.
+        let others_attached = self.events.receiver_count() > 1;
+        if non_interactive && self.cancel() {
+            tracing::info!(session = %self.id, "turn cancelled: its non-interactive client went away");
+        }
+        if non_interactive || !others_attached {
+            self.approver.deny_all_pending();
+        }
+    }
+
     /// Cancels the running turn, if any.
     pub fn cancel(&self) -> bool {
         match self.running.lock().ok().and_then(|r| r.clone()) {

@@ -87,6 +87,7 @@ impl Chat for ChatService {
             })
             .map_err(chat_status)?;
         let session = opened.session;
+        let non_interactive = open.non_interactive;
         self.state.mcp.follow_project(session.cwd.clone());
         let permission_problems = match session.configure_permissions(
             &open.permission_mode,
@@ -135,7 +136,7 @@ impl Chat for ChatService {
             session.subscribe(),
             tx.clone(),
         ));
-        tokio::spawn(read_client(session, incoming, tx));
+        tokio::spawn(read_client(session, incoming, tx, non_interactive));
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 }
@@ -169,6 +170,16 @@ async fn read_client(
     session: Arc<ChatSession>,
     mut incoming: Streaming<ClientMessage>,
     tx: mpsc::Sender<Result<ChatEvent, Status>>,
+    non_interactive: bool,
+) {
+    read_messages(&session, &mut incoming, &tx).await;
+    session.client_left(non_interactive);
+}
+
+async fn read_messages(
+    session: &Arc<ChatSession>,
+    incoming: &mut Streaming<ClientMessage>,
+    tx: &mpsc::Sender<Result<ChatEvent, Status>>,
 ) {
     while let Some(Ok(message)) = incoming.next().await {
         match message.kind {
