@@ -1,7 +1,14 @@
 //! `synapse run "<prompt>"` (alias `-p`): one non-interactive turn. The final answer goes to
-//! stdout; tool activity to stderr (`--quiet` hides it); `--output-format json` prints one
-//! result object and `stream-json` every event as a JSON line. Never reads stdin unless the
-//! prompt is `-`. Ctrl-C cancels the turn in the daemon.
+//! stdout; tool activity, retries and the skill-enhancement report to stderr (`--quiet` hides
+//! tool activity); `--output-format json` prints one result object and `stream-json` every event
+//! as a JSON line. A failed turn prints nothing on stdout in text mode; in JSON its result is
+//! empty, `is_error` true and `error` says `{kind, message, http_status}`. Never reads stdin
+//! unless the prompt is `-`. SIGINT cancels the turn and waits for it to stop; SIGTERM and
+//! SIGHUP cancel it and exit at once (the daemon also cancels when the stream closes).
+//!
+//! Exit codes: 0 completed · 1 the client could not run the turn (daemon unreachable or gone,
+//! bad arguments) · 3 the model call failed · 4 stopped by a limit (iterations, failing tools)
+//! · 5 the reply was cut at the output limit · 130 cancelled (SIGINT) · 129/143 SIGHUP/SIGTERM.
 
 use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
@@ -11,13 +18,19 @@ use clap::{Args, ValueEnum};
 use synapse_shared::paths::Paths;
 use synapse_shared::proto::chat_event::Kind as Ev;
 use synapse_shared::proto::client_message::Kind as Out;
-use synapse_shared::proto::{ApprovalAnswer, CancelTurn, ClientMessage, UsageUpdate};
+use synapse_shared::proto::{ApprovalAnswer, CancelTurn, ClientMessage, TurnFinished, UsageUpdate};
 
 use crate::attach::{Attached, OpenOptions};
 use crate::render::events::{event_json, tool_line};
 
 /// Exit status when the turn was cancelled (as a shell reports SIGINT).
 const EXIT_CANCELLED: u8 = 130;
+/// Exit status when the model call failed (HTTP error, unreachable server, retries used up).
+const EXIT_MODEL_ERROR: u8 = 3;
+/// Exit status when a limit stopped the turn (iterations, tool failures in a row).
+const EXIT_LIMIT: u8 = 4;
+/// Exit status when the reply was cut at the output limit.
+const EXIT_TRUNCATED: u8 = 5;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
@@ -84,20 +97,17 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
         eprintln!("warning: {warning}");
     }
     attached.input(prompt).await?;
-    let cancel = attached.sender();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            let _ = cancel
-                .send(ClientMessage {
-                    kind: Some(Out::Cancel(CancelTurn {})),
-                })
-                .await;
-        }
-    });
+    spawn_signal_handler(attached.sender())?;
 
     let mut stdout = std::io::stdout().lock();
     let mut errors: Vec<String> = Vec::new();
-    while let Some(event) = attached.events.message().await? {
+    let mut enhance_report: Option<String> = None;
+    loop {
+        let event = match attached.events.message().await {
+            Ok(Some(event)) => event,
+            Ok(None) => break,
+            Err(status) => bail!("{}", daemon_stopped(&status, &session_id)),
+        };
         if args.output_format == OutputFormat::StreamJson {
             writeln!(stdout, "{}", event_json(&event, &session_id))?;
             stdout.flush()?;
@@ -140,47 +150,132 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
                     }))
                     .await?;
             }
+            Ev::EnhanceReport(report) => {
+                if args.output_format == OutputFormat::Text {
+                    eprintln!("skill enhancement: {}", report.text.trim_end());
+                }
+                enhance_report = Some(report.text);
+            }
             Ev::TurnFinished(done) => {
                 let ok = done.reason == "completed";
+                let failed = done.reason == "error";
                 match args.output_format {
                     OutputFormat::Text => {
-                        if !done.final_text.is_empty() {
+                        // A failed turn has no answer: stdout stays empty.
+                        if !failed && !done.final_text.is_empty() {
                             writeln!(stdout, "{}", done.final_text.trim_end())?;
                         }
                         if !ok {
-                            eprintln!("synapse: {}", done.message);
+                            eprintln!("synapse: {}", failure_line(&done));
                         }
                     }
                     OutputFormat::Json => {
-                        let usage = done.usage.unwrap_or_default();
+                        let usage = done.usage.clone().unwrap_or_default();
                         let out = serde_json::json!({
-                            "result": done.final_text,
+                            "result": if failed { "" } else { done.final_text.as_str() },
                             "is_error": !ok,
                             "stop_reason": done.reason,
-                            "error": (!ok).then_some(&done.message),
+                            "error": (!ok).then(|| error_json(&done)),
                             "session_id": session_id,
                             "turn": done.turn,
                             "usage": usage_json(&usage),
+                            "skill_enhance": enhance_report,
                         });
                         writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
                     }
                     OutputFormat::StreamJson => {}
                 }
                 stdout.flush()?;
-                return Ok(match done.reason.as_str() {
-                    "completed" => ExitCode::SUCCESS,
-                    "cancelled" => ExitCode::from(EXIT_CANCELLED),
-                    _ => ExitCode::FAILURE,
-                });
+                return Ok(ExitCode::from(exit_status(&done.reason)));
             }
             _ => {}
         }
     }
-    bail!(
-        "the daemon closed the session before the turn finished{}",
-        errors.last().map(|e| format!(": {e}")).unwrap_or_default()
+    let status = tonic::Status::unavailable(errors.last().cloned().unwrap_or_default());
+    bail!("{}", daemon_stopped(&status, &session_id))
+}
+
+/// The exit status for a turn's end reason (see the module doc).
+fn exit_status(reason: &str) -> u8 {
+    match reason {
+        "completed" => 0,
+        "cancelled" => EXIT_CANCELLED,
+        "error" => EXIT_MODEL_ERROR,
+        "truncated" => EXIT_TRUNCATED,
+        "max_iterations" | "too_many_failures" => EXIT_LIMIT,
+        _ => 1,
+    }
+}
+
+/// One line for stderr: the message, with the failure's class and HTTP status when known.
+fn failure_line(done: &TurnFinished) -> String {
+    match (done.error_kind.as_str(), done.http_status) {
+        ("", _) => done.message.clone(),
+        (kind, 0) => format!("model error ({kind}): {}", done.message),
+        (kind, status) => format!("model error ({kind}, HTTP {status}): {}", done.message),
+    }
+}
+
+fn error_json(done: &TurnFinished) -> serde_json::Value {
+    let kind = if done.error_kind.is_empty() {
+        done.reason.as_str()
+    } else {
+        done.error_kind.as_str()
+    };
+    serde_json::json!({
+        "kind": kind,
+        "message": done.message,
+        "http_status": (done.http_status != 0).then_some(done.http_status),
+    })
+}
+
+/// What to say when the event stream broke: the daemon is gone, and how to pick the session up.
+pub fn daemon_stopped(status: &tonic::Status, session_id: &str) -> String {
+    let cause = match status.code() {
+        tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::Cancelled => {
+            "the connection closed".to_string()
+        }
+        _ => status.message().to_string(),
+    };
+    format!(
+        "the daemon stopped ({cause}) before the turn finished. Its log is in \
+         $SYNAPSE_HOME/logs (`synapse daemon logs`); continue the session with \
+         `synapse run --resume {session_id} \"...\"` (the daemon starts again by itself)"
     )
 }
+
+/// SIGINT cancels the turn (and the run ends when the daemon says so); SIGTERM and SIGHUP
+/// cancel it and end the run at once, as whoever sent them expects.
+fn spawn_signal_handler(out: tokio::sync::mpsc::Sender<ClientMessage>) -> anyhow::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut term = signal(SignalKind::terminate())?;
+    let mut hup = signal(SignalKind::hangup())?;
+    tokio::spawn(async move {
+        loop {
+            let exit_with = tokio::select! {
+                _ = int.recv() => None,
+                _ = term.recv() => Some(143),
+                _ = hup.recv() => Some(129),
+            };
+            let cancel = ClientMessage {
+                kind: Some(Out::Cancel(CancelTurn {})),
+            };
+            let sent = tokio::time::timeout(SIGNAL_SEND_TIMEOUT, out.send(cancel)).await;
+            if let Some(code) = exit_with {
+                if sent.is_ok() {
+                    // Give the message a moment to leave; the daemon cancels on close anyway.
+                    tokio::task::yield_now().await;
+                }
+                std::process::exit(code);
+            }
+        }
+    });
+    Ok(())
+}
+
+/// How long a signal handler tries to tell the daemon before it exits regardless.
+const SIGNAL_SEND_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(200);
 
 fn prompt_text(prompt: Option<String>) -> anyhow::Result<String> {
     match prompt.as_deref() {

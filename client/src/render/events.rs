@@ -40,7 +40,7 @@ pub fn event_json(event: &ChatEvent, session_id: &str) -> serde_json::Value {
         }
         Some(Ev::Error(e)) => json!({"type": "error", "message": e.message}),
         Some(Ev::TurnFinished(d)) => {
-            json!({"type": "result", "session_id": session_id, "stop_reason": d.reason, "is_error": d.reason != "completed", "error": (!d.message.is_empty()).then_some(&d.message), "result": d.final_text, "turn": d.turn, "usage": d.usage.as_ref().map(usage_json)})
+            json!({"type": "result", "session_id": session_id, "stop_reason": d.reason, "is_error": d.reason != "completed", "error": (!d.message.is_empty()).then_some(&d.message), "error_kind": (!d.error_kind.is_empty()).then_some(&d.error_kind), "http_status": (d.http_status != 0).then_some(d.http_status), "result": if d.reason == "error" { "" } else { d.final_text.as_str() }, "turn": d.turn, "usage": d.usage.as_ref().map(usage_json)})
         }
         Some(Ev::Notice(n)) => json!({"type": "notice", "text": n.text}),
         Some(Ev::Approval(a)) => {

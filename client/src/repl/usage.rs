@@ -79,6 +79,8 @@ pub struct UsageStats {
     /// The last model call: tokens in the window, and the window's size.
     pub context_tokens: u64,
     pub context_window: u64,
+    /// Where the window's size came from (settings, the server, the model's name, a default).
+    pub context_source: String,
 }
 
 impl UsageStats {
@@ -96,6 +98,7 @@ impl UsageStats {
         self.context_tokens = u.context_tokens;
         if u.context_window > 0 {
             self.context_window = u.context_window;
+            self.context_source = u.context_source.clone();
         }
     }
 
@@ -159,8 +162,13 @@ impl UsageStats {
         } else {
             theme.green(&bar)
         };
+        let source = if self.context_source.is_empty() {
+            String::new()
+        } else {
+            format!(" · window: {}", self.context_source)
+        };
         format!(
-            "Context  {bar}  {} / {} tokens ({:.0}%)\n{}\n",
+            "Context  {bar}  {} / {} tokens ({:.0}%){source}\n{}\n",
             thousands(self.context_tokens),
             thousands(self.context_window),
             share * 100.0,
@@ -196,6 +204,7 @@ mod tests {
             cache_creation_tokens: write,
             context_tokens: input + read + write + output,
             context_window: 200_000,
+            context_source: String::new(),
         }
     }
 

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use synapse_shared::settings::Settings;
 
+use super::limits::{LlmSettings, LlmSettingsError};
 use super::retry::RetryPolicy;
 
 /// The model used when neither `SYNAPSE_MODEL` nor settings.json names one (Anthropic).
@@ -18,8 +19,6 @@ pub const DEFAULT_ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
 pub const DEFAULT_OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 /// Output budget per model call unless the caller asks for another.
 pub const MAX_OUTPUT_TOKENS_DEFAULT: u32 = 16_384;
-/// A stream that sends nothing for this long is treated as broken.
-pub const STREAM_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 
 const LOCAL_SERVER_HINT: &str = "To use a local OpenAI-compatible server instead (Ollama, vLLM, \
@@ -140,6 +139,8 @@ pub enum ConfigError {
         variable: &'static str,
         value: String,
     },
+    #[error(transparent)]
+    Settings(#[from] LlmSettingsError),
 }
 
 /// A resolved provider configuration.
@@ -152,6 +153,8 @@ pub struct ProviderConfig {
     pub base_url: String,
     pub api_key: Option<ApiKey>,
     pub retry: RetryPolicy,
+    /// settings.json's `"llm"` object (timeouts, per-model limits).
+    pub llm: LlmSettings,
 }
 
 impl ProviderConfig {
@@ -162,6 +165,7 @@ impl ProviderConfig {
         settings: &Settings,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<Self, ConfigError> {
+        let llm = LlmSettings::from_settings(settings)?;
         let process = |name: &str| env(name).filter(|v| !v.trim().is_empty());
         let lookup = |name: &str| {
             process(name).or_else(|| {
@@ -227,7 +231,8 @@ impl ProviderConfig {
             model,
             base_url,
             api_key,
-            retry: RetryPolicy::default(),
+            retry: RetryPolicy::from_settings(&llm),
+            llm,
         })
     }
 }

@@ -67,3 +67,102 @@ pub enum LlmError {
         message: String,
     },
 }
+
+/// Phrases the servers use when the prompt does not fit the window: Anthropic ("prompt is too
+/// long"), OpenAI (`context_length_exceeded`, "maximum context length"), llama.cpp
+/// (`exceed_context_size_error`, "exceeds the available context size"), vLLM and Ollama.
+const CONTEXT_OVERFLOW_MARKERS: &[&str] = &[
+    "prompt is too long",
+    "context_length_exceeded",
+    "maximum context length",
+    "exceed_context_size",
+    "exceeds the available context size",
+    "context window",
+    "too many tokens",
+    "input is too long",
+    "context length",
+];
+
+impl LlmError {
+    /// A short, stable name of the error class for clients (`is_error` results, logs).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LlmError::Auth { .. } => "auth",
+            LlmError::Api { .. } if self.is_context_overflow() => "context_overflow",
+            LlmError::Api { .. } => "api",
+            LlmError::RetriesExhausted { .. } => "retries_exhausted",
+            LlmError::RateLimited { .. } => "rate_limited",
+            LlmError::StreamBroken { .. } => "stream_broken",
+            LlmError::Protocol { .. } => "protocol",
+            LlmError::Request { .. } => "request",
+        }
+    }
+
+    /// The HTTP status the server answered with, when it answered with an error status.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            LlmError::Auth { status, .. } | LlmError::Api { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// True when the server rejected the request because the prompt does not fit the model's
+    /// context window; the agent answers by compacting and trying once more.
+    pub fn is_context_overflow(&self) -> bool {
+        let LlmError::Api {
+            status,
+            kind,
+            message,
+            ..
+        } = self
+        else {
+            return false;
+        };
+        if !matches!(status, 400 | 413 | 422 | 500 | 200) {
+            return false;
+        }
+        let text = format!("{kind} {message}").to_ascii_lowercase();
+        CONTEXT_OVERFLOW_MARKERS.iter().any(|m| text.contains(m))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api(status: u16, kind: &str, message: &str) -> LlmError {
+        LlmError::Api {
+            provider: "test",
+            status,
+            kind: kind.into(),
+            message: message.into(),
+        }
+    }
+
+    #[test]
+    fn each_providers_context_overflow_is_recognised() {
+        let anthropic = api(
+            400,
+            "invalid_request_error",
+            "prompt is too long: 210000 tokens > 200000 maximum",
+        );
+        let openai = api(
+            400,
+            "context_length_exceeded",
+            "This model's maximum context length is 8192 tokens.",
+        );
+        let llama = api(
+            400,
+            "exceed_context_size_error",
+            "the request exceeds the available context size, try increasing it",
+        );
+        for e in [&anthropic, &openai, &llama] {
+            assert!(e.is_context_overflow(), "{e}");
+            assert_eq!(e.kind(), "context_overflow");
+            assert_eq!(e.status(), Some(400));
+        }
+        let other = api(400, "invalid_request_error", "messages: field required");
+        assert!(!other.is_context_overflow());
+        assert_eq!(other.kind(), "api");
+    }
+}

@@ -3,12 +3,15 @@
 //! in its wire format ([`anthropic`] Messages API or [`openai`] Chat Completions), retrying
 //! failures that happen before any output ([`retry`], [`transport`]), and yields [`LlmEvent`]s
 //! until `Done`. [`ProviderConfig::resolve`] picks the provider from settings.json and the
-//! environment; [`build_provider`] makes it.
+//! environment; [`build_provider`] makes it. [`limits`] holds the timeouts and per-model limits
+//! of settings.json, [`discover`] asks the server for its context window.
 
 pub mod anthropic;
 pub mod config;
+pub mod discover;
 pub mod error;
 pub mod event_stream;
+pub mod limits;
 pub mod openai;
 pub mod retry;
 pub mod tool;
@@ -21,6 +24,7 @@ use std::sync::Arc;
 pub use config::{ApiKey, ConfigError, ProviderConfig, ProviderKind};
 pub use error::LlmError;
 pub use event_stream::EventStream;
+pub use limits::{LimitSource, LlmSettings, ModelLimits};
 pub use retry::RetryPolicy;
 pub use tool::{BASH_TOOL_NAME, BashInput, ToolInputError, bash_tool};
 pub use turn::{AssistantTurn, TurnBuilder, collect_turn};
@@ -48,7 +52,6 @@ pub trait LlmProvider: Send + Sync + std::fmt::Debug {
 pub fn build_provider(config: &ProviderConfig) -> Result<Arc<dyn LlmProvider>, LlmError> {
     let client = reqwest::Client::builder()
         .connect_timeout(config::CONNECT_TIMEOUT)
-        .read_timeout(config::STREAM_IDLE_TIMEOUT)
         .user_agent(concat!("synapse/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| LlmError::Request {

@@ -19,6 +19,12 @@ pub struct RetryPolicy {
     pub max_delay: Duration,
     /// The longest `retry-after` we honour; a longer one fails the call at once.
     pub max_server_delay: Duration,
+    /// Time from sending a request to the first byte of the answer's body.
+    pub first_byte_timeout: Duration,
+    /// Time allowed between two chunks of a streaming answer.
+    pub idle_timeout: Duration,
+    /// Time allowed for the whole call, retries and waits included; no retry starts past it.
+    pub budget: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -28,11 +34,24 @@ impl Default for RetryPolicy {
             base_delay: Duration::from_millis(1_000),
             max_delay: Duration::from_secs(30),
             max_server_delay: Duration::from_secs(120),
+            first_byte_timeout: crate::limits::FIRST_BYTE_TIMEOUT_DEFAULT,
+            idle_timeout: crate::limits::IDLE_TIMEOUT_DEFAULT,
+            budget: crate::limits::RETRY_BUDGET_DEFAULT,
         }
     }
 }
 
 impl RetryPolicy {
+    /// The default policy with the timeouts and budget of settings.json's `"llm"` object.
+    pub fn from_settings(llm: &crate::limits::LlmSettings) -> Self {
+        Self {
+            first_byte_timeout: llm.first_byte_timeout(),
+            idle_timeout: llm.idle_timeout(),
+            budget: llm.retry_budget(),
+            ..Self::default()
+        }
+    }
+
     /// Exponential backoff with jitter for the wait after failed try number `failed_attempt`
     /// (1-based): `base * 2^(n-1)`, capped, then scaled by a random factor in [0.75, 1.0] so many
     /// sessions hitting an overloaded API do not retry in lockstep.

@@ -71,6 +71,7 @@ where
 {
     let provider = transport.kind.display_name();
     let policy = transport.retry;
+    let started = tokio::time::Instant::now();
     let mut attempt = 1;
     loop {
         let request = build(&transport.client);
@@ -97,6 +98,18 @@ where
             Some(wait) => wait,
             None => policy.backoff(attempt),
         };
+        // A retry that could not even start inside the budget is not worth waiting for.
+        if started.elapsed() + delay >= policy.budget {
+            return Err(LlmError::RetriesExhausted {
+                provider,
+                attempts: attempt,
+                last: format!(
+                    "{reason} (the retry budget of {} s is used up; raise llm.retryBudgetSecs \
+                     in settings.json to wait longer)",
+                    policy.budget.as_secs_f64()
+                ),
+            });
+        }
         attempt += 1;
         tracing::warn!(provider, attempt, ?delay, %reason, "model call failed; retrying");
         out.emit(LlmEvent::Retrying {
@@ -117,7 +130,18 @@ async fn attempt_once<A: Assembler>(
     out: &Emitter,
 ) -> Result<(), AttemptError> {
     let provider = transport.kind.display_name();
-    let response = match request.send().await {
+    let policy = transport.retry;
+    let first_byte = tokio::time::Instant::now() + policy.first_byte_timeout;
+    let sent = match tokio::time::timeout_at(first_byte, request.send()).await {
+        Ok(sent) => sent,
+        Err(_) => {
+            return Err(AttemptError::Retryable {
+                reason: no_answer(policy.first_byte_timeout, "firstByteTimeoutSecs"),
+                server_delay: None,
+            });
+        }
+    };
+    let response = match sent {
         Ok(r) => r,
         Err(e) if e.is_builder() => {
             return Err(AttemptError::Fatal(LlmError::Request {
@@ -169,8 +193,27 @@ async fn attempt_once<A: Assembler>(
             }
         }
     };
+    let mut seen_any = false;
     loop {
-        let event = match events.next().await {
+        // Until the first event the first-byte deadline holds, then the idle timeout per chunk.
+        let next = if seen_any {
+            tokio::time::timeout(policy.idle_timeout, events.next()).await
+        } else {
+            tokio::time::timeout_at(first_byte, events.next()).await
+        };
+        let next = match next {
+            Ok(next) => next,
+            Err(_) => {
+                let reason = if seen_any {
+                    silent_stream(policy.idle_timeout)
+                } else {
+                    no_answer(policy.first_byte_timeout, "firstByteTimeoutSecs")
+                };
+                return Err(broken(emitted_output, reason));
+            }
+        };
+        seen_any = true;
+        let event = match next {
             Some(Ok(event)) => event,
             Some(Err(e)) => {
                 let reason = match e {
@@ -226,6 +269,21 @@ async fn attempt_once<A: Assembler>(
             }
         }
     }
+}
+
+fn no_answer(limit: std::time::Duration, setting: &str) -> String {
+    format!(
+        "no answer within {} s (raise llm.{setting} in settings.json for a slow server)",
+        limit.as_secs_f64()
+    )
+}
+
+fn silent_stream(limit: std::time::Duration) -> String {
+    format!(
+        "the server sent nothing for {} s in the middle of its answer (llm.idleTimeoutSecs in \
+         settings.json)",
+        limit.as_secs_f64()
+    )
 }
 
 fn classify_error_response(

@@ -64,6 +64,11 @@ impl TurnBuilder {
         }
     }
 
+    /// Why the model stopped, once `Done` has arrived.
+    pub fn stop_reason(&self) -> Option<&StopReason> {
+        self.stop_reason.as_ref()
+    }
+
     /// Token usage reported so far.
     pub fn usage(&self) -> Usage {
         self.usage

@@ -1,7 +1,8 @@
 //! Approval requests of one chat session: a command asks (e.g. loading a skill marked `ask`),
 //! the request goes to the attached clients as an event, and the first answer decides. "session"
 //! allows the same request for the rest of the session. With no client attached, nobody can
-//! answer, so the request is refused at once. Every decision is logged.
+//! answer, so the request is refused at once; when the last client goes away, every open request
+//! is answered "no" ([`SessionApprover::deny_all_pending`]). Every decision is logged.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
@@ -45,6 +46,20 @@ impl SessionApprover {
 }
 
 impl SessionApprover {
+    /// Answers every open request "no" (its client went away); returns how many there were.
+    pub fn deny_all_pending(&self) -> usize {
+        let pending: Vec<_> = match self.pending.lock() {
+            Ok(mut p) => p.drain().collect(),
+            Err(_) => return 0,
+        };
+        let count = pending.len();
+        for (id, tx) in pending {
+            tracing::info!(session = %self.session_id, request = %id, "approval denied: its client went away");
+            let _ = tx.send("no".to_string());
+        }
+        count
+    }
+
     /// Asks the attached client and returns its decision: "yes", "no", "session" or "always"
     /// ("no" when nobody is attached). `pattern` is the rule an "always" would save to
     /// `rules_file` (both empty when "always" only lasts for the session). A title already

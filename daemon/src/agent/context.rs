@@ -11,8 +11,6 @@ use futures::StreamExt;
 
 use synapse_llm::{ContentBlock, LlmEvent, LlmProvider, LlmRequest, Message, Role};
 
-/// Context window assumed when the model's is unknown.
-pub const CONTEXT_WINDOW_DEFAULT: u64 = 200_000;
 /// Fraction of the window above which compaction starts.
 pub const COMPACT_THRESHOLD: f64 = 0.75;
 /// Tool results longer than this are offloaded when old.
@@ -49,7 +47,17 @@ pub fn estimate_tokens(history: &[Message]) -> u64 {
 
 /// Moves large old tool results into `dir`; returns how many were offloaded.
 pub fn offload_tool_results(history: &mut [Message], dir: &Path) -> std::io::Result<usize> {
-    let old = history.len().saturating_sub(KEEP_RECENT_MESSAGES);
+    offload_tool_results_keeping(history, dir, KEEP_RECENT_MESSAGES)
+}
+
+/// Like [`offload_tool_results`], keeping the last `keep_recent` messages as they are; after the
+/// server rejected a request as too long, nothing is kept (the culprit is usually the newest).
+pub fn offload_tool_results_keeping(
+    history: &mut [Message],
+    dir: &Path,
+    keep_recent: usize,
+) -> std::io::Result<usize> {
+    let old = history.len().saturating_sub(keep_recent);
     let mut count = 0;
     for message in &mut history[..old] {
         for block in &mut message.content {

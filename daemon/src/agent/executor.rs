@@ -1,5 +1,6 @@
 //! How the agent runs a `Bash` tool call without knowing who runs it: the session injects a
-//! [`ToolExecutor`] (the shell router in the daemon, a fake in unit tests).
+//! [`ToolExecutor`] (the shell router in the daemon; in unit tests `agent::fakes::FakeExecutor`,
+//! with `agent::fakes::ScriptedProvider` for the model).
 
 use std::future::Future;
 use std::pin::Pin;

@@ -6,6 +6,8 @@ pub mod approvals;
 pub mod context;
 pub mod events;
 pub mod executor;
+#[cfg(test)]
+pub mod fakes;
 pub mod gate;
 pub mod history;
 pub mod prompt;
@@ -19,6 +21,6 @@ pub mod subagent;
 pub mod subagent_context;
 pub mod task_command;
 
-pub use events::{AgentEvent, TurnEnd};
+pub use events::{AgentEvent, TurnEnd, TurnFailure};
 pub use executor::{BashCall, ToolExecutor, ToolFuture, ToolOutcome};
 pub use runner::{AgentRunner, RunnerLimits, TurnOutcome};

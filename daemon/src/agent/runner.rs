@@ -3,6 +3,10 @@
 //! [`ToolExecutor`], appends the results, and repeats until the model stops asking for tools, the
 //! iteration or failure limit is hit, the call fails, or the turn is cancelled.
 //!
+//! A failed call ends the turn with [`TurnEnd::Error`] and an empty result. A reply cut by the
+//! output limit ends as [`TurnEnd::Truncated`]; when the cut fell inside a tool call's
+//! arguments, nothing runs and the model is asked once to send the call again.
+//!
 //! Every message is handed to the caller's `persist` as soon as it is final, so the session file
 //! always holds the conversation up to the last completed step. A tool call runs only after its
 //! model call has completed, and a failed call is never retried here, so no command runs twice.
@@ -12,12 +16,12 @@ use std::sync::Arc;
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use super::events::{AgentEvent, TurnEnd};
+use super::events::{AgentEvent, TurnEnd, TurnFailure};
 use super::executor::{BashCall, ToolExecutor};
 use super::history;
 use synapse_llm::{
-    BashInput, LlmEvent, LlmProvider, LlmRequest, Message, ToolResult, TurnBuilder, Usage,
-    bash_tool,
+    BashInput, ContentBlock, LlmEvent, LlmProvider, LlmRequest, Message, Role, StopReason,
+    ToolResult, TurnBuilder, Usage, bash_tool,
 };
 
 /// Model calls allowed in one turn.
@@ -95,16 +99,29 @@ impl AgentRunner {
         emit: &mut (dyn FnMut(AgentEvent) + Send),
         persist: &mut (dyn FnMut(&Message) + Send),
     ) -> TurnOutcome {
+        persist(&input);
+        history.push(input);
+        self.continue_turn(history, cancel, emit, persist).await
+    }
+
+    /// Runs the turn on from the history as it is (its last message is the user's or tool
+    /// results): after compaction the session retries a turn the server rejected as too long.
+    pub async fn continue_turn(
+        &self,
+        history: &mut Vec<Message>,
+        cancel: &CancellationToken,
+        emit: &mut (dyn FnMut(AgentEvent) + Send),
+        persist: &mut (dyn FnMut(&Message) + Send),
+    ) -> TurnOutcome {
         let mut outcome = TurnOutcome {
             end: TurnEnd::Completed,
             final_text: String::new(),
             last_usage: Usage::default(),
             total_usage: Usage::default(),
         };
-        persist(&input);
-        history.push(input);
         let mut failures_in_a_row = 0u32;
         let mut reminded = false;
+        let mut continued_cut_call = false;
         for _ in 0..self.limits.max_iterations {
             let request = LlmRequest {
                 model: self.model.clone(),
@@ -118,37 +135,66 @@ impl AgentRunner {
                 Ok(turn) => (turn, None),
                 Err((partial, end)) => (partial, Some(end)),
             };
+            let cut = turn.stop_reason() == Some(&StopReason::MaxTokens);
             let message = turn.message();
+            // A broken or cancelled call keeps its text but never its tool calls; so does a
+            // call cut in the middle of a tool call's arguments.
+            let cut_call = cut && has_cut_tool_call(&message);
+            let message = if end.is_some() || cut_call {
+                text_only(&message)
+            } else {
+                message
+            };
+            let streamed_text = message.text();
             if !message.content.is_empty() {
-                // A broken or cancelled call keeps its text but never its tool calls.
-                let message = if end.is_some() {
-                    text_only(&message)
-                } else {
-                    message
-                };
-                if !message.content.is_empty() {
-                    persist(&message);
-                    history.push(message);
-                }
+                persist(&message);
+                history.push(message);
             }
             if let Some(end) = end {
+                // The result of a failed turn is the failure, never an earlier message (the
+                // user's own prompt was once printed as the answer).
+                outcome.final_text = match end {
+                    TurnEnd::Error(_) => String::new(),
+                    _ => streamed_text,
+                };
                 outcome.end = end;
-                outcome.final_text = history.last().map(Message::text).unwrap_or_default();
                 return outcome;
             }
             let usage = turn.usage();
             outcome.total_usage += usage;
             outcome.last_usage = usage;
             emit(AgentEvent::Usage(usage));
-            let Some(assistant) = history.last().cloned() else {
-                break;
+            if cut_call {
+                if continued_cut_call {
+                    outcome.end = TurnEnd::Truncated(self.limits.max_tokens);
+                    outcome.final_text = streamed_text;
+                    return outcome;
+                }
+                // Once per turn: tell the model its call was cut and nothing ran.
+                continued_cut_call = true;
+                emit(AgentEvent::Notice(format!(
+                    "The model's tool call was cut at the output limit ({} tokens); asking it \
+                     to send the call again.",
+                    self.limits.max_tokens
+                )));
+                let message = Message::user_text(cut_call_note(self.limits.max_tokens));
+                persist(&message);
+                history.push(message);
+                continue;
+            }
+            let calls: Vec<(String, String, serde_json::Value)> = match history.last() {
+                Some(m) if m.role == Role::Assistant => m
+                    .tool_uses()
+                    .map(|(id, name, input)| (id.to_string(), name.to_string(), input.clone()))
+                    .collect(),
+                _ => Vec::new(),
             };
-            outcome.final_text = assistant.text();
-            let calls: Vec<(String, String, serde_json::Value)> = assistant
-                .tool_uses()
-                .map(|(id, name, input)| (id.to_string(), name.to_string(), input.clone()))
-                .collect();
+            outcome.final_text = streamed_text;
             if calls.is_empty() {
+                if cut {
+                    outcome.end = TurnEnd::Truncated(self.limits.max_tokens);
+                    return outcome;
+                }
                 // One reminder per turn, then the model's choice to end stands.
                 let reminder = match (&self.guard, reminded) {
                     (Some(guard), false) => guard.before_end(),
@@ -227,7 +273,7 @@ impl AgentRunner {
         let mut turn = TurnBuilder::new();
         let mut stream = match self.provider.stream(request) {
             Ok(s) => s,
-            Err(e) => return Err((turn, TurnEnd::Error(e.to_string()))),
+            Err(e) => return Err((turn, TurnEnd::Error(TurnFailure::from_llm(&e)))),
         };
         loop {
             let item = tokio::select! {
@@ -236,7 +282,7 @@ impl AgentRunner {
             };
             match item {
                 None => break,
-                Some(Err(e)) => return Err((turn, TurnEnd::Error(e.to_string()))),
+                Some(Err(e)) => return Err((turn, TurnEnd::Error(TurnFailure::from_llm(&e)))),
                 Some(Ok(event)) => {
                     turn.push(&event);
                     match event {
@@ -262,7 +308,10 @@ impl AgentRunner {
         } else {
             Err((
                 turn,
-                TurnEnd::Error("the model's answer ended before it was complete".into()),
+                TurnEnd::Error(TurnFailure::other(
+                    "stream_broken",
+                    "the model's answer ended before it was complete",
+                )),
             ))
         }
     }
@@ -313,14 +362,31 @@ impl AgentRunner {
     }
 }
 
+/// True when a tool call's input is not a JSON object: its arguments were cut off.
+fn has_cut_tool_call(message: &Message) -> bool {
+    message.tool_uses().any(|(_, _, input)| !input.is_object())
+}
+
+fn cut_call_note(max_tokens: u32) -> String {
+    format!(
+        "[Your last reply hit the output limit of {max_tokens} tokens in the middle of a tool \
+         call, so the call was cut off and nothing ran. Send it again, shorter: split large \
+         files into several writes.]"
+    )
+}
+
 fn text_only(message: &Message) -> Message {
     Message {
         role: message.role,
         content: message
             .content
             .iter()
-            .filter(|b| matches!(b, synapse_llm::ContentBlock::Text { .. }))
+            .filter(|b| matches!(b, ContentBlock::Text { .. }))
             .cloned()
             .collect(),
     }
 }
+
+#[cfg(test)]
+#[path = "runner_tests.rs"]
+mod tests;

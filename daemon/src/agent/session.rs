@@ -3,6 +3,8 @@
 //! and a client that comes back (resume by id) subscribes again.
 
 mod compact;
+mod limits;
+mod turn;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -16,10 +18,8 @@ use super::approvals::SessionApprover;
 use super::events::{AgentEvent, TurnEnd};
 use super::gate::audit::Audit;
 use super::gate::{GateEnv, GateOptions, SessionGate};
-use super::runner::{AgentRunner, RunnerLimits, TurnGuard, TurnOutcome};
+use super::runner::{RunnerLimits, TurnGuard};
 use super::session_log::SessionLog;
-use super::shell_executor::ShellToolExecutor;
-use crate::shell::command::ApproverHandle;
 use crate::shell::{SessionOrigin, ShellSessions};
 use synapse_llm::{LlmProvider, Message, ProviderConfig, Usage, build_provider};
 use synapse_permissions::Mode;
@@ -109,6 +109,8 @@ pub struct ChatSession {
     /// Mirrors of the conversation's counts, readable while a turn holds it.
     turns_done: AtomicU32,
     message_count: AtomicUsize,
+    /// The model's limits, found when a turn or compaction first needs them (see `limits.rs`).
+    model_limits: Mutex<Option<(ProviderConfig, synapse_llm::ModelLimits)>>,
 }
 
 impl ChatSession {
@@ -147,6 +149,7 @@ impl ChatSession {
             idle_since: Mutex::new(std::time::Instant::now()),
             turns_done: AtomicU32::new(turns),
             message_count,
+            model_limits: Mutex::new(None),
             id,
             cwd,
             env,
@@ -256,6 +259,20 @@ impl ChatSession {
         self.approver.answer(request_id, decision)
     }
 
+    /// A client's stream closed (it exited, was killed, or lost the connection). A
+    /// non-interactive client's turn is cancelled (its command killed); open approval requests
+    /// are answered "no" unless another client is still attached to answer them.
+    pub fn client_left(&self, non_interactive: bool) {
+        // This client's own event forwarder may still hold a receiver.
+        let others_attached = self.events.receiver_count() > 1;
+        if non_interactive && self.cancel() {
+            tracing::info!(session = %self.id, "turn cancelled: its non-interactive client went away");
+        }
+        if non_interactive || !others_attached {
+            self.approver.deny_all_pending();
+        }
+    }
+
     /// Cancels the running turn, if any.
     pub fn cancel(&self) -> bool {
         match self.running.lock().ok().and_then(|r| r.clone()) {
@@ -293,7 +310,12 @@ impl ChatSession {
                 Work::Compact => {
                     let mut conv = session.conversation.lock().await;
                     let last = match session.provider(&mut conv) {
-                        Ok(provider) => session.compact(&mut conv, provider.as_ref(), true).await,
+                        Ok(provider) => {
+                            let window = session.current_limits().await.context_window;
+                            session
+                                .compact(&mut conv, provider.as_ref(), true, window)
+                                .await
+                        }
                         Err(e) => Some(SessionEvent::Error(e)),
                     };
                     drop(conv);
@@ -332,84 +354,6 @@ impl ChatSession {
                 .lock()
                 .map(|t| t.elapsed() >= idle)
                 .unwrap_or(false)
-    }
-
-    async fn run_turn(&self, text: String, cancel: CancellationToken) {
-        let mut conv = self.conversation.lock().await;
-        let turn = conv.turns + 1;
-        let provider = match self.provider(&mut conv) {
-            Ok(p) => p,
-            Err(message) => {
-                self.finish(SessionEvent::TurnFinished {
-                    end: TurnEnd::Error(message),
-                    final_text: String::new(),
-                    turn,
-                    usage: Usage::default(),
-                });
-                return;
-            }
-        };
-        if let Some(notice) = self.compact(&mut conv, provider.as_ref(), false).await {
-            let _ = self.events.send(notice);
-        }
-        let origin = self.shell_origin();
-        self.deps.shell.warm_up(&self.id, &origin);
-        let runner = AgentRunner {
-            model: provider.model().to_string(),
-            provider,
-            executor: Arc::new(ShellToolExecutor {
-                sessions: self.deps.shell.clone(),
-                name: self.id.clone(),
-                origin,
-                approver: Some(ApproverHandle(self.approver.clone())),
-                gate: self.gate.clone().map(super::gate::handle),
-            }),
-            system: self.deps.system_prompt.clone(),
-            limits: self.deps.limits.clone(),
-            guard: self.deps.turn_guard.clone(),
-        };
-        let events = self.events.clone();
-        let mut emit = |ev: AgentEvent| {
-            let _ = events.send(SessionEvent::Agent(ev));
-        };
-        let Conversation { history, log, .. } = &mut *conv;
-        let mut write_failed = false;
-        let message_count = &self.message_count;
-        let mut persist = |m: &Message| {
-            message_count.fetch_add(1, Ordering::Relaxed);
-            if let Err(e) = log.append("message", m) {
-                tracing::error!("{e}");
-                if !write_failed {
-                    write_failed = true;
-                    let _ = self.events.send(SessionEvent::Error(format!(
-                        "{e}. The conversation goes on, but this session cannot be resumed past this point."
-                    )));
-                }
-            }
-        };
-        let outcome: TurnOutcome = runner
-            .run_turn(
-                history,
-                Message::user_text(text),
-                &cancel,
-                &mut emit,
-                &mut persist,
-            )
-            .await;
-        conv.turns = turn;
-        self.turns_done.store(turn, Ordering::Relaxed);
-        conv.last_usage = outcome.last_usage;
-        conv.total_usage += outcome.total_usage;
-        drop(conv);
-        if matches!(outcome.end, TurnEnd::Completed) && !cancel.is_cancelled() {
-            self.run_stop_hook(&cancel).await;
-        }
-        self.finish(SessionEvent::TurnFinished {
-            end: outcome.end,
-            final_text: outcome.final_text,
-            turn,
-            usage: outcome.total_usage,
-        });
     }
 
     /// The stop hook after a completed turn; its report goes out as an event unless the turn

@@ -54,3 +54,81 @@ pub async fn after_completed_turn(
         .await
         .filter(|_| !cancel.is_cancelled())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    struct Hook {
+        on: AtomicBool,
+        runs: AtomicUsize,
+    }
+
+    impl StopHook for Hook {
+        fn enabled(&self) -> bool {
+            self.on.load(Ordering::Relaxed)
+        }
+
+        fn after_turn<'a>(
+            &'a self,
+            turn: FinishedTurn,
+            _cancel: CancellationToken,
+        ) -> BoxFuture<'a, Option<String>> {
+            self.runs.fetch_add(1, Ordering::Relaxed);
+            Box::pin(async move { Some(format!("enhanced after {}", turn.session_id)) })
+        }
+    }
+
+    async fn call(hook: &Arc<dyn StopHook>, cancel: &CancellationToken) -> Option<String> {
+        after_completed_turn(
+            Some(hook),
+            "s1",
+            Path::new("/tmp/s1.jsonl"),
+            Path::new("/tmp"),
+            &HashMap::new(),
+            cancel,
+        )
+        .await
+    }
+
+    #[tokio::test]
+    async fn the_hook_reports_when_on_and_costs_nothing_when_off() {
+        let hook = Arc::new(Hook {
+            on: AtomicBool::new(false),
+            runs: AtomicUsize::new(0),
+        });
+        let dyn_hook: Arc<dyn StopHook> = hook.clone();
+        let cancel = CancellationToken::new();
+        assert_eq!(call(&dyn_hook, &cancel).await, None);
+        assert_eq!(
+            hook.runs.load(Ordering::Relaxed),
+            0,
+            "an off hook never runs"
+        );
+        hook.on.store(true, Ordering::Relaxed);
+        assert_eq!(
+            call(&dyn_hook, &cancel).await.as_deref(),
+            Some("enhanced after s1")
+        );
+        cancel.cancel();
+        assert_eq!(
+            call(&dyn_hook, &cancel).await,
+            None,
+            "a cancelled turn gets no report"
+        );
+        let none: Option<&Arc<dyn StopHook>> = None;
+        assert_eq!(
+            after_completed_turn(
+                none,
+                "s",
+                Path::new("f"),
+                Path::new("."),
+                &HashMap::new(),
+                &cancel
+            )
+            .await,
+            None
+        );
+    }
+}

@@ -17,14 +17,15 @@ use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 
-use crate::agent::AgentEvent;
-use crate::agent::context::CONTEXT_WINDOW_DEFAULT;
 use crate::agent::session::{ChatSession, SessionEvent};
 use crate::agent::sessions::{ChatError, OpenRequest, Resume};
+use crate::agent::{AgentEvent, TurnEnd};
 use crate::lifecycle::peer::refuse_confined;
 use crate::state::DaemonState;
 use crate::workspace::SettingsHandle;
+use synapse_llm::LimitSource;
 use synapse_llm::Usage;
+use synapse_llm::limits::CONTEXT_WINDOW_FALLBACK;
 
 /// Lines of a tool's output sent as its preview.
 const PREVIEW_LINES: usize = 5;
@@ -90,6 +91,7 @@ impl Chat for ChatService {
             })
             .map_err(chat_status)?;
         let session = opened.session;
+        let non_interactive = open.non_interactive;
         self.state.bind_workspace(&session.cwd, client_env);
         let permission_problems = match session.configure_permissions(
             &open.permission_mode,
@@ -133,11 +135,15 @@ impl Chat for ChatService {
                 }))
                 .await;
         }
-        tokio::spawn(forward_events(session.subscribe(), tx.clone()));
-        let release = open.non_interactive.then(|| self.state.clone());
+        tokio::spawn(forward_events(
+            session.clone(),
+            session.subscribe(),
+            tx.clone(),
+        ));
+        let release = non_interactive.then(|| self.state.clone());
         let settings = self.state.settings_handle.clone();
         tokio::spawn(async move {
-            read_client(session.clone(), incoming, tx, settings).await;
+            read_client(session.clone(), incoming, tx, non_interactive, settings).await;
             if let Some(state) = release {
                 release_run(&state, &session).await;
             }
@@ -161,6 +167,7 @@ async fn release_run(state: &DaemonState, session: &Arc<ChatSession>) {
 
 /// Session events → this client, until it goes away.
 async fn forward_events(
+    session: Arc<ChatSession>,
     mut events: broadcast::Receiver<SessionEvent>,
     tx: mpsc::Sender<Result<ChatEvent, Status>>,
 ) {
@@ -172,7 +179,11 @@ async fn forward_events(
             }
             Err(broadcast::error::RecvError::Closed) => return,
         };
-        if tx.send(Ok(to_wire(event))).await.is_err() {
+        if tx
+            .send(Ok(to_wire(event, session.context_window())))
+            .await
+            .is_err()
+        {
             return;
         }
     }
@@ -183,7 +194,18 @@ async fn read_client(
     session: Arc<ChatSession>,
     mut incoming: Streaming<ClientMessage>,
     tx: mpsc::Sender<Result<ChatEvent, Status>>,
+    non_interactive: bool,
     settings: Arc<SettingsHandle>,
+) {
+    read_messages(&session, &mut incoming, &tx, &settings).await;
+    session.client_left(non_interactive);
+}
+
+async fn read_messages(
+    session: &Arc<ChatSession>,
+    incoming: &mut Streaming<ClientMessage>,
+    tx: &mpsc::Sender<Result<ChatEvent, Status>>,
+    settings: &SettingsHandle,
 ) {
     while let Some(Ok(message)) = incoming.next().await {
         match message.kind {
@@ -249,18 +271,21 @@ fn error_event(message: String) -> ChatEvent {
     }
 }
 
-fn usage(u: &Usage) -> proto::UsageUpdate {
+fn usage(u: &Usage, window: Option<(u64, LimitSource)>) -> proto::UsageUpdate {
+    let (context_window, source) =
+        window.unwrap_or((CONTEXT_WINDOW_FALLBACK, LimitSource::Fallback));
     proto::UsageUpdate {
         input_tokens: u.input,
         output_tokens: u.output,
         cache_read_tokens: u.cache_read,
         cache_creation_tokens: u.cache_creation,
         context_tokens: u.total_input() + u.output,
-        context_window: CONTEXT_WINDOW_DEFAULT,
+        context_window,
+        context_source: source.describe().to_string(),
     }
 }
 
-fn to_wire(event: SessionEvent) -> ChatEvent {
+fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -> ChatEvent {
     let kind = match event {
         SessionEvent::Agent(AgentEvent::TextDelta(text)) => Ev::Text(proto::TextDelta { text }),
         SessionEvent::Agent(AgentEvent::ToolStarted { id, command }) => {
@@ -285,7 +310,7 @@ fn to_wire(event: SessionEvent) -> ChatEvent {
                 .join("\n"),
             output_lines: output.lines().count() as u32,
         }),
-        SessionEvent::Agent(AgentEvent::Usage(u)) => Ev::Usage(usage(&u)),
+        SessionEvent::Agent(AgentEvent::Usage(u)) => Ev::Usage(usage(&u, window)),
         SessionEvent::Agent(AgentEvent::Retrying {
             attempt,
             max_attempts,
@@ -322,13 +347,21 @@ fn to_wire(event: SessionEvent) -> ChatEvent {
             final_text,
             turn,
             usage: u,
-        } => Ev::TurnFinished(proto::TurnFinished {
-            reason: end.as_str().to_string(),
-            message: end.message(),
-            final_text,
-            turn,
-            usage: Some(usage(&u)),
-        }),
+        } => {
+            let (error_kind, http_status) = match &end {
+                TurnEnd::Error(f) => (f.kind.clone(), u32::from(f.status.unwrap_or(0))),
+                _ => (String::new(), 0),
+            };
+            Ev::TurnFinished(proto::TurnFinished {
+                reason: end.as_str().to_string(),
+                message: end.message(),
+                final_text,
+                turn,
+                usage: Some(usage(&u, window)),
+                error_kind,
+                http_status,
+            })
+        }
     };
     ChatEvent { kind: Some(kind) }
 }

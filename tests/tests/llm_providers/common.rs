@@ -33,6 +33,7 @@ pub(crate) fn config(kind: ProviderKind, llm: &FakeLlm) -> ProviderConfig {
         base_url,
         api_key: Some(ApiKey::new(KEY)),
         retry: fast_retries(),
+        llm: Default::default(),
     }
 }
 

@@ -137,11 +137,9 @@ impl AnthropicAssembler {
                         v => v,
                     }
                 } else {
-                    serde_json::from_str(&json).map_err(|e| {
-                        FeedError::Protocol(format!(
-                            "tool call {id} has invalid input JSON ({e}): {json}"
-                        ))
-                    })?
+                    // Input cut off (by `max_tokens`) stays as its raw text, as the OpenAI
+                    // assembler does, so the agent can see the call was cut and ask again.
+                    serde_json::from_str(&json).unwrap_or(Value::String(json))
                 };
                 Ok(vec![LlmEvent::ToolCallDone { id, name, input }])
             }

@@ -1,6 +1,7 @@
 //! Compaction of a chat session's conversation (see [`crate::agent::context`] for the steps):
-//! run before a turn when the window fills up, or on `/compact`; the new history is recorded in
-//! the session file and subscribers get a notice.
+//! run before a turn when the model's window fills up, on `/compact`, and after the server
+//! rejected a request as too long (then even the newest tool results are offloaded); the new
+//! history is recorded in the session file and subscribers get a notice.
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -18,24 +19,56 @@ impl ChatSession {
         conv: &mut Conversation,
         provider: &dyn LlmProvider,
         force: bool,
+        window: u64,
+    ) -> Option<SessionEvent> {
+        // `/compact` offloads even the newest large results: a session whose last tool output
+        // overflowed the window must be recoverable by hand too.
+        let keep = if force {
+            0
+        } else {
+            context::KEEP_RECENT_MESSAGES
+        };
+        self.compact_keeping(conv, provider, force, window, keep)
+            .await
+    }
+
+    /// After the server rejected the request as too long: offloads every large tool result,
+    /// the newest included, then summarises if that is not enough.
+    pub(super) async fn compact_after_overflow(
+        &self,
+        conv: &mut Conversation,
+        provider: &dyn LlmProvider,
+        window: u64,
+    ) -> Option<SessionEvent> {
+        self.compact_keeping(conv, provider, false, window, 0).await
+    }
+
+    async fn compact_keeping(
+        &self,
+        conv: &mut Conversation,
+        provider: &dyn LlmProvider,
+        force: bool,
+        window: u64,
+        keep_recent: usize,
     ) -> Option<SessionEvent> {
         let used = conv.last_usage.total_input() + conv.last_usage.output;
-        if !force && !context::needs_compaction(used, context::CONTEXT_WINDOW_DEFAULT) {
+        let overflowed = keep_recent == 0 && !force;
+        if !force && !overflowed && !context::needs_compaction(used, window) {
             return None;
         }
         let dir = self.session_dir(conv).join("tool-results");
-        let offloaded = match context::offload_tool_results(&mut conv.history, &dir) {
-            Ok(n) => n,
-            Err(e) => {
-                let _ = self.events.send(SessionEvent::Error(format!(
-                    "cannot offload tool results to {}: {e}",
-                    dir.display()
-                )));
-                0
-            }
-        };
-        let window_limit =
-            (context::CONTEXT_WINDOW_DEFAULT as f64 * context::COMPACT_THRESHOLD) as u64;
+        let offloaded =
+            match context::offload_tool_results_keeping(&mut conv.history, &dir, keep_recent) {
+                Ok(n) => n,
+                Err(e) => {
+                    let _ = self.events.send(SessionEvent::Error(format!(
+                        "cannot offload tool results to {}: {e}",
+                        dir.display()
+                    )));
+                    0
+                }
+            };
+        let window_limit = (window as f64 * context::COMPACT_THRESHOLD) as u64;
         let mut summarised = 0;
         if (force || context::estimate_tokens(&conv.history) > window_limit)
             && let Some(cut) = context::summary_cut(&conv.history)

@@ -1,0 +1,164 @@
+//! One turn of a chat session: resolve the provider and the model's limits, compact if the
+//! window is filling, run the [`AgentRunner`], and when the server rejects the request as too
+//! long, offload + compact and try once more. Model errors and retries go to the daemon log
+//! with the session id; the turn's end goes to subscribers as `TurnFinished`.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use tokio_util::sync::CancellationToken;
+
+use super::{ChatSession, Conversation, SessionEvent};
+use crate::agent::events::{AgentEvent, TurnEnd, TurnFailure};
+use crate::agent::runner::{AgentRunner, RunnerLimits, TurnOutcome};
+use crate::agent::shell_executor::ShellToolExecutor;
+use crate::shell::command::ApproverHandle;
+use synapse_llm::{Message, Usage};
+
+impl ChatSession {
+    pub(super) async fn run_turn(&self, text: String, cancel: CancellationToken) {
+        let mut conv = self.conversation.lock().await;
+        let turn = conv.turns + 1;
+        let provider = match self.provider(&mut conv) {
+            Ok(p) => p,
+            Err(message) => {
+                tracing::warn!(session = %self.id, error = %message, "no model provider");
+                self.finish(SessionEvent::TurnFinished {
+                    end: TurnEnd::Error(TurnFailure::other("config", message)),
+                    final_text: String::new(),
+                    turn,
+                    usage: Usage::default(),
+                });
+                return;
+            }
+        };
+        let limits = self.current_limits().await;
+        let window = limits.context_window;
+        if let Some(notice) = self
+            .compact(&mut conv, provider.as_ref(), false, window)
+            .await
+        {
+            let _ = self.events.send(notice);
+        }
+        let origin = self.shell_origin();
+        self.deps.shell.warm_up(&self.id, &origin);
+        let runner = AgentRunner {
+            model: provider.model().to_string(),
+            provider: provider.clone(),
+            executor: Arc::new(ShellToolExecutor {
+                sessions: self.deps.shell.clone(),
+                name: self.id.clone(),
+                origin,
+                approver: Some(ApproverHandle(self.approver.clone())),
+                gate: self.gate.clone().map(crate::agent::gate::handle),
+            }),
+            system: self.deps.system_prompt.clone(),
+            limits: RunnerLimits {
+                max_tokens: limits.max_output_tokens,
+                ..self.deps.limits.clone()
+            },
+            guard: self.deps.turn_guard.clone(),
+        };
+        let mut outcome = self.run_step(&runner, &mut conv, Some(text), &cancel).await;
+        if is_overflow(&outcome) && !cancel.is_cancelled() {
+            tracing::warn!(session = %self.id, window, "request too long for the model; compacting and retrying once");
+            let _ = self.events.send(SessionEvent::Agent(AgentEvent::Notice(
+                "The request was too long for the model's context window; compacting and trying again."
+                    .into(),
+            )));
+            if let Some(notice) = self
+                .compact_after_overflow(&mut conv, provider.as_ref(), window)
+                .await
+            {
+                let _ = self.events.send(notice);
+            }
+            let first = outcome.total_usage;
+            outcome = self.run_step(&runner, &mut conv, None, &cancel).await;
+            outcome.total_usage += first;
+        }
+        if let TurnEnd::Error(failure) = &outcome.end {
+            tracing::error!(
+                session = %self.id,
+                kind = %failure.kind,
+                status = failure.status.unwrap_or(0),
+                error = %failure.message,
+                "model call failed"
+            );
+        }
+        conv.turns = turn;
+        self.turns_done.store(turn, Ordering::Relaxed);
+        conv.last_usage = outcome.last_usage;
+        conv.total_usage += outcome.total_usage;
+        drop(conv);
+        if matches!(outcome.end, TurnEnd::Completed) && !cancel.is_cancelled() {
+            self.run_stop_hook(&cancel).await;
+        }
+        self.finish(SessionEvent::TurnFinished {
+            end: outcome.end,
+            final_text: outcome.final_text,
+            turn,
+            usage: outcome.total_usage,
+        });
+    }
+
+    /// Runs the turn with the user's `text`, or continues it from the history (`None`).
+    async fn run_step(
+        &self,
+        runner: &AgentRunner,
+        conv: &mut Conversation,
+        text: Option<String>,
+        cancel: &CancellationToken,
+    ) -> TurnOutcome {
+        let events = self.events.clone();
+        let id = self.id.clone();
+        let mut emit = |ev: AgentEvent| {
+            if let AgentEvent::Retrying {
+                attempt,
+                max_attempts,
+                delay,
+                reason,
+            } = &ev
+            {
+                tracing::warn!(session = %id, attempt, max_attempts, ?delay, %reason, "model call retried");
+            }
+            let _ = events.send(SessionEvent::Agent(ev));
+        };
+        let Conversation { history, log, .. } = conv;
+        let mut write_failed = false;
+        let message_count = &self.message_count;
+        let mut persist = |m: &Message| {
+            message_count.fetch_add(1, Ordering::Relaxed);
+            if let Err(e) = log.append("message", m) {
+                tracing::error!("{e}");
+                if !write_failed {
+                    write_failed = true;
+                    let _ = self.events.send(SessionEvent::Error(format!(
+                        "{e}. The conversation goes on, but this session cannot be resumed past this point."
+                    )));
+                }
+            }
+        };
+        match text {
+            Some(text) => {
+                runner
+                    .run_turn(
+                        history,
+                        Message::user_text(text),
+                        cancel,
+                        &mut emit,
+                        &mut persist,
+                    )
+                    .await
+            }
+            None => {
+                runner
+                    .continue_turn(history, cancel, &mut emit, &mut persist)
+                    .await
+            }
+        }
+    }
+}
+
+fn is_overflow(outcome: &TurnOutcome) -> bool {
+    matches!(&outcome.end, TurnEnd::Error(f) if f.kind == "context_overflow")
+}
