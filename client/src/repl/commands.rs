@@ -37,6 +37,8 @@ pub enum Slash {
     SkillList,
     /// `None` shows the state.
     SkillEnhance(Option<bool>),
+    /// `/expand [N]`: the whole output of tool call N (the last one without N).
+    Expand(Option<usize>),
     /// A known command with arguments it does not take: the usage to show.
     Usage(&'static str),
     Unknown(String),
@@ -108,6 +110,11 @@ fn parse_slash(text: &str) -> Slash {
             _ => Slash::Usage(SKILL_USAGE),
         },
         ("/skill" | "/skills", []) => Slash::SkillList,
+        ("/expand", []) => Slash::Expand(None),
+        ("/expand", [n]) if n.parse::<usize>().is_ok_and(|n| n > 0) => {
+            Slash::Expand(n.parse().ok())
+        }
+        ("/expand", _) => Slash::Usage("/expand [<N>]"),
         (
             "/help" | "/exit" | "/quit" | "/clear" | "/new" | "/sessions" | "/cost" | "/context"
             | "/compact",
@@ -160,6 +167,10 @@ pub const HELP: &[(&str, &str)] = &[
         "/tools [<query>]",
         "the mcp:* and skill:* commands the agent can run",
     ),
+    (
+        "/expand [<N>]",
+        "the whole output of tool call N (the last call without N)",
+    ),
     ("/skill list", "installed skills"),
     (
         "/skill enhance [--on|--off]",
@@ -175,7 +186,7 @@ pub fn help_text() -> String {
         out.push_str(&format!("  {usage:<width$}  {what}\n"));
     }
     out.push_str(
-        "\nInput:\n  !<command>   run a shell command here; its output is not sent to the model\n  \\ at the end of a line continues the message on the next line (pasting works too)\n  Ctrl-C       cancel the running turn, or clear the line\n  Ctrl-D       exit\n",
+        "\nInput:\n  !<command>   run a shell command here; its output is not sent to the model\n  \\ at the end of a line continues the message on the next line (pasting works too)\n  Ctrl-J, Alt+Enter, Shift+Enter  insert a newline (where the terminal sends them)\n  @<path>      attach a file to the message (Tab completes paths)\n  Tab          complete commands and paths\n  Esc, Ctrl-C  cancel the running turn (Ctrl-C at the prompt clears the line)\n  Ctrl-D       exit\n  While a turn runs, what you type is kept and runs after it\n",
     );
     out
 }

@@ -53,6 +53,10 @@ impl Repl {
             Slash::Tools(query) => self.tools(query).await,
             Slash::SkillList => self.skill_list().await,
             Slash::SkillEnhance(on) => self.skill_enhance(on).await,
+            Slash::Expand(n) => {
+                self.expand(n);
+                Ok(())
+            }
             Slash::Usage(usage) => {
                 self.say(&format!("Usage: {usage}\n"));
                 Ok(())

@@ -251,6 +251,7 @@ fn to_wire(event: SessionEvent) -> ChatEvent {
                 .collect::<Vec<_>>()
                 .join("\n"),
             output_lines: output.lines().count() as u32,
+            output,
         }),
         SessionEvent::Agent(AgentEvent::Usage(u)) => Ev::Usage(usage(&u)),
         SessionEvent::Agent(AgentEvent::Retrying {
