@@ -14,8 +14,8 @@ pub enum Line {
 /// `/resume` targets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResumeTarget {
-    /// Show a numbered list and ask.
-    Choose,
+    /// Show a numbered list and ask: this workspace's sessions, or every folder's (`--all`).
+    Choose { all: bool },
     Latest,
     Id(String),
 }
@@ -73,12 +73,13 @@ fn parse_slash(text: &str) -> Slash {
         ("/help" | "/?", []) => Slash::Help,
         ("/exit" | "/quit", []) => Slash::Exit,
         ("/clear" | "/new", []) => Slash::Clear,
-        ("/resume", []) => Slash::Resume(ResumeTarget::Choose),
+        ("/resume", []) => Slash::Resume(ResumeTarget::Choose { all: false }),
+        ("/resume", ["--all" | "-a"]) => Slash::Resume(ResumeTarget::Choose { all: true }),
         ("/resume", ["--latest" | "-l"]) => Slash::Resume(ResumeTarget::Latest),
         ("/resume", [id]) if !id.starts_with('-') => {
             Slash::Resume(ResumeTarget::Id(id.to_string()))
         }
-        ("/resume", _) => Slash::Usage("/resume [<id>|--latest]"),
+        ("/resume", _) => Slash::Usage("/resume [<id>|--latest|--all]"),
         ("/sessions", []) => Slash::Sessions,
         ("/model", []) => Slash::Model(None),
         ("/model", [name]) => Slash::Model(Some(name.to_string())),
@@ -142,8 +143,8 @@ pub const HELP: &[(&str, &str)] = &[
     ),
     ("/clear", "start a new session"),
     (
-        "/resume [<id>|--latest]",
-        "continue an earlier session (a numbered list without an argument)",
+        "/resume [<id>|--latest|--all]",
+        "continue an earlier session of this folder (--all: of every folder)",
     ),
     ("/sessions", "list saved sessions"),
     (
@@ -212,7 +213,11 @@ mod tests {
     #[test]
     fn parses_arguments() {
         let s = |t: &str| parse_slash(t);
-        assert_eq!(s("/resume"), Slash::Resume(ResumeTarget::Choose));
+        assert_eq!(s("/resume"), Slash::Resume(ResumeTarget::Choose { all: false }));
+        assert_eq!(
+            s("/resume --all"),
+            Slash::Resume(ResumeTarget::Choose { all: true })
+        );
         assert_eq!(s("/resume --latest"), Slash::Resume(ResumeTarget::Latest));
         assert_eq!(
             s("/resume abc"),

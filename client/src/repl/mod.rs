@@ -13,6 +13,8 @@ mod keys;
 mod link;
 mod local;
 mod mentions;
+mod sessions_view;
+mod setup;
 mod slash;
 mod spinner;
 mod status;
@@ -72,6 +74,11 @@ pub async fn run(
         synapse_shared::VERSION,
         &repl.link.opened,
     ));
+    if repl.model.is_empty() && repl.theme.terminal && !repl.link.opened.turn_running {
+        if let Err(e) = repl.first_run_setup().await {
+            repl.say(&theme.red(&format!("error: {e:#}\n")));
+        }
+    }
     if repl.link.opened.turn_running {
         repl.say(&theme.dim("A turn of this session is running; its output follows.\n"));
         repl.follow_running_turn().await?;
