@@ -25,6 +25,7 @@ mod mcp_python;
 mod mcp_support;
 mod permissions;
 mod repl_chat;
+mod repl_flow;
 mod repl_input;
 mod repl_sessions;
 mod repl_support;

@@ -37,7 +37,7 @@ async fn banner_prompt_help_unknown_commands_local_shell_and_goodbye() {
     let help = after_last(&shown, "/HELP");
     for command in [
         "/exit, /quit",
-        "/resume [<id>|--latest]",
+        "/resume [<id>|--latest|--all]",
         "/skill enhance [--on|--off]",
         "/compact",
     ] {

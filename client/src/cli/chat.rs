@@ -8,7 +8,7 @@ use synapse_shared::paths::Paths;
 
 use crate::attach::OpenOptions;
 
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct ChatArgs {
     /// Continue the session with this id.
     #[arg(long, value_name = "ID", conflicts_with = "continue_latest")]
@@ -48,7 +48,8 @@ impl PermissionMode {
     }
 }
 
-pub async fn run(paths: Paths, args: ChatArgs) -> anyhow::Result<ExitCode> {
+/// Starts the REPL; `prompt` (from `synapse "<prompt>"`) is sent as the first message.
+pub async fn run(paths: Paths, args: ChatArgs, prompt: Option<String>) -> anyhow::Result<ExitCode> {
     let options = OpenOptions {
         model: args.model,
         resume_id: args.resume,
@@ -56,5 +57,5 @@ pub async fn run(paths: Paths, args: ChatArgs) -> anyhow::Result<ExitCode> {
         permission_mode: args.permission_mode.map(|m| m.wire().to_string()),
         ..OpenOptions::default()
     };
-    crate::repl::run(paths, options).await
+    crate::repl::run(paths, options, prompt).await
 }

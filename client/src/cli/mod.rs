@@ -22,12 +22,18 @@ use synapse_shared::paths::Paths;
 /// servers become shell commands; a daemon (`synapsed`) keeps them warm.
 #[derive(Debug, Parser)]
 #[command(name = "synapse", version, long_about = None)]
+#[command(args_conflicts_with_subcommands = true)]
 #[command(
-    after_help = "Environment:\n  SYNAPSE_HOME    state folder (default ~/.synapse)\n  SYNAPSE_SOCKET  daemon socket (default $SYNAPSE_HOME/run/synapsed.sock)"
+    after_help = "Start forms:\n  synapse                  chat (the REPL)\n  synapse \"<prompt>\"       chat, starting with this prompt\n  synapse -p \"<prompt>\"    one non-interactive turn (same as `synapse run`)\n\nEnvironment:\n  SYNAPSE_HOME    state folder (default ~/.synapse)\n  SYNAPSE_SOCKET  daemon socket (default $SYNAPSE_HOME/run/synapsed.sock)"
 )]
 pub struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    /// Start the chat with this message (`synapse "fix the tests"`).
+    #[arg(value_name = "PROMPT")]
+    prompt: Option<String>,
+    #[command(flatten)]
+    chat: chat::ChatArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -65,7 +71,7 @@ enum Command {
 
 /// Parses the command line, runs the command and maps errors to a message and exit status.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(start_form(std::env::args_os().collect()));
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -75,8 +81,27 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// `synapse -p "<prompt>" [run options]` is `synapse run -p "<prompt>" …`: when `-p`/`--print`
+/// comes before any subcommand, `run` is put in front so clap parses the run options.
+fn start_form(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let is_print = |a: &std::ffi::OsString| {
+        a == "-p" || a == "--print" || a.to_string_lossy().starts_with("--print=")
+    };
+    let first = args.get(1).map(|a| a.to_string_lossy().into_owned());
+    let subcommand = first
+        .as_deref()
+        .is_some_and(|f| Cli::command().find_subcommand(f).is_some() || f == "help");
+    if !subcommand && args.iter().skip(1).any(is_print) {
+        args.insert(1, "run".into());
+    }
+    args
+}
+
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        return block_on(chat::run(paths()?, cli.chat, cli.prompt));
+    };
+    match command {
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,
@@ -86,7 +111,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
-        Command::Chat(args) => block_on(chat::run(paths()?, args)),
+        Command::Chat(args) => block_on(chat::run(paths()?, args, None)),
         Command::Daemon(cmd) => block_on(daemon::run(paths()?, cmd)),
         Command::Exec(args) => block_on(exec::run(paths()?, args)),
         Command::Run(args) => block_on(run::run(paths()?, args)),
@@ -100,6 +125,39 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 
 fn paths() -> anyhow::Result<Paths> {
     Ok(Paths::from_env()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Cli {
+        let args = std::iter::once("synapse")
+            .chain(args.iter().copied())
+            .map(std::ffi::OsString::from)
+            .collect();
+        Cli::parse_from(start_form(args))
+    }
+
+    #[test]
+    fn start_forms() {
+        let bare = parse(&[]);
+        assert!(bare.command.is_none() && bare.prompt.is_none());
+        let prompted = parse(&["fix the tests"]);
+        assert!(prompted.command.is_none());
+        assert_eq!(prompted.prompt.as_deref(), Some("fix the tests"));
+        assert!(matches!(
+            parse(&["-p", "hi"]).command,
+            Some(Command::Run(_))
+        ));
+        assert!(matches!(
+            parse(&["--model", "m", "--print=hi"]).command,
+            Some(Command::Run(_))
+        ));
+        assert!(matches!(parse(&["chat"]).command, Some(Command::Chat(_))));
+        let resumed = parse(&["--continue", "go on"]);
+        assert!(resumed.chat.continue_latest);
+    }
 }
 
 /// Runs a command's future on a small runtime (one is created only for commands that need it,

@@ -2,6 +2,7 @@
 //! events (`synapse run`), colours, streamed Markdown, tool blocks and the banner (the REPL).
 
 pub mod banner;
+pub mod diff;
 pub mod events;
 pub mod markdown;
 pub mod theme;

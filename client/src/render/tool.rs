@@ -1,5 +1,7 @@
 //! A finished tool call as the REPL shows it: the `● command` line (with `[exit N]` when it
-//! failed) and the first lines of its output, dimmed and indented under it.
+//! failed) and the first lines of its output, dimmed and indented under it, or for a successful
+//! `edit`/`write` the diff it made ([`super::diff`]). Numbered calls say how to see the rest
+//! (`/expand N`).
 
 use synapse_shared::proto::ToolFinished;
 
@@ -13,6 +15,16 @@ const PREVIEW_LINE_CHARS: usize = 160;
 
 /// The block for one finished call, ending with a newline.
 pub fn tool_block(theme: &Theme, call: &ToolFinished) -> String {
+    tool_block_numbered(theme, call, 0, std::path::Path::new("."))
+}
+
+/// The block for call number `index` (0: unnumbered) of a session working in `cwd`.
+pub fn tool_block_numbered(
+    theme: &Theme,
+    call: &ToolFinished,
+    index: usize,
+    cwd: &std::path::Path,
+) -> String {
     let line = tool_line(&call.command, call.exit_code);
     let (bullet, rest) = line.split_at(line.find(' ').unwrap_or(0));
     let bullet = if call.exit_code == 0 {
@@ -21,6 +33,15 @@ pub fn tool_block(theme: &Theme, call: &ToolFinished) -> String {
         theme.red(bullet)
     };
     let mut out = format!("{bullet}{}\n", theme.bold(rest));
+    if call.exit_code == 0
+        && let Some(change) = super::diff::change_of(&call.command)
+    {
+        let diff = super::diff::diff_block(theme, &change, cwd);
+        if !diff.is_empty() {
+            out.push_str(&diff);
+            return out;
+        }
+    }
     let lines: Vec<&str> = call
         .output_preview
         .lines()
@@ -37,7 +58,12 @@ pub fn tool_block(theme: &Theme, call: &ToolFinished) -> String {
     if total > shown && shown > 0 {
         let more = total - shown;
         let noun = if more == 1 { "line" } else { "lines" };
-        out.push_str(&theme.dim(&format!("     … +{more} {noun}")));
+        let hint = if index > 0 && !call.output.is_empty() {
+            format!(" (/expand {index})")
+        } else {
+            String::new()
+        };
+        out.push_str(&theme.dim(&format!("     … +{more} {noun}{hint}")));
         out.push('\n');
     }
     out
@@ -64,6 +90,7 @@ mod tests {
             exit_code,
             output_preview: preview.into(),
             output_lines: lines,
+            output: preview.into(),
         }
     }
 

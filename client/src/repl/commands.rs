@@ -14,8 +14,8 @@ pub enum Line {
 /// `/resume` targets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResumeTarget {
-    /// Show a numbered list and ask.
-    Choose,
+    /// Show a numbered list and ask: this workspace's sessions, or every folder's (`--all`).
+    Choose { all: bool },
     Latest,
     Id(String),
 }
@@ -37,6 +37,8 @@ pub enum Slash {
     SkillList,
     /// `None` shows the state.
     SkillEnhance(Option<bool>),
+    /// `/expand [N]`: the whole output of tool call N (the last one without N).
+    Expand(Option<usize>),
     /// A known command with arguments it does not take: the usage to show.
     Usage(&'static str),
     Unknown(String),
@@ -71,12 +73,13 @@ fn parse_slash(text: &str) -> Slash {
         ("/help" | "/?", []) => Slash::Help,
         ("/exit" | "/quit", []) => Slash::Exit,
         ("/clear" | "/new", []) => Slash::Clear,
-        ("/resume", []) => Slash::Resume(ResumeTarget::Choose),
+        ("/resume", []) => Slash::Resume(ResumeTarget::Choose { all: false }),
+        ("/resume", ["--all" | "-a"]) => Slash::Resume(ResumeTarget::Choose { all: true }),
         ("/resume", ["--latest" | "-l"]) => Slash::Resume(ResumeTarget::Latest),
         ("/resume", [id]) if !id.starts_with('-') => {
             Slash::Resume(ResumeTarget::Id(id.to_string()))
         }
-        ("/resume", _) => Slash::Usage("/resume [<id>|--latest]"),
+        ("/resume", _) => Slash::Usage("/resume [<id>|--latest|--all]"),
         ("/sessions", []) => Slash::Sessions,
         ("/model", []) => Slash::Model(None),
         ("/model", [name]) => Slash::Model(Some(name.to_string())),
@@ -108,6 +111,11 @@ fn parse_slash(text: &str) -> Slash {
             _ => Slash::Usage(SKILL_USAGE),
         },
         ("/skill" | "/skills", []) => Slash::SkillList,
+        ("/expand", []) => Slash::Expand(None),
+        ("/expand", [n]) if n.parse::<usize>().is_ok_and(|n| n > 0) => {
+            Slash::Expand(n.parse().ok())
+        }
+        ("/expand", _) => Slash::Usage("/expand [<N>]"),
         (
             "/help" | "/exit" | "/quit" | "/clear" | "/new" | "/sessions" | "/cost" | "/context"
             | "/compact",
@@ -135,8 +143,8 @@ pub const HELP: &[(&str, &str)] = &[
     ),
     ("/clear", "start a new session"),
     (
-        "/resume [<id>|--latest]",
-        "continue an earlier session (a numbered list without an argument)",
+        "/resume [<id>|--latest|--all]",
+        "continue an earlier session of this folder (--all: of every folder)",
     ),
     ("/sessions", "list saved sessions"),
     (
@@ -160,6 +168,10 @@ pub const HELP: &[(&str, &str)] = &[
         "/tools [<query>]",
         "the mcp:* and skill:* commands the agent can run",
     ),
+    (
+        "/expand [<N>]",
+        "the whole output of tool call N (the last call without N)",
+    ),
     ("/skill list", "installed skills"),
     (
         "/skill enhance [--on|--off]",
@@ -175,7 +187,7 @@ pub fn help_text() -> String {
         out.push_str(&format!("  {usage:<width$}  {what}\n"));
     }
     out.push_str(
-        "\nInput:\n  !<command>   run a shell command here; its output is not sent to the model\n  \\ at the end of a line continues the message on the next line (pasting works too)\n  Ctrl-C       cancel the running turn, or clear the line\n  Ctrl-D       exit\n",
+        "\nInput:\n  !<command>   run a shell command here; its output is not sent to the model\n  \\ at the end of a line continues the message on the next line (pasting works too)\n  Ctrl-J, Alt+Enter, Shift+Enter  insert a newline (where the terminal sends them)\n  @<path>      attach a file to the message (Tab completes paths)\n  Tab          complete commands and paths\n  Esc, Ctrl-C  cancel the running turn (Ctrl-C at the prompt clears the line)\n  Ctrl-D       exit\n  While a turn runs, what you type is kept and runs after it\n",
     );
     out
 }
@@ -201,7 +213,11 @@ mod tests {
     #[test]
     fn parses_arguments() {
         let s = |t: &str| parse_slash(t);
-        assert_eq!(s("/resume"), Slash::Resume(ResumeTarget::Choose));
+        assert_eq!(s("/resume"), Slash::Resume(ResumeTarget::Choose { all: false }));
+        assert_eq!(
+            s("/resume --all"),
+            Slash::Resume(ResumeTarget::Choose { all: true })
+        );
         assert_eq!(s("/resume --latest"), Slash::Resume(ResumeTarget::Latest));
         assert_eq!(
             s("/resume abc"),

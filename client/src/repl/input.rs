@@ -1,19 +1,23 @@
 //! Line input on its own thread. rustyline blocks while it owns the terminal, so it runs on a
 //! dedicated thread: the REPL asks for a line ([`LineReader::request`]) and awaits the answer
 //! ([`LineReader::reply`]) while it keeps serving daemon events. History lives in
-//! `$SYNAPSE_HOME/history`; a line ending in `\` continues on the next one, and bracketed paste
-//! inserts pasted newlines without submitting. Output that must appear while rustyline is
+//! `$SYNAPSE_HOME/history`; a line ending in `\` continues on the next one, Ctrl-J, Alt+Enter
+//! and Shift+Enter (where the terminal sends it distinctly) insert a newline, bracketed paste
+//! inserts pasted newlines without submitting, and Tab completes ([`super::complete`]). Output that must appear while rustyline is
 //! reading goes through [`IdlePrinter`], which prints above the prompt.
 
 use std::path::PathBuf;
 use std::sync::mpsc as std_mpsc;
 
-use rustyline::completion::Completer;
+use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
 use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
 use rustyline::validate::{ValidationContext, ValidationResult, Validator};
-use rustyline::{Config, Editor, ExternalPrinter, Helper};
+use rustyline::{
+    Cmd, CompletionType, Config, Editor, EventHandler, ExternalPrinter, Helper, KeyCode, KeyEvent,
+    Modifiers,
+};
 use tokio::sync::mpsc;
 
 /// History entries kept.
@@ -111,6 +115,7 @@ fn input_thread(
             b.history_ignore_space(true)
                 .bracketed_paste(true)
                 .auto_add_history(false)
+                .completion_type(CompletionType::List)
                 .build()
         })
         .unwrap_or_default();
@@ -122,6 +127,13 @@ fn input_thread(
         }
     };
     editor.set_helper(Some(LineHelper));
+    for key in [
+        KeyEvent::ctrl('J'),
+        KeyEvent(KeyCode::Enter, Modifiers::ALT),
+        KeyEvent(KeyCode::Enter, Modifiers::SHIFT),
+    ] {
+        editor.bind_sequence(key, EventHandler::Simple(Cmd::Newline));
+    }
     // A missing history file is the normal first run.
     let _ = editor.load_history(&history);
     if let Ok(p) = editor.create_external_printer() {
@@ -178,13 +190,22 @@ pub fn wants_continuation(input: &str) -> bool {
     trailing % 2 == 1
 }
 
-/// Validation only: a trailing `\` keeps the line open.
+/// Completion, and validation: a trailing `\` keeps the line open.
 struct LineHelper;
 
 impl Helper for LineHelper {}
 impl Highlighter for LineHelper {}
 impl Completer for LineHelper {
-    type Candidate = String;
+    type Candidate = Pair;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _ctx: &rustyline::Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<Pair>)> {
+        Ok(super::complete::complete(line, pos))
+    }
 }
 impl Hinter for LineHelper {
     type Hint = String;

@@ -7,12 +7,19 @@
 mod approval;
 mod catalog;
 mod commands;
+mod complete;
 mod input;
+mod keys;
 mod link;
 mod local;
+mod mentions;
+mod sessions_view;
+mod setup;
 mod slash;
 mod spinner;
+mod status;
 mod turn;
+mod typeahead;
 mod usage;
 mod view;
 
@@ -32,8 +39,12 @@ use input::{LineReader, Reply};
 use link::{Incoming, Link};
 use usage::UsageStats;
 
-/// Runs the REPL until the user leaves.
-pub async fn run(paths: Paths, options: OpenOptions) -> anyhow::Result<ExitCode> {
+/// Runs the REPL until the user leaves; `prompt` is sent as the first message.
+pub async fn run(
+    paths: Paths,
+    options: OpenOptions,
+    prompt: Option<String>,
+) -> anyhow::Result<ExitCode> {
     let theme = Theme::detect();
     // The editor and its history load on their own thread while we connect.
     let input = LineReader::spawn(paths.history_file())?;
@@ -52,12 +63,22 @@ pub async fn run(paths: Paths, options: OpenOptions) -> anyhow::Result<ExitCode>
         interrupts,
         usage: UsageStats::default(),
         unsent: String::new(),
+        typeahead: typeahead::TypeAhead::default(),
+        calls: Vec::new(),
     };
+    if let Some(prompt) = prompt.filter(|p| !p.trim().is_empty()) {
+        repl.typeahead.queue(prompt);
+    }
     repl.say(&banner(
         &repl.theme,
         synapse_shared::VERSION,
         &repl.link.opened,
     ));
+    if repl.model.is_empty() && repl.theme.terminal && !repl.link.opened.turn_running {
+        if let Err(e) = repl.first_run_setup().await {
+            repl.say(&theme.red(&format!("error: {e:#}\n")));
+        }
+    }
     if repl.link.opened.turn_running {
         repl.say(&theme.dim("A turn of this session is running; its output follows.\n"));
         repl.follow_running_turn().await?;
@@ -83,14 +104,32 @@ pub(crate) struct Repl {
     turns: u32,
     /// Input that could not be delivered; the next prompt starts with it.
     unsent: String,
+    /// Lines typed during a turn (and the start-up prompt), run before the next prompt.
+    typeahead: typeahead::TypeAhead,
+    /// Tool calls finished while this REPL watched, numbered from 1 for `/expand`.
+    calls: Vec<synapse_shared::proto::ToolFinished>,
 }
 
 impl Repl {
     async fn main_loop(&mut self) -> anyhow::Result<ExitCode> {
         loop {
             let prompt = format!("You ({})> ", self.turns + 1);
-            let initial = std::mem::take(&mut self.unsent);
-            match self.read_line(&prompt, true, initial).await {
+            let reply = match self.typeahead.next_line() {
+                Some(line) => {
+                    // Shown as if typed at the prompt, so the transcript reads naturally.
+                    self.say(&format!("{prompt}{line}\n"));
+                    Reply::Line(line)
+                }
+                None => {
+                    let mut initial = std::mem::take(&mut self.unsent);
+                    initial.push_str(&self.typeahead.take_partial());
+                    self.show_status();
+                    let reply = self.read_line(&prompt, true, initial).await;
+                    self.clear_status();
+                    reply
+                }
+            };
+            match reply {
                 Reply::Eof => return Ok(self.goodbye()),
                 Reply::Interrupted => {}
                 Reply::Failed(e) => anyhow::bail!("cannot read input: {e}"),
@@ -105,7 +144,10 @@ impl Repl {
                     }
                     Line::Slash(Slash::Exit) => return Ok(self.goodbye()),
                     Line::Slash(command) => self.slash(command).await?,
-                    Line::Message(text) => self.turn(text).await?,
+                    Line::Message(text) => {
+                        let text = self.attach(text);
+                        self.turn(text).await?
+                    }
                 },
             }
         }
@@ -206,6 +248,16 @@ impl Repl {
             session_label(&self.link.opened)
         )));
         Ok(())
+    }
+
+    /// Attaches the files the message mentions with `@path`, saying what was attached.
+    fn attach(&self, text: String) -> String {
+        let cwd = std::path::PathBuf::from(&self.link.opened.cwd);
+        let (text, attached) = mentions::attach_mentions(&text, &cwd);
+        for a in &attached {
+            self.say(&self.theme.dim(&mentions::attachment_note(a)));
+        }
+        text
     }
 
     /// Forgets Ctrl-C presses that arrived while nothing could be cancelled.

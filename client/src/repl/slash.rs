@@ -6,10 +6,8 @@ use std::time::Duration;
 use synapse_shared::proto::chat_event::Kind as Ev;
 use synapse_shared::proto::client_message::Kind as Out;
 use synapse_shared::proto::daemon_client::DaemonClient;
-use synapse_shared::proto::sessions_client::SessionsClient;
 use synapse_shared::proto::{
-    CompactContext, GetSessionRequest, GetSettingsRequest, ListSessionsRequest, SessionInfo,
-    SetAutoEnhanceRequest, SetModel, SetPermissionMode,
+    CompactContext, GetSettingsRequest, SetAutoEnhanceRequest, SetModel, SetPermissionMode,
 };
 
 use super::Repl;
@@ -21,12 +19,8 @@ use super::usage::UsageStats;
 use crate::attach::OpenOptions;
 use crate::render::banner::session_label;
 
-/// Sessions offered by `/resume` without an argument.
-const RESUME_CHOICES: u32 = 20;
 /// How long `/model` waits for the daemon's confirmation.
 const MODEL_REPLY_TIMEOUT: Duration = Duration::from_secs(5);
-/// Characters of a message shown in the recap after `/resume`.
-const RECAP_CHARS: usize = 300;
 
 impl Repl {
     pub(super) async fn slash(&mut self, command: Slash) -> anyhow::Result<()> {
@@ -38,7 +32,7 @@ impl Repl {
             Slash::Exit => Ok(()),
             Slash::Clear => self.switch_session(OpenOptions::default(), "Started").await,
             Slash::Resume(target) => self.resume(target).await,
-            Slash::Sessions => self.list_sessions().await.map(|_| ()),
+            Slash::Sessions => self.list_sessions(true).await.map(|_| ()),
             Slash::Model(name) => self.model_command(name).await,
             Slash::Cost => {
                 self.say(&self.usage.cost_report(&self.theme, &self.model));
@@ -53,6 +47,10 @@ impl Repl {
             Slash::Tools(query) => self.tools(query).await,
             Slash::SkillList => self.skill_list().await,
             Slash::SkillEnhance(on) => self.skill_enhance(on).await,
+            Slash::Expand(n) => {
+                self.expand(n);
+                Ok(())
+            }
             Slash::Usage(usage) => {
                 self.say(&format!("Usage: {usage}\n"));
                 Ok(())
@@ -97,7 +95,7 @@ impl Repl {
         let id = match target {
             ResumeTarget::Id(id) => id,
             ResumeTarget::Latest => {
-                let sessions = self.sessions(RESUME_CHOICES).await?;
+                let sessions = self.workspace_sessions(false).await?;
                 match sessions.into_iter().find(|s| s.id != current) {
                     Some(s) => s.id,
                     None => {
@@ -106,8 +104,8 @@ impl Repl {
                     }
                 }
             }
-            ResumeTarget::Choose => {
-                let sessions = self.list_sessions().await?;
+            ResumeTarget::Choose { all } => {
+                let sessions = self.list_sessions(all).await?;
                 if sessions.is_empty() {
                     return Ok(());
                 }
@@ -140,85 +138,6 @@ impl Repl {
         self.switch_session(options, "Resumed").await?;
         self.recap(&id).await;
         Ok(())
-    }
-
-    /// The last exchange of a resumed session, so the user sees where it left off.
-    async fn recap(&mut self, id: &str) {
-        let reply = SessionsClient::new(self.link.channel.clone())
-            .get(GetSessionRequest { id: id.to_string() })
-            .await;
-        let Ok(reply) = reply else { return };
-        let Ok(messages) =
-            serde_json::from_str::<Vec<serde_json::Value>>(&reply.into_inner().messages_json)
-        else {
-            return;
-        };
-        let text_of = |role: &str| {
-            messages.iter().rev().find_map(|m| {
-                if m["role"] != role {
-                    return None;
-                }
-                let text: Vec<&str> = m["content"]
-                    .as_array()?
-                    .iter()
-                    .filter(|b| b["type"] == "text")
-                    .filter_map(|b| b["text"].as_str())
-                    .collect();
-                (!text.is_empty()).then(|| shorten(&text.join("\n")))
-            })
-        };
-        let mut out = String::new();
-        if let Some(user) = text_of("user") {
-            out.push_str(&self.theme.dim(&format!("  you: {user}\n")));
-        }
-        if let Some(answer) = text_of("assistant") {
-            out.push_str(&self.theme.dim(&format!("  synapse: {answer}\n")));
-        }
-        self.say(&out);
-    }
-
-    async fn sessions(&self, limit: u32) -> anyhow::Result<Vec<SessionInfo>> {
-        Ok(SessionsClient::new(self.link.channel.clone())
-            .list(ListSessionsRequest { limit })
-            .await
-            .map_err(|s| anyhow::anyhow!("{}", s.message()))?
-            .into_inner()
-            .sessions)
-    }
-
-    /// Prints a numbered list of sessions and returns them.
-    async fn list_sessions(&mut self) -> anyhow::Result<Vec<SessionInfo>> {
-        self.ensure_link().await?;
-        let sessions = self.sessions(RESUME_CHOICES).await?;
-        if sessions.is_empty() {
-            self.say("No saved sessions yet.\n");
-            return Ok(sessions);
-        }
-        let current = self.link.session_id().to_string();
-        let mut out = String::new();
-        for (i, s) in sessions.iter().enumerate() {
-            let title = if s.title.is_empty() {
-                "(no messages yet)"
-            } else {
-                &s.title
-            };
-            let mark = if s.id == current {
-                "  ← this session"
-            } else {
-                ""
-            };
-            out.push_str(&format!(
-                "{:>3}. {}  {}  {:>3} msgs  {}{}\n",
-                i + 1,
-                s.id,
-                self.theme.dim(&s.updated),
-                s.messages,
-                title,
-                self.theme.dim(mark)
-            ));
-        }
-        self.say(&out);
-        Ok(sessions)
     }
 
     async fn model_command(&mut self, name: Option<String>) -> anyhow::Result<()> {
@@ -372,14 +291,4 @@ impl Repl {
         ));
         Ok(())
     }
-}
-
-fn shorten(text: &str) -> String {
-    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() <= RECAP_CHARS {
-        return one_line;
-    }
-    let mut s: String = one_line.chars().take(RECAP_CHARS).collect();
-    s.push('…');
-    s
 }

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+use super::typeahead::Typed;
 use crate::render::theme::Theme;
 
 const FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -18,6 +19,8 @@ const LABEL_CHARS: usize = 70;
 /// A running or idle spinner.
 pub struct Spinner {
     theme: Theme,
+    /// Type-ahead drawn after the label.
+    typed: Option<Typed>,
     running: Option<(oneshot::Sender<()>, JoinHandle<()>)>,
 }
 
@@ -25,8 +28,15 @@ impl Spinner {
     pub fn new(theme: Theme) -> Self {
         Self {
             theme,
+            typed: None,
             running: None,
         }
+    }
+
+    /// Also draws what the user types meanwhile (redrawn as soon as it changes).
+    pub fn with_typed(mut self, typed: Typed) -> Self {
+        self.typed = Some(typed);
+        self
     }
 
     /// Shows `label` with an animation and the elapsed seconds (replacing a running one).
@@ -37,22 +47,35 @@ impl Spinner {
         }
         let label = cut(label);
         let theme = self.theme;
+        let typed = self.typed.clone();
         let (stop_tx, mut stop_rx) = oneshot::channel();
         let task = tokio::spawn(async move {
             let started = Instant::now();
             let mut tick = tokio::time::interval(FRAME_INTERVAL);
             let mut frame = 0usize;
             loop {
+                let typed_changed = async {
+                    match &typed {
+                        Some(t) => t.changed().await,
+                        None => std::future::pending().await,
+                    }
+                };
                 tokio::select! {
                     _ = &mut stop_rx => break,
+                    _ = typed_changed => {
+                        tick.reset_immediately();
+                    }
                     _ = tick.tick() => {
                         let secs = started.elapsed().as_secs();
-                        let elapsed = if secs > 0 { format!(" ({secs}s · Ctrl-C to cancel)") } else { String::new() };
+                        let elapsed = if secs > 0 { format!(" ({secs}s · Esc to cancel)") } else { String::new() };
+                        let shown = typed.as_ref().map(Typed::text).unwrap_or_default();
+                        let shown = if shown.is_empty() { String::new() } else { format!("  › {shown}") };
                         let line = format!(
-                            "\r\x1b[2K{} {}{}",
+                            "\r\x1b[2K{} {}{}{}",
                             theme.cyan(FRAMES[frame % FRAMES.len()]),
                             label,
-                            theme.dim(&elapsed)
+                            theme.dim(&elapsed),
+                            shown
                         );
                         let mut out = std::io::stdout().lock();
                         let _ = out.write_all(line.as_bytes());

@@ -1,5 +1,6 @@
-//! One turn: send the message, render events until the turn finishes. Ctrl-C cancels it in the
-//! daemon (which kills the running command); approval requests are answered from the prompt;
+//! One turn: send the message, render events until the turn finishes. Ctrl-C or Esc cancels it
+//! in the daemon (which kills the running command); other keys are type-ahead ([`super::keys`],
+//! [`super::typeahead`]); approval requests are answered with a single key;
 //! if the daemon goes away the REPL reattaches to the same session and resends the message when
 //! the daemon never recorded it.
 
@@ -10,7 +11,7 @@ use synapse_shared::proto::client_message::Kind as Out;
 
 use super::Repl;
 use super::approval::{self, ANSWER_PROMPT, Decision, parse_answer};
-use super::input::Reply;
+use super::keys::{Key, TurnKeys};
 use super::link::{Incoming, Link};
 use super::view::{Step, TurnView};
 use crate::render::banner::session_label;
@@ -23,16 +24,53 @@ impl Repl {
         }
         let number = self.turns + 1;
         self.drain_interrupts();
-        let mut view = TurnView::new(self.theme);
+        let mut view = self.turn_view();
         view.resume().await;
-        self.run_events(&mut view, Some((number, text))).await
+        let result = self.run_events(&mut view, Some((number, text))).await;
+        self.calls.append(&mut view.calls);
+        result
     }
 
     /// Shows a turn that was already running when we attached, until it ends.
     pub(super) async fn follow_running_turn(&mut self) -> anyhow::Result<()> {
-        let mut view = TurnView::new(self.theme);
+        let mut view = self.turn_view();
         view.resume().await;
-        self.run_events(&mut view, None).await
+        let result = self.run_events(&mut view, None).await;
+        self.calls.append(&mut view.calls);
+        result
+    }
+
+    fn turn_view(&self) -> TurnView {
+        TurnView::new(
+            self.theme,
+            self.typeahead.shown(),
+            std::path::PathBuf::from(&self.link.opened.cwd),
+            self.calls.len() + 1,
+        )
+    }
+
+    /// `/expand [N]`: prints the whole output of a finished call.
+    pub(super) fn expand(&self, n: Option<usize>) {
+        let index = n.unwrap_or(self.calls.len());
+        let Some(call) = index.checked_sub(1).and_then(|i| self.calls.get(i)) else {
+            let known = match self.calls.len() {
+                0 => "no tool call has finished in this REPL yet".to_string(),
+                n => format!("calls 1 to {n} can be expanded"),
+            };
+            self.say(&format!("There is no tool call {index}: {known}.\n"));
+            return;
+        };
+        let t = self.theme;
+        let output = if call.output.is_empty() {
+            &call.output_preview
+        } else {
+            &call.output
+        };
+        let mut out = format!("{}\n", t.bold(&format!("[{index}] {}", call.command)));
+        for line in output.lines() {
+            out.push_str(&format!("  {line}\n"));
+        }
+        self.say(&out);
     }
 
     /// Sends the message, reattaching first when needed. On failure the text goes back to the
@@ -63,13 +101,14 @@ impl Repl {
         mut sent: Option<(u32, String)>,
     ) -> anyhow::Result<()> {
         let mut cancelling = false;
+        let mut keys = TurnKeys::start();
         loop {
             tokio::select! {
                 incoming = self.link.next() => match incoming {
                     Incoming::Event(event) => match view.event(event, &mut self.usage).await {
                         Step::Continue => {}
                         Step::Approval(request) => {
-                            let decision = self.ask_approval(&request).await;
+                            let decision = self.ask_approval(&request, &mut keys).await;
                             let answer = Out::Approval(ApprovalAnswer {
                                 request_id: request.request_id,
                                 decision: decision.wire().to_string(),
@@ -101,6 +140,16 @@ impl Repl {
                         let _ = self.link.send(Out::Cancel(CancelTurn {})).await;
                         view.note(&self.theme.dim("^C cancelling…\n")).await;
                     }
+                }
+                key = keys.next() => match key {
+                    Key::Escape => {
+                        if !cancelling {
+                            cancelling = true;
+                            let _ = self.link.send(Out::Cancel(CancelTurn {})).await;
+                            view.note(&self.theme.dim("Esc cancelling…\n")).await;
+                        }
+                    }
+                    key => self.typeahead.key(key),
                 }
             }
         }
@@ -157,16 +206,55 @@ impl Repl {
         false
     }
 
-    /// Asks until the answer is y, n or a; Ctrl-C or Ctrl-D deny.
-    async fn ask_approval(&mut self, request: &synapse_shared::proto::ApprovalRequest) -> Decision {
+    /// Asks until a key says y, n, s or a (no Enter needed); Esc, Ctrl-C or Ctrl-D deny.
+    /// Without a terminal the answer is read as a line.
+    async fn ask_approval(
+        &mut self,
+        request: &synapse_shared::proto::ApprovalRequest,
+        keys: &mut TurnKeys,
+    ) -> Decision {
         self.say(&approval::question(&self.theme, request));
+        if !keys.is_live() {
+            return self.ask_approval_line(request).await;
+        }
+        self.say(ANSWER_PROMPT);
+        let decision = loop {
+            tokio::select! {
+                key = keys.next() => match key {
+                    Key::Char(c) => match parse_answer(&c.to_string()) {
+                        Some(d) => {
+                            self.say(&format!("{c}\n"));
+                            break d;
+                        }
+                        None => {}
+                    },
+                    Key::Escape => {
+                        self.say("\n");
+                        break Decision::No;
+                    }
+                    Key::Enter | Key::Backspace | Key::ClearLine => {}
+                },
+                _ = self.interrupts.recv() => {
+                    self.say("\n");
+                    break Decision::No;
+                }
+            }
+        };
+        self.say(&approval::outcome(&self.theme, decision, request));
+        decision
+    }
+
+    async fn ask_approval_line(
+        &mut self,
+        request: &synapse_shared::proto::ApprovalRequest,
+    ) -> Decision {
         let decision = loop {
             match self.input.read(ANSWER_PROMPT, false).await {
-                Reply::Line(line) => match parse_answer(&line) {
+                super::input::Reply::Line(line) => match parse_answer(&line) {
                     Some(d) => break d,
                     None => self.say("Please answer y, n, s or a.\n"),
                 },
-                Reply::Interrupted | Reply::Eof | Reply::Failed(_) => break Decision::No,
+                _ => break Decision::No,
             }
         };
         self.say(&approval::outcome(&self.theme, decision, request));

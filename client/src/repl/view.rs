@@ -5,13 +5,14 @@
 use std::io::Write;
 
 use synapse_shared::proto::chat_event::Kind as Ev;
-use synapse_shared::proto::{ApprovalRequest, TurnFinished};
+use synapse_shared::proto::{ApprovalRequest, ToolFinished, TurnFinished, UsageUpdate};
 
 use super::spinner::Spinner;
-use super::usage::UsageStats;
+use super::typeahead::Typed;
+use super::usage::{UsageStats, thousands};
 use crate::render::markdown::MarkdownStream;
 use crate::render::theme::Theme;
-use crate::render::tool::tool_block;
+use crate::render::tool::tool_block_numbered;
 
 const THINKING: &str = "Thinking…";
 
@@ -30,10 +31,16 @@ pub struct TurnView {
     activity: String,
     /// Reports that arrived before the turn finished; printed after the answer.
     reports: Vec<String>,
+    started: std::time::Instant,
+    /// The session's folder (diff line numbers) and the number of the next tool call.
+    cwd: std::path::PathBuf,
+    next_call: usize,
+    /// Calls finished in this turn, for `/expand`.
+    pub calls: Vec<ToolFinished>,
 }
 
 impl TurnView {
-    pub fn new(theme: Theme) -> Self {
+    pub fn new(theme: Theme, typed: Typed, cwd: std::path::PathBuf, next_call: usize) -> Self {
         let markdown = if theme.terminal {
             MarkdownStream::for_terminal(theme.color)
         } else {
@@ -41,10 +48,14 @@ impl TurnView {
         };
         Self {
             theme,
-            spinner: Spinner::new(theme),
+            spinner: Spinner::new(theme).with_typed(typed),
             markdown,
             activity: THINKING.to_string(),
             reports: Vec::new(),
+            started: std::time::Instant::now(),
+            cwd,
+            next_call,
+            calls: Vec::new(),
         }
     }
 
@@ -85,7 +96,10 @@ impl TurnView {
             }
             Ev::ToolFinished(call) => {
                 self.activity = THINKING.to_string();
-                self.note(&tool_block(&t, &call)).await;
+                let index = self.next_call + self.calls.len();
+                self.note(&tool_block_numbered(&t, &call, index, &self.cwd))
+                    .await;
+                self.calls.push(call);
                 self.markdown.reset();
             }
             Ev::Usage(u) => usage.observe_call(&u),
@@ -126,15 +140,46 @@ impl TurnView {
             "completed" => {}
             "cancelled" => print(&t.dim("Cancelled.\n")),
             "error" => print(&t.red(&format!("error: {}\n", done.message))),
-            _ => print(&t.yellow(&format!("Stopped: {}\n", done.message))),
+            _ => print(&t.yellow(&format!("{}\n", stopped_message(&done.message)))),
         }
         if let Some(u) = &done.usage {
             usage.add_turn(u);
         }
+        print(&t.dim(&turn_summary(self.started.elapsed(), done.usage.as_ref())));
         for report in self.reports.drain(..) {
             print(&report);
         }
         print("\n");
+    }
+}
+
+/// Why a turn stopped early, said once: the daemon's message may already start with "Stopped".
+pub fn stopped_message(message: &str) -> String {
+    let message = message.trim();
+    if message.is_empty() {
+        "Stopped.".to_string()
+    } else if message.to_lowercase().starts_with("stopped") {
+        message.to_string()
+    } else {
+        format!("Stopped: {message}")
+    }
+}
+
+/// The line after each answer: how long the turn took and the tokens it used.
+pub fn turn_summary(elapsed: std::time::Duration, usage: Option<&UsageUpdate>) -> String {
+    let secs = elapsed.as_secs_f64();
+    let time = if secs < 60.0 {
+        format!("{secs:.1}s")
+    } else {
+        format!("{}m {:02}s", elapsed.as_secs() / 60, elapsed.as_secs() % 60)
+    };
+    match usage {
+        Some(u) => format!(
+            "✓ {time} · {} tokens in · {} out\n",
+            thousands(u.input_tokens + u.cache_read_tokens + u.cache_creation_tokens),
+            thousands(u.output_tokens)
+        ),
+        None => format!("✓ {time}\n"),
     }
 }
 
@@ -180,5 +225,27 @@ mod tests {
     fn enhance_report_follows_the_seed_format() {
         let text = "Skill enhancement done:\n- Action: created a skill\n- Name: analyzing-logs\n- Tools: search, read, glob\n";
         insta::assert_snapshot!(enhance_report(&Theme::plain(), text));
+    }
+
+    #[test]
+    fn stop_reasons_are_said_once() {
+        assert_eq!(
+            stopped_message("Stopped after 50 steps"),
+            "Stopped after 50 steps"
+        );
+        assert_eq!(stopped_message("budget spent"), "Stopped: budget spent");
+    }
+
+    #[test]
+    fn summary_names_time_and_tokens() {
+        let u = UsageUpdate {
+            input_tokens: 1200,
+            output_tokens: 34,
+            ..UsageUpdate::default()
+        };
+        assert_eq!(
+            turn_summary(std::time::Duration::from_millis(2300), Some(&u)),
+            "✓ 2.3s · 1,200 tokens in · 34 out\n"
+        );
     }
 }

@@ -309,6 +309,7 @@ fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -> ChatEvent
                 .collect::<Vec<_>>()
                 .join("\n"),
             output_lines: output.lines().count() as u32,
+            output,
         }),
         SessionEvent::Agent(AgentEvent::Usage(u)) => Ev::Usage(usage(&u, window)),
         SessionEvent::Agent(AgentEvent::Retrying {

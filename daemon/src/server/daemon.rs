@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::lifecycle::peer::refuse_confined;
 use synapse_shared::proto::daemon_server::Daemon;
 use synapse_shared::proto::{
-    GetSettingsRequest, SetAutoEnhanceRequest, SettingsResponse, ShutdownRequest, ShutdownResponse,
+    GetSettingsRequest, SetAutoEnhanceRequest, SetModelSettingsRequest, SettingsResponse, ShutdownRequest, ShutdownResponse,
     StatusRequest, StatusResponse,
 };
 use synapse_shared::settings::{self, Settings};
@@ -91,6 +91,46 @@ impl Daemon for DaemonService {
         // A corrupt settings.json is reported and left alone, never reset.
         .map_err(|e| Status::failed_precondition(e.to_string()))?;
         tracing::info!(enabled, "skillEnhance.autoEnhance changed");
+        self.state.set_settings(written.clone());
+        Ok(Response::new(self.settings_response(&written)))
+    }
+
+    async fn set_model_settings(
+        &self,
+        request: Request<SetModelSettingsRequest>,
+    ) -> Result<Response<SettingsResponse>, Status> {
+        refuse_confined(&request, "changing settings")?;
+        let r = request.into_inner();
+        let (key_var, url_var) = match r.provider.as_str() {
+            "anthropic" => ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+            "openai" => ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
+            other => {
+                return Err(Status::invalid_argument(format!(
+                    "unknown provider {other:?}: use \"anthropic\" or \"openai\""
+                )));
+            }
+        };
+        if r.model.trim().is_empty() {
+            return Err(Status::invalid_argument("the model name is empty"));
+        }
+        let path = self.state.paths.settings_file();
+        let written = tokio::task::spawn_blocking(move || {
+            settings::update(&path, |tree| {
+                let text = |v: &str| serde_json::Value::String(v.trim().to_string());
+                settings::set_key(tree, &["provider"], text(&r.provider));
+                settings::set_key(tree, &["model"], text(&r.model));
+                if !r.api_key.trim().is_empty() {
+                    settings::set_key(tree, &["env", key_var], text(&r.api_key));
+                }
+                if !r.base_url.trim().is_empty() {
+                    settings::set_key(tree, &["env", url_var], text(&r.base_url));
+                }
+            })
+        })
+        .await
+        .map_err(|e| Status::internal(format!("settings writer failed: {e}")))?
+        .map_err(|e| Status::failed_precondition(e.to_string()))?;
+        tracing::info!("model settings changed by the first-run setup");
         self.state.set_settings(written.clone());
         Ok(Response::new(self.settings_response(&written)))
     }

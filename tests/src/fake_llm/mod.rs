@@ -30,6 +30,9 @@ pub use script::{Ending, ErrorReply, Part, Reply, Script, Step, ToolCall};
 
 use server::{Shared, Source};
 
+/// The models `GET /v1/models` lists (as a local OpenAI-compatible server would), for setup tests.
+pub const FAKE_MODELS: &[&str] = &["fake-coder-7b", "fake-chat-1b"];
+
 /// A running fake model server; it stops when dropped.
 pub struct FakeLlm {
     addr: SocketAddr,

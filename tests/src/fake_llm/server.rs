@@ -70,6 +70,9 @@ pub(crate) async fn serve(listener: TcpListener, shared: Arc<Shared>) {
 async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let method = req.method().to_string();
     let path = req.uri().path().to_string();
+    if method == "GET" && path.ends_with("/models") {
+        return models_response();
+    }
     let api = Api::from_path(&path);
     let headers = req
         .headers()
@@ -247,6 +250,22 @@ fn error_response(api: Api, error: &ErrorReply, request_index: usize) -> Respons
         ) {
             response.headers_mut().append(n, v);
         }
+    }
+    response
+}
+
+/// `GET …/v1/models` as an OpenAI-compatible server answers it (for first-run setup).
+fn models_response() -> Response<Body> {
+    let data: Vec<Value> = super::FAKE_MODELS
+        .iter()
+        .map(|id| serde_json::json!({"id": id, "object": "model", "owned_by": "fake"}))
+        .collect();
+    let mut response = plain(
+        StatusCode::OK,
+        serde_json::json!({"object": "list", "data": data}).to_string(),
+    );
+    if let Ok(v) = "application/json".parse() {
+        response.headers_mut().insert("content-type", v);
     }
     response
 }

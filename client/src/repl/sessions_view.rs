@@ -1,0 +1,250 @@
+//! Sessions as `/resume` and `/sessions` show them: this workspace's sessions (same folder or
+//! below it) with title, age and size; `--all` adds every other folder, marked with its path.
+//! After resuming, the last exchanges are printed so the user sees where the talk left off.
+
+use synapse_shared::proto::sessions_client::SessionsClient;
+use synapse_shared::proto::{GetSessionRequest, ListSessionsRequest, SessionInfo};
+
+use super::Repl;
+use super::status::tilde;
+
+/// Sessions offered by `/resume` without an argument.
+const RESUME_CHOICES: usize = 20;
+/// Characters of a message shown in the recap after `/resume`.
+const RECAP_CHARS: usize = 300;
+/// Exchanges (a user message and the answer) printed after resuming.
+const RECAP_EXCHANGES: usize = 2;
+
+impl Repl {
+    /// Sessions most recent first: this workspace's only, or every folder's with `all`.
+    pub(super) async fn workspace_sessions(&self, all: bool) -> anyhow::Result<Vec<SessionInfo>> {
+        let sessions = SessionsClient::new(self.link.channel.clone())
+            .list(ListSessionsRequest { limit: 0 })
+            .await
+            .map_err(|s| anyhow::anyhow!("{}", s.message()))?
+            .into_inner()
+            .sessions;
+        Ok(for_workspace(sessions, &self.link.opened.cwd, all))
+    }
+
+    /// Prints a numbered list of sessions and returns them.
+    pub(super) async fn list_sessions(&mut self, all: bool) -> anyhow::Result<Vec<SessionInfo>> {
+        self.ensure_link().await?;
+        let sessions = self.workspace_sessions(all).await?;
+        if sessions.is_empty() {
+            self.say("No saved sessions in this folder yet; /resume --all lists every folder's.\n");
+            return Ok(sessions);
+        }
+        let current = self.link.session_id().to_string();
+        let now = std::time::SystemTime::now();
+        let here = &self.link.opened.cwd;
+        let mut out = String::new();
+        for (i, s) in sessions.iter().enumerate() {
+            let title = if s.title.is_empty() {
+                "(no messages yet)"
+            } else {
+                &s.title
+            };
+            let mark = if s.id == current {
+                "  ← this session"
+            } else {
+                ""
+            };
+            let folder = if in_workspace(&s.cwd, here) {
+                String::new()
+            } else {
+                format!(" · {}", tilde(&s.cwd))
+            };
+            let noun = if s.messages == 1 { "msg" } else { "msgs" };
+            let details = format!(
+                "  {} · {} {noun} · {}{folder}",
+                age(&s.updated, now),
+                s.messages,
+                s.id
+            );
+            out.push_str(&format!(
+                "{:>3}. {title}{}{}\n",
+                i + 1,
+                self.theme.dim(&details),
+                self.theme.dim(mark)
+            ));
+        }
+        if !all {
+            out.push_str(&self.theme.dim("     (this folder's sessions; /resume --all for every folder)\n"));
+        }
+        self.say(&out);
+        Ok(sessions)
+    }
+
+    /// The last exchanges of a resumed session, so the user sees where it left off.
+    pub(super) async fn recap(&mut self, id: &str) {
+        let reply = SessionsClient::new(self.link.channel.clone())
+            .get(GetSessionRequest { id: id.to_string() })
+            .await;
+        let Ok(reply) = reply else { return };
+        let Ok(messages) =
+            serde_json::from_str::<Vec<serde_json::Value>>(&reply.into_inner().messages_json)
+        else {
+            return;
+        };
+        let mut out = String::new();
+        for (role, text) in last_exchanges(&messages, RECAP_EXCHANGES) {
+            let who = if role == "user" { "you" } else { "synapse" };
+            out.push_str(&self.theme.dim(&format!("  {who}: {}\n", shorten(&text))));
+        }
+        self.say(&out);
+    }
+}
+
+/// This workspace's sessions first (most recent first), then, with `all`, the others.
+fn for_workspace(sessions: Vec<SessionInfo>, cwd: &str, all: bool) -> Vec<SessionInfo> {
+    let (mut here, others): (Vec<_>, Vec<_>) =
+        sessions.into_iter().partition(|s| in_workspace(&s.cwd, cwd));
+    if all {
+        here.extend(others);
+    } else {
+        here.truncate(RESUME_CHOICES);
+    }
+    here
+}
+
+/// A session belongs here when it ran in this folder or below it.
+fn in_workspace(session_cwd: &str, cwd: &str) -> bool {
+    let cwd = cwd.trim_end_matches('/');
+    session_cwd == cwd
+        || session_cwd
+            .strip_prefix(cwd)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// The text of the last `n` user messages and the answers after them, in order. Tool results
+/// (user messages without text) are skipped.
+fn last_exchanges(messages: &[serde_json::Value], n: usize) -> Vec<(String, String)> {
+    let texts: Vec<(String, String)> = messages
+        .iter()
+        .filter_map(|m| {
+            let role = m["role"].as_str()?.to_string();
+            let text = match &m["content"] {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Array(blocks) => blocks
+                    .iter()
+                    .filter(|b| b["type"] == "text")
+                    .filter_map(|b| b["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                _ => String::new(),
+            };
+            (!text.trim().is_empty()).then_some((role, text))
+        })
+        .collect();
+    let users: Vec<usize> = texts
+        .iter()
+        .enumerate()
+        .filter(|(_, (r, _))| r == "user")
+        .map(|(i, _)| i)
+        .collect();
+    let from = users
+        .len()
+        .checked_sub(n)
+        .and_then(|i| users.get(i))
+        .or(users.first())
+        .copied()
+        .unwrap_or(0);
+    texts[from..].to_vec()
+}
+
+fn shorten(text: &str) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= RECAP_CHARS {
+        return one_line;
+    }
+    let mut s: String = one_line.chars().take(RECAP_CHARS).collect();
+    s.push('…');
+    s
+}
+
+/// `2026-11-23T20:30:00Z` → `5m ago` (relative to `now`); the raw text when it doesn't parse.
+pub fn age(updated: &str, now: std::time::SystemTime) -> String {
+    let Some(then) = parse_utc(updated) else {
+        return updated.to_string();
+    };
+    let now = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let secs = (now - then).max(0);
+    match secs {
+        0..60 => "just now".to_string(),
+        60..3600 => format!("{}m ago", secs / 60),
+        3600..86_400 => format!("{}h ago", secs / 3600),
+        _ => format!("{}d ago", secs / 86_400),
+    }
+}
+
+/// Seconds since the epoch of an RFC 3339 UTC time (`YYYY-MM-DDTHH:MM:SS[.fff]Z`).
+fn parse_utc(text: &str) -> Option<i64> {
+    let (date, time) = text.split_once('T')?;
+    let mut d = date.split('-').map(|p| p.parse::<i64>().ok());
+    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
+    let time = time.trim_end_matches('Z').split(['.', '+']).next()?;
+    let mut t = time.split(':').map(|p| p.parse::<i64>().ok());
+    let (h, min, s) = (t.next()??, t.next()??, t.next()??);
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + h * 3600 + min * 60 + s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn info(id: &str, cwd: &str) -> SessionInfo {
+        SessionInfo {
+            id: id.into(),
+            cwd: cwd.into(),
+            ..SessionInfo::default()
+        }
+    }
+
+    #[test]
+    fn this_workspace_first_others_only_with_all() {
+        let all = vec![info("a", "/x"), info("b", "/p/sub"), info("c", "/p"), info("d", "/pp")];
+        let ids = |v: Vec<SessionInfo>| v.into_iter().map(|s| s.id).collect::<Vec<_>>();
+        assert_eq!(ids(for_workspace(all.clone(), "/p", false)), ["b", "c"]);
+        assert_eq!(ids(for_workspace(all, "/p", true)), ["b", "c", "a", "d"]);
+    }
+
+    #[test]
+    fn ages_read_like_a_person_says_them() {
+        let now = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_763_929_800);
+        assert_eq!(parse_utc("2025-11-23T20:30:00Z"), Some(1_763_929_800));
+        assert_eq!(age("2025-11-23T20:25:00Z", now), "5m ago");
+        assert_eq!(age("2025-11-21T20:30:00.123Z", now), "2d ago");
+        assert_eq!(age("garbage", now), "garbage");
+    }
+
+    #[test]
+    fn recap_takes_the_last_exchanges() {
+        let messages = vec![
+            json!({"role": "user", "content": [{"type": "text", "text": "one"}]}),
+            json!({"role": "assistant", "content": [{"type": "text", "text": "1"}]}),
+            json!({"role": "user", "content": [{"type": "text", "text": "two"}]}),
+            json!({"role": "assistant", "content": [{"type": "tool_use"}]}),
+            json!({"role": "user", "content": [{"type": "tool_result"}]}),
+            json!({"role": "assistant", "content": [{"type": "text", "text": "2"}]}),
+            json!({"role": "user", "content": [{"type": "text", "text": "three"}]}),
+            json!({"role": "assistant", "content": [{"type": "text", "text": "3"}]}),
+        ];
+        let got: Vec<String> = last_exchanges(&messages, 2)
+            .into_iter()
+            .map(|(r, t)| format!("{r}:{t}"))
+            .collect();
+        assert_eq!(got, ["user:two", "assistant:2", "user:three", "assistant:3"]);
+    }
+}
