@@ -21,6 +21,8 @@ pub mod permissions;
 mod query;
 pub mod record;
 pub mod script;
+mod script_help;
+mod script_rules;
 pub mod settings_view;
 pub mod source;
 mod state;
