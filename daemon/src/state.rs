@@ -55,10 +55,11 @@ impl DaemonState {
         let todo_store = TodoStore::new(paths.sessions_dir());
         let mcp = McpManager::new(McpOptions::for_home(&paths, crate::mcp::client_binary()));
         let meta_dir = growth::meta::meta_dir(
-            &paths.skills_dir(),
+            paths.home(),
             std::env::var_os(growth::meta::ENV_META_SKILLS_DIR),
         );
         let installed = growth::meta::install(&meta_dir);
+        growth::meta::remove_legacy_copies(&paths.skills_dir(), &meta_dir);
         if !installed.is_empty() {
             tracing::info!(?installed, dir = %meta_dir.display(), "meta skills installed");
         }

@@ -226,11 +226,17 @@ async fn meta_skills_are_installed_once_and_never_overwritten() {
     let env = TestEnv::new();
     let st = env.cli(&["daemon", "status"]);
     assert!(st.success(), "{st:?}");
-    let creator = env.home().join("skills/skill-creator/SKILL.md");
+    // Synapse's meta skills live apart from the user's skills (`synapse:<name>`).
+    let creator = env.home().join("meta-skills/skill-creator/SKILL.md");
     let text = std::fs::read_to_string(&creator).unwrap();
     assert!(text.contains("type: meta"), "{text}");
     for name in ["enhancing-skills", "evaluating-skills"] {
-        assert!(env.home().join(format!("skills/{name}/SKILL.md")).exists());
+        assert!(
+            env.home()
+                .join(format!("meta-skills/{name}/SKILL.md"))
+                .exists()
+        );
+        assert!(!env.home().join(format!("skills/{name}")).exists());
     }
     let mine = text.replace("# Creating a skill", "# Creating a skill (my way)");
     std::fs::write(&creator, &mine).unwrap();

@@ -1,25 +1,30 @@
-//! `skill evaluate <name>`: structural checks (SKILL.md valid by the spec, every script answers
-//! `-h`, every referenced bundled file exists) plus the sub-agent's review following
-//! evaluating-skills → a 0-100 score and findings. Each structural problem costs
-//! [`STRUCTURAL_PENALTY`] points off the review's score.
-
-use std::path::Path;
-use std::time::Duration;
+//! `skill evaluate <name>`: static structural checks plus the sub-agent's review following
+//! evaluating-skills → a 0-100 score and findings. No script of the skill is ever run: the
+//! checks read files, and the review runs read-only (policy and OS sandbox) and is told to read
+//! the scripts, not run them. Each structural problem costs [`STRUCTURAL_PENALTY`] points off
+//! the review's score; without a review the score is marked "structural only".
+//!
+//! Structural checks ([`super::evaluate_checks`]): the SKILL.md is valid by the spec, every file
+//! it names exists, every script can be started by its wrapper (an interpreter or a shebang; a
+//! missing execute bit is fine then) and says what it does, the description is in the third
+//! person, and the body is short enough to load.
 
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use super::{Caller, SkillAgent};
+use super::evaluate_checks::structural_checks;
+use super::{Caller, RunMode, SkillAgent};
 use crate::agent::TurnEnd;
 
 const STRUCTURAL_PENALTY: u32 = 15;
-const SCRIPT_HELP_TIMEOUT: Duration = Duration::from_secs(5);
 const REVIEW_MAX_ITERATIONS: u32 = 10;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Evaluation {
     pub skill: String,
     pub score: u32,
+    /// `"structural and review"`, or `"structural only"` when the review is missing.
+    pub basis: &'static str,
     /// Problems found by code (always checked).
     pub structural: Vec<String>,
     /// The sub-agent's findings.
@@ -37,7 +42,13 @@ struct Review {
 
 impl Evaluation {
     pub fn render_text(&self) -> String {
-        let mut out = format!("Skill {}: score {}/100\n", self.skill, self.score);
+        let mut out = match &self.review_error {
+            Some(_) => format!(
+                "Skill {}: score {}/100 (structural only: no review by the model)\n",
+                self.skill, self.score
+            ),
+            None => format!("Skill {}: score {}/100\n", self.skill, self.score),
+        };
         if self.structural.is_empty() {
             out.push_str("Structure: ok\n");
         } else {
@@ -68,14 +79,23 @@ pub async fn evaluate(
     cancel: &CancellationToken,
 ) -> Result<Evaluation, String> {
     let skill = agent.store.show(name).map_err(|e| e.to_string())?;
-    let structural = structural_checks(&skill.dir, &skill.skill_md, name).await;
+    let store = agent.store.clone();
+    let (n, s) = (name.to_string(), skill.clone());
+    let structural = tokio::task::spawn_blocking(move || {
+        let scripts = store.scripts_of(&n).unwrap_or_default();
+        structural_checks(&s.dir, &s.skill_md, &s.name, &scripts)
+    })
+    .await
+    .map_err(|e| e.to_string())?;
     let prompt = format!(
         "Evaluate the skill \"{name}\" (folder {}) following the evaluating-skills meta skill. \
+         Read its files (`read`, `glob`); do not run its scripts or change anything. \
          Answer with JSON only: {{\"score\": <0-100>, \"findings\": [\"...\"]}}",
         skill.dir.display()
     );
     let outcome = agent
-        .run(
+        .run_as(
+            RunMode::ReadOnly,
             prompt,
             std::slice::from_ref(&skill),
             REVIEW_MAX_ITERATIONS,
@@ -95,6 +115,7 @@ pub async fn evaluate(
         Ok(r) => Evaluation {
             skill: name.to_string(),
             score: r.score.min(100).saturating_sub(penalty),
+            basis: "structural and review",
             structural,
             review: r.findings,
             review_error: None,
@@ -102,6 +123,7 @@ pub async fn evaluate(
         Err(e) => Evaluation {
             skill: name.to_string(),
             score: 100u32.saturating_sub(penalty),
+            basis: "structural only",
             structural,
             review: Vec::new(),
             review_error: Some(e),
@@ -113,56 +135,4 @@ fn parse_review(text: &str) -> Option<Review> {
     let start = text.find('{')?;
     let end = text.rfind('}')?;
     serde_json::from_str(text.get(start..=end)?).ok()
-}
-
-/// Spec validity, `-h` of every script, referenced files.
-async fn structural_checks(dir: &Path, skill_md: &Path, name: &str) -> Vec<String> {
-    let mut findings = Vec::new();
-    let text = match std::fs::read_to_string(skill_md) {
-        Ok(t) => t,
-        Err(e) => return vec![format!("{}: {e}", skill_md.display())],
-    };
-    match synapse_shared::skill::parse_skill_md(skill_md, &text, Some(name)) {
-        Ok(parsed) => findings.extend(parsed.warnings.iter().map(|w| w.to_string())),
-        Err(e) => findings.push(e.to_string()),
-    }
-    for word in text.split(|c: char| c.is_whitespace() || "()[]`'\"<>,".contains(c)) {
-        let word = word.trim_end_matches(['.', ':', ';']);
-        if (word.starts_with("scripts/") || word.starts_with("references/"))
-            && !word.contains('*')
-            && !dir.join(word).exists()
-        {
-            findings.push(format!("SKILL.md refers to {word}, which does not exist"));
-        }
-    }
-    let scripts = std::fs::read_dir(dir.join("scripts"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_file());
-    for script in scripts {
-        let mut cmd = tokio::process::Command::new(&script);
-        cmd.arg("-h")
-            .current_dir(dir)
-            .stdin(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .process_group(0);
-        let label = script
-            .strip_prefix(dir)
-            .unwrap_or(&script)
-            .display()
-            .to_string();
-        match tokio::time::timeout(SCRIPT_HELP_TIMEOUT, cmd.output()).await {
-            Ok(Ok(out)) if out.status.success() && !out.stdout.is_empty() => {}
-            Ok(Ok(out)) => findings.push(format!(
-                "{label} -h: exit {} with {} bytes of help",
-                out.status.code().unwrap_or(-1),
-                out.stdout.len()
-            )),
-            Ok(Err(e)) => findings.push(format!("{label} -h: cannot run ({e})")),
-            Err(_) => findings.push(format!("{label} -h: no answer within 5 s")),
-        }
-    }
-    findings
 }

@@ -16,6 +16,7 @@
 pub mod commands;
 pub mod enhance;
 pub mod evaluate;
+mod evaluate_checks;
 pub mod meta;
 pub mod prompt;
 pub mod rank;
@@ -67,6 +68,15 @@ pub struct Caller {
     pub cwd: PathBuf,
     pub env: HashMap<String, String>,
     pub session: Option<String>,
+}
+
+/// What a run of the skill sub-agent may do to the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunMode {
+    /// Create and enhance: `write`/`edit` below the user skills folder.
+    Author,
+    /// Search and evaluate: no file changes at all (policy and OS sandbox both read-only).
+    ReadOnly,
 }
 
 /// One run of the skill sub-agent: how its turn ended and the versions it caused.
@@ -129,9 +139,32 @@ impl SkillAgent {
         Ok((tail, file))
     }
 
-    /// Runs the sub-agent on `prompt` with `skills` as the metadata it sees.
+    /// Runs the sub-agent on `prompt` with `skills` as the metadata it sees; it may write
+    /// below the user skills folder (create, enhance).
     pub async fn run(
         &self,
+        prompt: String,
+        skills: &[SkillSummary],
+        max_iterations: u32,
+        caller: &Caller,
+        cancel: &CancellationToken,
+    ) -> Result<SkillRun, String> {
+        self.run_as(
+            RunMode::Author,
+            prompt,
+            skills,
+            max_iterations,
+            caller,
+            cancel,
+        )
+        .await
+    }
+
+    /// Runs the sub-agent on `prompt` with `skills` as the metadata it sees, in `mode`:
+    /// [`RunMode::ReadOnly`] (search, evaluate) changes nothing on disk.
+    pub async fn run_as(
+        &self,
+        mode: RunMode,
         prompt: String,
         skills: &[SkillSummary],
         max_iterations: u32,
@@ -144,7 +177,8 @@ impl SkillAgent {
             .ok_or("the skill sub-agent is not available yet (daemon starting)")?;
         let skills_dir = self.skills_dir();
         let meta_dir = self.meta_dir.clone();
-        let meta_text = tokio::task::spawn_blocking(move || meta::contents(&meta_dir))
+        let store = self.store.clone();
+        let meta_text = tokio::task::spawn_blocking(move || meta::contents(&meta_dir, &store))
             .await
             .map_err(|e| e.to_string())?;
         let doc = self.commands_doc.get().map(String::as_str).unwrap_or("");
@@ -155,13 +189,22 @@ impl SkillAgent {
             prompt,
             cwd: caller.cwd.clone(),
             env: caller.env.clone(),
-            policy: SubAgentPolicy::SkillAuthor { root: skills_dir },
+            policy: match mode {
+                RunMode::Author => SubAgentPolicy::SkillAuthor { root: skills_dir },
+                RunMode::ReadOnly => SubAgentPolicy::ReadOnly,
+            },
             limits: RunnerLimits {
                 max_iterations: max_iterations.min(SKILL_AGENT_MAX_ITERATIONS),
                 ..RunnerLimits::default()
             },
             gate: Some(GateHandle(Arc::new(gate.clone()))),
-            sandbox: Some(author_sandbox(&self.skills_dir(), caller)),
+            sandbox: Some(match mode {
+                RunMode::Author => author_sandbox(&self.skills_dir(), caller),
+                RunMode::ReadOnly => SandboxSpec {
+                    writable: Vec::new(),
+                    read_only: true,
+                },
+            }),
             context: self.context_of(caller),
         };
         let outcome = subagents.run(request, cancel).await;

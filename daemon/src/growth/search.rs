@@ -72,7 +72,8 @@ pub async fn search(
         all.clone()
     };
     let run = agent
-        .run(
+        .run_as(
+            super::RunMode::ReadOnly,
             prompt::search_prompt(query),
             &candidates,
             SEARCH_MAX_ITERATIONS,

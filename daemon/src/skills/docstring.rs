@@ -1,7 +1,10 @@
 //! Reads a script's own documentation without running it: the Python module docstring, a
 //! leading `#` comment block (shell, Python, Ruby, …), or a JSDoc `/** … */` / `//` block
 //! (JavaScript, TypeScript). From that text it takes the one-line summary and the usage line
-//! (a `Usage:` section); the whole text is the `--help` document.
+//! (a `Usage:` section); the whole text is the `--help` document. A comment block that is only
+//! boilerplate (`# Exit on error` above `set -e`, lint pragmas, licence lines) does not count.
+//! When the script documents nothing, its own argparse/click declarations or printed `usage:`
+//! line ([`super::script_help`]) supply the description and usage.
 
 /// What a script says about itself.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -12,6 +15,8 @@ pub struct ScriptDoc {
     pub usage_args: Option<String>,
     /// The cleaned documentation text (for `--help`).
     pub full: String,
+    /// The script answers `--help` itself (the wrapper passes `--help` through).
+    pub own_help: bool,
 }
 
 /// Comment syntax to look for, chosen from the extension or the shebang.
@@ -32,13 +37,61 @@ pub fn parse(source: &str, style: DocStyle, file_name: &str) -> ScriptDoc {
         DocStyle::Hash => hash_block(source),
         DocStyle::Slash => slash_block(source),
     };
-    let full = raw.map(|t| dedent(&t)).unwrap_or_default();
-    let (summary, usage_args) = sections(&full, file_name);
+    let full = raw
+        .map(|t| dedent(&drop_boilerplate(&t)))
+        .unwrap_or_default();
+    let (mut summary, mut usage_args) = sections(&full, file_name);
+    let parser = super::script_help::parser_help(source);
+    if summary.is_none() {
+        summary = parser
+            .description
+            .map(|d| d.trim_end_matches(['.', ' ']).to_string() + ".");
+    }
+    if usage_args.is_none() {
+        usage_args = parser.usage_args.map(|u| strip_program(&u, file_name));
+    }
     ScriptDoc {
         summary,
         usage_args,
         full,
+        own_help: parser.own_help,
     }
+}
+
+/// Comment lines that say nothing about what the script does.
+const BOILERPLATE: &[&str] = &[
+    "exit on error",
+    "exit on any error",
+    "exit immediately",
+    "exit if any command fails",
+    "stop on error",
+    "fail on error",
+    "fail fast",
+    "strict mode",
+    "shellcheck ",
+    "eslint-",
+    "pylint:",
+    "noqa",
+    "type: ignore",
+    "copyright",
+    "spdx-license",
+    "license",
+    "set -e",
+    "set -u",
+    "set -o",
+];
+
+/// Drops boilerplate lines; what is left is the real documentation (maybe nothing).
+fn drop_boilerplate(text: &str) -> String {
+    text.lines()
+        .filter(|l| {
+            let lower = l.trim().to_ascii_lowercase();
+            !BOILERPLATE
+                .iter()
+                .any(|b| lower.starts_with(b) || lower == b.trim_end())
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Lines after the shebang and encoding/modeline comments.
@@ -224,7 +277,7 @@ fn sections(full: &str, file_name: &str) -> (Option<String>, Option<String>) {
 }
 
 /// `python3 extract_text.py <pdf> [--pages N]` → `<pdf> [--pages N]`.
-fn strip_program(usage: &str, file_name: &str) -> String {
+pub(super) fn strip_program(usage: &str, file_name: &str) -> String {
     let stem = synapse_shared::skill::naming::script_stem(file_name);
     let mut words: Vec<&str> = usage.split_whitespace().collect();
     let is_runner = |w: &str| {

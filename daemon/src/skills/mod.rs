@@ -22,6 +22,8 @@ mod query;
 pub mod record;
 pub mod scope;
 pub mod script;
+mod script_help;
+mod script_rules;
 pub mod settings_view;
 pub mod source;
 mod state;

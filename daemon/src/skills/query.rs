@@ -115,6 +115,12 @@ impl SkillStore {
         files::read_skill_file(&rec.meta.name, &rec.dir, rel)
     }
 
+    /// The scripts (with runner and parsed documentation) of the skill `name`.
+    pub fn scripts_of(&self, name: &str) -> Result<Vec<super::script::SkillScript>, SkillError> {
+        let rec = resolve(&self.read(), name, &self.paths().settings_file)?;
+        Ok(rec.scripts.clone())
+    }
+
     /// Re-reads settings.json when it changed and re-derives visibility.
     pub fn refresh_settings(&self) {
         let _ = self.apply_paths(std::slice::from_ref(&self.paths().settings_file));

@@ -70,7 +70,7 @@ pub fn load_skill_dir(dir: &Path, source: SkillSource, root: usize) -> Option<Lo
         Err(e) => return Some(Loaded::Broken(e)),
     };
     let mut warnings = parsed.warnings;
-    let scripts = scan_scripts(&parsed.meta.name, dir, &mut warnings);
+    let scripts = scan_scripts(&parsed.meta.name, dir, &text, &mut warnings);
     let mut modified = mtime(&skill_md);
     for s in &scripts {
         modified = modified.max(mtime(&s.path));

@@ -1,10 +1,12 @@
-//! The scripts of one skill: every file in its `scripts/` folder that is a Python, shell or Node
-//! script, has a shebang, or is executable. Each gets a command name `skill:<skill>:<stem>`, a
-//! [`Runner`] (shebang first, else by extension) and its parsed [`ScriptDoc`].
+//! The scripts of one skill: every program below its `scripts/` folder, nested folders too
+//! (which files are programs and which are library modules is [`super::script_rules`]'s rule).
+//! Each gets a command name `skill:<skill>:<name>` (nested: folders joined with `.`, so
+//! `scripts/office/unpack.py` is `skill:<skill>:office.unpack`), a [`Runner`] (shebang first,
+//! else by extension) and its parsed [`ScriptDoc`].
 //!
 //! Rules (each violation is skipped with a warning, the rest of the skill still loads):
-//! - the stem must be a safe command component (`a;b.sh` is refused);
-//! - a stem used twice (`run.py` and `run.sh`): the file name first in byte order keeps it;
+//! - the name must be a safe command component (`a;b.sh` is refused);
+//! - a name used twice (`run.py` and `run.sh`): the path first in byte order keeps it;
 //! - a file with no shebang, no known extension and no execute bit is not a script (silently).
 
 use std::fs;
@@ -16,6 +18,12 @@ use synapse_shared::skill::SkillWarning;
 use synapse_shared::skill::naming::{check_command_component, script_stem, wrapper_name};
 
 use super::docstring::{self, DOC_READ_LIMIT_BYTES, DocStyle, ScriptDoc};
+use super::script_rules::{is_library, is_script_dir};
+
+/// How deep below `scripts/` programs are looked for.
+pub const SCRIPT_DIR_MAX_DEPTH: usize = 4;
+/// Files looked at per skill (a vendored tree in `scripts/` must not stall a scan).
+pub const SCRIPT_FILES_MAX: usize = 1000;
 
 /// How the wrapper starts the script.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,30 +51,34 @@ impl Runner {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkillScript {
     pub file_name: String,
+    /// Path below `scripts/`, `/`-separated (`office/unpack.py`).
+    pub rel_path: String,
     pub path: PathBuf,
     pub command: String,
     pub runner: Runner,
     pub doc: ScriptDoc,
 }
 
-/// Lists the scripts of the skill `skill` in `dir/scripts`, sorted by command.
-pub fn scan_scripts(skill: &str, dir: &Path, warnings: &mut Vec<SkillWarning>) -> Vec<SkillScript> {
+/// Lists the scripts of the skill `skill` below `dir/scripts`, sorted by path; `skill_md` is
+/// the skill's SKILL.md text (a file it names is a program).
+pub fn scan_scripts(
+    skill: &str,
+    dir: &Path,
+    skill_md: &str,
+    warnings: &mut Vec<SkillWarning>,
+) -> Vec<SkillScript> {
     let scripts_dir = dir.join("scripts");
-    let Ok(entries) = fs::read_dir(&scripts_dir) else {
-        return Vec::new();
-    };
-    let mut names: Vec<String> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
+    let mut files = Vec::new();
+    collect_files(&scripts_dir, "", 0, &mut files);
+    files.sort();
     let skill_ok = check_command_component(skill);
     let mut out: Vec<SkillScript> = Vec::new();
-    for file_name in names {
+    for rel_path in files {
+        let file_name = rel_path.rsplit('/').next().unwrap_or(&rel_path).to_string();
         if file_name.starts_with('.') || is_editor_junk(&file_name) {
             continue;
         }
-        let path = scripts_dir.join(&file_name);
+        let path = scripts_dir.join(&rel_path);
         let Ok(meta) = fs::metadata(&path) else {
             continue;
         };
@@ -78,7 +90,10 @@ pub fn scan_scripts(skill: &str, dir: &Path, warnings: &mut Vec<SkillWarning>) -
         let Some((runner, style)) = runner_for(&file_name, &head, executable) else {
             continue;
         };
-        let stem = script_stem(&file_name);
+        if is_library(&rel_path, &head, skill_md) {
+            continue;
+        }
+        let stem = command_stem(&rel_path);
         if let Err(reason) = &skill_ok {
             warnings.push(SkillWarning::new(
                 &path,
@@ -87,7 +102,7 @@ pub fn scan_scripts(skill: &str, dir: &Path, warnings: &mut Vec<SkillWarning>) -
             ));
             continue;
         }
-        if let Err(reason) = check_command_component(stem) {
+        if let Err(reason) = check_command_component(&stem) {
             warnings.push(SkillWarning::new(
                 &path,
                 None,
@@ -95,14 +110,14 @@ pub fn scan_scripts(skill: &str, dir: &Path, warnings: &mut Vec<SkillWarning>) -
             ));
             continue;
         }
-        let command = wrapper_name(skill, stem);
+        let command = wrapper_name(skill, &stem);
         if let Some(first) = out.iter().find(|s| s.command == command) {
             warnings.push(SkillWarning::new(
                 &path,
                 None,
                 format!(
-                    "skipped: {command} is already provided by {} (first file name wins)",
-                    first.file_name
+                    "skipped: {command} is already provided by {} (first path wins)",
+                    first.rel_path
                 ),
             ));
             continue;
@@ -110,13 +125,53 @@ pub fn scan_scripts(skill: &str, dir: &Path, warnings: &mut Vec<SkillWarning>) -
         let doc = docstring::parse(&head, style, &file_name);
         out.push(SkillScript {
             file_name,
+            rel_path,
             path,
             command,
             runner,
             doc,
         });
     }
+    out.sort_by(|a, b| a.command.cmp(&b.command));
     out
+}
+
+/// `office/unpack.py` → `office.unpack`; `run.sh` → `run`.
+pub fn command_stem(rel_path: &str) -> String {
+    let (folders, file) = match rel_path.rsplit_once('/') {
+        Some((d, f)) => (Some(d), f),
+        None => (None, rel_path),
+    };
+    let stem = script_stem(file);
+    match folders {
+        Some(d) => format!("{}.{stem}", d.replace('/', ".")),
+        None => stem.to_string(),
+    }
+}
+
+/// Relative paths of the files below `dir` (depth- and count-limited, script folders only).
+fn collect_files(dir: &Path, prefix: &str, depth: usize, out: &mut Vec<String>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        if out.len() >= SCRIPT_FILES_MAX {
+            return;
+        }
+        let name = e.file_name().to_string_lossy().into_owned();
+        let rel = format!("{prefix}{name}");
+        // A symlinked folder is not followed (no loops, no escape from the skill).
+        let is_dir = e.file_type().map(|t| t.is_dir()).unwrap_or(false);
+        if is_dir {
+            if depth < SCRIPT_DIR_MAX_DEPTH && is_script_dir(&name) {
+                collect_files(&e.path(), &format!("{rel}/"), depth + 1, out);
+            }
+        } else {
+            out.push(rel);
+        }
+    }
 }
 
 fn is_editor_junk(name: &str) -> bool {
@@ -209,7 +264,7 @@ mod tests {
         fs::write(s.join("data.csv"), "1,2\n").unwrap();
         fs::write(s.join("notes.md"), "x\n").unwrap();
         let mut w = Vec::new();
-        let got = scan_scripts("sk", t.path(), &mut w);
+        let got = scan_scripts("sk", t.path(), "", &mut w);
         let summary: Vec<(&str, Runner)> = got
             .iter()
             .map(|s| (s.command.as_str(), s.runner.clone()))
@@ -234,9 +289,41 @@ mod tests {
             "{w:?}"
         );
         assert!(
-            w.iter()
-                .any(|x| x.contains("a.sh: skipped: skill:sk:a is already provided by a.py")),
+            w.iter().any(|x| x.contains(
+                "a.sh: skipped: skill:sk:a is already provided by a.py (first path wins)"
+            )),
             "{w:?}"
         );
+    }
+
+    #[test]
+    fn nested_programs_get_dotted_names_and_packages_get_none() {
+        let t = tempfile::tempdir().unwrap();
+        let office = t.path().join("scripts/office");
+        fs::create_dir_all(office.join("helpers")).unwrap();
+        fs::create_dir_all(office.join("__pycache__")).unwrap();
+        fs::write(office.join("helpers/__init__.py"), "").unwrap();
+        fs::write(
+            office.join("helpers/xml.py"),
+            "import re\ndef f():\n    pass\n",
+        )
+        .unwrap();
+        fs::write(office.join("__pycache__/pack.py"), "print(1)\n").unwrap();
+        fs::write(
+            office.join("pack.py"),
+            "from helpers import xml\nif __name__ == '__main__':\n    xml.f()\n",
+        )
+        .unwrap();
+        fs::write(office.join("unpack.py"), "from helpers import xml\n").unwrap();
+        let mut w = Vec::new();
+        let md = "Unpack with `python scripts/office/unpack.py in.docx out/`.";
+        let got = scan_scripts("docx", t.path(), md, &mut w);
+        let names: Vec<&str> = got.iter().map(|s| s.command.as_str()).collect();
+        assert_eq!(
+            names,
+            ["skill:docx:office.pack", "skill:docx:office.unpack"]
+        );
+        assert_eq!(got[1].rel_path, "office/unpack.py");
+        assert!(w.is_empty(), "{w:?}");
     }
 }

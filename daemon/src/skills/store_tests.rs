@@ -141,7 +141,7 @@ fn scripts_become_wrappers_and_follow_changes_incrementally() {
     let dir = skill(&root, "pdf", "PDF tools.");
     fs::write(
         dir.join("scripts/extract.py"),
-        "\"\"\"Extract text.\n\nUsage: extract.py FILE\n\"\"\"\n",
+        "\"\"\"Extract text.\n\nUsage: extract.py FILE\n\"\"\"\nimport sys\nprint(sys.argv)\n",
     )
     .unwrap();
     let (store, r) = e.open(None);
@@ -156,7 +156,7 @@ fn scripts_become_wrappers_and_follow_changes_incrementally() {
     // Edit: help follows; unrelated events change nothing.
     fs::write(
         dir.join("scripts/extract.py"),
-        "\"\"\"Pull text out.\"\"\"\n",
+        "\"\"\"Pull text out.\"\"\"\nprint(1)\n",
     )
     .unwrap();
     let r = store

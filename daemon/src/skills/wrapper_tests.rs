@@ -9,6 +9,7 @@ fn script(dir: &Path, summary: &str, full: &str) -> SkillScript {
     fs::write(&path, "printf '%s\\n' \"$@\"\n").unwrap();
     SkillScript {
         file_name: "x.sh".into(),
+        rel_path: "x.sh".into(),
         path,
         command: "skill:evil:x".into(),
         runner: Runner::Interpreter("bash"),
@@ -16,6 +17,7 @@ fn script(dir: &Path, summary: &str, full: &str) -> SkillScript {
             summary: Some(summary.into()),
             usage_args: Some("'$(touch pwned)' \"`touch pwned`\"".into()),
             full: full.into(),
+            own_help: false,
         },
     }
 }

@@ -21,6 +21,12 @@ pub enum SkillFormatError {
     NotAMapping { path: PathBuf, line: usize },
     #[error("{path}:{line}: `description` is required (1-1024 characters saying what the skill does and when to use it)", path = .path.display())]
     MissingDescription { path: PathBuf, line: usize },
+    #[error("{path}:{line}: `description` has {chars} characters; the limit is 1024: shorten it to what the skill does and when to use it", path = .path.display())]
+    DescriptionTooLong {
+        path: PathBuf,
+        line: usize,
+        chars: usize,
+    },
     #[error("{path}:{line}: invalid skill name {name:?}: {reason}", path = .path.display())]
     InvalidName {
         path: PathBuf,
@@ -46,6 +52,7 @@ impl SkillFormatError {
             | Self::Yaml { path, .. }
             | Self::NotAMapping { path, .. }
             | Self::MissingDescription { path, .. }
+            | Self::DescriptionTooLong { path, .. }
             | Self::InvalidName { path, .. }
             | Self::WrongType { path, .. } => path,
         }

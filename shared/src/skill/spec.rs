@@ -2,9 +2,13 @@
 //!
 //! Strict where a wrong value would make the skill unusable, lenient where Claude Code is:
 //! - `name`: 1-64 of `[a-z0-9-]`, no leading, trailing or double hyphen, equal to the folder name.
-//!   Missing → the folder name (warning); longer than 64 or not the folder name → warning; any
-//!   other violation → [`SkillFormatError::InvalidName`] (the skill is skipped).
-//! - `description`: required, 1-1024 characters; missing or empty skips the skill, too long warns.
+//!   Missing → the folder name (warning); not the folder name → warning; any other violation,
+//!   a longer name included → [`SkillFormatError::InvalidName`] (the skill is not loaded).
+//! - `description`: required, 1-1024 characters; missing, empty or longer → the skill is not
+//!   loaded. The limits are the same rule as `skill create`'s: refused with the reason, and
+//!   `skill list` shows the broken skill with that reason.
+//! - Claude Code's `disable-model-invocation` and `user-invocable` (booleans) and
+//!   `argument-hint` (a string); a wrong shape warns and is ignored.
 //! - `license` (string), `compatibility` (≤ 500 characters), `metadata` (string → string map),
 //!   `allowed-tools` (a string or a list), `type: meta`: a wrong shape warns and is ignored.
 //! - Other keys are kept in [`SkillMeta::extra`] and otherwise ignored.
@@ -47,6 +51,12 @@ pub struct SkillMeta {
     pub version: Option<String>,
     pub author: Option<String>,
     pub tags: Vec<String>,
+    /// `disable-model-invocation: true`: only the user loads it; never listed to the model.
+    pub disable_model_invocation: bool,
+    /// `user-invocable` (default true): the user may run it as `/<name> args`.
+    pub user_invocable: bool,
+    /// `argument-hint`: what `/<name>` takes, shown in completion.
+    pub argument_hint: Option<String>,
     /// Keys the spec does not define, kept as JSON.
     pub extra: BTreeMap<String, Value>,
 }
@@ -141,6 +151,17 @@ pub fn parse_skill_md(
             .map(|t| split_list(t))
             .unwrap_or_default(),
     };
+    meta.disable_model_invocation = fields
+        .remove("disable-model-invocation")
+        .and_then(|f| v.boolean("disable-model-invocation", f))
+        .unwrap_or(false);
+    meta.user_invocable = fields
+        .remove("user-invocable")
+        .and_then(|f| v.boolean("user-invocable", f))
+        .unwrap_or(true);
+    meta.argument_hint = fields
+        .remove("argument-hint")
+        .and_then(|f| v.string("argument-hint", f));
     meta.extra = fields.into_iter().map(|(k, f)| (k, f.value)).collect();
 
     Ok(ParsedSkill {

@@ -57,13 +57,14 @@ fn description_table() {
         "/s/x/SKILL.md:3: `description` must be a string"
     );
 
-    let long = format!("---\nname: x\ndescription: {}\n---\n", "d".repeat(1025));
-    let p = parse(&long, "x").unwrap();
-    assert!(
-        p.warnings[0].message.contains("longer than 1024"),
-        "{:?}",
-        p.warnings
+    let long = format!("---\nname: x\ndescription: {}\n---\n", "d".repeat(1380));
+    let err = parse(&long, "x").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "/s/x/SKILL.md:3: `description` has 1380 characters; the limit is 1024: shorten it to what the skill does and when to use it"
     );
+    let max = format!("---\nname: x\ndescription: {}\n---\n", "d".repeat(1024));
+    assert!(parse(&max, "x").is_ok());
 }
 
 #[test]
@@ -75,9 +76,13 @@ fn lenient_name_rules_warn() {
         "/s/x/SKILL.md:2: `name: other` does not match its folder \"x\""
     );
 
-    let long = "a".repeat(70);
-    let p = parse(&format!("---\nname: {long}\ndescription: d\n---\n"), &long).unwrap();
-    assert!(p.warnings[0].message.contains("longer than 64"));
+    // Over the spec's limit is refused, on load as on `skill create` (one rule).
+    let long = "a".repeat(65);
+    let err = parse(&format!("---\nname: {long}\ndescription: d\n---\n"), &long).unwrap_err();
+    assert!(
+        err.to_string().contains("longer than 64 characters"),
+        "{err}"
+    );
 
     let p = parse("---\ndescription: d\n---\n", "from-folder").unwrap();
     assert_eq!(p.meta.name, "from-folder");
@@ -149,4 +154,27 @@ fn wrong_shapes_warn_but_load() {
             .any(|w| w.contains("/s/x/SKILL.md:5: `metadata` must be a mapping"))
     );
     assert!(all.iter().any(|w| w.contains("type: weird")));
+}
+
+#[test]
+fn claude_code_fields_and_allowed_tools_with_parentheses() {
+    let p = parse(
+        "---\nname: x\ndescription: d\ndisable-model-invocation: true\nuser-invocable: false\nargument-hint: \"[file] [--fast]\"\nallowed-tools: Bash(git, diff:*), Read, Bash(npm run test:*)\n---\n",
+        "x",
+    )
+    .unwrap();
+    assert!(p.meta.disable_model_invocation);
+    assert!(!p.meta.user_invocable);
+    assert_eq!(p.meta.argument_hint.as_deref(), Some("[file] [--fast]"));
+    assert_eq!(
+        p.meta.allowed_tools,
+        ["Bash(git, diff:*)", "Read", "Bash(npm run test:*)"]
+    );
+    let p = parse(
+        "---\nname: x\ndescription: d\nallowed-tools: Read Bash(git log:*) Grep\n---\n",
+        "x",
+    )
+    .unwrap();
+    assert_eq!(p.meta.allowed_tools, ["Read", "Bash(git log:*)", "Grep"]);
+    assert!(p.meta.user_invocable && !p.meta.disable_model_invocation);
 }

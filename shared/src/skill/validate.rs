@@ -10,7 +10,7 @@ use serde_saphyr::Spanned;
 use super::error::{SkillFormatError, SkillWarning};
 use super::spec::{DESCRIPTION_MAX_CHARS, NAME_MAX_CHARS};
 
-/// Every spec rule except the length limit (a long name only warns when loading).
+/// Every spec rule except the length limit (checked by the callers with the same limit).
 pub(super) fn validate_name_shape(name: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err("it is empty".to_string());
@@ -77,10 +77,11 @@ impl Validator<'_> {
             return Err(self.invalid_name(line, &name, &reason));
         }
         if name.chars().count() > NAME_MAX_CHARS {
-            self.warn(
-                Some(line),
-                format!("`name` is longer than {NAME_MAX_CHARS} characters"),
-            );
+            return Err(self.invalid_name(
+                line,
+                &name,
+                &format!("it is longer than {NAME_MAX_CHARS} characters; shorten it (and rename its folder to match)"),
+            ));
         }
         if let Some(folder) = folder
             && folder != name
@@ -112,11 +113,13 @@ impl Validator<'_> {
                 line,
             });
         }
-        if text.chars().count() > DESCRIPTION_MAX_CHARS {
-            self.warn(
-                Some(line),
-                format!("`description` is longer than {DESCRIPTION_MAX_CHARS} characters"),
-            );
+        let chars = text.chars().count();
+        if chars > DESCRIPTION_MAX_CHARS {
+            return Err(SkillFormatError::DescriptionTooLong {
+                path: self.path.to_path_buf(),
+                line,
+                chars,
+            });
         }
         Ok(text)
     }
@@ -128,6 +131,23 @@ impl Validator<'_> {
             Some(s) => Some(s),
             None => {
                 self.warn(Some(line), format!("`{field}` must be a string; ignored"));
+                None
+            }
+        }
+    }
+
+    /// A boolean field (`true`/`false`, also as strings); anything else warns and is `None`.
+    pub fn boolean(&mut self, field: &str, f: Spanned<Value>) -> Option<bool> {
+        let line = self.line(&f);
+        match &f.value {
+            Value::Bool(b) => Some(*b),
+            Value::String(s) if s.eq_ignore_ascii_case("true") => Some(true),
+            Value::String(s) if s.eq_ignore_ascii_case("false") => Some(false),
+            _ => {
+                self.warn(
+                    Some(line),
+                    format!("`{field}` must be true or false; ignored"),
+                );
                 None
             }
         }
@@ -217,16 +237,45 @@ fn scalar_text(v: &Value) -> Option<String> {
     }
 }
 
+/// Splits a one-string list at commas, else at spaces, but never inside parentheses, so
+/// Claude Code's `Bash(git diff:*), Read` and `Read Bash(git, diff:*)` keep each tool whole.
 pub(super) fn split_list(s: &str) -> Vec<String> {
-    let parts: Vec<&str> = if s.contains(',') {
-        s.split(',').collect()
-    } else {
-        s.split_whitespace().collect()
+    let top_level_comma = {
+        let mut depth = 0i32;
+        s.chars().any(|c| {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            c == ',' && depth == 0
+        })
     };
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0i32;
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        let cut = depth == 0
+            && if top_level_comma {
+                c == ','
+            } else {
+                c.is_whitespace()
+            };
+        if cut {
+            parts.push(std::mem::take(&mut current));
+        } else {
+            current.push(c);
+        }
+    }
+    parts.push(current);
     parts
         .into_iter()
-        .map(str::trim)
+        .map(|p| p.trim().to_string())
         .filter(|p| !p.is_empty())
-        .map(str::to_string)
         .collect()
 }

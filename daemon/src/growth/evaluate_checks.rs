@@ -1,0 +1,128 @@
+//! The static half of `skill evaluate`: checks made by reading the skill's files, never by
+//! running anything. Each finding names the file and says how to fix it.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use crate::skills::script::{Runner, SkillScript};
+
+/// A SKILL.md body longer than this is costly to load (the spec's advice: keep it under 500
+/// lines and move details into `references/`).
+pub const BODY_MAX_LINES: usize = 500;
+
+/// Spec validity, referenced files, scripts' runners and help, description voice, body size.
+pub fn structural_checks(
+    dir: &Path,
+    skill_md: &Path,
+    name: &str,
+    scripts: &[SkillScript],
+) -> Vec<String> {
+    let mut findings = Vec::new();
+    let text = match std::fs::read_to_string(skill_md) {
+        Ok(t) => t,
+        Err(e) => return vec![format!("{}: {e}", skill_md.display())],
+    };
+    let folder = dir.file_name().map(|f| f.to_string_lossy().into_owned());
+    match synapse_shared::skill::parse_skill_md(skill_md, &text, folder.as_deref().or(Some(name))) {
+        Ok(parsed) => {
+            findings.extend(parsed.warnings.iter().map(|w| w.to_string()));
+            if let Some(why) = first_person(&parsed.meta.description) {
+                findings.push(format!(
+                    "{}: the description is in the first or second person ({why}); write it in \
+                     the third person: what the skill does and when to use it",
+                    skill_md.display()
+                ));
+            }
+            let body_lines = text[parsed.body_offset..].lines().count();
+            if body_lines > BODY_MAX_LINES {
+                findings.push(format!(
+                    "{}: the body has {body_lines} lines (more than {BODY_MAX_LINES}); move \
+                     details into references/ files",
+                    skill_md.display()
+                ));
+            }
+        }
+        Err(e) => findings.push(e.to_string()),
+    }
+    for word in text.split(|c: char| c.is_whitespace() || "()[]`'\"<>,".contains(c)) {
+        let word = word.trim_end_matches(['.', ':', ';']);
+        if (word.starts_with("scripts/") || word.starts_with("references/"))
+            && !word.contains('*')
+            && !dir.join(word).exists()
+        {
+            findings.push(format!("SKILL.md refers to {word}, which does not exist"));
+        }
+    }
+    for s in scripts {
+        let label = format!("scripts/{}", s.rel_path);
+        let executable = std::fs::metadata(&s.path)
+            .map(|m| m.permissions().mode() & 0o111 != 0)
+            .unwrap_or(false);
+        if s.runner == Runner::Direct && !executable {
+            findings.push(format!(
+                "{label}: cannot be started (no shebang, no known extension, not executable); \
+                 add a `#!` line"
+            ));
+        }
+        if s.doc.summary.is_none() && !s.doc.own_help {
+            findings.push(format!(
+                "{label}: says nothing about itself; add a docstring or a leading comment \
+                 (its `{} -h` shows no description)",
+                s.command
+            ));
+        }
+    }
+    findings
+}
+
+/// Why `description` reads as first or second person, if it does.
+fn first_person(description: &str) -> Option<&'static str> {
+    let lower = format!(" {} ", description.to_lowercase());
+    let words = [
+        (" i ", "\"I\""),
+        (" i'm ", "\"I'm\""),
+        (" i'll ", "\"I'll\""),
+        (" my ", "\"my\""),
+        (" we ", "\"we\""),
+        (" you can ", "\"you can\""),
+    ];
+    words
+        .iter()
+        .find(|(w, _)| lower.contains(w))
+        .map(|(_, why)| *why)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn first_and_second_person_descriptions_are_found() {
+        assert_eq!(first_person("I can help you with PDFs."), Some("\"I\""));
+        assert_eq!(
+            first_person("You can use this for PDFs."),
+            Some("\"you can\"")
+        );
+        assert_eq!(
+            first_person("Extracts text from PDFs. Use for invoices."),
+            None
+        );
+    }
+
+    #[test]
+    fn a_long_body_is_a_finding() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("long");
+        std::fs::create_dir_all(&dir).unwrap();
+        let md = dir.join("SKILL.md");
+        let body = "line\n".repeat(700);
+        std::fs::write(
+            &md,
+            format!("---\nname: long\ndescription: Does a thing.\n---\n{body}"),
+        )
+        .unwrap();
+        let f = structural_checks(&dir, &md, "long", &[]);
+        assert!(f.iter().any(|f| f.contains("700 lines")), "{f:?}");
+    }
+}
