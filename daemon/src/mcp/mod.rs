@@ -26,6 +26,7 @@ pub mod names;
 pub mod process;
 pub mod result;
 pub mod schema;
+pub mod schema_doc;
 pub mod server;
 pub mod shortcut;
 pub mod wrappers;
