@@ -21,6 +21,7 @@ mod llm_providers;
 mod mcp_e2e;
 mod mcp_faults;
 mod mcp_filesystem;
+mod mcp_protocol;
 mod mcp_python;
 mod mcp_support;
 mod permissions;

@@ -51,7 +51,12 @@ pub enum ConnectionError {
     StartupTimeout(Duration),
     #[error("tools/list failed: {0}")]
     ListTools(String),
-    #[error("tool call timed out after {0:?}")]
+    #[error(
+        "no answer within the call timeout of {:.1} s; the request was cancelled \
+         (notifications/cancelled) and the server stays connected; raise toolTimeoutSec in the \
+         server's config for slow tools",
+        .0.as_secs_f64()
+    )]
     CallTimeout(Duration),
     #[error("connection lost: {0}")]
     Lost(String),
@@ -61,9 +66,15 @@ pub enum ConnectionError {
 }
 
 impl ConnectionError {
-    /// True when the server itself is unusable (as opposed to one request being refused).
+    /// True when the server itself is unusable (as opposed to one request being refused). A
+    /// slow request is not evidence of that: rmcp cancels it on the wire when the call is dropped
+    /// and the session (with the server's state) is kept; a crashed process is noticed by its
+    /// exit watch, a lost transport by the next request.
     pub fn breaks_connection(&self) -> bool {
-        !matches!(self, ConnectionError::Rejected(_))
+        !matches!(
+            self,
+            ConnectionError::Rejected(_) | ConnectionError::CallTimeout(_)
+        )
     }
 }
 

@@ -27,6 +27,7 @@ pub mod process;
 pub mod project_config;
 pub mod result;
 pub mod schema;
+pub mod schema_doc;
 pub mod server;
 pub mod shortcut;
 pub mod wrappers;

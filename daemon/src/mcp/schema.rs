@@ -7,6 +7,8 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
+use super::schema_doc::{effective, sample_value, write_fields};
+
 /// The JSON type a parameter's value is coerced to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParamKind {
@@ -70,6 +72,8 @@ pub struct Param {
     pub default: Option<Value>,
     pub allowed: Vec<Value>,
     pub description: Option<String>,
+    /// The property's schema (`$ref` and `Optional` unwrapped): nested fields and examples.
+    pub schema: Value,
 }
 
 impl Param {
@@ -86,20 +90,8 @@ pub struct ToolSpec {
     pub command: String,
     pub description: String,
     pub params: Vec<Param>,
-}
-
-/// Reduces `anyOf`/`oneOf` (as pydantic writes `Optional[T]`) to the first non-null branch.
-fn effective(schema: &Value) -> &Value {
-    for key in ["anyOf", "oneOf"] {
-        if let Some(branches) = schema.get(key).and_then(Value::as_array)
-            && let Some(b) = branches
-                .iter()
-                .find(|b| b.get("type").and_then(Value::as_str) != Some("null"))
-        {
-            return b;
-        }
-    }
-    schema
+    /// The whole input schema, against which nested `$ref`s resolve.
+    pub root: Map<String, Value>,
 }
 
 impl ToolSpec {
@@ -117,11 +109,11 @@ impl ToolSpec {
         let mut params = Vec::new();
         if let Some(props) = input_schema.get("properties").and_then(Value::as_object) {
             for (name, raw) in props {
-                let schema = effective(raw);
+                let schema = effective(raw, input_schema);
                 let kind = ParamKind::from_schema(schema);
                 let item_kind = schema
                     .get("items")
-                    .map(ParamKind::from_schema)
+                    .map(|i| ParamKind::from_schema(effective(i, input_schema)))
                     .unwrap_or(ParamKind::Any);
                 let description = raw
                     .get("description")
@@ -143,6 +135,7 @@ impl ToolSpec {
                         .cloned()
                         .unwrap_or_default(),
                     description,
+                    schema: schema.clone(),
                 });
             }
         }
@@ -150,6 +143,7 @@ impl ToolSpec {
             command: command.to_string(),
             description: description.unwrap_or("").trim().to_string(),
             params,
+            root: input_schema.clone(),
         }
     }
 
@@ -230,6 +224,9 @@ impl ToolSpec {
                     let _ = writeln!(s, "      {}", line.trim_end());
                 }
             }
+            if matches!(p.kind, ParamKind::Object | ParamKind::Array) {
+                write_fields(&mut s, &p.schema, &self.root, 6);
+            }
         }
         let _ = writeln!(
             s,
@@ -241,16 +238,20 @@ impl ToolSpec {
         s
     }
 
-    /// A runnable example using every required parameter.
+    /// A runnable example using every required parameter, its values built from the schema
+    /// (strings without a format show their name as a placeholder).
     pub fn example(&self) -> String {
         let mut s = self.command.clone();
         for p in self.positional() {
-            let value = p
-                .allowed
-                .first()
-                .or(p.default.as_ref())
-                .map(plain)
-                .unwrap_or_else(|| sample(p));
+            let value = match (p.allowed.first(), &p.default, p.kind) {
+                (Some(v), _, _) | (None, Some(v), _) => plain(v),
+                (None, None, ParamKind::String | ParamKind::Any)
+                    if p.schema.get("format").is_none() =>
+                {
+                    format!("<{}>", p.name)
+                }
+                (None, None, _) => plain(&sample_value(&p.schema, &self.root)),
+            };
             let _ = write!(s, " --{} {}", p.kebab(), shell_word(&value));
         }
         s
@@ -260,20 +261,10 @@ impl ToolSpec {
 fn type_name(p: &Param) -> String {
     match (p.kind, p.item_kind) {
         (ParamKind::Array, ParamKind::Any) => "array".into(),
+        (ParamKind::Array, ParamKind::Object) => "array of objects (JSON)".into(),
         (ParamKind::Array, item) => format!("array of {}", item.placeholder()),
         (ParamKind::Object, _) => "object (JSON)".into(),
         (k, _) => k.placeholder().into(),
-    }
-}
-
-fn sample(p: &Param) -> String {
-    match p.kind {
-        ParamKind::Integer => "1".into(),
-        ParamKind::Number => "1.5".into(),
-        ParamKind::Boolean => "true".into(),
-        ParamKind::Array => "[\"a\",\"b\"]".into(),
-        ParamKind::Object => "{}".into(),
-        ParamKind::String | ParamKind::Any => format!("<{}>", p.name),
     }
 }
 

@@ -245,9 +245,14 @@ impl BashRouter {
             && stdin.is_none()
             && !expands
             && !help
-            && let Some(out) = shortcut.run(name, words, cancel.clone()).await
         {
-            return out;
+            // The line's timeout bounds the in-process call as it bounds the wrapper process;
+            // dropping the call tells the extension (MCP: `notifications/cancelled`).
+            match tokio::time::timeout(timeout, shortcut.run(name, words, cancel.clone())).await {
+                Ok(Some(out)) => return out,
+                Ok(None) => {}
+                Err(_) => return shortcut_timed_out(name, timeout),
+            }
         }
         session.run_native(command, timeout, cancel).await
     }
@@ -294,6 +299,19 @@ pub(super) async fn run_agent_command(
         gate: call.gate.clone(),
     };
     cmd.run(&mut ctx, words).await
+}
+
+fn shortcut_timed_out(name: &str, timeout: Duration) -> CommandOutput {
+    CommandOutput {
+        text: format!(
+            "{name}: timed out after {:.1} s and was cancelled; raise the command's timeout \
+             or the server's toolTimeoutSec",
+            timeout.as_secs_f64()
+        ),
+        exit_code: super::session::EXIT_TIMED_OUT,
+        restarted: false,
+        timed_out: true,
+    }
 }
 
 /// Asks the call's gate about `action`; no gate means run.
