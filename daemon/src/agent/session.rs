@@ -173,6 +173,11 @@ impl ChatSession {
         self.events.subscribe()
     }
 
+    /// Clients receiving this session's events now.
+    pub fn client_count(&self) -> usize {
+        self.events.receiver_count()
+    }
+
     pub fn is_running(&self) -> bool {
         self.running.lock().map(|r| r.is_some()).unwrap_or(false)
     }

@@ -73,7 +73,12 @@ pub struct ChatSessions {
     dir: PathBuf,
     deps: DepsFactory,
     live: Mutex<HashMap<String, Arc<ChatSession>>>,
+    /// Where the shells of released sessions were, so resuming one continues there.
+    released_cwds: Mutex<std::collections::VecDeque<(String, PathBuf)>>,
 }
+
+/// Released sessions whose shell folder is remembered (the oldest is forgotten first).
+const RELEASED_CWDS: usize = 1024;
 
 impl ChatSessions {
     pub fn new(dir: PathBuf, deps: DepsFactory) -> Self {
@@ -81,6 +86,7 @@ impl ChatSessions {
             dir,
             deps,
             live: Mutex::new(HashMap::new()),
+            released_cwds: Mutex::new(std::collections::VecDeque::new()),
         }
     }
 
@@ -151,8 +157,11 @@ impl ChatSessions {
                 "{unanswered} command(s) were interrupted before they finished; the model is told so"
             ));
         }
-        // Resume in the session's own folder when it still exists, else where the client is.
-        let cwd = Some(PathBuf::from(&replay.header.cwd))
+        // Resume where its shell was when it was released, else in the session's own folder
+        // when it still exists, else where the client is.
+        let cwd = self
+            .take_released_cwd(&id)
+            .or(Some(PathBuf::from(&replay.header.cwd)))
             .filter(|p| p.is_dir())
             .unwrap_or(req.cwd);
         let log = SessionLog::open(&path)?;
@@ -288,6 +297,23 @@ impl ChatSessions {
             live.remove(&session.id);
         }
         true
+    }
+
+    /// Remembers where a released session's shell was (`cd` persists across `--continue`).
+    pub fn remember_cwd(&self, id: &str, cwd: PathBuf) {
+        if let Ok(mut cwds) = self.released_cwds.lock() {
+            cwds.retain(|(i, _)| i != id);
+            if cwds.len() >= RELEASED_CWDS {
+                cwds.pop_front();
+            }
+            cwds.push_back((id.to_string(), cwd));
+        }
+    }
+
+    fn take_released_cwd(&self, id: &str) -> Option<PathBuf> {
+        let mut cwds = self.released_cwds.lock().ok()?;
+        let at = cwds.iter().position(|(i, _)| i == id)?;
+        cwds.remove(at).map(|(_, cwd)| cwd)
     }
 
     /// Cancels every running turn (daemon shutdown).

@@ -135,7 +135,7 @@ impl Chat for ChatService {
                 }))
                 .await;
         }
-        tokio::spawn(forward_events(
+        let forwarder = tokio::spawn(forward_events(
             session.clone(),
             session.subscribe(),
             tx.clone(),
@@ -145,6 +145,9 @@ impl Chat for ChatService {
         tokio::spawn(async move {
             read_client(session.clone(), incoming, tx, non_interactive, settings).await;
             if let Some(state) = release {
+                // This client is gone: stop forwarding to it, so only other clients still count.
+                forwarder.abort();
+                let _ = forwarder.await;
                 release_run(&state, &session).await;
             }
         });
@@ -155,11 +158,18 @@ impl Chat for ChatService {
 /// A `synapse run` whose client left frees its shell (bash and its fds) and its place in memory
 /// at once; the session file stays resumable.
 async fn release_run(state: &DaemonState, session: &Arc<ChatSession>) {
+    // Another client (a REPL that reattached) keeps it loaded; the idle reaper unloads it later.
+    if session.client_count() > 0 {
+        return;
+    }
     if state
         .chats
         .release_finished(session, RUN_RELEASE_GRACE)
         .await
     {
+        if let Some(cwd) = state.shell.cwd_of(&session.id) {
+            state.chats.remember_cwd(&session.id, cwd);
+        }
         state.shell.close(&session.id).await;
         tracing::debug!(session = %session.id, "released a finished run session");
     }

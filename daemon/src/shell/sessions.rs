@@ -282,6 +282,13 @@ impl ShellSessions {
         }
     }
 
+    /// The current folder of session `name`'s shell (None when it has none, or it is busy).
+    pub fn cwd_of(&self, name: &str) -> Option<PathBuf> {
+        let slot = self.lock_slots().get(name).cloned()?;
+        let session = slot.session.try_lock().ok()?;
+        Some(session.cwd().to_path_buf())
+    }
+
     /// Closes every session (daemon shutdown): no shell or child outlives this.
     pub async fn close_all(&self) {
         self.closing.cancel();
