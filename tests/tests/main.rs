@@ -35,5 +35,6 @@ mod skills_watcher;
 mod skills_wrappers;
 mod synapsed_cli;
 mod todo_session;
+mod trust_peer;
 mod web_fetch;
 mod web_search;
