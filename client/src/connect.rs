@@ -33,10 +33,12 @@ pub enum Unreachable {
     Refused(anyhow::Error),
 }
 
-/// Connects to a running daemon; never starts one.
+/// Connects to a running daemon; never starts one. Nothing is sent before the socket, its
+/// folder and the listening process are shown to be the user's own ([`check_socket`]).
 pub async fn connect_running(paths: &Paths) -> Result<Channel, Unreachable> {
+    check_socket(paths.socket()).map_err(Unreachable::Refused)?;
     match std::os::unix::net::UnixStream::connect(paths.socket()) {
-        Ok(_) => {}
+        Ok(stream) => check_listener(&stream, paths.socket()).map_err(Unreachable::Refused)?,
         Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused) => {
             return Err(Unreachable::NotRunning);
         }
@@ -56,6 +58,67 @@ pub async fn connect_running(paths: &Paths) -> Result<Channel, Unreachable> {
     synapse_shared::rpc::connect(paths.socket())
         .await
         .map_err(|_| Unreachable::NotRunning)
+}
+
+/// ssh's StrictModes for the daemon socket: the socket and its folder must belong to this user
+/// and not be writable by group or others, and the folder must not be a symlink. A missing
+/// socket passes (there is nothing to talk to yet); a missing folder is created later, 0700.
+pub fn check_socket(socket: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let own = nix::unistd::Uid::current().as_raw();
+    let fix = "remove it, or point SYNAPSE_HOME/SYNAPSE_SOCKET at a folder of your own";
+    let check = |path: &Path, what: &str| -> anyhow::Result<bool> {
+        let meta = match std::fs::symlink_metadata(path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
+            Err(e) => bail!("cannot inspect {what} {}: {e}", path.display()),
+        };
+        if meta.file_type().is_symlink() {
+            bail!(
+                "refusing to use {what} {}: it is a symlink ({fix})",
+                path.display()
+            );
+        }
+        if meta.uid() != own {
+            bail!(
+                "refusing to use {what} {}: it belongs to uid {}, not to you (uid {own}); {fix}",
+                path.display(),
+                meta.uid()
+            );
+        }
+        if meta.mode() & 0o022 != 0 {
+            bail!(
+                "refusing to use {what} {}: it is writable by group or others (mode {:o}); \
+                 run `chmod go-w {}` or {fix}",
+                path.display(),
+                meta.mode() & 0o7777,
+                path.display()
+            );
+        }
+        Ok(true)
+    };
+    if let Some(dir) = socket.parent().filter(|d| !d.as_os_str().is_empty()) {
+        check(dir, "the socket folder")?;
+    }
+    check(socket, "the daemon socket")?;
+    Ok(())
+}
+
+/// The process listening on `stream`'s other end must run as this user.
+fn check_listener(stream: &std::os::unix::net::UnixStream, socket: &Path) -> anyhow::Result<()> {
+    use nix::sys::socket::{getsockopt, sockopt};
+    let own = nix::unistd::Uid::current().as_raw();
+    let cred = getsockopt(stream, sockopt::PeerCredentials)
+        .with_context(|| format!("cannot read who listens on {}", socket.display()))?;
+    if cred.uid() != own {
+        bail!(
+            "refusing to talk to {}: the process listening there runs as uid {}, not as you \
+             (uid {own}); point SYNAPSE_HOME/SYNAPSE_SOCKET at your own daemon",
+            socket.display(),
+            cred.uid()
+        );
+    }
+    Ok(())
 }
 
 /// Connects to the daemon, starting it when nothing answers.

@@ -232,6 +232,7 @@ fn gate_env(paths: &Paths, mcp: &McpManager) -> GateEnv {
             .unwrap_or_else(|| "/".into()),
         temp_dir: std::env::temp_dir(),
         mcp_hints: Arc::new(move |command| mcp.catalog().hints(command)),
+        last_good_rules: Default::default(),
     }
 }
 

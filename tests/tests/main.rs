@@ -39,6 +39,7 @@ mod skills_watcher;
 mod skills_wrappers;
 mod synapsed_cli;
 mod todo_session;
+mod trust_peer;
 mod web_fetch;
 mod web_search;
 mod workspaces_projects;

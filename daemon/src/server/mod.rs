@@ -18,11 +18,10 @@ use synapse_shared::proto::sessions_server::SessionsServer;
 use synapse_shared::proto::skills_server::SkillsServer;
 use synapse_shared::proto::tools_server::ToolsServer;
 use tokio::net::UnixListener;
-use tokio_stream::wrappers::UnixListenerStream;
 use tonic::service::InterceptorLayer;
 use tonic::transport::Server;
 
-use crate::lifecycle::peer::check_peer;
+use crate::lifecycle::peer::{check_peer, incoming};
 use crate::state::DaemonState;
 
 /// How long in-flight calls get to finish after shutdown starts before the daemon exits anyway.
@@ -30,7 +29,8 @@ pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5
 
 /// Serves every service on `listener` until `state.shutdown` is cancelled.
 pub async fn serve(state: Arc<DaemonState>, listener: UnixListener) -> anyhow::Result<()> {
-    let incoming = UnixListenerStream::new(listener);
+    // Each connection's peer (uid, sandbox state) is captured as it is accepted.
+    let incoming = incoming(listener);
     let shutdown = state.shutdown.clone();
     let reaper = state.shell.spawn_idle_reaper();
     let chat_reaper = spawn_chat_reaper(state.clone());

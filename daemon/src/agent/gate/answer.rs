@@ -29,6 +29,7 @@ impl SessionGate {
         mode: Mode,
         sandboxed: bool,
         loaded: &LoadedRules,
+        rules_file_write: bool,
     ) -> GateVerdict {
         let mode_name = mode.as_str();
         let record = |outcome: &str, reason: &str, by: &str| {
@@ -67,7 +68,8 @@ impl SessionGate {
                     let st = self.state();
                     (st.non_interactive, st.approve_all)
                 };
-                if approve_all {
+                // `--yes` never covers a write to the rules files: only the user's own answer.
+                if approve_all && !rules_file_write {
                     record("approved", &reason, "--yes");
                     return run;
                 }

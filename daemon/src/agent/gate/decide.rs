@@ -3,10 +3,11 @@
 
 use std::path::PathBuf;
 
+use super::protect;
 use super::rules_source::LoadedRules;
 use super::{SessionGate, skills_dir};
 use crate::shell::{GateAction, GateInfo, GateVerdict};
-use synapse_permissions::{self as permissions, Action, Context, Decision, Effect, Mode, RuleSet};
+use synapse_permissions::{self as permissions, Action, Context, Decision, Mode, RuleSet};
 
 impl SessionGate {
     /// Judges one command with the rules files read once, then acts on the decision.
@@ -32,8 +33,13 @@ impl SessionGate {
             sandboxed: info.sandboxed,
             is_session_pid: info.is_session_pid,
         };
-        let (text, decision) = match &action {
-            GateAction::Native { command } => (*command, self.native(command, mode, &rules, &ctx)),
+        let protected = self.protected(&loaded);
+        let (text, decision, rules_file) = match &action {
+            GateAction::Native { command } => (
+                *command,
+                self.native(command, mode, &rules, &ctx),
+                protect::native_hit(command, &protected, &ctx),
+            ),
             GateAction::Agent {
                 name,
                 command,
@@ -42,7 +48,7 @@ impl SessionGate {
             } => {
                 if let Some(inner) = action.shell_line() {
                     let d = self.native(&inner, mode, &rules, &ctx);
-                    (*command, d)
+                    (*command, d, protect::native_hit(&inner, &protected, &ctx))
                 } else {
                     let d = permissions::decide(
                         &Action::Agent {
@@ -54,17 +60,26 @@ impl SessionGate {
                         &rules,
                         &ctx,
                     );
-                    (
-                        *command,
-                        protect_settings(d, effect, &self.protected(&loaded), mode),
-                    )
+                    (*command, d, protect::effect_hit(effect, &protected))
                 }
             }
         };
+        let decision = match &rules_file {
+            Some(file) => protect::ask_for(decision, file),
+            None => decision,
+        };
         let native = matches!(action, GateAction::Native { .. })
             || matches!(action, GateAction::Agent { name: "bash", .. });
-        self.resolve(text, decision, mode, native && info.sandboxed, &loaded)
-            .await
+        let sandboxed = native && info.sandboxed;
+        self.resolve(
+            text,
+            decision,
+            mode,
+            sandboxed,
+            &loaded,
+            rules_file.is_some(),
+        )
+        .await
     }
 
     /// The decision for a command line: the policy, combined with the MCP rules for every
@@ -118,25 +133,4 @@ fn stricter(a: Decision, b: Decision) -> Decision {
         }
     }
     if rank(&b) > rank(&a) { b } else { a }
-}
-
-/// Writes to the files that hold the rules themselves are never allowed silently: an agent
-/// that could edit them could grant itself anything.
-fn protect_settings(d: Decision, effect: &Effect, protected: &[PathBuf], mode: Mode) -> Decision {
-    let Effect::Writes(paths) = effect else {
-        return d;
-    };
-    let hit = paths.iter().find(|p| {
-        protected
-            .iter()
-            .any(|f| synapse_shared::trust::normalize(p) == *f)
-    });
-    match (hit, &d, mode) {
-        (Some(p), Decision::Allow { .. }, m) if m != Mode::Yolo => Decision::Ask {
-            reason: format!("{} holds permission settings", p.display()),
-            suggestion: format!("write {}", p.display()),
-            escalate: false,
-        },
-        _ => d,
-    }
 }

@@ -9,6 +9,7 @@
 mod answer;
 pub mod audit;
 mod decide;
+mod protect;
 pub mod rules_source;
 mod summary;
 
@@ -38,6 +39,8 @@ pub struct GateEnv {
     pub home: PathBuf,
     pub temp_dir: PathBuf,
     pub mcp_hints: McpHints,
+    /// The last good rules of each settings file, shared by every session of the daemon.
+    pub last_good_rules: rules_source::LastGood,
 }
 
 /// Per-session choices made by the client.
@@ -88,6 +91,7 @@ impl SessionGate {
             trust_file: env.trust_file.clone(),
             cwd: root.clone(),
             home: env.home.clone(),
+            last_good: env.last_good_rules.clone(),
         });
         let mut problems = Vec::new();
         let session_rules = session_rule_set(&options.allow, &mut problems);
@@ -144,7 +148,13 @@ impl SessionGate {
             return m;
         }
         let chosen = self.state().mode;
-        chosen.or(loaded.default_mode).unwrap_or(Mode::Auto)
+        let mode = chosen.or(loaded.default_mode).unwrap_or(Mode::Auto);
+        // A broken rules file with no last good version may have held deny rules: every
+        // command that is not a plain read asks until it is fixed.
+        if loaded.fail_closed && matches!(mode, Mode::Yolo | Mode::Auto) {
+            return Mode::Ask;
+        }
+        mode
     }
 
     /// The rules files' content (re-read only when one changed); new problems are told once.
@@ -182,9 +192,14 @@ impl SessionGate {
         dirs
     }
 
-    /// The OS sandbox the session's shell should run in under the current mode.
+    /// The OS sandbox the session's shell should run in under the current mode. Asked at the
+    /// start of every turn, so a broken rules file is told here each turn until it is fixed.
     pub fn sandbox_spec(&self) -> Option<SandboxSpec> {
         let loaded = self.rules();
+        for line in &loaded.broken {
+            tracing::warn!("permission rules: {line}");
+            (self.notify)(format!("permission rules: {line}"));
+        }
         self.sandbox_spec_with(&loaded)
     }
 

@@ -1,9 +1,15 @@
 //! Where a session's permission rules come from: the user's `settings.json` and, when its
 //! folder is trusted, the project's `.synapse/settings.json` (the nearest one at or above the
 //! session's folder). Both are re-read when one of them (or the trust list) changes, so an
-//! "always" answer or a hand edit counts at the next command. Problems in a file (a bad pattern,
-//! a wrong type) are reported and skip only the entry that is wrong.
+//! "always" answer or a hand edit counts at the next command.
+//!
+//! Rules fail closed: a file that does not parse, or has any wrong entry (a typo, a byte-order
+//! mark, `"deny": "rm:*"` as a string, `"Deny"`), is not used at all. Its last good content
+//! stays in force; when there never was one (first start), nothing from it counts and the gate
+//! caps the mode at ask, so every command that is not a plain read asks ([`LoadedRules::fail_closed`]). Either way
+//! [`LoadedRules::broken`] says so, and the gate repeats it on every turn until it is fixed.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -29,6 +35,10 @@ pub struct LoadedRules {
     pub writable_dirs: Vec<PathBuf>,
     pub project: Option<ProjectSettings>,
     pub problems: Vec<String>,
+    /// One line per rules file that is broken now, saying what is in force instead.
+    pub broken: Vec<String>,
+    /// A broken file had no last good content: no rule of it counts and the mode is capped.
+    pub fail_closed: bool,
 }
 
 /// The files one session's rules come from.
@@ -40,7 +50,12 @@ pub struct RuleFiles {
     pub cwd: PathBuf,
     /// The user's home, for `~/` in writable folders.
     pub home: PathBuf,
+    /// The last good content of each file, kept across sessions.
+    pub last_good: LastGood,
 }
+
+/// The last `permissions` object of each settings file that loaded without a problem.
+pub type LastGood = Arc<std::sync::Mutex<HashMap<PathBuf, Value>>>;
 
 type Stamp = Vec<Option<SystemTime>>;
 
@@ -86,9 +101,8 @@ impl RulesSource {
 
     fn load(&self, project: Option<(PathBuf, PathBuf)>) -> LoadedRules {
         let mut out = LoadedRules::default();
-        let user = read_permissions(&self.files.user_settings, &mut out.problems);
-        let label = self.files.user_settings.display().to_string();
-        self.absorb(&user, &label, &mut out);
+        let user = self.files.user_settings.clone();
+        self.load_file(&user, &mut out);
         if let Some((dir, file)) = project {
             let trusted = match trust::load(&self.files.trust_file) {
                 Ok(list) => trust::is_trusted(&list, &dir),
@@ -98,36 +112,89 @@ impl RulesSource {
                 }
             };
             if trusted {
-                let value = read_permissions(&file, &mut out.problems);
-                self.absorb(&value, &file.display().to_string(), &mut out);
+                self.load_file(&file, &mut out);
             }
             out.project = Some(ProjectSettings { dir, file, trusted });
         }
         out
     }
 
-    fn absorb(&self, permissions: &Value, label: &str, out: &mut LoadedRules) {
-        let (set, problems) = RuleSet::from_json(permissions, label);
-        out.rules.merge(set);
-        out.problems
-            .extend(problems.into_iter().map(|p| format!("{label}: {p}")));
+    /// Reads one file; uses it only when it has no problem at all, else its last good content.
+    fn load_file(&self, file: &Path, out: &mut LoadedRules) {
+        let label = file.display().to_string();
         let mut problems = Vec::new();
-        if let Some(mode) = rules::default_mode(permissions, &mut problems) {
-            out.default_mode = Some(mode);
+        let value = read_permissions(file, &mut problems);
+        let parsed = Parsed::from(&value, &label, &self.files.home);
+        problems.extend(parsed.problems.iter().map(|p| format!("{label}: {p}")));
+        let mut last_good = self
+            .files
+            .last_good
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if problems.is_empty() {
+            last_good.insert(file.to_path_buf(), value);
+            parsed.absorb_into(out);
+            return;
         }
-        out.writable_dirs.extend(rules::writable_dirs(
-            permissions,
-            &self.files.home,
-            &mut problems,
-        ));
-        out.problems
-            .extend(problems.into_iter().map(|p| format!("{label}: {p}")));
+        out.problems.extend(problems);
+        match last_good.get(file) {
+            Some(good) => {
+                out.broken.push(format!(
+                    "{label} is broken, so its last good rules stay in force until it is fixed"
+                ));
+                Parsed::from(good, &label, &self.files.home).absorb_into(out);
+            }
+            None => {
+                out.broken.push(format!(
+                    "{label} is broken and no good version of it was read yet: none of its rules \
+                     count, and every command that is not a plain read asks, until it is fixed"
+                ));
+                out.fail_closed = true;
+            }
+        }
+    }
+}
+
+/// What one `permissions` object says, with its problems.
+struct Parsed {
+    rules: RuleSet,
+    default_mode: Option<Mode>,
+    writable_dirs: Vec<PathBuf>,
+    problems: Vec<String>,
+}
+
+impl Parsed {
+    fn from(permissions: &Value, label: &str, home: &Path) -> Self {
+        let (rules, mut problems) = RuleSet::from_json(permissions, label);
+        let default_mode = rules::default_mode(permissions, &mut problems);
+        let writable_dirs = rules::writable_dirs(permissions, home, &mut problems);
+        Self {
+            rules,
+            default_mode,
+            writable_dirs,
+            problems,
+        }
+    }
+
+    fn absorb_into(self, out: &mut LoadedRules) {
+        out.rules.merge(self.rules);
+        if self.default_mode.is_some() {
+            out.default_mode = self.default_mode;
+        }
+        out.writable_dirs.extend(self.writable_dirs);
     }
 }
 
 /// The `permissions` object of a settings file (null when missing or unreadable).
 fn read_permissions(file: &Path, problems: &mut Vec<String>) -> Value {
     let text = match std::fs::read_to_string(file) {
+        Ok(t) if t.starts_with('\u{feff}') => {
+            problems.push(format!(
+                "{}:1:1: the file starts with a byte-order mark; save it as UTF-8 without BOM",
+                file.display()
+            ));
+            return Value::Null;
+        }
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Value::Null,
         Err(e) => {
@@ -139,7 +206,7 @@ fn read_permissions(file: &Path, problems: &mut Vec<String>) -> Value {
         Ok(v) => v.get("permissions").cloned().unwrap_or(Value::Null),
         Err(e) => {
             problems.push(format!(
-                "{}:{}:{}: {e}; its permission rules are ignored until it is fixed",
+                "{}:{}:{}: {e}",
                 file.display(),
                 e.line(),
                 e.column()

@@ -1,0 +1,214 @@
+//! The peer's identity and sandbox state, captured once when a connection is accepted and kept
+//! with the connection (tonic hands it to every request as the [`PeerInfo`] extension).
+//!
+//! Deciding later, from a pid, is unsafe: the client may have exited (a sandboxed command can
+//! connect, fork and let the parent die) and its pid may even be reused. So the state is read at
+//! accept time through the peer's pidfd (`SO_PEERPIDFD`, pinned to the process that called
+//! `connect`): the pidfd names the pid, `/proc/<pid>/status` is read, and the pidfd is checked
+//! again to prove that status belonged to the same, still-unreaped process. Anything that cannot
+//! be established — no credentials, no pidfd and no readable `/proc`, an exited peer — is
+//! [`SandboxState::Unknown`], which every check treats as sandboxed.
+
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures::Stream;
+use nix::sys::socket::{getsockopt, sockopt};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{UnixListener, UnixStream};
+use tonic::transport::server::Connected;
+
+/// Whether the client runs inside a sandboxed session shell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SandboxState {
+    Unconfined,
+    Confined,
+    /// Could not be established at accept time: treated as confined.
+    Unknown,
+}
+
+impl SandboxState {
+    /// Fail closed: only a proven-unconfined peer is unconfined.
+    pub fn is_confined(self) -> bool {
+        self != SandboxState::Unconfined
+    }
+}
+
+/// What the daemon learnt about a client when its connection was accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeerInfo {
+    pub uid: Option<u32>,
+    pub pid: Option<i32>,
+    pub sandbox: SandboxState,
+}
+
+/// An accepted connection with the peer facts captured at accept time.
+pub struct PeerStream {
+    inner: UnixStream,
+    info: PeerInfo,
+}
+
+impl PeerStream {
+    /// Captures `stream`'s peer now. Blocking `/proc` reads of a few hundred bytes.
+    pub fn accept(inner: UnixStream) -> Self {
+        let info = capture(&inner);
+        Self { inner, info }
+    }
+}
+
+/// The listener's connections, each with its peer captured as it is accepted.
+pub fn incoming(listener: UnixListener) -> impl Stream<Item = io::Result<PeerStream>> {
+    futures::stream::unfold(listener, |listener| async move {
+        let next = listener
+            .accept()
+            .await
+            .map(|(stream, _)| PeerStream::accept(stream));
+        Some((next, listener))
+    })
+}
+
+fn capture(stream: &UnixStream) -> PeerInfo {
+    let cred = stream.peer_cred().ok();
+    let uid = cred.as_ref().map(|c| c.uid());
+    let cred_pid = cred.as_ref().and_then(|c| c.pid());
+    let pidfd = getsockopt(&stream.as_fd(), sockopt::PeerPidfd).ok();
+    let (pid, sandbox) = match pidfd {
+        Some(fd) => match sandbox_via_pidfd(&fd) {
+            Some((pid, state)) => (Some(pid), state),
+            None => (cred_pid, SandboxState::Unknown),
+        },
+        // Kernels before 6.5: the pid from SO_PEERCRED, read now while the connection is fresh.
+        None => (
+            cred_pid,
+            cred_pid.map_or(SandboxState::Unknown, sandbox_of_pid),
+        ),
+    };
+    PeerInfo { uid, pid, sandbox }
+}
+
+/// The peer's pid and state, or `None` when the pidfd's process is gone or unreadable.
+fn sandbox_via_pidfd(fd: &OwnedFd) -> Option<(i32, SandboxState)> {
+    let pid = pidfd_pid(fd)?;
+    let state = sandbox_of_pid(pid);
+    // The status read above is only the peer's if the pidfd still names the same pid now.
+    (pidfd_pid(fd)? == pid).then_some((pid, state))
+}
+
+/// The pid a pidfd refers to, from `/proc/self/fdinfo` (`Pid: -1` once it was reaped).
+fn pidfd_pid(fd: &OwnedFd) -> Option<i32> {
+    let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", fd.as_raw_fd())).ok()?;
+    let pid: i32 = info
+        .lines()
+        .find_map(|l| l.strip_prefix("Pid:"))?
+        .trim()
+        .parse()
+        .ok()?;
+    (pid > 0).then_some(pid)
+}
+
+/// The sandbox state of a live `pid`, read from `/proc`.
+pub(super) fn sandbox_of_pid(pid: i32) -> SandboxState {
+    static OWN: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
+    let own = *OWN.get_or_init(|| no_new_privs(std::process::id() as i32));
+    match (own, no_new_privs(pid)) {
+        (_, None) | (None, _) => SandboxState::Unknown,
+        (Some(false), Some(true)) => SandboxState::Confined,
+        (Some(false), Some(false)) => SandboxState::Unconfined,
+        // The daemon itself runs with no_new_privs (a container, `NoNewPrivileges=yes`), so that
+        // flag tells nothing; the session shells' tag in the environment is the sign instead
+        // (weaker: a command can drop it).
+        (Some(true), Some(_)) => match carries_shell_tag(pid) {
+            Some(true) => SandboxState::Confined,
+            Some(false) => SandboxState::Unconfined,
+            None => SandboxState::Unknown,
+        },
+    }
+}
+
+fn carries_shell_tag(pid: i32) -> Option<bool> {
+    let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    Some(
+        env.split(|b| *b == 0)
+            .any(|kv| kv.starts_with(crate::shell::procs::SHELL_TAG_VAR.as_bytes())),
+    )
+}
+
+/// Whether `pid` runs with `no_new_privs` (`NoNewPrivs: 1` in its status); `None` if unreadable.
+fn no_new_privs(pid: i32) -> Option<bool> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("NoNewPrivs:"))
+        .map(|v| v.trim() == "1")
+}
+
+impl Connected for PeerStream {
+    type ConnectInfo = PeerInfo;
+
+    fn connect_info(&self) -> PeerInfo {
+        self.info
+    }
+}
+
+impl AsyncRead for PeerStream {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for PeerStream {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_live_peer_in_this_process_is_captured_with_its_state() {
+        let (a, _b) = UnixStream::pair().unwrap();
+        let info = capture(&a);
+        assert_eq!(info.pid, Some(std::process::id() as i32));
+        // The test runner is not sandboxed (or, if it runs with no_new_privs, carries no tag).
+        assert_eq!(info.sandbox, SandboxState::Unconfined);
+    }
+
+    #[test]
+    fn only_a_proven_unconfined_peer_is_unconfined() {
+        assert!(SandboxState::Unknown.is_confined());
+        assert!(SandboxState::Confined.is_confined());
+        assert!(!SandboxState::Unconfined.is_confined());
+    }
+}
