@@ -145,7 +145,8 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
                 match args.output_format {
                     OutputFormat::Text => {
                         if !done.final_text.is_empty() {
-                            writeln!(stdout, "{}", done.final_text.trim_end())?;
+                            let text = crate::render::safe_text::strip_controls(&done.final_text);
+                            writeln!(stdout, "{}", text.trim_end())?;
                         }
                         if !ok {
                             eprintln!("synapse: {}", done.message);

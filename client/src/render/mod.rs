@@ -4,5 +4,6 @@
 pub mod banner;
 pub mod events;
 pub mod markdown;
+pub mod safe_text;
 pub mod theme;
 pub mod tool;
