@@ -1,6 +1,7 @@
 //! Issue 17, end to end: one output policy and long work. NUL bytes and invalid UTF-8 are shown
-//! escaped and never hide the text around them; escape sequences never reach the user's terminal; `bash --timeout` raises one command's
-//! limit up to the maximum and says so when asked for more.
+//! escaped and never hide the text around them; escape sequences never reach the user's
+//! terminal; `bash --timeout` raises one command's limit up to the maximum and says so when
+//! asked for more.
 
 use pretty_assertions::assert_eq;
 use synapse_tests::{Run, TestEnv, run};
