@@ -1,6 +1,7 @@
 //! Benchmarks of the Bash tool (issue 3). Goals: in-process `read` of a 100-line file ≤ 0.3 ms,
 //! `echo` through the persistent shell p50 ≤ 1 ms, `synapse exec "echo hi"` against a warm
-//! daemon ≤ 10 ms; a fresh `bash -c` per call is the baseline.
+//! daemon ≤ 10 ms; a fresh `bash -c` per call is the baseline. Issue 17: `read` through a pipeline
+//! (agent channel) against the same `read` on the in-process fast path.
 //!
 //! Run: `cargo build --release -p synapse-client -p synapse-daemon && cargo bench -p synapse-tests --bench shell`
 //! (the whole-process benchmark drives the release `synapse`/`synapsed` binaries).
@@ -70,6 +71,49 @@ fn in_process(c: &mut Criterion) {
     rt.block_on(sessions.close_all());
 }
 
+/// Issue 17: an agent command inside a pipeline goes through the session shell, the
+/// `synapsed __agent` helper and the agent channel; the same `read` as a simple command takes
+/// the in-process fast path.
+fn agent_channel(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (1..=100).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(dir.path().join("f.txt"), text).unwrap();
+    let sessions = rt.block_on(async {
+        ShellSessions::new(Arc::new(builtin_registry()), None)
+            .with_agent_channel(
+                dir.path().join("agent.sock"),
+                synapse_tests::bin("synapsed"),
+            )
+            .unwrap()
+    });
+    let origin = SessionOrigin {
+        cwd: dir.path().to_path_buf(),
+        env: Vec::new(),
+        sandbox: None,
+    };
+    let cancel = CancellationToken::new();
+    let run = |command: &str| {
+        let result = rt
+            .block_on(sessions.execute("bench", &origin, &call(command), &cancel))
+            .unwrap();
+        assert_eq!(result.exit_code, 0, "{}", result.output);
+        result
+    };
+    assert!(run("read f.txt | wc -l").output.starts_with("100"));
+    c.bench_function("read f.txt (fast path)", |b| {
+        b.iter(|| black_box(run("read f.txt")))
+    });
+    c.bench_function("read f.txt | cat (agent channel)", |b| {
+        b.iter(|| black_box(run("read f.txt | cat")))
+    });
+    rt.block_on(sessions.close_all());
+}
+
 fn whole_process(c: &mut Criterion) {
     let env = TestEnv::new();
     env.start_daemon();
@@ -119,5 +163,11 @@ fn permission_check(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, in_process, whole_process, permission_check);
+criterion_group!(
+    benches,
+    in_process,
+    agent_channel,
+    whole_process,
+    permission_check
+);
 criterion_main!(benches);

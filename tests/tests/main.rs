@@ -10,6 +10,7 @@ mod agent_run;
 mod agent_tasks;
 mod approvals;
 mod bash_fidelity_compose;
+mod bash_fidelity_output;
 mod bash_fidelity_stop;
 mod daemon_faults;
 mod daemon_lifecycle;

@@ -60,8 +60,9 @@ pub async fn run(paths: Paths, args: ExecArgs) -> anyhow::Result<ExitCode> {
         .map_err(|status| anyhow::anyhow!("{}", status.message()))?
         .into_inner();
     let mut stdout = std::io::stdout().lock();
-    stdout.write_all(response.output.as_bytes())?;
-    if !response.output.is_empty() && !response.output.ends_with('\n') {
+    let output = crate::render::safe_text::strip_controls(&response.output);
+    stdout.write_all(output.as_bytes())?;
+    if !output.is_empty() && !output.ends_with('\n') {
         stdout.write_all(b"\n")?;
     }
     stdout.flush()?;

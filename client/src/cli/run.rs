@@ -163,7 +163,8 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
                     OutputFormat::Text => {
                         // A failed turn has no answer: stdout stays empty.
                         if !failed && !done.final_text.is_empty() {
-                            writeln!(stdout, "{}", done.final_text.trim_end())?;
+                            let text = crate::render::safe_text::strip_controls(&done.final_text);
+                            writeln!(stdout, "{}", text.trim_end())?;
                         }
                         if !ok {
                             eprintln!("synapse: {}", failure_line(&done));

@@ -5,5 +5,6 @@ pub mod banner;
 pub mod diff;
 pub mod events;
 pub mod markdown;
+pub mod safe_text;
 pub mod theme;
 pub mod tool;

@@ -70,7 +70,7 @@ pub fn tool_block_numbered(
 }
 
 fn cut(line: &str) -> String {
-    let line = line.replace('\t', "    ");
+    let line = super::safe_text::strip_controls(line).replace('\t', "    ");
     if line.chars().count() <= PREVIEW_LINE_CHARS {
         return line;
     }

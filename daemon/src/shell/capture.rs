@@ -148,8 +148,11 @@ fn mostly_binary(bytes: &[u8]) -> bool {
         .filter(|&&b| b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t' | 0x1b | 0x08 | 0x0c))
         .count();
     let invalid_utf8: usize = bytes.utf8_chunks().map(|c| c.invalid().len()).sum();
-    !bytes.is_empty() && (control + invalid_utf8) as f64 / bytes.len() as f64 > BINARY_CONTROL_RATIO
+    !bytes.is_empty() && (control + invalid_utf8) as f64 / bytes.len() as f64 > MOSTLY_BINARY_RATIO
 }
+
+/// Share of escaped bytes above which the output gets the binary note.
+const MOSTLY_BINARY_RATIO: f64 = 0.30;
 
 /// NUL bytes, or many control bytes other than whitespace and ANSI escapes, mean binary data.
 pub fn looks_binary(bytes: &[u8]) -> bool {
