@@ -184,7 +184,7 @@ impl Repl {
             Incoming::Event(ev) => match ev {
                 Ev::ToolFinished(call) => tool_block(&t, &call),
                 Ev::Notice(n) => t.dim(&format!("{}\n", n.text)),
-                Ev::Error(e) => t.red(&format!("error: {}\n", e.message)),
+                Ev::Error(e) => t.red(&format!("error: {}\n", view::real_paths(&e.message))),
                 Ev::EnhanceReport(r) => view::enhance_report(&t, &r.text),
                 Ev::Approval(a) => t.yellow(&format!(
                     "Another client of this session is asked: {}\n",
