@@ -301,3 +301,66 @@ async fn the_setup_can_be_skipped() {
     );
     assert!(!shown.contains("$SYNAPSE_HOME"), "{shown}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_lists_this_folder_first_and_all_folders_on_request() {
+    let env = TestEnv::new();
+    let fake = FakeLlm::start(
+        Script::new()
+            .text("Noted the colour teal.")
+            .text("Noted the number nine.")
+            .text("Your colour was teal."),
+    )
+    .await
+    .unwrap();
+    let elsewhere = env.root().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let run_in = |dir: &std::path::Path, prompt: &str| {
+        let out = synapse_tests::run(
+            env.synapse_with_model(&fake)
+                .current_dir(dir)
+                .args(["run", prompt]),
+        );
+        assert!(out.success(), "{out:?}");
+    };
+    run_in(&elsewhere, "remember the colour teal");
+    run_in(&env.workdir(), "remember the number nine");
+
+    let screen = Screen::start(&env, Some(&fake), &["chat"]);
+    screen.wait_for("You (1)>");
+    screen.line("/resume");
+    let shown = screen.wait_for("Resume which session?");
+    let list = after_last(&shown, "You (1)> /resume");
+    assert!(list.contains("remember the number nine"), "{list}");
+    assert!(list.contains("msgs ·"), "{list}");
+    assert!(
+        list.contains("just now") || list.contains("m ago"),
+        "{list}"
+    );
+    assert!(
+        !list.contains("teal"),
+        "another folder's session listed: {list}"
+    );
+    screen.keys(&["Enter"]);
+
+    screen.line("/resume --all");
+    let shown = screen.wait_for_count("Resume which session?", 2);
+    let list = after_last(&shown, "/resume --all");
+    let teal = list
+        .lines()
+        .find(|l| l.contains("remember the colour teal"))
+        .unwrap_or_else(|| panic!("--all does not list the other folder: {list}"));
+    assert!(teal.contains(&elsewhere.display().to_string()), "{teal}");
+    let nine_at = list.find("remember the number nine").unwrap();
+    assert!(
+        nine_at < list.find("remember the colour teal").unwrap(),
+        "{list}"
+    );
+    let number = teal.trim_start().split('.').next().unwrap().to_string();
+    screen.line(&number);
+    let shown = screen.wait_for("synapse: Noted the colour teal.");
+    assert!(
+        after_last(&shown, "Resumed session").contains("you: remember the colour teal"),
+        "{shown}"
+    );
+}

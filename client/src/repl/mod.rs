@@ -74,10 +74,12 @@ pub async fn run(
         synapse_shared::VERSION,
         &repl.link.opened,
     ));
-    if repl.model.is_empty() && repl.theme.terminal && !repl.link.opened.turn_running {
-        if let Err(e) = repl.first_run_setup().await {
-            repl.say(&theme.red(&format!("error: {e:#}\n")));
-        }
+    if repl.model.is_empty()
+        && repl.theme.terminal
+        && !repl.link.opened.turn_running
+        && let Err(e) = repl.first_run_setup().await
+    {
+        repl.say(&theme.red(&format!("error: {e:#}\n")));
     }
     if repl.link.opened.turn_running {
         repl.say(&theme.dim("A turn of this session is running; its output follows.\n"));
