@@ -146,7 +146,7 @@ fn echo_while_streaming(env: &TestEnv, fake: &FakeLlm) {
     let (mut repl, _) = Repl::spawn(env, fake);
     repl.wait_for(PROMPT, 0);
     repl.master.write_all(b"stream please\r").unwrap();
-    repl.wait_for(b"chunk-5 ", 0);
+    repl.wait_for(b"chunk-5\r\n", 0);
     let keystrokes = synapse_tests::report::size(KEYSTROKES, 3);
     let mut samples = Vec::with_capacity(keystrokes);
     let mut typed = String::new();
@@ -179,7 +179,8 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let chunks: Vec<String> = (0..400).map(|i| format!("chunk-{i} ")).collect();
+    // One line per chunk, so the answer is rendered (and the spinner redrawn) while it streams.
+    let chunks: Vec<String> = (0..400).map(|i| format!("chunk-{i}\n")).collect();
     let fake = rt
         .block_on(FakeLlm::start(
             Script::new().reply(
