@@ -89,7 +89,7 @@ async fn a_turn_shows_tool_lines_and_the_rendered_answer() {
     screen.line("what do my notes say?");
     let shown = screen.wait_for(SECOND_PROMPT);
     let turn = after_last(&shown, "You (1)> what do my notes say?");
-    insta::assert_snapshot!(turn);
+    insta::assert_snapshot!(repl_support::stable_turn(turn, SECOND_PROMPT));
     assert_eq!(fake.requests().len(), 3);
 }
 

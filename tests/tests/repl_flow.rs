@@ -93,13 +93,9 @@ async fn tab_completes_commands_and_files_and_ctrl_j_makes_a_newline() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn esc_cancels_a_running_command_and_type_ahead_runs_after_it() {
     let env = TestEnv::new();
-    let fake = FakeLlm::start(
-        Script::new()
-            .tool_call("sleep 27.5")
-            .text("never reached"),
-    )
-    .await
-    .unwrap();
+    let fake = FakeLlm::start(Script::new().tool_call("sleep 27.5").text("never reached"))
+        .await
+        .unwrap();
     let screen = Screen::start(&env, Some(&fake), &["chat"]);
     screen.wait_for("You (1)>");
     screen.line("wait a while");
@@ -123,8 +119,15 @@ async fn esc_cancels_a_running_command_and_type_ahead_runs_after_it() {
     });
     // The queued /help ran as a command, not as a message to the model.
     let shown = screen.wait_for("Ctrl-D       exit");
-    assert!(after_last(&shown, "Cancelled.").contains("/help"), "{shown}");
-    assert_eq!(fake.requests().len(), 2, "only the turn's own calls");
+    assert!(
+        after_last(&shown, "Cancelled.").contains("/help"),
+        "{shown}"
+    );
+    assert_eq!(
+        fake.requests().len(),
+        1,
+        "the cancelled turn made no further model call"
+    );
     assert!(
         fake.requests()
             .iter()
@@ -162,17 +165,19 @@ async fn edit_shows_a_diff_and_expand_shows_whole_output() {
 
     screen.line("/expand 2");
     let shown = screen.wait_for("  40");
-    assert!(after_last(&shown, "[2] seq 1 40").contains("\n  39\n  40"), "{shown}");
+    assert!(
+        after_last(&shown, "[2] seq 1 40").contains("\n  39\n  40"),
+        "{shown}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn status_line_agrees_with_cost_and_context() {
     let env = TestEnv::new();
-    let fake = FakeLlm::start(
-        Script::new().reply(Reply::new().text("counted").usage(12_000, 3_000)),
-    )
-    .await
-    .unwrap();
+    let fake =
+        FakeLlm::start(Script::new().reply(Reply::new().text("counted").usage(12_000, 3_000)))
+            .await
+            .unwrap();
     let screen = Screen::start(&env, Some(&fake), &["chat", "--model", "claude-sonnet-4-5"]);
     let shown = screen.wait_for("You (1)>");
     assert!(shown.contains("claude-sonnet-4-5 · context –"), "{shown}");
@@ -231,7 +236,10 @@ async fn a_wide_table_stays_within_the_pane() {
 
 /// The text between `start` and the next `end` in `s`.
 fn between<'a>(s: &'a str, start: &str, end: &str) -> &'a str {
-    let from = s.find(start).unwrap_or_else(|| panic!("no {start:?} in {s}")) + start.len();
+    let from = s
+        .find(start)
+        .unwrap_or_else(|| panic!("no {start:?} in {s}"))
+        + start.len();
     let len = s[from..].find(end).unwrap_or(s.len() - from);
     &s[from..from + len]
 }
@@ -271,7 +279,10 @@ async fn first_start_without_a_model_sets_up_a_local_server() {
     screen.line("hello");
     screen.wait_for("the local model answers");
     let request = &fake.requests()[0];
-    assert_eq!(request.body["model"], synapse_tests::fake_llm::FAKE_MODELS[1]);
+    assert_eq!(
+        request.body["model"],
+        synapse_tests::fake_llm::FAKE_MODELS[1]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -282,6 +293,74 @@ async fn the_setup_can_be_skipped() {
     screen.keys(&["Enter"]);
     let shown = screen.wait_for("You (1)>");
     let settings = env.home().join("settings.json").display().to_string();
-    assert!(shown.contains(&format!("Skipped. Set \"provider\", \"model\" and the key in {settings}")), "{shown}");
+    assert!(
+        shown.contains(&format!(
+            "Skipped. Set \"provider\", \"model\" and the key in {settings}"
+        )),
+        "{shown}"
+    );
     assert!(!shown.contains("$SYNAPSE_HOME"), "{shown}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_lists_this_folder_first_and_all_folders_on_request() {
+    let env = TestEnv::new();
+    let fake = FakeLlm::start(
+        Script::new()
+            .text("Noted the colour teal.")
+            .text("Noted the number nine.")
+            .text("Your colour was teal."),
+    )
+    .await
+    .unwrap();
+    let elsewhere = env.root().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let run_in = |dir: &std::path::Path, prompt: &str| {
+        let out = synapse_tests::run(
+            env.synapse_with_model(&fake)
+                .current_dir(dir)
+                .args(["run", prompt]),
+        );
+        assert!(out.success(), "{out:?}");
+    };
+    run_in(&elsewhere, "remember the colour teal");
+    run_in(&env.workdir(), "remember the number nine");
+
+    let screen = Screen::start(&env, Some(&fake), &["chat"]);
+    screen.wait_for("You (1)>");
+    screen.line("/resume");
+    let shown = screen.wait_for("Resume which session?");
+    let list = after_last(&shown, "You (1)> /resume");
+    assert!(list.contains("remember the number nine"), "{list}");
+    assert!(list.contains("msgs ·"), "{list}");
+    assert!(
+        list.contains("just now") || list.contains("m ago"),
+        "{list}"
+    );
+    assert!(
+        !list.contains("teal"),
+        "another folder's session listed: {list}"
+    );
+    screen.keys(&["Enter"]);
+
+    screen.line("/resume --all");
+    let shown = screen.wait_for_count("Resume which session?", 2);
+    let list = after_last(&shown, "/resume --all");
+    let teal = list
+        .lines()
+        .find(|l| l.contains("remember the colour teal"))
+        .unwrap_or_else(|| panic!("--all does not list the other folder: {list}"));
+    assert!(teal.contains(&elsewhere.display().to_string()), "{teal}");
+    let nine_at = list.find("remember the number nine").unwrap();
+    assert!(
+        nine_at < list.find("remember the colour teal").unwrap(),
+        "{list}"
+    );
+    let number = teal.trim_start().split('.').next().unwrap().to_string();
+    screen.line(&number);
+    let shown = screen.wait_for("synapse: Noted the colour teal.");
+    assert!(
+        after_last(&shown, "Resumed session").contains("you: remember the colour teal"),
+        "{shown}"
+    );
 }

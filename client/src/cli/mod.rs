@@ -127,6 +127,17 @@ fn paths() -> anyhow::Result<Paths> {
     Ok(Paths::from_env()?)
 }
 
+/// Runs a command's future on a small runtime (one is created only for commands that need it,
+/// so `--version` and `--help` stay instant).
+fn block_on<F: std::future::Future<Output = anyhow::Result<ExitCode>>>(
+    future: F,
+) -> anyhow::Result<ExitCode> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?
+        .block_on(future)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,15 +169,4 @@ mod tests {
         let resumed = parse(&["--continue", "go on"]);
         assert!(resumed.chat.continue_latest);
     }
-}
-
-/// Runs a command's future on a small runtime (one is created only for commands that need it,
-/// so `--version` and `--help` stay instant).
-fn block_on<F: std::future::Future<Output = anyhow::Result<ExitCode>>>(
-    future: F,
-) -> anyhow::Result<ExitCode> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?
-        .block_on(future)
 }

@@ -15,7 +15,9 @@ pub enum Line {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResumeTarget {
     /// Show a numbered list and ask: this workspace's sessions, or every folder's (`--all`).
-    Choose { all: bool },
+    Choose {
+        all: bool,
+    },
     Latest,
     Id(String),
 }
@@ -213,7 +215,10 @@ mod tests {
     #[test]
     fn parses_arguments() {
         let s = |t: &str| parse_slash(t);
-        assert_eq!(s("/resume"), Slash::Resume(ResumeTarget::Choose { all: false }));
+        assert_eq!(
+            s("/resume"),
+            Slash::Resume(ResumeTarget::Choose { all: false })
+        );
         assert_eq!(
             s("/resume --all"),
             Slash::Resume(ResumeTarget::Choose { all: true })

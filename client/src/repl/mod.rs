@@ -74,10 +74,12 @@ pub async fn run(
         synapse_shared::VERSION,
         &repl.link.opened,
     ));
-    if repl.model.is_empty() && repl.theme.terminal && !repl.link.opened.turn_running {
-        if let Err(e) = repl.first_run_setup().await {
-            repl.say(&theme.red(&format!("error: {e:#}\n")));
-        }
+    if repl.model.is_empty()
+        && repl.theme.terminal
+        && !repl.link.opened.turn_running
+        && let Err(e) = repl.first_run_setup().await
+    {
+        repl.say(&theme.red(&format!("error: {e:#}\n")));
     }
     if repl.link.opened.turn_running {
         repl.say(&theme.dim("A turn of this session is running; its output follows.\n"));
@@ -184,7 +186,7 @@ impl Repl {
             Incoming::Event(ev) => match ev {
                 Ev::ToolFinished(call) => tool_block(&t, &call),
                 Ev::Notice(n) => t.dim(&format!("{}\n", n.text)),
-                Ev::Error(e) => t.red(&format!("error: {}\n", e.message)),
+                Ev::Error(e) => t.red(&format!("error: {}\n", view::real_paths(&e.message))),
                 Ev::EnhanceReport(r) => view::enhance_report(&t, &r.text),
                 Ev::Approval(a) => t.yellow(&format!(
                     "Another client of this session is asked: {}\n",

@@ -70,7 +70,11 @@ impl Repl {
             ));
         }
         if !all {
-            out.push_str(&self.theme.dim("     (this folder's sessions; /resume --all for every folder)\n"));
+            out.push_str(
+                &self
+                    .theme
+                    .dim("     (sessions of this folder; --all lists every folder)\n"),
+            );
         }
         self.say(&out);
         Ok(sessions)
@@ -98,8 +102,9 @@ impl Repl {
 
 /// This workspace's sessions first (most recent first), then, with `all`, the others.
 fn for_workspace(sessions: Vec<SessionInfo>, cwd: &str, all: bool) -> Vec<SessionInfo> {
-    let (mut here, others): (Vec<_>, Vec<_>) =
-        sessions.into_iter().partition(|s| in_workspace(&s.cwd, cwd));
+    let (mut here, others): (Vec<_>, Vec<_>) = sessions
+        .into_iter()
+        .partition(|s| in_workspace(&s.cwd, cwd));
     if all {
         here.extend(others);
     } else {
@@ -214,7 +219,12 @@ mod tests {
 
     #[test]
     fn this_workspace_first_others_only_with_all() {
-        let all = vec![info("a", "/x"), info("b", "/p/sub"), info("c", "/p"), info("d", "/pp")];
+        let all = vec![
+            info("a", "/x"),
+            info("b", "/p/sub"),
+            info("c", "/p"),
+            info("d", "/pp"),
+        ];
         let ids = |v: Vec<SessionInfo>| v.into_iter().map(|s| s.id).collect::<Vec<_>>();
         assert_eq!(ids(for_workspace(all.clone(), "/p", false)), ["b", "c"]);
         assert_eq!(ids(for_workspace(all, "/p", true)), ["b", "c", "a", "d"]);
@@ -245,6 +255,9 @@ mod tests {
             .into_iter()
             .map(|(r, t)| format!("{r}:{t}"))
             .collect();
-        assert_eq!(got, ["user:two", "assistant:2", "user:three", "assistant:3"]);
+        assert_eq!(
+            got,
+            ["user:two", "assistant:2", "user:three", "assistant:3"]
+        );
     }
 }

@@ -40,7 +40,10 @@ impl Repl {
             }
         };
         let request = match choice.as_str() {
-            "1" => self.keyed("anthropic", "Anthropic", DEFAULT_ANTHROPIC_MODEL).await,
+            "1" => {
+                self.keyed("anthropic", "Anthropic", DEFAULT_ANTHROPIC_MODEL)
+                    .await
+            }
             "2" => self.keyed("openai", "OpenAI", DEFAULT_OPENAI_MODEL).await,
             _ => self.local().await,
         };
@@ -52,7 +55,9 @@ impl Repl {
         let saved = DaemonClient::new(self.link.channel.clone())
             .set_model_settings(request)
             .await
-            .map_err(|s| anyhow::anyhow!("the daemon could not save the settings: {}", s.message()))?
+            .map_err(|s| {
+                anyhow::anyhow!("the daemon could not save the settings: {}", s.message())
+            })?
             .into_inner();
         self.model = model.clone();
         self.say(&format!(
@@ -163,8 +168,7 @@ async fn list_models(base_url: &str) -> Result<Vec<String>, ListModelsError> {
         .strip_prefix("http://")
         .ok_or_else(|| ListModelsError::NotHttp(base_url.to_string()))?;
     let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
-    let path = format!("/{}/models", path.trim_matches('/'))
-        .replace("//", "/");
+    let path = format!("/{}/models", path.trim_matches('/')).replace("//", "/");
     let fetch = async {
         let mut stream = tokio::net::TcpStream::connect(host).await?;
         let request = format!(
@@ -184,13 +188,21 @@ async fn list_models(base_url: &str) -> Result<Vec<String>, ListModelsError> {
 fn parse_models_response(answer: &str) -> Result<Vec<String>, ListModelsError> {
     let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((answer, ""));
     let status = head.lines().next().unwrap_or_default();
-    if !status.split_whitespace().nth(1).is_some_and(|c| c.starts_with('2')) {
+    if !status
+        .split_whitespace()
+        .nth(1)
+        .is_some_and(|c| c.starts_with('2'))
+    {
         return Err(ListModelsError::Status(status.to_string()));
     }
     let chunked = head
         .to_ascii_lowercase()
         .contains("transfer-encoding: chunked");
-    let body = if chunked { dechunk(body) } else { body.to_string() };
+    let body = if chunked {
+        dechunk(body)
+    } else {
+        body.to_string()
+    };
     let json: serde_json::Value =
         serde_json::from_str(body.trim()).map_err(|e| ListModelsError::Json(e.to_string()))?;
     let data = json["data"]

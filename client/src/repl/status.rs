@@ -30,8 +30,13 @@ pub fn status_text(s: &Status<'_>, width: usize) -> String {
         Some(usd) => format!("${usd:.4}"),
         None => "cost n/a".to_string(),
     };
+    let model = if s.model.is_empty() {
+        "no model"
+    } else {
+        s.model
+    };
     let parts = [
-        s.model.to_string(),
+        model.to_string(),
         context,
         cost,
         s.mode.to_string(),

@@ -221,13 +221,12 @@ impl Repl {
         let decision = loop {
             tokio::select! {
                 key = keys.next() => match key {
-                    Key::Char(c) => match parse_answer(&c.to_string()) {
-                        Some(d) => {
+                    Key::Char(c) => {
+                        if let Some(d) = parse_answer(&c.to_string()) {
                             self.say(&format!("{c}\n"));
                             break d;
                         }
-                        None => {}
-                    },
+                    }
                     Key::Escape => {
                         self.say("\n");
                         break Decision::No;

@@ -113,7 +113,10 @@ impl TurnView {
                 );
                 self.note(&t.yellow(&line)).await;
             }
-            Ev::Error(e) => self.note(&t.red(&format!("error: {}\n", e.message))).await,
+            Ev::Error(e) => {
+                let message = real_paths(&e.message);
+                self.note(&t.red(&format!("error: {message}\n"))).await
+            }
             Ev::Notice(n) => self.note(&t.dim(&format!("{}\n", n.text))).await,
             Ev::EnhanceReport(r) => self.reports.push(enhance_report(&t, &r.text)),
             Ev::Approval(request) => {
@@ -139,17 +142,34 @@ impl TurnView {
         match done.reason.as_str() {
             "completed" => {}
             "cancelled" => print(&t.dim("Cancelled.\n")),
-            "error" => print(&t.red(&format!("error: {}\n", done.message))),
+            "error" => print(&t.red(&format!("error: {}\n", real_paths(&done.message)))),
             _ => print(&t.yellow(&format!("{}\n", stopped_message(&done.message)))),
         }
         if let Some(u) = &done.usage {
             usage.add_turn(u);
         }
-        print(&t.dim(&turn_summary(self.started.elapsed(), done.usage.as_ref())));
+        let used = done
+            .usage
+            .as_ref()
+            .is_some_and(|u| u.input_tokens + u.output_tokens > 0);
+        if done.reason == "completed" || used {
+            print(&t.dim(&turn_summary(self.started.elapsed(), done.usage.as_ref())));
+        }
         for report in self.reports.drain(..) {
             print(&report);
         }
         print("\n");
+    }
+}
+
+/// Messages name the real state folder, never a literal `$SYNAPSE_HOME`.
+pub fn real_paths(message: &str) -> String {
+    if !message.contains("$SYNAPSE_HOME") {
+        return message.to_string();
+    }
+    match synapse_shared::paths::Paths::from_env() {
+        Ok(paths) => message.replace("$SYNAPSE_HOME", &paths.home().display().to_string()),
+        Err(_) => message.to_string(),
     }
 }
 

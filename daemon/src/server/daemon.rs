@@ -6,8 +6,8 @@ use std::sync::Arc;
 use crate::lifecycle::peer::refuse_confined;
 use synapse_shared::proto::daemon_server::Daemon;
 use synapse_shared::proto::{
-    GetSettingsRequest, SetAutoEnhanceRequest, SetModelSettingsRequest, SettingsResponse, ShutdownRequest, ShutdownResponse,
-    StatusRequest, StatusResponse,
+    GetSettingsRequest, SetAutoEnhanceRequest, SetModelSettingsRequest, SettingsResponse,
+    ShutdownRequest, ShutdownResponse, StatusRequest, StatusResponse,
 };
 use synapse_shared::settings::{self, Settings};
 use tonic::{Request, Response, Status};

@@ -163,3 +163,22 @@ fn quote(s: &str) -> String {
 pub fn after_last<'a>(screen: &'a str, marker: &str) -> &'a str {
     screen.rfind(marker).map_or(screen, |i| &screen[i..])
 }
+
+/// `screen` up to and including the first `prompt`, with the per-turn summary line's time and
+/// token counts (which vary from run to run) replaced, for snapshots.
+pub fn stable_turn(screen: &str, prompt: &str) -> String {
+    let end = screen
+        .find(prompt)
+        .map_or(screen.len(), |i| i + prompt.len());
+    screen[..end]
+        .lines()
+        .map(|l| {
+            if l.starts_with("✓ ") && l.contains(" tokens in · ") {
+                "✓ <time> · <tokens>".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
