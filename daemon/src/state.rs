@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::RunnerLimits;
 use crate::agent::gate::GateEnv;
-use crate::agent::prompt::{PromptEnv, system_prompt};
+use crate::agent::prompt::{PromptEnv, system_prompt_with_skills};
 use crate::agent::session::SessionDeps;
 use crate::agent::sessions::{ChatSessions, DepsFactory};
 use crate::agent::stop_hook::StopHook;
@@ -23,7 +23,9 @@ use crate::mcp::shortcut::McpShortcut;
 use crate::mcp::{McpManager, McpOptions};
 use crate::shell::{ShellSessions, builtin_registry};
 use crate::skills::agent_commands::{SkillCommand, SkillLoadCommand, ToolsCommand};
-use crate::skills::{SkillStore, SkillWatcher, ToolCatalog, ToolEntry, ToolSource};
+use crate::skills::{
+    SkillStore, SkillWatcher, ToolCatalog, ToolEntry, ToolSource, awareness_budget,
+};
 use crate::todo::{TodoGuard, TodoStore};
 use crate::workspace::SettingsHandle;
 
@@ -148,6 +150,7 @@ impl DaemonState {
                     agent: skill_agent.clone(),
                 }),
                 skill_contexts,
+                skills.clone(),
             ),
         ));
         tools.add_source(skills.clone());
@@ -244,6 +247,7 @@ fn chat_deps(
     todo_store: TodoStore,
     stop_hook: Arc<dyn StopHook>,
     skill_contexts: Arc<SubAgentContexts>,
+    skills: Arc<SkillStore>,
 ) -> DepsFactory {
     Arc::new(move |cwd, id| {
         let model = String::new();
@@ -255,10 +259,18 @@ fn chat_deps(
             date: &date,
             model: &model,
         };
+        // The skills this session may use include its project's (listed in the prompt).
+        if cwd.is_absolute() {
+            skills.add_project_cwd(cwd);
+        }
         SessionDeps {
             shell: shell.clone(),
             settings: snapshot(&settings),
-            system_prompt: system_prompt(&env, &commands_doc),
+            system_prompt: system_prompt_with_skills(
+                &env,
+                &commands_doc,
+                &skills.awareness_section(cwd, awareness_budget(&read_settings(&settings))),
+            ),
             limits: RunnerLimits::default(),
             // The shell session a chat runs its commands in is named by the chat's id.
             turn_guard: Some(Arc::new(TodoGuard::new(todo_store.clone(), id))),

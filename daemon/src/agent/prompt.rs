@@ -54,6 +54,16 @@ them sensibly, and reuse them instead of redoing work.";
 /// Renders the full system prompt. `commands_doc` is the agent shell commands' documentation
 /// from the command registry.
 pub fn system_prompt(env: &PromptEnv<'_>, commands_doc: &str) -> String {
+    system_prompt_with_skills(env, commands_doc, "")
+}
+
+/// [`system_prompt`] with the skill awareness section (`crate::skills` renders it: the skills
+/// this session may use, within its budget) after the skills instructions.
+pub fn system_prompt_with_skills(
+    env: &PromptEnv<'_>,
+    commands_doc: &str,
+    skills_awareness: &str,
+) -> String {
     let mut out = String::with_capacity(ROLE.len() + LAYERS.len() + commands_doc.len() + 1024);
     out.push_str(ROLE);
     out.push_str("\n\n");
@@ -62,6 +72,10 @@ pub fn system_prompt(env: &PromptEnv<'_>, commands_doc: &str) -> String {
     out.push_str(commands_doc.trim_end());
     out.push_str("\n\n");
     out.push_str(SKILLS);
+    if !skills_awareness.trim().is_empty() {
+        out.push_str("\n\n");
+        out.push_str(skills_awareness.trim_end());
+    }
     out.push_str("\n\n# Environment\n\n");
     out.push_str(&format!(
         "- Working directory: {}\n- Operating system: {}\n- Shell: {}\n- Today's date: {}\n",

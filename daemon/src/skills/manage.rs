@@ -1,6 +1,7 @@
 //! Management calls (seed 004): create a user skill, delete one, enable or disable one. Each
 //! writes the disk first, then updates the store through the same path the watcher uses, so the
-//! answer already reflects the change.
+//! answer already reflects the change. `create` is atomic: the skill is built in a hidden
+//! staging folder and renamed into place.
 
 use std::fs;
 use std::path::PathBuf;
@@ -15,6 +16,15 @@ use super::query::resolve;
 use super::record::SKILL_MD;
 use super::source::SkillSource;
 use super::store::{SkillStore, SkillSummary};
+
+/// An empty folder where a skill should be (left by an older, non-atomic create) is removed
+/// so the name is free again; a folder with anything in it is the user's and stays.
+fn remove_if_stuck(dir: &std::path::Path) {
+    let empty = fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none());
+    if empty {
+        let _ = fs::remove_dir(dir);
+    }
+}
 
 impl SkillStore {
     /// Creates `$SYNAPSE_HOME/skills/<name>/SKILL.md`; refuses invalid names and existing skills.
@@ -37,13 +47,13 @@ impl SkillStore {
             });
         }
         let dir = self.paths().skills_dir.join(name);
+        remove_if_stuck(&dir);
         if dir.exists() {
             return Err(SkillError::AlreadyExists {
                 name: name.to_string(),
                 path: dir,
             });
         }
-        fs::create_dir_all(&dir).map_err(|e| SkillError::io("create", &dir, e))?;
         // A JSON string is a valid YAML double-quoted scalar: no quoting surprises.
         let quoted = Value::from(description).to_string();
         let body = if body.trim().is_empty() {
@@ -52,10 +62,35 @@ impl SkillStore {
             body.trim_end().to_string() + "\n"
         };
         let text = format!("---\nname: {name}\ndescription: {quoted}\n---\n\n{body}");
+        // Built in a hidden temp folder (never scanned) and renamed into place: a crash leaves
+        // either no skill or the whole skill, never a folder without SKILL.md.
+        let staging = self
+            .paths()
+            .skills_dir
+            .join(format!(".creating-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&staging);
+        let staged = fs::create_dir_all(&staging)
+            .and_then(|()| write_atomic(&staging.join(SKILL_MD), text.as_bytes()))
+            .and_then(|()| fs::rename(&staging, &dir));
+        if let Err(e) = staged {
+            let _ = fs::remove_dir_all(&staging);
+            return Err(SkillError::io("create", &dir, e));
+        }
         let file = dir.join(SKILL_MD);
-        write_atomic(&file, text.as_bytes()).map_err(|e| SkillError::io("write", &file, e))?;
         let _ = self.apply_paths(&[file]);
         self.show(name)
+    }
+
+    /// Removes the staging folders a crashed `create` left behind (`.creating-*`).
+    pub fn remove_stale_staging(&self) {
+        let Ok(entries) = fs::read_dir(&self.paths().skills_dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            if e.file_name().to_string_lossy().starts_with(".creating-") {
+                let _ = fs::remove_dir_all(e.path());
+            }
+        }
     }
 
     /// Deletes a user skill's folder (project, env and plugin skills are refused).

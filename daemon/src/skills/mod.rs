@@ -10,6 +10,7 @@
 //! the texts the agent's `skill` / `tools` commands print.
 
 pub mod agent_commands;
+mod awareness;
 pub mod catalog;
 pub mod commands;
 pub mod docstring;
@@ -31,6 +32,7 @@ pub mod store;
 pub mod watcher;
 pub mod wrapper;
 
+pub use awareness::{AWARENESS_BUDGET_BYTES_DEFAULT, budget_from as awareness_budget};
 pub use catalog::{SearchMode, SearchOutcome, TOOLS_USAGE, ToolCatalog, ToolEntry, ToolSource};
 pub use commands::{SKILL_USAGE, skill_search_text};
 pub use error::SkillError;
@@ -45,6 +47,7 @@ pub fn start(
     paths: &synapse_shared::paths::Paths,
 ) -> (std::sync::Arc<SkillStore>, Option<SkillWatcher>) {
     let (store, report) = SkillStore::open_from_env(paths, None);
+    store.remove_stale_staging();
     tracing::info!(
         skills = report.skills,
         tools = report.tools,
