@@ -182,7 +182,11 @@ impl McpManager {
         };
         let files = config_files(&self.inner.opts.mcp_dir, project.as_deref());
         let env = self.inner.opts.env.clone();
-        let config = McpConfig::load(&files, &|k| env(k));
+        let mut config = McpConfig::load(&files, &|k| env(k));
+        let home = env("HOME").map(PathBuf::from);
+        super::sources::add_foreign(&mut config, home.as_deref(), project.as_deref(), &|k| {
+            env(k)
+        });
         let mut summary = RefreshSummary {
             problems: config.problems.iter().map(ToString::to_string).collect(),
             ..RefreshSummary::default()
