@@ -23,6 +23,7 @@ mod mcp_e2e;
 mod mcp_faults;
 mod mcp_filesystem;
 mod mcp_protocol;
+mod mcp_protocol_config;
 mod mcp_python;
 mod mcp_support;
 mod permissions;

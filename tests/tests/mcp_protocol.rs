@@ -72,6 +72,9 @@ fn exec_timeout_bounds_an_in_process_mcp_call() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("mcp_servers.json"), config.to_string()).unwrap();
     // Connected first, so the timeout below measures the call alone.
+    env.start_daemon();
+    let wrapper = env.home().join("bin/mcp:py:cancelled_waits");
+    synapse_tests::wait_until(synapse_tests::DEADLINE, "py wrappers", || wrapper.exists());
     let r = env.cli(&["exec", "mcp:py:cancelled_waits"]);
     assert_eq!(r.stdout.trim(), "0", "{}", r.stderr);
     let started = std::time::Instant::now();

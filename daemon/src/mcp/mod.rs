@@ -4,6 +4,7 @@
 //! `rmcp` crate) and turns each exposed tool into a command `mcp:<server>:<tool>`:
 //!
 //! - [`config`] reads `mcp_servers.json` / `.mcp.json` (with [`expand`] and [`filter`]);
+//!   [`sources`] adds `~/.claude.json` and `.vscode/mcp.json` below them;
 //! - [`manager`] connects servers in the background and on refresh; [`server`] is one server's
 //!   state machine, [`connection`] one rmcp session, [`process`] a stdio server's process group;
 //! - [`calls`] runs a command line: [`args`] maps argv with the tool's [`schema`], [`result`]
@@ -30,6 +31,7 @@ pub mod schema;
 pub mod schema_doc;
 pub mod server;
 pub mod shortcut;
+pub mod sources;
 pub mod wrappers;
 
 pub use catalog::{Catalog, CatalogEntry};

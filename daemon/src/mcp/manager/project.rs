@@ -53,11 +53,15 @@ impl McpManager {
                 .and_then(|e| e.get(k).cloned())
                 .or_else(|| daemon_env(k))
         };
-        McpConfig::load_layers(
+        let mut config = McpConfig::load_layers(
             &self.inner.opts.mcp_dir,
             project,
             &|k| daemon_env(k),
             &project_lookup,
-        )
+        );
+        // Configs other tools wrote (~/.claude.json, .vscode/mcp.json, ~/.codex/config.toml).
+        let home = daemon_env("HOME").map(std::path::PathBuf::from);
+        crate::mcp::sources::add_foreign(&mut config, home.as_deref(), project, &project_lookup);
+        config
     }
 }

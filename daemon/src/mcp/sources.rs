@@ -1,0 +1,130 @@
+//! MCP servers other clients already configured, read beside Synapse's own files so a Claude
+//! Code or VS Code user finds their servers without copying them:
+//!
+//! - `~/.claude.json`: the user-level `mcpServers` map and the `mcpServers` of the entry under
+//!   `projects` whose key is the current project folder (as Claude Code writes it);
+//! - `<project>/.vscode/mcp.json`: the `servers` map (`${workspaceFolder}` is the project).
+//!
+//! They rank below Synapse's own files: a server named in `mcp_servers.json` or `.mcp.json`
+//! wins. Each entry keeps the file it came from as its source, which `synapse mcp list` shows.
+//! A file that does not parse is reported as a problem with its path, like Synapse's own.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+
+use super::config::McpConfig;
+
+/// Claude Code's user file, relative to the home folder.
+pub const CLAUDE_JSON: &str = ".claude.json";
+/// VS Code's workspace MCP file, relative to the project folder.
+pub const VSCODE_MCP_JSON: &str = ".vscode/mcp.json";
+
+/// Adds the servers of the other clients' files to `config`, below every server it has.
+pub fn add_foreign(
+    config: &mut McpConfig,
+    home: Option<&Path>,
+    project: Option<&Path>,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) {
+    let mut foreign = McpConfig::default();
+    if let Some(home) = home {
+        merge_claude_json(&mut foreign, &home.join(CLAUDE_JSON), project, lookup);
+    }
+    if let Some(project) = project {
+        let path = project.join(VSCODE_MCP_JSON);
+        let root = project.to_string_lossy().into_owned();
+        let vscode_lookup = |k: &str| match k {
+            "workspaceFolder" => Some(root.clone()),
+            other => lookup(other),
+        };
+        if let Some(text) = read_optional(&path, &mut foreign) {
+            foreign.files.push(path.clone());
+            foreign.merge_text(&path, &text, &vscode_lookup);
+        }
+    }
+    for (name, server) in foreign.servers {
+        if !config.servers.contains_key(&name) && !config.invalid.contains_key(&name) {
+            config.servers.insert(name, server);
+        }
+    }
+    for (name, problem) in foreign.invalid {
+        if !config.servers.contains_key(&name) && !config.invalid.contains_key(&name) {
+            config.invalid.insert(name, problem);
+        }
+    }
+    config.problems.extend(foreign.problems);
+    config.files.extend(foreign.files);
+}
+
+/// `~/.claude.json`: user-level servers, then the current project's (which win by name).
+fn merge_claude_json(
+    config: &mut McpConfig,
+    path: &Path,
+    project: Option<&Path>,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) {
+    let Some(text) = read_optional(path, config) else {
+        return;
+    };
+    let doc: Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(_) => {
+            // Let the shared reader report the position of the syntax error.
+            config.merge_text(path, &text, lookup);
+            return;
+        }
+    };
+    let mut servers = Map::new();
+    if let Some(user) = doc.get("mcpServers").and_then(Value::as_object) {
+        servers.extend(user.clone());
+    }
+    if let Some(project) = project
+        && let Some(entry) = project_entry(&doc, project)
+        && let Some(own) = entry.get("mcpServers").and_then(Value::as_object)
+    {
+        servers.extend(own.clone());
+    }
+    if servers.is_empty() {
+        return;
+    }
+    config.files.push(path.to_path_buf());
+    // Only the server maps are handed on: the rest of the file (history, settings) is not ours.
+    let text = serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap_or_default();
+    config.merge_text(path, &text, lookup);
+}
+
+/// The `projects` entry for `project`, by exact key or by the same folder after resolving links.
+fn project_entry<'a>(doc: &'a Value, project: &Path) -> Option<&'a Value> {
+    let projects = doc.get("projects")?.as_object()?;
+    if let Some(entry) = projects.get(project.to_string_lossy().as_ref()) {
+        return Some(entry);
+    }
+    let wanted = canonical(project);
+    projects
+        .iter()
+        .find(|(key, _)| canonical(Path::new(key)) == wanted)
+        .map(|(_, entry)| entry)
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The file's text; `None` when it is missing (silently) or unreadable (reported).
+fn read_optional(path: &Path, config: &mut McpConfig) -> Option<String> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            config.problems.push(super::config::ConfigProblem {
+                path: path.to_path_buf(),
+                line: 0,
+                column: 0,
+                server: None,
+                message: format!("cannot read: {e}"),
+            });
+            None
+        }
+    }
+}

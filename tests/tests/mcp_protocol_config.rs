@@ -1,0 +1,103 @@
+//! Servers configured for other clients, read from a temp HOME and project: `~/.claude.json`
+//! (user-level and the current project's entry) and `.vscode/mcp.json`, each listed with its
+//! source; Synapse's own file wins by name; a broken file is reported with its path.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::mcp_support;
+
+use mcp_support::*;
+use serde_json::json;
+use synapse_daemon::mcp::{EXIT_OK, StateKind};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_and_vscode_configs_are_read_with_their_source() {
+    let home = Home::new();
+    let user_home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let project_path = project.path().to_str().unwrap().to_string();
+    let claude_json = user_home.path().join(".claude.json");
+    let mut projects = serde_json::Map::new();
+    projects.insert(
+        project_path,
+        json!({"mcpServers": {"from-claude-project": stdio(&bad_mcp(), &[])}}),
+    );
+    projects.insert(
+        "/some/other/project".into(),
+        json!({"mcpServers": {"not-this-project": stdio(&bad_mcp(), &[])}}),
+    );
+    std::fs::write(
+        &claude_json,
+        serde_json::to_string_pretty(&json!({
+            "numStartups": 3,
+            "mcpServers": {
+                "from-claude-user": stdio(&bad_mcp(), &[]),
+                "shadowed": stdio(&bad_mcp(), &["--tag", "claude"]),
+            },
+            "projects": projects,
+        }))
+        .unwrap(),
+    )
+    .unwrap();
+    std::fs::create_dir_all(project.path().join(".vscode")).unwrap();
+    let vscode = project.path().join(".vscode/mcp.json");
+    std::fs::write(
+        &vscode,
+        json!({"servers": {"from-vscode": {
+            "type": "stdio",
+            "command": bad_mcp(),
+            "args": ["--tag", "${workspaceFolder}"],
+        }}})
+        .to_string(),
+    )
+    .unwrap();
+    let synapse_own = home.path().join("mcp/mcp_servers.json");
+    home.write_config(&json!({"mcpServers": {"shadowed": stdio(&bad_mcp(), &[])}}));
+
+    let m = home.manager(&[("HOME", user_home.path().to_str().unwrap())]);
+    let summary = m.refresh(Some(project.path().to_path_buf())).await;
+    assert!(summary.failed.is_empty(), "{summary:?}");
+    assert!(summary.problems.is_empty(), "{summary:?}");
+    let list = m.list();
+    let source_of = |name: &str| {
+        list.iter()
+            .find(|s| s.name == name)
+            .unwrap_or_else(|| panic!("{name} not listed: {list:?}"))
+            .source
+            .clone()
+    };
+    assert_eq!(source_of("from-claude-user"), claude_json);
+    assert_eq!(source_of("from-claude-project"), claude_json);
+    assert_eq!(source_of("from-vscode"), vscode);
+    assert_eq!(source_of("shadowed"), synapse_own);
+    assert!(
+        list.iter().all(|s| s.name != "not-this-project"),
+        "{list:?}"
+    );
+    for s in &list {
+        assert_eq!(s.state, StateKind::Ready, "{s:?}");
+    }
+    // A server from VS Code's file runs like any other.
+    let o = m
+        .call_argv("from-vscode", "echo", &args(&["hi"]), None)
+        .await;
+    assert_eq!(o.exit_code, EXIT_OK, "{}", err(&o));
+    assert_eq!(out(&o).trim(), "hi");
+    m.shutdown().await;
+
+    // A broken ~/.claude.json is reported with its path; Synapse's own servers still run.
+    std::fs::write(&claude_json, "{ \"mcpServers\": ").unwrap();
+    std::fs::remove_file(&vscode).unwrap();
+    let m = home.manager(&[("HOME", user_home.path().to_str().unwrap())]);
+    let summary = m.refresh(Some(project.path().to_path_buf())).await;
+    assert!(
+        summary
+            .problems
+            .iter()
+            .any(|p| p.contains(".claude.json") && p.contains("invalid JSON")),
+        "{summary:?}"
+    );
+    let names: Vec<String> = m.list().into_iter().map(|s| s.name).collect();
+    assert_eq!(names, vec!["shadowed".to_string()]);
+    m.shutdown().await;
+}
