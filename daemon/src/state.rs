@@ -269,7 +269,7 @@ fn chat_deps(
             system_prompt: system_prompt_with_skills(
                 &env,
                 &commands_doc,
-                &skills.awareness_section(cwd, awareness_budget(&read_settings(&settings))),
+                &skills.awareness_section(cwd, awareness_budget(&settings.current())),
             ),
             limits: RunnerLimits::default(),
             // The shell session a chat runs its commands in is named by the chat's id.
