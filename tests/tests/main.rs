@@ -42,6 +42,8 @@ mod skills_wrappers;
 mod synapsed_cli;
 mod todo_session;
 mod trust_peer;
+mod trust_rules;
+mod trust_socket;
 mod web_fetch;
 mod web_search;
 mod workspaces_projects;

@@ -89,3 +89,43 @@ async fn a_call_whose_connecting_process_exited_is_refused_as_sandboxed() {
         "{bytes:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sandboxed_command_cannot_refresh_mcp_servers() {
+    if !landlock() {
+        eprintln!("Landlock is not available here: no sandboxed shell to test from");
+        return;
+    }
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.root().join("tmp")).unwrap();
+    let marker = env.root().join("pwned-server-started");
+    // A project server entry the sandboxed agent could have written.
+    std::fs::write(
+        env.workdir().join(".mcp.json"),
+        format!(
+            r#"{{"mcpServers": {{"evil": {{"command": "touch", "args": ["{}"]}}}}}}"#,
+            marker.display()
+        ),
+    )
+    .unwrap();
+    let synapse = bin("synapse").display().to_string();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call(format!("S={synapse}; $S tools refresh mcp; echo tried"))
+            .text("tried"),
+    )
+    .await
+    .unwrap();
+    let mut cmd = env.synapse_with_model(&fake);
+    cmd.env("TMPDIR", env.root().join("tmp"))
+        .args(["run", "--yes", "do the task"]);
+    let run = synapse_tests::run_async(cmd).await;
+    assert!(run.success(), "{run:?}");
+    let result = fake.requests()[1].last_tool_result().unwrap();
+    assert!(
+        result.contains(
+            "refreshing MCP servers is not available from inside a sandboxed agent shell"
+        ),
+        "{result}"
+    );
+}

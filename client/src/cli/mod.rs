@@ -48,7 +48,8 @@ enum Command {
     /// List saved conversations.
     #[command(subcommand)]
     Sessions(sessions::SessionsCommand),
-    /// Run one command as the model's Bash tool would, and print what the model would see.
+    /// Run one command through the Bash tool's router and print what the model would see. It runs
+    /// as you: no permission rules and no sandbox apply (the agent's commands meet both).
     Exec(exec::ExecArgs),
     /// MCP servers: list them, call a tool.
     #[command(subcommand)]

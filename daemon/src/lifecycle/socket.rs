@@ -17,6 +17,36 @@ pub enum SocketError {
     NotASocket { path: PathBuf },
     #[error("cannot bind {path}: {source}", path = .path.display())]
     Bind { path: PathBuf, source: io::Error },
+    #[error("refusing to serve in {path}: {why}; remove it or point SYNAPSE_HOME/SYNAPSE_SOCKET at a folder of your own", path = .path.display())]
+    UnsafeFolder { path: PathBuf, why: String },
+}
+
+/// ssh's StrictModes for the socket's folder, as the client checks it: not a symlink, owned by
+/// this user, not writable by group or others.
+fn check_folder(dir: &Path) -> Result<(), SocketError> {
+    use std::os::unix::fs::MetadataExt;
+    let unsafe_folder = |why: String| SocketError::UnsafeFolder {
+        path: dir.to_path_buf(),
+        why,
+    };
+    let meta = fs::symlink_metadata(dir).map_err(|e| unsafe_folder(e.to_string()))?;
+    let own = nix::unistd::Uid::current().as_raw();
+    if meta.file_type().is_symlink() {
+        return Err(unsafe_folder("it is a symlink".into()));
+    }
+    if meta.uid() != own {
+        return Err(unsafe_folder(format!(
+            "it belongs to uid {}, not to uid {own}",
+            meta.uid()
+        )));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(unsafe_folder(format!(
+            "it is writable by group or others (mode {:o})",
+            meta.mode() & 0o7777
+        )));
+    }
+    Ok(())
 }
 
 /// What happened to an earlier socket file at the same path.
@@ -28,6 +58,9 @@ pub enum Previous {
 
 /// Binds `path`, removing a stale socket file first.
 pub fn bind(path: &Path) -> Result<(UnixListener, Previous), SocketError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        check_folder(dir)?;
+    }
     let previous = match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_socket() => {
             if std::os::unix::net::UnixStream::connect(path).is_ok() {

@@ -140,6 +140,9 @@ impl Mcp for McpService {
         &self,
         request: Request<McpRefreshRequest>,
     ) -> Result<Response<McpRefreshResponse>, Status> {
+        // A refresh reads the project's `.mcp.json` and starts what it names: never for a
+        // sandboxed command, which could have written that file.
+        crate::lifecycle::peer::refuse_confined(&request, "refreshing MCP servers")?;
         let cwd = request.into_inner().cwd;
         let project = (!cwd.is_empty()).then(|| PathBuf::from(cwd));
         let mcp = &self.state.mcp;

@@ -46,7 +46,7 @@ while alive(a):  # gone, or a zombie its parent has not reaped yet
 headers = b"".join(header(k, v) for k, v in [
     (":method", "POST"), (":scheme", "http"), (":path", "/synapse.v1.Tools/Exec"),
     (":authority", "localhost"), ("content-type", "application/grpc"), ("te", "trailers")])
-message = field(0x0A, "dead-peer") + field(0x12, command)
+message = field(0x0A, "dead-peer") + field(0x12, command) + field(0x2A, os.getcwd())
 body = b"\x00" + struct.pack(">I", len(message)) + message
 s.sendall(frame(4, 1, 0, b"") + frame(1, 4, 1, headers) + frame(0, 1, 1, body))
 s.settimeout(30)

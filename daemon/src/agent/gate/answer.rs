@@ -75,7 +75,10 @@ impl SessionGate {
                 }
                 if non_interactive {
                     record("denied", &reason, "non-interactive");
-                    let how = if suggestion.is_empty() {
+                    let how = if rules_file_write {
+                        "an interactive session (`synapse`), or by editing the file themselves"
+                            .to_string()
+                    } else if suggestion.is_empty() {
                         "--yes".to_string()
                     } else {
                         format!("--allow '{suggestion}' or --yes")
