@@ -1,9 +1,9 @@
 //! A `tools/call` result as a shell command's output: text to stdout; `structuredContent` as
 //! pretty JSON when there is no text; images and audio saved to a temp file whose path is
-//! printed; embedded resources as their text (or URI); `isError` sends it all to stderr with exit
-//! 1. A result over [`INLINE_RESULT_MAX_BYTES`] keeps its head and tail and is saved whole to a
-//! file named in it (the output policy), so no result hits the gRPC message limit. The exit
-//! codes every MCP command uses are defined here.
+//! printed; embedded resources as their text (or URI); `isError` sends it all to stderr with
+//! exit status 1. A result over [`INLINE_RESULT_MAX_BYTES`] keeps its head and tail and is saved
+//! whole to a file named in it (the output policy), so no result hits the gRPC message limit.
+//! The exit codes every MCP command uses are defined here.
 
 use std::io::Write as _;
 use std::path::Path;

@@ -338,13 +338,10 @@ impl CommandRegistry {
     /// The system-prompt section documenting every registered command.
     pub fn system_prompt_section(&self) -> String {
         let mut out = String::from(
-            "## Agent shell commands\n\nThese are commands of your session shell: they work in \
-             pipelines, `&&`/`||`/`;` lists, `$(…)`, redirects and loops, and bash expands their \
-             words as for any command (`'\\n'` stays a backslash and an n). In your shell they \
-             win over same-named programs (`write`, `skill`), and `read` is the agent's file \
-             reader unless given bash `read` options or a plain variable name that is not a \
-             file (`while read -r line` is bash's); scripts you run keep the system meaning. \
-             Each answers `-h` and `--help`.\n\n",
+            "## Agent shell commands\n\nThese are commands of your shell: they work in pipes, lists, \
+             `$(…)`, redirects and loops, bash expands their words (`'\\n'` stays literal), and \
+             they win over same-named programs; `read` with bash options or a variable name is \
+             bash's builtin. Each answers `-h` and `--help`.\n\n",
         );
         let mut brief = String::new();
         for command in self.commands.values() {

@@ -15,9 +15,7 @@ pub static SPEC: CommandSpec = CommandSpec {
     help: "\
 Arguments:
   <command>       one quoted command line; it may use pipes, redirects, && and the like
-  --timeout SECS  let this command run up to SECS seconds (default 120, at most 600) instead
-                  of the default; for longer work, start it in the background with output to
-                  a file (nohup make > build.log 2>&1 &) and check the file later
+  --timeout SECS  allow up to SECS seconds (default 120, max 600)
 
 Every command that is not an agent command already runs in the persistent shell, so this is
 only needed to be explicit, e.g. to run a program whose name is also an agent command

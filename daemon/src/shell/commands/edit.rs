@@ -27,10 +27,9 @@ The match is literal, not a regex. If <old> occurs nowhere, or more than once wi
 the file is left untouched and the error says where it occurs; add surrounding lines to <old>
 to make it unique. The result says how many replacements were made and on which lines.
 
-<old> and <new> are taken exactly as the shell gives them, as for any command: '\\n' in single
-quotes stays a backslash and an n. For a newline, put a real line break inside the quotes or
-write $'a\\nb'. In a file with CRLF line ends, a newline in <old> also matches \\r\\n (and <new>
-gets \\r\\n too). Put -- before <old> if it starts with a dash.
+<old> and <new> are taken as the shell gives them ('\\n' stays literal; $'a\\nb' has a
+newline). In a CRLF file a newline in <old> also matches \\r\\n. Put -- before <old> if it
+starts with a dash.
 
 Examples:
   edit src/lib.rs 'fn old_name(' 'fn new_name('

@@ -18,10 +18,8 @@ Arguments:
   <path>        file to write; relative paths start from the shell's current directory
   <content>     the whole new content, as ONE shell word (quote it)
 
-<content> is written exactly as the shell gives it, as for any command: '\\n' in quotes stays a
-backslash and an n; for two lines put a real line break inside the quotes or write
-$'a\\nb'. Nothing is added: no final newline unless you write one. With only a <path>, the
-content is read from stdin (a heredoc, or a pipe: some-command | write out.txt).
+<content> is written as the shell gives it ('\\n' stays literal; $'a\\nb' is two lines). Nothing
+is added: no final newline unless you write one. Without <content>, stdin is written.
 
 For code or any text with backslashes or quotes, use the heredoc form; its body is written
 exactly as given (no escapes, no $variables), with a newline after each line:
