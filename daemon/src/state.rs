@@ -239,6 +239,8 @@ fn gate_env(paths: &Paths, mcp: &McpManager) -> GateEnv {
     }
 }
 
+// One argument per dependency a chat session gets; a struct would only rename them.
+#[allow(clippy::too_many_arguments)]
 fn chat_deps(
     shell: Arc<ShellSessions>,
     gate_env: GateEnv,

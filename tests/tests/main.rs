@@ -37,6 +37,7 @@ mod security;
 mod shell_exec;
 mod skills_agent_commands;
 mod skills_cli;
+mod skills_published;
 mod skills_watcher;
 mod skills_wrappers;
 mod synapsed_cli;

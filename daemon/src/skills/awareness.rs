@@ -73,7 +73,11 @@ fn render(mut skills: Vec<&Arc<SkillRecord>>, cwd: &Path, budget_bytes: usize) -
     for r in &skills {
         let line = format!("- {}: {}\n", r.meta.name, one_line(&r.meta.description));
         // Room for the closing hint must stay when skills are left out.
-        let reserve = if shown + 1 < total { tail(total).len() } else { 0 };
+        let reserve = if shown + 1 < total {
+            tail(total).len()
+        } else {
+            0
+        };
         if out.len() + line.len() + reserve > budget_bytes {
             break;
         }
@@ -158,7 +162,10 @@ mod tests {
             .collect();
         let text = render(many.iter().collect(), Path::new("/home/u/invoice"), 2048);
         assert!(text.len() <= 2048, "{}", text.len());
-        assert!(text.contains("- invoice-tools: Builds invoices.\n"), "{text}");
+        assert!(
+            text.contains("- invoice-tools: Builds invoices.\n"),
+            "{text}"
+        );
         assert!(text.contains("more skills not listed"), "{text}");
         assert!(text.contains("skill search"), "{text}");
     }

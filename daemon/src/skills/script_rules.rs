@@ -9,8 +9,8 @@
 //! 3. `__init__.py`, `__main__.py`, `conftest.py`, `setup.py` and files whose name starts with
 //!    `_` are library modules;
 //! 4. a file with a `#!` line is a command;
-//! 5. Python that only defines things (imports, functions, classes, constants: no statement
-//!    runs at the top level) and has no `if __name__ == "__main__"` guard is a library module,
+//! 5. Python that imports or defines something and only that (imports, functions, classes,
+//!    constants: no statement runs at the top level) and has no `if __name__ == "__main__"` guard is a library module,
 //!    and so is JavaScript that exports (`module.exports`, `export`) without reading
 //!    `process.argv` or checking `require.main`;
 //! 6. anything else (shell, Ruby, Perl, plain Node scripts, executables) is a command.
@@ -79,6 +79,15 @@ fn mentioned(rel_path: &str, skill_md: &str) -> bool {
 /// No top-level Python statement other than imports, definitions, decorators, assignments and
 /// docstrings (lines inside triple-quoted strings and continuation lines are skipped).
 fn only_defines(source: &str) -> bool {
+    let defines_something = source.lines().any(|l| {
+        ["import ", "from ", "def ", "async def ", "class "]
+            .iter()
+            .any(|p| l.starts_with(p))
+    });
+    if !defines_something {
+        // Nothing to import from it (a stub, a docstring only): not a library.
+        return false;
+    }
     let mut in_string: Option<&str> = None;
     for line in source.lines() {
         if let Some(q) = in_string {
