@@ -148,6 +148,7 @@ impl DaemonState {
                     agent: skill_agent.clone(),
                 }),
                 skill_contexts,
+                mcp.clone(),
             ),
         ));
         tools.add_source(skills.clone());
@@ -239,6 +240,7 @@ fn chat_deps(
     todo_store: TodoStore,
     stop_hook: Arc<dyn StopHook>,
     skill_contexts: Arc<SubAgentContexts>,
+    mcp: McpManager,
 ) -> DepsFactory {
     Arc::new(move |cwd, id| {
         let model = String::new();
@@ -253,7 +255,7 @@ fn chat_deps(
         SessionDeps {
             shell: shell.clone(),
             settings: snapshot(&settings),
-            system_prompt: system_prompt(&env, &commands_doc),
+            system_prompt: system_prompt(&env, &commands_doc) + &mcp.instructions_section(),
             limits: RunnerLimits::default(),
             // The shell session a chat runs its commands in is named by the chat's id.
             turn_guard: Some(Arc::new(TodoGuard::new(todo_store.clone(), id))),
