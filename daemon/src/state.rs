@@ -232,6 +232,7 @@ fn gate_env(paths: &Paths, mcp: &McpManager) -> GateEnv {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn chat_deps(
     shell: Arc<ShellSessions>,
     gate_env: GateEnv,
