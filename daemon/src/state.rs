@@ -151,6 +151,7 @@ impl DaemonState {
                 }),
                 skill_contexts,
                 skills.clone(),
+                mcp.clone(),
             ),
         ));
         tools.add_source(skills.clone());
@@ -250,6 +251,7 @@ fn chat_deps(
     stop_hook: Arc<dyn StopHook>,
     skill_contexts: Arc<SubAgentContexts>,
     skills: Arc<SkillStore>,
+    mcp: McpManager,
 ) -> DepsFactory {
     Arc::new(move |cwd, id| {
         let model = String::new();
@@ -272,7 +274,7 @@ fn chat_deps(
                 &env,
                 &commands_doc,
                 &skills.awareness_section(cwd, awareness_budget(&settings.current())),
-            ),
+            ) + &mcp.instructions_section(),
             limits: RunnerLimits::default(),
             // The shell session a chat runs its commands in is named by the chat's id.
             turn_guard: Some(Arc::new(TodoGuard::new(todo_store.clone(), id))),

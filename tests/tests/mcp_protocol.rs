@@ -172,3 +172,29 @@ fn split_words(line: &str) -> Vec<String> {
         .map(str::to_string)
         .collect()
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_instructions_reach_the_model() {
+    use synapse_tests::fake_llm::{FakeLlm, Script};
+    let env = TestEnv::new();
+    let dir = env.home().join("mcp");
+    std::fs::create_dir_all(&dir).unwrap();
+    let config =
+        json!({"mcpServers": {"py": {"command": venv_python(), "args": [py_server(), "stdio"]}}});
+    std::fs::write(dir.join("mcp_servers.json"), config.to_string()).unwrap();
+    env.start_daemon();
+    let wrapper = env.home().join("bin/mcp:py:echo");
+    synapse_tests::wait_until(synapse_tests::DEADLINE, "py wrappers", || wrapper.exists());
+    let fake = FakeLlm::start(Script::new().text("ok")).await.unwrap();
+    let mut cmd = env.synapse_with_model(&fake);
+    cmd.args(["run", "hello"]);
+    let r = synapse_tests::run_async(cmd).await;
+    assert!(r.success(), "{r:?}");
+    let system = fake.requests()[0].system_text().unwrap();
+    assert!(system.contains("# MCP server instructions"), "{system}");
+    assert!(
+        system.contains("## mcp:py:*\nFixture instructions: call mcp:py:echo"),
+        "{system}"
+    );
+    env.stop_daemon();
+}

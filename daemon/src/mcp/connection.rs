@@ -243,6 +243,13 @@ impl McpConnection {
         }
     }
 
+    /// The server's `instructions` from `initialize`, if it sent any.
+    pub fn instructions(&self) -> Option<String> {
+        self.service
+            .peer_info()
+            .and_then(|i| i.instructions.clone())
+    }
+
     /// The stdio server's pid (None for HTTP).
     pub fn pid(&self) -> Option<u32> {
         self.pid

@@ -22,6 +22,7 @@ pub mod config;
 pub mod connection;
 pub mod expand;
 pub mod filter;
+pub mod instructions;
 pub mod manager;
 pub mod names;
 pub mod process;

@@ -87,3 +87,37 @@ fn kebab_aliases() {
     assert_eq!(kebab_case("path"), "path");
     assert_eq!(kebab_case("URL"), "url");
 }
+
+#[test]
+fn example_of_nested_parameters_parses_to_schema_valid_arguments() {
+    let s = spec(json!({
+        "type": "object",
+        "properties": {
+            "entities": {"type": "array", "items": {"$ref": "#/$defs/Entity"}},
+            "limit": {"type": "integer", "minimum": 3},
+            "at": {"type": "string", "format": "date-time"},
+        },
+        "required": ["entities", "limit", "at"],
+        "$defs": {"Entity": {"type": "object",
+            "properties": {"name": {"type": "string"}, "observations": {"type": "array", "items": {"type": "string"}},
+                           "note": {"type": "string"}},
+            "required": ["name", "observations"]}}
+    }));
+    let help = s.full_help();
+    assert!(
+        help.contains("--entities (array of objects (JSON), required)"),
+        "{help}"
+    );
+    assert!(
+        help.contains("      each item has:\n        name (string, required)"),
+        "{help}"
+    );
+    assert!(help.contains("        note (string, optional)"), "{help}");
+    let words = shlex::split(&s.example()).unwrap();
+    let args = crate::mcp::args::map_argv(&s, &words[1..], None).unwrap();
+    assert_eq!(
+        Value::Object(args),
+        json!({"entities": [{"name": "example", "observations": ["example"]}], "limit": 3,
+               "at": "2026-01-01T00:00:00Z"})
+    );
+}
