@@ -204,7 +204,8 @@ async fn a_stream_cut_after_a_tool_call_never_runs_the_command() {
     .await
     .unwrap();
     let out = run_agent(&env, &fake, Api::Anthropic, &["run", "hi"]).await;
-    assert_eq!(out.code, Some(1), "{out:?}");
+    // Exit 3: the model call failed (issue 18's distinct exit codes).
+    assert_eq!(out.code, Some(3), "{out:?}");
     assert!(out.stderr.contains("synapse: "), "{}", out.stderr);
     assert!(
         !env.workdir().join("marker.txt").exists(),
@@ -257,7 +258,8 @@ async fn no_key_configured_says_how_to_set_one() {
         .await
         .unwrap(),
     );
-    assert_eq!(out.code, Some(1));
+    // Exit 3: no model could be called (issue 18's distinct exit codes).
+    assert_eq!(out.code, Some(3), "{out:?}");
     assert!(out.stderr.contains("ANTHROPIC_API_KEY"), "{}", out.stderr);
     assert!(out.stderr.contains("OPENAI_BASE_URL"), "{}", out.stderr);
 }

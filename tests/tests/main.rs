@@ -18,6 +18,7 @@ mod growth_cli;
 mod growth_context;
 mod growth_enhance;
 mod growth_skills;
+mod llm_errors;
 mod llm_providers;
 mod mcp_e2e;
 mod mcp_faults;

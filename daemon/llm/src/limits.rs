@@ -32,7 +32,7 @@ pub const MAX_OUTPUT_TOKENS_FALLBACK: u32 = 8_192;
 
 /// Limits of one model as the user wrote them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct ModelLimitSettings {
     pub context_window: Option<u64>,
     pub max_output_tokens: Option<u32>,
@@ -40,7 +40,7 @@ pub struct ModelLimitSettings {
 
 /// The `"llm"` object of settings.json. Every field is optional; seconds may be fractions.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct LlmSettings {
     pub first_byte_timeout_secs: Option<f64>,
     pub idle_timeout_secs: Option<f64>,

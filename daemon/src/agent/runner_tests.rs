@@ -1,6 +1,8 @@
 //! The runner against a scripted model and a fake executor: results, limits, retries, cancel
 //! and length cuts, each in milliseconds.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -65,9 +65,17 @@ impl FakeLlm {
             requests: Mutex::new(Vec::new()),
             received,
             scripted,
+            open_connections: Default::default(),
         });
         let task = tokio::spawn(server::serve(listener, shared.clone()));
         Ok(Self { addr, shared, task })
+    }
+
+    /// Client connections open right now (a killed or cancelled caller closes its own).
+    pub fn open_connections(&self) -> usize {
+        self.shared
+            .open_connections
+            .load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// `http://127.0.0.1:<port>`.

@@ -42,6 +42,19 @@ pub(crate) struct Shared {
     /// How many requests have arrived; watched by `wait_for_requests`.
     pub received: watch::Sender<usize>,
     pub scripted: usize,
+    /// Connections open right now: a client that goes away shows as this dropping.
+    pub open_connections: std::sync::atomic::AtomicUsize,
+}
+
+/// Counts a connection as open for as long as it lives.
+struct OpenConnection(Arc<Shared>);
+
+impl Drop for OpenConnection {
+    fn drop(&mut self) {
+        self.0
+            .open_connections
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 /// Accepts connections until the task is aborted; aborting drops the `JoinSet`, which ends every
@@ -53,7 +66,10 @@ pub(crate) async fn serve(listener: TcpListener, shared: Arc<Shared>) {
             accepted = listener.accept() => {
                 let Ok((tcp, _)) = accepted else { continue };
                 let shared = shared.clone();
+                shared.open_connections.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let open = OpenConnection(shared.clone());
                 connections.spawn(async move {
+                    let _open = open;
                     let service = hyper::service::service_fn(move |req| {
                         let shared = shared.clone();
                         async move { Ok::<_, Infallible>(handle(shared, req).await) }
@@ -93,6 +109,17 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
             );
         }
     };
+    if api == Api::Unknown {
+        // Not a model call (the daemon's context-window probes: /props, /v1/models,
+        // /api/show): answered 404 and not recorded, so tests count model calls only.
+        let message =
+            format!("fake LLM serves POST /v1/messages and POST /v1/chat/completions, not {path}");
+        return error_response(
+            Api::Anthropic,
+            &ErrorReply::new(404, "not_found_error", message),
+            0,
+        );
+    }
     let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
     let recorded = {
         let Ok(mut requests) = shared.requests.lock() else {
@@ -115,17 +142,6 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     };
     shared.received.send_modify(|n| *n += 1);
 
-    if api == Api::Unknown {
-        let message = format!(
-            "fake LLM serves POST /v1/messages and POST /v1/chat/completions, not {}",
-            recorded.path
-        );
-        return error_response(
-            Api::Anthropic,
-            &ErrorReply::new(404, "not_found_error", message),
-            recorded.index,
-        );
-    }
     if recorded.body["stream"] != Value::Bool(true) {
         let e = ErrorReply::new(
             400,
