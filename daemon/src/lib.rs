@@ -1,8 +1,87 @@
 //! synapse-daemon: everything in Synapse that has state, behind the `synapsed` binary.
 //!
-//! Start-up order ([`run`]): resolve paths → create the home layout → logging → take the daemon
-//! lock → settings → bind the socket → serve gRPC until SIGTERM/SIGINT/`Shutdown` → stop the
-//! subsystems → remove the socket.
+//! Start-up order (`run` in `daemon/src/run.rs`): resolve paths → create the home layout → logging
+//! → take the daemon lock → settings → bind the socket → serve gRPC until SIGTERM/SIGINT/`Shutdown`
+//! → stop the subsystems → remove the socket.
+//!
+//! # Five flows, file by file
+//!
+//! Each flow starts at a method of `proto/synapse.proto`; each gRPC handler in `daemon/src/server/`
+//! names the one entry point it calls. `→` is one call; the hop count is the calls from the handler
+//! to the code that does the work. Paths are from the repository root. Settings are read through
+//! `SettingsHandle::current` (`daemon/src/workspace/settings.rs`); the leaf crates are `daemon/llm`
+//! (model providers), `daemon/permissions` (the policy engine) and `daemon/sandbox` (the Landlock
+//! launcher).
+//!
+//! **1. Chat turn** (`Chat.Attach` with an input; 15 hops over 9 files to bash, 10 to the model).
+//! `ChatService::attach` → `read_client` → `read_messages` (`daemon/src/server/chat.rs`) →
+//! `ChatSession::start_turn` → `start` (`daemon/src/agent/session.rs`) → `ChatSession::run_turn` →
+//! `run_step` (`daemon/src/agent/session/turn.rs`; provider from `resolve_config` +
+//! `synapse_llm::build_provider`, compaction in `daemon/src/agent/session/compact.rs`) →
+//! `AgentRunner::run_turn` → `continue_turn` (`daemon/src/agent/runner.rs`). The model call:
+//! `stream_one` → `LlmProvider::stream` (`daemon/llm/src/anthropic/mod.rs`,
+//! `daemon/llm/src/openai/mod.rs`). Each tool call: `run_tool` → `ShellToolExecutor::execute`
+//! (`daemon/src/agent/shell_executor.rs`) → `ShellSessions::execute`
+//! (`daemon/src/shell/sessions.rs`) → `BashRouter::execute` → `route`
+//! (`daemon/src/shell/router.rs`, reading the line with `classify` in `daemon/src/shell/syntax.rs`)
+//! → `ShellSession::run_native` (`daemon/src/shell/session.rs`) → `BashProcess::run`
+//! (`daemon/src/shell/process.rs`; bash started through `synapse_sandbox::wrap`,
+//! `daemon/sandbox/src/lib.rs`). A simple agent command instead goes `route` → `run_agent_command`
+//! → `AgentCommand::run` (e.g. `daemon/src/shell/commands/read.rs`); inside a compound line it is a
+//! shell function (`daemon/src/shell/channel/functions.rs`) that runs `synapsed __agent`
+//! (`helper_main`, `daemon/src/shell/channel/helper.rs`) → the channel socket (`answer` → `run`,
+//! `daemon/src/shell/channel/mod.rs`) → the same `run_agent_command`. Events return by
+//! `forward_events` → `to_wire` (`daemon/src/server/chat.rs`); messages are saved by
+//! `SessionLog::append` (`daemon/src/agent/session_log.rs`).
+//!
+//! **2. `mcp:` call from the model** (19 hops over 10 files). Flow 1 to `route`, where the gate
+//! asks `SessionGate::check` (`daemon/src/agent/gate/mod.rs`, with the `permissions.mcp` rules in
+//! `daemon/src/agent/gate/decide.rs`) → `BashRouter::shortcut` → `McpShortcut::run`
+//! (`daemon/src/mcp/shortcut.rs`) → `McpManager::call_command` → `call_argv` (argv mapped by
+//! `map_argv`, `daemon/src/mcp/args.rs`) → `invoke` (`daemon/src/mcp/calls.rs`) →
+//! `McpConnection::call` (`daemon/src/mcp/connection.rs`); the answer is rendered by
+//! `render_result` (`daemon/src/mcp/result.rs`). A server whose tool list is not known yet is
+//! connected first by `lookup` (`daemon/src/mcp/calls.rs`), which also syncs the wrappers. In a
+//! compound line bash runs the wrapper `$SYNAPSE_HOME/bin/mcp:<server>:<tool>` (written by
+//! `WrapperWriter::sync`, `daemon/src/mcp/wrappers.rs`), which execs `synapse mcp call`
+//! (`client/src/cli/mcp.rs`) → `Mcp.CallTool` → `McpService::call_tool`
+//! (`daemon/src/server/mcp.rs`) → `McpManager::call_argv` → `invoke` → `McpConnection::call` (3
+//! hops).
+//!
+//! **3. Skill script saved → wrapper** (5 hops from the file event). The model saves the script
+//! with `write` (flow 1 to `run_agent_command` → `WriteCommand::run`,
+//! `daemon/src/shell/commands/write.rs`; 15 hops) or any native command. The debouncer set up by
+//! `SkillWatcher::start` → `run` (`daemon/src/skills/watcher.rs`) → `SkillStore::apply_paths`
+//! (`daemon/src/skills/store.rs`) → `State::reload_dir` (`daemon/src/skills/state.rs`, loading the
+//! folder with `load_skill_dir` in `daemon/src/skills/record.rs` → `scan_scripts` in
+//! `daemon/src/skills/script.rs`) → `State::sync_name` → `render` + `WrapperWriter::put`
+//! (`daemon/src/skills/wrapper.rs`). `Skills.Create` (`SkillStore::create`,
+//! `daemon/src/skills/manage.rs`) also ends in `apply_paths`; `Skills.Refresh` and the end of every
+//! skill sub-agent run go `SkillStore::refresh` → `State::rebuild` → `WrapperWriter::sync_all`.
+//!
+//! **4. Stop hook → enhancement** (13 hops over 8 files). Flow 1 to `ChatSession::run_turn`
+//! (`daemon/src/agent/session/turn.rs`), after a completed turn → `run_stop_hook`
+//! (`daemon/src/agent/session.rs`) → `after_completed_turn` (`daemon/src/agent/stop_hook.rs`) →
+//! `EnhanceHook::after_turn` → `enhance` (`daemon/src/growth/enhance.rs`) → `SkillAgent::run` →
+//! `run_as` (`daemon/src/growth/mod.rs`) → `SubAgents::run` (`daemon/src/agent/subagent.rs`) →
+//! `AgentRunner::run_silent` (`daemon/src/agent/runner.rs`), whose commands go
+//! `PolicyExecutor::execute` (`daemon/src/agent/subagent.rs`) → `ShellSessions::execute`, each
+//! passing `SnapshotGate::check` (`daemon/src/growth/snapshot_gate.rs`). The report returns as
+//! `SessionEvent::EnhanceReport`. `Skills.Enhance` takes the same path: `SkillsService::enhance` →
+//! `growth_enhance` (`daemon/src/server/skills_growth.rs`) → `enhance` → … (6 hops).
+//!
+//! **5. Approval** (18 hops to the question, 4 for the answer). Asking: flow 1 to `route` → `check`
+//! (`daemon/src/shell/router.rs`) → `SessionGate::check` (`daemon/src/agent/gate/mod.rs`) →
+//! `decide_and_ask` (`daemon/src/agent/gate/decide.rs`, deciding with
+//! `synapse_permissions::decide`, `daemon/permissions/src/policy/mod.rs`) → `resolve`
+//! (`daemon/src/agent/gate/answer.rs`) → `SessionApprover::request`
+//! (`daemon/src/agent/approvals.rs`), which sends `SessionEvent::Approval` to the clients
+//! (`to_wire`, `daemon/src/server/chat.rs`). A skill marked `ask` asks through
+//! `CommandContext::approve` (`daemon/src/shell/command.rs`) → `SessionApprover::ask`. Answering:
+//! `Chat.Attach` with an approval → `ChatService::attach` → `read_client` → `read_messages`
+//! (`daemon/src/server/chat.rs`) → `ChatSession::answer_approval` (`daemon/src/agent/session.rs`) →
+//! `SessionApprover::answer` (`daemon/src/agent/approvals.rs`), which wakes `request`; `resolve`
+//! then runs or refuses, remembers "session" answers and saves "always" ones to the rules file.
 
 pub mod agent;
 pub mod growth;

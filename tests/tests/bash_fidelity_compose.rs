@@ -125,8 +125,11 @@ fn agent_commands_work_in_loops_and_command_substitution() {
 
 #[test]
 fn the_agent_meaning_wins_over_write_skill_and_read_in_the_session_shell() {
-    let env = started();
+    let env = TestEnv::new();
+    std::fs::write(env.workdir().join("a.txt"), "one\ntwo\nthree\n").unwrap();
+    // Written before the daemon starts, so the first scan has it (no watcher race).
     env.write_skill("pdf-tools", "Work with PDF files", "Use pdftotext.");
+    env.start_daemon();
     // procps `skill` would send signals; the agent's `skill` searches skills.
     let out = ok(&env, "skill search pdf && echo found");
     assert!(

@@ -41,7 +41,6 @@ mod skills_cli;
 mod skills_published;
 mod skills_watcher;
 mod skills_wrappers;
-mod synapsed_cli;
 mod todo_session;
 mod trust_peer;
 mod trust_rules;

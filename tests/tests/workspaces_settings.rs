@@ -104,14 +104,8 @@ async fn resuming_after_fixing_a_rejected_key_in_settings_succeeds() {
     let failed = run(&env, &fake, None, &["--output-format", "json", "hi"]).await;
     assert!(!failed.success(), "{failed:?}");
     let out: serde_json::Value = serde_json::from_str(&failed.stdout).unwrap();
-    assert!(
-        out["error"].as_str().unwrap_or_default().contains("401")
-            || out["error"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("x-api-key"),
-        "{out}"
-    );
+    assert_eq!(out["error"]["http_status"], 401, "{out}");
+    assert_eq!(out["error"]["kind"], "auth", "{out}");
     let id = out["session_id"].as_str().unwrap().to_string();
 
     write_settings(

@@ -18,6 +18,8 @@ pub struct ShellToolExecutor {
     pub approver: Option<ApproverHandle>,
     /// The session's permission gate.
     pub gate: Option<GateHandle>,
+    /// The output cap sized from the session model's context window (`None`: the default).
+    pub output_cap: Option<usize>,
 }
 
 impl ToolExecutor for ShellToolExecutor {
@@ -29,6 +31,7 @@ impl ToolExecutor for ShellToolExecutor {
                 timeout: None,
                 approver: self.approver.clone(),
                 gate: self.gate.clone(),
+                output_cap: self.output_cap,
             };
             match self
                 .sessions

@@ -176,6 +176,7 @@ impl ToolExecutor for PolicyExecutor {
                 timeout: None,
                 approver: None,
                 gate: self.gate.clone(),
+                output_cap: None,
             };
             match self
                 .sessions

@@ -50,6 +50,7 @@ type EventStream = Pin<Box<dyn Stream<Item = Result<ChatEvent, Status>> + Send>>
 impl Chat for ChatService {
     type AttachStream = EventStream;
 
+    /// → `ChatSessions::open` (daemon/src/agent/sessions.rs); inputs → `ChatSession::start_turn`.
     async fn attach(
         &self,
         request: Request<Streaming<ClientMessage>>,

@@ -34,6 +34,7 @@ impl DaemonService {
 
 #[tonic::async_trait]
 impl Daemon for DaemonService {
+    /// → the counters of `DaemonState` (daemon/src/state.rs), e.g. `SkillStore::counts`.
     async fn status(&self, _: Request<StatusRequest>) -> Result<Response<StatusResponse>, Status> {
         let s = &self.state;
         let (skills, _) = s.skills.counts();
@@ -51,6 +52,7 @@ impl Daemon for DaemonService {
         }))
     }
 
+    /// → cancels `DaemonState::shutdown` (daemon/src/state.rs); `serve` then stops.
     async fn shutdown(
         &self,
         request: Request<ShutdownRequest>,
@@ -61,6 +63,7 @@ impl Daemon for DaemonService {
         Ok(Response::new(ShutdownResponse {}))
     }
 
+    /// → `SettingsHandle::current` (daemon/src/workspace/settings.rs).
     async fn get_settings(
         &self,
         _: Request<GetSettingsRequest>,
@@ -70,6 +73,7 @@ impl Daemon for DaemonService {
         ))
     }
 
+    /// → `settings::update` (shared/src/settings.rs), then `SettingsHandle::written`.
     async fn set_auto_enhance(
         &self,
         request: Request<SetAutoEnhanceRequest>,
@@ -95,6 +99,7 @@ impl Daemon for DaemonService {
         Ok(Response::new(self.settings_response(&written)))
     }
 
+    /// → `settings::update` (shared/src/settings.rs), then `SettingsHandle::written`.
     async fn set_model_settings(
         &self,
         request: Request<SetModelSettingsRequest>,

@@ -91,6 +91,7 @@ fn wire_output(o: McpCallOutput) -> McpCallToolResponse {
 
 #[tonic::async_trait]
 impl Mcp for McpService {
+    /// → `McpManager::list` (daemon/src/mcp/manager.rs).
     async fn list(
         &self,
         request: Request<McpListRequest>,
@@ -107,6 +108,7 @@ impl Mcp for McpService {
         }))
     }
 
+    /// → `McpManager::call_argv` (JSON arguments: `call_json`) (daemon/src/mcp/calls.rs).
     async fn call_tool(
         &self,
         request: Request<McpCallToolRequest>,
@@ -136,6 +138,7 @@ impl Mcp for McpService {
         )))
     }
 
+    /// → `McpManager::refresh` (daemon/src/mcp/manager.rs).
     async fn refresh(
         &self,
         request: Request<McpRefreshRequest>,

@@ -36,6 +36,7 @@ impl SessionsService {
 
 #[tonic::async_trait]
 impl Sessions for SessionsService {
+    /// → `ChatSessions::list` (daemon/src/agent/sessions.rs).
     async fn list(
         &self,
         request: Request<ListSessionsRequest>,
@@ -51,6 +52,7 @@ impl Sessions for SessionsService {
         }))
     }
 
+    /// → `ChatSessions::get` (daemon/src/agent/sessions.rs).
     async fn get(
         &self,
         request: Request<GetSessionRequest>,

@@ -103,6 +103,7 @@ fn count(n: usize) -> u32 {
 
 #[tonic::async_trait]
 impl Skills for SkillsService {
+    /// → `Versions::list` (daemon/src/growth/versions.rs), via `growth_versions`.
     async fn versions(
         &self,
         r: Request<SkillVersionsRequest>,
@@ -110,6 +111,7 @@ impl Skills for SkillsService {
         self.growth_versions(r).await
     }
 
+    /// → `SkillAgent::rollback` (daemon/src/growth/mod.rs), via `growth_rollback`.
     async fn rollback(
         &self,
         r: Request<RollbackSkillRequest>,
@@ -117,6 +119,7 @@ impl Skills for SkillsService {
         self.growth_rollback(r).await
     }
 
+    /// → `evaluate::evaluate` (daemon/src/growth/evaluate.rs), via `growth_evaluate`.
     async fn evaluate(
         &self,
         r: Request<EvaluateSkillRequest>,
@@ -124,6 +127,7 @@ impl Skills for SkillsService {
         self.growth_evaluate(r).await
     }
 
+    /// → `enhance::enhance` (daemon/src/growth/enhance.rs), via `growth_enhance`.
     async fn enhance(
         &self,
         r: Request<EnhanceSkillRequest>,
@@ -131,6 +135,7 @@ impl Skills for SkillsService {
         self.growth_enhance(r).await
     }
 
+    /// → `search::search` (daemon/src/growth/search.rs), via `growth_search`.
     async fn search(
         &self,
         r: Request<SearchSkillsRequest>,
@@ -138,6 +143,7 @@ impl Skills for SkillsService {
         self.growth_search(r).await
     }
 
+    /// → `SkillStore::list_in` (daemon/src/skills/scope.rs).
     async fn list(
         &self,
         r: Request<ListSkillsRequest>,
@@ -151,6 +157,7 @@ impl Skills for SkillsService {
         }))
     }
 
+    /// → `SkillStore::show_in` (daemon/src/skills/scope.rs).
     async fn show(
         &self,
         r: Request<ShowSkillRequest>,
@@ -170,6 +177,7 @@ impl Skills for SkillsService {
         }))
     }
 
+    /// → `SkillStore::load_in` (daemon/src/skills/scope.rs).
     async fn load(
         &self,
         r: Request<LoadSkillRequest>,
@@ -199,6 +207,7 @@ impl Skills for SkillsService {
         Ok(Response::new(out))
     }
 
+    /// → `SkillStore::refresh` (daemon/src/skills/store.rs).
     async fn refresh(
         &self,
         r: Request<RefreshSkillsRequest>,
@@ -214,6 +223,7 @@ impl Skills for SkillsService {
         }))
     }
 
+    /// → `SkillStore::read_file` (daemon/src/skills/query.rs).
     async fn read_file(
         &self,
         r: Request<ReadSkillFileRequest>,
@@ -228,6 +238,7 @@ impl Skills for SkillsService {
         }))
     }
 
+    /// → `SkillStore::create` (daemon/src/skills/manage.rs).
     async fn create(
         &self,
         r: Request<CreateSkillRequest>,
@@ -242,6 +253,7 @@ impl Skills for SkillsService {
         }))
     }
 
+    /// → `SkillStore::delete` (daemon/src/skills/manage.rs).
     async fn delete(
         &self,
         r: Request<DeleteSkillRequest>,
@@ -254,6 +266,7 @@ impl Skills for SkillsService {
         }))
     }
 
+    /// → `SkillStore::set_enabled` (daemon/src/skills/manage.rs).
     async fn set_enabled(
         &self,
         r: Request<SetSkillEnabledRequest>,
@@ -268,6 +281,7 @@ impl Skills for SkillsService {
         }))
     }
 
+    /// → `ToolCatalog::search` (daemon/src/skills/catalog.rs).
     async fn search_tools(
         &self,
         r: Request<SearchToolsRequest>,

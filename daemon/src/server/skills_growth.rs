@@ -40,6 +40,7 @@ where
 }
 
 impl SkillsService {
+    /// `Skills.Versions` → `Versions::list` (daemon/src/growth/versions.rs).
     pub(super) async fn growth_versions(
         &self,
         r: Request<SkillVersionsRequest>,
@@ -62,6 +63,7 @@ impl SkillsService {
         Ok(Response::new(SkillVersionsResponse { versions }))
     }
 
+    /// `Skills.Rollback` → `SkillAgent::rollback` (daemon/src/growth/mod.rs).
     pub(super) async fn growth_rollback(
         &self,
         r: Request<RollbackSkillRequest>,
@@ -80,6 +82,7 @@ impl SkillsService {
         }))
     }
 
+    /// `Skills.Evaluate` → `evaluate::evaluate` (daemon/src/growth/evaluate.rs).
     pub(super) async fn growth_evaluate(
         &self,
         r: Request<EvaluateSkillRequest>,
@@ -100,6 +103,7 @@ impl SkillsService {
         }))
     }
 
+    /// `Skills.Enhance` → `enhance::enhance` (daemon/src/growth/enhance.rs).
     pub(super) async fn growth_enhance(
         &self,
         r: Request<EnhanceSkillRequest>,
@@ -144,6 +148,7 @@ impl SkillsService {
         }))
     }
 
+    /// `Skills.Search` → `search::search` (daemon/src/growth/search.rs).
     pub(super) async fn growth_search(
         &self,
         r: Request<SearchSkillsRequest>,

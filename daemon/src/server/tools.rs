@@ -29,6 +29,7 @@ impl ToolsService {
 
 #[tonic::async_trait]
 impl Tools for ToolsService {
+    /// → `ShellSessions::execute` (daemon/src/shell/sessions.rs).
     async fn exec(&self, request: Request<ExecRequest>) -> Result<Response<ExecResponse>, Status> {
         refuse_confined(&request, "synapse exec")?;
         let req = request.into_inner();
@@ -52,6 +53,7 @@ impl Tools for ToolsService {
             timeout: (req.timeout_ms > 0).then(|| Duration::from_millis(req.timeout_ms)),
             approver: None,
             gate: None,
+            output_cap: None,
         };
         let cancel = CancellationToken::new();
         // Dropped with this handler when the client disconnects: cancels the command.

@@ -41,6 +41,7 @@ pub use command::{
 };
 pub use commands::builtin_registry;
 pub use gate::{CommandGate, GateAction, GateHandle, GateInfo, GateVerdict};
+pub use output_policy::cap_for_window;
 pub use paths::PathResolver;
 pub use router::{BashRouter, COMMAND_TIMEOUT_DEFAULT, COMMAND_TIMEOUT_MAX, ToolCall, ToolResult};
 pub use session::ShellSession;

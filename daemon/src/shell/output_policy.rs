@@ -52,12 +52,19 @@ impl OutputPolicy {
 
     /// `text` as the model receives it; `label` names the spill file (the session name).
     pub fn apply(&self, label: &str, text: String) -> String {
+        self.apply_capped(label, text, None)
+    }
+
+    /// [`Self::apply`] with a per-call cap (never above this policy's own), e.g. one sized from
+    /// the session model's context window.
+    pub fn apply_capped(&self, label: &str, text: String, cap: Option<usize>) -> String {
+        let cap_chars = cap.map_or(self.cap_chars, |c| c.min(self.cap_chars));
         let chars = text.chars().count();
-        if chars <= self.cap_chars + NOTES_SLACK_CHARS {
+        if chars <= cap_chars + NOTES_SLACK_CHARS {
             return text;
         }
         let spilled = spill(&self.spill_dir, label, &text);
-        let half = self.cap_chars / 2;
+        let half = cap_chars / 2;
         let head: String = text.chars().take(half).collect();
         let tail: String = {
             let skip = chars.saturating_sub(half);

@@ -33,6 +33,9 @@ pub struct ToolCall {
     pub approver: Option<ApproverHandle>,
     /// The permission check (`None`: everything runs, as for the user's own `synapse exec`).
     pub gate: Option<GateHandle>,
+    /// The output cap in characters for this call's result, sized from the session's model
+    /// window (`None`: the router's default cap).
+    pub output_cap: Option<usize>,
 }
 
 /// What the model receives, plus what the caller may want to know.
@@ -137,7 +140,9 @@ impl BashRouter {
                 .await
         };
         restarted |= out.restarted;
-        out.text = self.policy.apply(session.name(), out.text);
+        out.text = self
+            .policy
+            .apply_capped(session.name(), out.text, call.output_cap);
         if out.exit_code != 0 {
             if !out.text.is_empty() && !out.text.ends_with('\n') {
                 out.text.push('\n');

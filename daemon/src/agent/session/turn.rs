@@ -51,6 +51,8 @@ impl ChatSession {
                 origin,
                 approver: Some(ApproverHandle(self.approver.clone())),
                 gate: self.gate.clone().map(crate::agent::gate::handle),
+                // Tool output never takes more than about a quarter of the real window.
+                output_cap: Some(crate::shell::cap_for_window(Some(window))),
             }),
             system: self.deps.system_prompt.clone(),
             limits: RunnerLimits {
@@ -76,7 +78,15 @@ impl ChatSession {
             outcome = self.run_step(&runner, &mut conv, None, &cancel).await;
             outcome.total_usage += first;
         }
-        if let TurnEnd::Error(failure) = &outcome.end {
+        if let TurnEnd::Error(failure) = &mut outcome.end {
+            // A server may echo the key it rejected: it never reaches the log, the session
+            // file or the client.
+            if let Ok(config) = self.resolve_config()
+                && let Some(key) = config.api_key.as_ref().map(|k| k.expose())
+                && !key.is_empty()
+            {
+                failure.message = failure.message.replace(key, "<redacted>");
+            }
             tracing::error!(
                 session = %self.id,
                 kind = %failure.kind,
