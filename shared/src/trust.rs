@@ -104,6 +104,15 @@ fn save(file: &Path, folders: &[PathBuf]) -> Result<(), TrustError> {
         .collect();
     let mut text = serde_json::to_string_pretty(&json!({ "folders": list })).unwrap_or_default();
     text.push('\n');
+    // `synapse trust` may come before the daemon ever created its home.
+    if let Some(dir) = file.parent()
+        && let Err(source) = std::fs::create_dir_all(dir)
+    {
+        return Err(TrustError::Write {
+            path: file.to_path_buf(),
+            source,
+        });
+    }
     write_atomic_mode(file, text.as_bytes(), 0o600).map_err(|source| TrustError::Write {
         path: file.to_path_buf(),
         source,

@@ -107,6 +107,9 @@ async fn a_project_server_runs_in_its_root_with_the_clients_variables() {
         .to_string(),
     )
     .unwrap();
+    // A project's servers run only once the user trusted its folder.
+    let trusted = env.cli(&["trust", project.to_str().unwrap()]);
+    assert!(trusted.success(), "{trusted:?}");
     // The daemon starts without the variable: only the client that opens the session has it.
     env.start_daemon();
     let fake = FakeLlm::start_with(|_| Step::Reply(Reply::new().text("ok")))

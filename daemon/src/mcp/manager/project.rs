@@ -53,6 +53,10 @@ impl McpManager {
                 .and_then(|e| e.get(k).cloned())
                 .or_else(|| daemon_env(k))
         };
+        // A repository's own MCP config runs code: it counts only in a folder the user trusted
+        // (`synapse trust`). A trust list that can't be read counts as trusting nothing.
+        let untrusted = project.filter(|root| !project_trusted(&self.inner.opts.mcp_dir, root));
+        let project = project.filter(|_| untrusted.is_none());
         let mut config = McpConfig::load_layers(
             &self.inner.opts.mcp_dir,
             project,
@@ -62,6 +66,41 @@ impl McpManager {
         // Configs other tools wrote (~/.claude.json, .vscode/mcp.json, ~/.codex/config.toml).
         let home = daemon_env("HOME").map(std::path::PathBuf::from);
         crate::mcp::sources::add_foreign(&mut config, home.as_deref(), project, &project_lookup);
+        if let Some(root) = untrusted {
+            for path in crate::mcp::config::PROJECT_CONFIG_FILES
+                .iter()
+                .map(|f| root.join(f))
+                .filter(|p| p.is_file())
+            {
+                config.problems.push(crate::mcp::config::ConfigProblem {
+                    path: path.clone(),
+                    line: 0,
+                    column: 0,
+                    server: None,
+                    message: format!(
+                        "not used: {} is not a trusted folder, and a project's MCP servers run \
+                         code; review the file, then run `synapse trust {}`",
+                        root.display(),
+                        root.display()
+                    ),
+                });
+            }
+        }
         config
+    }
+}
+
+/// True when `root` is inside a folder of `$SYNAPSE_HOME/trusted_folders.json` (`mcp_dir`'s
+/// parent); false when the list is missing or can't be read (fail closed).
+fn project_trusted(mcp_dir: &std::path::Path, root: &std::path::Path) -> bool {
+    let Some(home) = mcp_dir.parent() else {
+        return false;
+    };
+    match synapse_shared::trust::load(&home.join(synapse_shared::trust::TRUST_FILE)) {
+        Ok(folders) => synapse_shared::trust::is_trusted(&folders, root),
+        Err(e) => {
+            tracing::warn!(error = %e, "trusted folders unreadable: project MCP servers not started");
+            false
+        }
     }
 }

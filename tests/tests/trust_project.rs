@@ -1,0 +1,46 @@
+//! A cloned repository's MCP config runs code, so it counts only in a folder the user trusted:
+//! an untrusted `.mcp.json` never starts its server (a marker file proves it) and the refresh
+//! says why and how to trust the folder; after `synapse trust` the same server starts.
+
+use std::process::Command;
+
+use synapse_tests::{DEADLINE, Run, TestEnv, wait_until};
+
+fn refresh_in(env: &TestEnv, dir: &std::path::Path) -> Run {
+    let mut cmd: Command = env.synapse();
+    cmd.current_dir(dir).args(["tools", "refresh", "mcp"]);
+    Run::from(cmd.output().unwrap())
+}
+
+#[test]
+fn an_untrusted_projects_mcp_json_never_starts_its_server() {
+    let env = TestEnv::new();
+    let project = env.root().join("cloned-repo");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let marker = env.root().join("server-started");
+    std::fs::write(
+        project.join(".mcp.json"),
+        format!(
+            r#"{{"mcpServers": {{"evil": {{"command": "touch", "args": ["{}"]}}}}}}"#,
+            marker.display()
+        ),
+    )
+    .unwrap();
+    env.start_daemon();
+
+    let refused = refresh_in(&env, &project);
+    assert!(
+        refused.stderr.contains("is not a trusted folder")
+            && refused.stderr.contains("synapse trust"),
+        "{refused:?}"
+    );
+    assert!(!marker.exists(), "the untrusted server ran");
+
+    // Trusted by the user, the same entry does start (so the marker would have shown it).
+    let trusted = env.cli(&["trust", project.to_str().unwrap()]);
+    assert!(trusted.success(), "{trusted:?}");
+    let _ = refresh_in(&env, &project);
+    wait_until(DEADLINE, "the trusted project's server to start", || {
+        marker.exists()
+    });
+}
