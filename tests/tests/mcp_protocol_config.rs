@@ -16,6 +16,12 @@ async fn claude_and_vscode_configs_are_read_with_their_source() {
     let user_home = tempfile::tempdir().unwrap();
     let project = tempfile::tempdir().unwrap();
     let project_path = project.path().to_str().unwrap().to_string();
+    // The project's own files (.vscode/mcp.json) count only in a trusted folder.
+    std::fs::write(
+        home.path().join("trusted_folders.json"),
+        json!({"folders": [project_path]}).to_string(),
+    )
+    .unwrap();
     let claude_json = user_home.path().join(".claude.json");
     let mut projects = serde_json::Map::new();
     projects.insert(
