@@ -155,11 +155,13 @@ impl BashProcess {
             reaped: false,
             sandboxed,
         };
-        // fd 9 keeps the daemon's pipe for sentinels and for restoring stdout/stderr; job control
-        // gives every pipeline its own process group.
+        // fd 9 keeps the daemon's pipe for sentinels and for each line's stdout/stderr; job control
+        // gives every pipeline its own process group. The shell's own stderr is discarded: what it
+        // prints between lines is only its job notices (`[1]+ Terminated …` for a job a stop
+        // killed), which must not land in the next command's output.
         let agent = spec.agent.as_ref().map_or("", |a| a.init_script.as_str());
         let init = format!(
-            "exec 9>&1 2>&1\nset -m\n{STOP_LINE_FUNCTION}\n{agent}{}",
+            "exec 9>&1 2>/dev/null\nset -m\n{STOP_LINE_FUNCTION}\n{agent}{}",
             sentinel::sentinel_command(&shell.marker)
         );
         if shell.stdin.write_all(init.as_bytes()).await.is_err() {
