@@ -108,7 +108,7 @@ fn agent_channel(c: &mut Criterion) {
     c.bench_function("read f.txt (fast path)", |b| {
         b.iter(|| black_box(run("read f.txt")))
     });
-    c.bench_function("read f.txt | cat (agent channel)", |b| {
+    c.bench_function("read f.txt piped to cat (agent channel)", |b| {
         b.iter(|| black_box(run("read f.txt | cat")))
     });
     rt.block_on(sessions.close_all());
