@@ -126,22 +126,33 @@ impl McpConfig {
     pub fn load(files: &[PathBuf], lookup: &dyn Fn(&str) -> Option<String>) -> McpConfig {
         let mut config = McpConfig::default();
         for path in files {
-            match std::fs::read_to_string(path) {
-                Ok(text) => {
-                    config.files.push(path.clone());
-                    config.merge_text(path, &text, lookup);
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => config.problems.push(ConfigProblem {
-                    path: path.clone(),
-                    line: 0,
-                    column: 0,
-                    server: None,
-                    message: format!("cannot read: {e}"),
-                }),
-            }
+            config.merge_file(path, lookup, None);
         }
         config
+    }
+
+    /// Reads and merges one file (a missing one is skipped, an unreadable one is a problem);
+    /// `project` makes its stdio servers start in that root.
+    pub(crate) fn merge_file(
+        &mut self,
+        path: &Path,
+        lookup: &dyn Fn(&str) -> Option<String>,
+        project: Option<&Path>,
+    ) {
+        match std::fs::read_to_string(path) {
+            Ok(text) => {
+                self.files.push(path.to_path_buf());
+                self.merge_text_in(path, &text, lookup, project);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => self.problems.push(ConfigProblem {
+                path: path.to_path_buf(),
+                line: 0,
+                column: 0,
+                server: None,
+                message: format!("cannot read: {e}"),
+            }),
+        }
     }
 
     /// Merges one file's text; entries here override earlier ones of the same name.

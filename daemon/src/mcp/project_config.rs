@@ -5,9 +5,7 @@
 
 use std::path::Path;
 
-use super::config::{
-    ConfigProblem, McpConfig, PROJECT_CONFIG_FILES, ServerConfig, Transport, config_files,
-};
+use super::config::{McpConfig, PROJECT_CONFIG_FILES, ServerConfig, Transport, config_files};
 
 impl McpConfig {
     /// Reads the user file with `user_lookup` and the project files of `project` with
@@ -25,20 +23,7 @@ impl McpConfig {
             return config;
         };
         for path in PROJECT_CONFIG_FILES.iter().map(|f| project.join(f)) {
-            match std::fs::read_to_string(&path) {
-                Ok(text) => {
-                    config.files.push(path.clone());
-                    config.merge_text_in(&path, &text, project_lookup, Some(project));
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => config.problems.push(ConfigProblem {
-                    path: path.clone(),
-                    line: 0,
-                    column: 0,
-                    server: None,
-                    message: format!("cannot read: {e}"),
-                }),
-            }
+            config.merge_file(&path, project_lookup, Some(project));
         }
         config
     }
