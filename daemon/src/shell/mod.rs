@@ -33,6 +33,8 @@ pub mod syntax;
 #[cfg(test)]
 mod sandbox_tests;
 #[cfg(test)]
+mod stop_tests;
+#[cfg(test)]
 mod tests;
 
 pub use capture::OUTPUT_CAP_CHARS;

@@ -10,13 +10,13 @@ use tokio_util::sync::CancellationToken;
 
 use super::*;
 
-struct Fixture {
+pub(super) struct Fixture {
     dir: tempfile::TempDir,
-    sessions: Arc<ShellSessions>,
+    pub(super) sessions: Arc<ShellSessions>,
 }
 
 impl Fixture {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let bin = dir.path().join("bin");
         std::fs::create_dir_all(&bin).unwrap();
@@ -27,11 +27,11 @@ impl Fixture {
         }
     }
 
-    fn root(&self) -> PathBuf {
+    pub(super) fn root(&self) -> PathBuf {
         self.dir.path().to_path_buf()
     }
 
-    async fn call_in(&self, session: &str, call: ToolCall) -> ToolResult {
+    pub(super) async fn call_in(&self, session: &str, call: ToolCall) -> ToolResult {
         let origin = SessionOrigin {
             cwd: self.root(),
             env: Vec::new(),
@@ -43,7 +43,7 @@ impl Fixture {
             .unwrap()
     }
 
-    async fn run_in(&self, session: &str, command: &str) -> ToolResult {
+    pub(super) async fn run_in(&self, session: &str, command: &str) -> ToolResult {
         self.call_in(
             session,
             ToolCall {
@@ -54,11 +54,11 @@ impl Fixture {
         .await
     }
 
-    async fn run(&self, command: &str) -> ToolResult {
+    pub(super) async fn run(&self, command: &str) -> ToolResult {
         self.run_in("main", command).await
     }
 
-    async fn ok(&self, command: &str) -> String {
+    pub(super) async fn ok(&self, command: &str) -> String {
         let r = self.run(command).await;
         assert_eq!(r.exit_code, 0, "{command:?} failed:\n{}", r.output);
         r.output
@@ -66,7 +66,7 @@ impl Fixture {
 }
 
 /// Processes whose command line is exactly `argv` (NUL-separated in /proc).
-fn count_processes(argv: &[&str]) -> usize {
+pub(super) fn count_processes(argv: &[&str]) -> usize {
     let wanted: Vec<u8> = argv.iter().flat_map(|a| a.bytes().chain([0])).collect();
     std::fs::read_dir("/proc")
         .unwrap()
@@ -87,7 +87,7 @@ fn count_processes(argv: &[&str]) -> usize {
         .count()
 }
 
-async fn wait_until(deadline: Duration, what: &str, cond: impl Fn() -> bool) {
+pub(super) async fn wait_until(deadline: Duration, what: &str, cond: impl Fn() -> bool) {
     let end = Instant::now() + deadline;
     while !cond() {
         assert!(Instant::now() < end, "timed out waiting for {what}");
@@ -286,130 +286,6 @@ async fn tool_call_lookalikes_are_explained() {
     assert!(
         r.output.contains("looks like a tool call") && r.output.contains("Did you mean: ls -la")
     );
-}
-
-#[tokio::test]
-async fn timeout_kills_the_process_group_and_the_session_goes_on() {
-    let f = Fixture::new();
-    f.ok("export KEEP=yes").await;
-    let call = ToolCall {
-        command: "sleep 987.11 & sleep 987.12; wait".into(),
-        timeout: Some(Duration::from_millis(500)),
-        ..Default::default()
-    };
-    let r = f.call_in("main", call).await;
-    assert!(r.timed_out);
-    assert_eq!(r.exit_code, 124);
-    assert!(
-        r.output.contains("[command timed out after 0.5 s"),
-        "{}",
-        r.output
-    );
-    wait_until(Duration::from_secs(5), "sleeps to die", || {
-        count_processes(&["sleep", "987.11"]) + count_processes(&["sleep", "987.12"]) == 0
-    })
-    .await;
-    assert!(!r.restarted, "{}", r.output);
-    assert_eq!(f.ok("echo $KEEP").await, "yes\n");
-}
-
-#[tokio::test]
-async fn background_jobs_of_earlier_commands_survive_a_timeout() {
-    let f = Fixture::new();
-    f.ok("sleep 987.21 &").await;
-    wait_until(Duration::from_secs(5), "background sleep", || {
-        count_processes(&["sleep", "987.21"]) == 1
-    })
-    .await;
-    let call = ToolCall {
-        command: "sleep 987.22".into(),
-        timeout: Some(Duration::from_millis(300)),
-        ..Default::default()
-    };
-    assert!(f.call_in("main", call).await.timed_out);
-    assert_eq!(count_processes(&["sleep", "987.22"]), 0);
-    assert_eq!(count_processes(&["sleep", "987.21"]), 1);
-    f.sessions.close_all().await;
-    assert_eq!(
-        count_processes(&["sleep", "987.21"]),
-        0,
-        "close_all leaves no processes"
-    );
-}
-
-#[tokio::test]
-async fn cancel_kills_the_command() {
-    let f = Fixture::new();
-    let cancel = CancellationToken::new();
-    let origin = SessionOrigin {
-        cwd: f.root(),
-        env: Vec::new(),
-        sandbox: None,
-    };
-    let call = ToolCall {
-        command: "sleep 987.31 & sleep 987.32; wait".into(),
-        ..Default::default()
-    };
-    let sessions = f.sessions.clone();
-    let token = cancel.clone();
-    let run = tokio::spawn(async move { sessions.execute("main", &origin, &call, &token).await });
-    wait_until(Duration::from_secs(5), "sleeps to start", || {
-        count_processes(&["sleep", "987.31"]) + count_processes(&["sleep", "987.32"]) == 2
-    })
-    .await;
-    cancel.cancel();
-    let r = run.await.unwrap().unwrap();
-    assert_eq!(r.exit_code, 130);
-    assert!(r.output.contains("[command cancelled"), "{}", r.output);
-    assert_eq!(
-        count_processes(&["sleep", "987.31"]) + count_processes(&["sleep", "987.32"]),
-        0
-    );
-    // bash may first report the killed background job (`[1]+ Terminated …`), as in a terminal.
-    let next = f.ok("echo still").await;
-    assert!(next.ends_with("still\n"), "{next}");
-}
-
-#[tokio::test]
-async fn a_busy_loop_of_builtins_is_stopped_and_the_shell_kept() {
-    let f = Fixture::new();
-    f.ok("cd /tmp && export KEEP=loop").await;
-    let call = ToolCall {
-        command: "while :; do :; done; echo after-loop".into(),
-        timeout: Some(Duration::from_millis(300)),
-        ..Default::default()
-    };
-    let r = f.call_in("main", call).await;
-    assert!(r.timed_out && !r.restarted, "{}", r.output);
-    assert!(!r.output.contains("after-loop"), "{}", r.output);
-    assert_eq!(f.ok("pwd; echo $KEEP").await, "/tmp\nloop\n");
-}
-
-#[tokio::test]
-async fn a_timeout_stops_the_rest_of_the_line() {
-    let f = Fixture::new();
-    f.ok("export KEEP=yes; mkdir d && cd d").await;
-    let call = ToolCall {
-        command: "sleep 987.41; touch after; echo touched".into(),
-        timeout: Some(Duration::from_millis(400)),
-        ..Default::default()
-    };
-    let r = f.call_in("main", call).await;
-    assert!(r.timed_out, "{}", r.output);
-    assert!(!r.output.contains("touched"), "{}", r.output);
-    assert_eq!(count_processes(&["sleep", "987.41"]), 0);
-    assert!(!f.root().join("d/after").exists());
-    // Functions and loops are left too, and the shell comes back as it was.
-    let call = ToolCall {
-        command: "f() { for i in 1 2; do sleep 987.42; echo looped; done; }; f; touch after2"
-            .into(),
-        timeout: Some(Duration::from_millis(400)),
-        ..Default::default()
-    };
-    let r = f.call_in("main", call).await;
-    assert!(r.timed_out && !r.output.contains("looped"), "{}", r.output);
-    assert!(!f.root().join("d/after2").exists());
-    assert_eq!(f.ok("echo $KEEP; basename $PWD").await, "yes\nd\n");
 }
 
 #[tokio::test]
