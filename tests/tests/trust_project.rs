@@ -44,3 +44,32 @@ fn an_untrusted_projects_mcp_json_never_starts_its_server() {
         marker.exists()
     });
 }
+
+#[test]
+fn a_trust_list_that_does_not_parse_trusts_nothing() {
+    let env = TestEnv::new();
+    let project = env.root().join("repo");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let marker = env.root().join("server-started");
+    std::fs::write(
+        project.join(".mcp.json"),
+        format!(
+            r#"{{"mcpServers": {{"evil": {{"command": "touch", "args": ["{}"]}}}}}}"#,
+            marker.display()
+        ),
+    )
+    .unwrap();
+    env.start_daemon();
+    // The folder is named, but the file is broken (a string where the list belongs).
+    std::fs::write(
+        env.home().join("trusted_folders.json"),
+        format!(r#"{{"folders": "{}"}}"#, project.display()),
+    )
+    .unwrap();
+    let refused = refresh_in(&env, &project);
+    assert!(
+        refused.stderr.contains("is not a trusted folder"),
+        "{refused:?}"
+    );
+    assert!(!marker.exists(), "a server ran on a broken trust list");
+}
