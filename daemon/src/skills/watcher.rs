@@ -179,9 +179,15 @@ impl SkillWatcher {
                 let _ = tx.send(Msg::Replan);
             }
         }));
+        // The first watches go in before `start` returns, so a script saved the moment the daemon
+        // answers is never missed (the thread would otherwise race the first write).
+        let mut fs = NotifyFs(debouncer);
+        let home = store.paths().settings_file.parent().map(Path::to_path_buf);
+        let plan = watch_plan(&store.root_config(), &store.roots(), home.as_deref());
+        let current = apply_plan(&mut fs, &BTreeMap::new(), plan);
         let thread = std::thread::Builder::new()
             .name("skill-watcher".into())
-            .spawn(move || run(store, NotifyFs(debouncer), rx))
+            .spawn(move || run(store, fs, current, rx))
             .map_err(|e| SkillError::Watch(e.to_string()))?;
         Ok(Self {
             tx,
@@ -199,13 +205,17 @@ impl Drop for SkillWatcher {
     }
 }
 
-fn run(store: Arc<SkillStore>, mut fs: NotifyFs, rx: Receiver<Msg>) {
+fn run(
+    store: Arc<SkillStore>,
+    mut fs: NotifyFs,
+    mut current: BTreeMap<PathBuf, bool>,
+    rx: Receiver<Msg>,
+) {
     let home = store.paths().settings_file.parent().map(Path::to_path_buf);
     let replan = |fs: &mut NotifyFs, current: &BTreeMap<PathBuf, bool>| {
         let plan = watch_plan(&store.root_config(), &store.roots(), home.as_deref());
         apply_plan(fs, current, plan)
     };
-    let mut current = replan(&mut fs, &BTreeMap::new());
     while let Ok(msg) = rx.recv() {
         let mut paths = Vec::new();
         let mut rescan = false;
