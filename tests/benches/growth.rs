@@ -84,6 +84,10 @@ fn skill(i: usize) -> SkillSummary {
         tags: vec![topic.to_string(), verb.to_string()],
         shadows: Vec::new(),
         warnings: Vec::new(),
+        shadowed_dirs: Vec::new(),
+        user_invocable: true,
+        argument_hint: None,
+        disable_model_invocation: false,
     }
 }
 

@@ -37,6 +37,7 @@ mod sandbox;
 mod security;
 mod shell_exec;
 mod skills_agent_commands;
+mod skills_claude_fields;
 mod skills_cli;
 mod skills_published;
 mod skills_watcher;

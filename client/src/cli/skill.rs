@@ -299,6 +299,10 @@ pub fn render_list(skills: &[SkillInfo]) -> String {
         .min(40);
     let mut out = String::new();
     for s in skills {
+        if !s.error.is_empty() {
+            out.push_str(&format!("{:<width$}  BROKEN: {}\n", s.id, s.error));
+            continue;
+        }
         let mut flags = Vec::new();
         if !s.enabled {
             flags.push("disabled".to_string());
@@ -321,12 +325,28 @@ pub fn render_list(skills: &[SkillInfo]) -> String {
 }
 
 fn render_show(s: &SkillInfo, files: &[String]) -> String {
+    if !s.error.is_empty() {
+        return format!(
+            "{} ({}) does not load: nothing of it reaches the agent until SKILL.md is fixed\n  \
+             error:  {}\n  folder: {}\n",
+            s.name, s.id, s.error, s.dir
+        );
+    }
     let mut out = format!("{} ({})\n  {}\n", s.name, s.id, s.description);
     out.push_str(&format!("  folder:     {}\n", s.dir));
     out.push_str(&format!(
         "  enabled:    {}\n  permission: {}\n",
         s.enabled, s.permission
     ));
+    if !s.argument_hint.is_empty() {
+        out.push_str(&format!("  arguments:  {}\n", s.argument_hint));
+    }
+    if !s.user_invocable {
+        out.push_str("  /command:   no (user-invocable: false)\n");
+    }
+    if s.disable_model_invocation {
+        out.push_str("  model:      never loaded by the agent (disable-model-invocation)\n");
+    }
     if !s.allowed_tools.is_empty() {
         out.push_str(&format!(
             "  allowed-tools: {}\n",
@@ -343,7 +363,16 @@ fn render_show(s: &SkillInfo, files: &[String]) -> String {
     };
     section(&mut out, "commands", &s.commands);
     section(&mut out, "files", files);
-    section(&mut out, "shadows", &s.shadows);
+    let shadows: Vec<String> = s
+        .shadows
+        .iter()
+        .enumerate()
+        .map(|(i, id)| match s.shadowed_dirs.get(i) {
+            Some(dir) => format!("{id}  {dir}"),
+            None => id.clone(),
+        })
+        .collect();
+    section(&mut out, "shadows", &shadows);
     section(&mut out, "warnings", &s.warnings);
     out
 }
@@ -352,6 +381,9 @@ fn skill_json(s: &SkillInfo) -> serde_json::Value {
     serde_json::json!({
         "id": s.id, "name": s.name, "description": s.description, "source": s.source,
         "dir": s.dir, "enabled": s.enabled, "permission": s.permission, "commands": s.commands,
-        "shadows": s.shadows, "warnings": s.warnings, "meta": s.meta,
+        "shadows": s.shadows, "shadowed_dirs": s.shadowed_dirs, "warnings": s.warnings,
+        "meta": s.meta, "error": (!s.error.is_empty()).then_some(&s.error),
+        "user_invocable": s.user_invocable, "argument_hint": s.argument_hint,
+        "disable_model_invocation": s.disable_model_invocation,
     })
 }

@@ -63,7 +63,7 @@ impl Repl {
         Ok(())
     }
 
-    async fn list_skills(&mut self) -> anyhow::Result<Vec<SkillInfo>> {
+    pub(super) async fn list_skills(&mut self) -> anyhow::Result<Vec<SkillInfo>> {
         self.ensure_link().await?;
         let cwd = std::env::current_dir()
             .map(|d| d.display().to_string())
@@ -92,6 +92,10 @@ pub fn skill_table(skills: &[SkillInfo], columns: usize) -> String {
         .min(40);
     let mut out = String::new();
     for s in skills {
+        if !s.error.is_empty() {
+            out.push_str(&format!("{:<width$}  (broken)  {}\n", s.name, s.error));
+            continue;
+        }
         let mut tags = vec![s.source.clone()];
         if !s.enabled {
             tags.push("disabled".into());

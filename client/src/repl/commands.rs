@@ -43,7 +43,12 @@ pub enum Slash {
     Expand(Option<usize>),
     /// A known command with arguments it does not take: the usage to show.
     Usage(&'static str),
-    Unknown(String),
+    /// Not a built-in command: `/<skill> args` when a user-invocable skill has that name, else
+    /// unknown. `args` is the rest of the line as typed.
+    Other {
+        name: String,
+        args: String,
+    },
 }
 
 /// Classifies a submitted line.
@@ -123,7 +128,14 @@ fn parse_slash(text: &str) -> Slash {
             | "/compact",
             _,
         ) => Slash::Usage(usage_of(&name)),
-        _ => Slash::Unknown(name),
+        _ => Slash::Other {
+            args: text
+                .trim_start()
+                .split_once(char::is_whitespace)
+                .map(|(_, rest)| rest.trim().to_string())
+                .unwrap_or_default(),
+            name,
+        },
     }
 }
 
@@ -234,7 +246,20 @@ mod tests {
         assert_eq!(s("/skill enhance"), Slash::SkillEnhance(None));
         assert_eq!(s("/skill frob"), Slash::Usage(SKILL_USAGE));
         assert_eq!(s("/cost now"), Slash::Usage("/cost"));
-        assert_eq!(s("/foo"), Slash::Unknown("/foo".into()));
+        assert_eq!(
+            s("/foo"),
+            Slash::Other {
+                name: "/foo".into(),
+                args: String::new()
+            }
+        );
+        assert_eq!(
+            s("/Fix-Issue  123 and  more "),
+            Slash::Other {
+                name: "/fix-issue".into(),
+                args: "123 and  more".into()
+            }
+        );
         assert_eq!(s("/tools pdf"), Slash::Tools(Some("pdf".into())));
     }
 

@@ -3,6 +3,7 @@
 //! containing `/`). Pure functions of the line and the filesystem, used by rustyline's helper.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
 use rustyline::completion::Pair;
 
@@ -11,11 +12,21 @@ use super::commands::HELP;
 /// Candidates shown when many paths match.
 const PATH_CANDIDATES_MAX: usize = 200;
 
-/// Where the completed word starts and its candidates.
+/// Slash commands known only at run time (`/<skill>` for user-invocable skills): name and
+/// what it shows beside it. The REPL refreshes it; the input thread reads it on Tab.
+pub type SlashExtras = Arc<RwLock<Vec<(String, String)>>>;
+
+/// Where the completed word starts and its candidates (built-in commands only).
+#[cfg(test)]
 pub fn complete(line: &str, pos: usize) -> (usize, Vec<Pair>) {
+    complete_with(line, pos, &[])
+}
+
+/// [`complete`], with the run-time slash commands `extras` offered after the built-in ones.
+pub fn complete_with(line: &str, pos: usize, extras: &[(String, String)]) -> (usize, Vec<Pair>) {
     let head = &line[..pos.min(line.len())];
     if head.starts_with('/') && !head.contains(char::is_whitespace) {
-        return (0, slash_candidates(head));
+        return (0, slash_candidates(head, extras));
     }
     let start = head.rfind(char::is_whitespace).map_or(0, |i| {
         i + head[i..].chars().next().map_or(1, char::len_utf8)
@@ -48,12 +59,17 @@ pub fn slash_commands() -> Vec<(String, &'static str)> {
     out
 }
 
-fn slash_candidates(prefix: &str) -> Vec<Pair> {
+fn slash_candidates(prefix: &str, extras: &[(String, String)]) -> Vec<Pair> {
     let prefix = prefix.to_lowercase();
-    let commands: Vec<(String, &str)> = slash_commands()
+    let mut commands: Vec<(String, &str)> = slash_commands()
         .into_iter()
         .filter(|(name, _)| name.starts_with(&prefix))
         .collect();
+    for (name, what) in extras {
+        if name.starts_with(&prefix) && !commands.iter().any(|(n, _)| n == name) {
+            commands.push((name.clone(), what.as_str()));
+        }
+    }
     let width = commands.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
     commands
         .into_iter()
@@ -133,6 +149,27 @@ mod tests {
         assert_eq!(pairs[0].replacement, "/quit");
         assert!(pairs[0].display.contains("leave"), "{}", pairs[0].display);
         assert!(replacements("/help me").1.is_empty());
+    }
+
+    #[test]
+    fn user_invocable_skills_complete_with_their_argument_hint() {
+        let extras = vec![(
+            "/fix-issue".to_string(),
+            "[issue-number]  Fix a GitHub issue".to_string(),
+        )];
+        let (_, pairs) = complete_with("/fi", 3, &extras);
+        assert_eq!(pairs.len(), 1);
+        assert_eq!(pairs[0].replacement, "/fix-issue");
+        assert!(
+            pairs[0].display.contains("[issue-number]"),
+            "{}",
+            pairs[0].display
+        );
+        // Built-in commands keep precedence over a skill of the same name.
+        let clash = vec![("/help".to_string(), "a skill".to_string())];
+        let (_, pairs) = complete_with("/help", 5, &clash);
+        assert_eq!(pairs.len(), 1);
+        assert!(pairs[0].display.contains("show this list"));
     }
 
     #[test]

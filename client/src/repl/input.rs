@@ -20,6 +20,8 @@ use rustyline::{
 };
 use tokio::sync::mpsc;
 
+use super::complete::SlashExtras;
+
 /// History entries kept.
 const HISTORY_SIZE: usize = 2000;
 
@@ -50,6 +52,7 @@ pub struct LineReader {
     requests: std_mpsc::Sender<Request>,
     replies: mpsc::Receiver<Reply>,
     printer: IdlePrinter,
+    extras: SlashExtras,
 }
 
 impl LineReader {
@@ -58,14 +61,26 @@ impl LineReader {
         let (requests, requests_rx) = std_mpsc::channel::<Request>();
         let (replies_tx, replies) = mpsc::channel(4);
         let (printer_tx, printer_rx) = std_mpsc::channel::<Box<dyn ExternalPrinter + Send>>();
+        let extras = SlashExtras::default();
+        let helper = LineHelper {
+            extras: extras.clone(),
+        };
         std::thread::Builder::new()
             .name("synapse-input".into())
-            .spawn(move || input_thread(history, requests_rx, replies_tx, printer_tx))?;
+            .spawn(move || input_thread(history, helper, requests_rx, replies_tx, printer_tx))?;
         Ok(Self {
             requests,
             replies,
             printer: IdlePrinter::spawn(printer_rx)?,
+            extras,
         })
+    }
+
+    /// Replaces the run-time slash commands Tab offers (`/<skill>` and its argument hint).
+    pub fn set_slash_extras(&self, extras: Vec<(String, String)>) {
+        if let Ok(mut e) = self.extras.write() {
+            *e = extras;
+        }
     }
 
     /// Asks for one line with `prompt`, pre-filled with `initial`; `history` adds it to the
@@ -104,6 +119,7 @@ impl LineReader {
 
 fn input_thread(
     history: PathBuf,
+    helper: LineHelper,
     requests: std_mpsc::Receiver<Request>,
     replies: mpsc::Sender<Reply>,
     printer: std_mpsc::Sender<Box<dyn ExternalPrinter + Send>>,
@@ -126,7 +142,7 @@ fn input_thread(
             return;
         }
     };
-    editor.set_helper(Some(LineHelper));
+    editor.set_helper(Some(helper));
     for key in [
         KeyEvent::ctrl('J'),
         KeyEvent(KeyCode::Enter, Modifiers::ALT),
@@ -191,7 +207,9 @@ pub fn wants_continuation(input: &str) -> bool {
 }
 
 /// Completion, and validation: a trailing `\` keeps the line open.
-struct LineHelper;
+struct LineHelper {
+    extras: SlashExtras,
+}
 
 impl Helper for LineHelper {}
 impl Highlighter for LineHelper {}
@@ -204,7 +222,9 @@ impl Completer for LineHelper {
         pos: usize,
         _ctx: &rustyline::Context<'_>,
     ) -> rustyline::Result<(usize, Vec<Pair>)> {
-        Ok(super::complete::complete(line, pos))
+        // A poisoned list only loses the skill names; built-in commands still complete.
+        let extras = self.extras.read().map(|e| e.clone()).unwrap_or_default();
+        Ok(super::complete::complete_with(line, pos, &extras))
     }
 }
 impl Hinter for LineHelper {

@@ -15,6 +15,7 @@ mod local;
 mod mentions;
 mod sessions_view;
 mod setup;
+mod skill_invoke;
 mod slash;
 mod spinner;
 mod status;
@@ -81,6 +82,7 @@ pub async fn run(
     {
         repl.say(&theme.red(&format!("error: {e:#}\n")));
     }
+    repl.refresh_skill_commands().await;
     if repl.link.opened.turn_running {
         repl.say(&theme.dim("A turn of this session is running; its output follows.\n"));
         repl.follow_running_turn().await?;
@@ -148,7 +150,9 @@ impl Repl {
                     Line::Slash(command) => self.slash(command).await?,
                     Line::Message(text) => {
                         let text = self.attach(text);
-                        self.turn(text).await?
+                        self.turn(text).await?;
+                        // A turn may have created or changed a skill: Tab offers it at once.
+                        self.refresh_skill_commands().await;
                     }
                 },
             }

@@ -55,12 +55,7 @@ impl Repl {
                 self.say(&format!("Usage: {usage}\n"));
                 Ok(())
             }
-            Slash::Unknown(name) => {
-                self.say(&format!(
-                    "Unknown command: {name}. Type /help to see the commands.\n"
-                ));
-                Ok(())
-            }
+            Slash::Other { name, args } => self.invoke_skill(name, args).await,
         };
         if let Err(e) = result {
             self.say(&self.theme.red(&format!("error: {e:#}\n")));

@@ -108,6 +108,10 @@ mod tests {
             tags: vec![],
             shadows: vec![],
             warnings: vec![],
+            shadowed_dirs: vec![],
+            user_invocable: true,
+            argument_hint: None,
+            disable_model_invocation: false,
         }
     }
 

@@ -10,6 +10,7 @@ use synapse_shared::proto::*;
 use tonic::{Request, Response, Status};
 
 use crate::growth::SkillAgent;
+use crate::skills::broken::BrokenSkill;
 use crate::skills::catalog::{SEARCH_LIMIT_DEFAULT, SearchMode, render_outcome};
 use crate::skills::{LoadDecision, SkillError, SkillStore, SkillSummary, ToolCatalog, files};
 
@@ -94,6 +95,28 @@ pub(super) fn info(s: SkillSummary) -> SkillInfo {
         warnings: s.warnings,
         meta: s.kind == synapse_shared::skill::SkillKind::Meta,
         allowed_tools: s.allowed_tools,
+        error: String::new(),
+        shadowed_dirs: s
+            .shadowed_dirs
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect(),
+        user_invocable: s.user_invocable,
+        argument_hint: s.argument_hint.unwrap_or_default(),
+        disable_model_invocation: s.disable_model_invocation,
+    }
+}
+
+/// A skill that did not load, as listed: its error and where it is; nothing to run.
+fn broken_info(b: BrokenSkill) -> SkillInfo {
+    SkillInfo {
+        id: b.id,
+        name: b.folder,
+        source: b.source.as_str().to_string(),
+        dir: b.dir.display().to_string(),
+        skill_md: b.skill_md.display().to_string(),
+        error: b.error,
+        ..Default::default()
     }
 }
 
@@ -149,12 +172,15 @@ impl Skills for SkillsService {
         r: Request<ListSkillsRequest>,
     ) -> Result<Response<ListSkillsResponse>, Status> {
         let scope = scope_of(&r.get_ref().cwd);
-        let skills = self
-            .call(&r.get_ref().cwd, move |s| Ok(s.list_in(&scope)))
+        let (skills, broken) = self
+            .call(&r.get_ref().cwd, move |s| {
+                Ok((s.list_in(&scope), s.broken_in(&scope)))
+            })
             .await?;
-        Ok(Response::new(ListSkillsResponse {
-            skills: skills.into_iter().map(info).collect(),
-        }))
+        let mut skills: Vec<SkillInfo> = skills.into_iter().map(info).collect();
+        skills.extend(broken.into_iter().map(broken_info));
+        skills.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
+        Ok(Response::new(ListSkillsResponse { skills }))
     }
 
     /// → `SkillStore::show_in` (daemon/src/skills/scope.rs).
@@ -166,13 +192,21 @@ impl Skills for SkillsService {
         let scope = scope_of(&r.cwd);
         let (skill, files) = self
             .call(&r.cwd, move |s| {
-                let skill = s.show_in(&r.name, &scope)?;
-                let (files, _) = files::bundled_files(&skill.dir);
+                let skill = match s.show_in(&r.name, &scope) {
+                    Ok(skill) => info(skill),
+                    // A folder whose SKILL.md does not load is still found, with its error.
+                    Err(e @ SkillError::NotFound { .. }) => match s.broken_named(&r.name, &scope) {
+                        Some(b) => broken_info(b),
+                        None => return Err(e),
+                    },
+                    Err(e) => return Err(e),
+                };
+                let (files, _) = files::bundled_files(Path::new(&skill.dir));
                 Ok((skill, files))
             })
             .await?;
         Ok(Response::new(ShowSkillResponse {
-            skill: Some(info(skill)),
+            skill: Some(skill),
             files,
         }))
     }

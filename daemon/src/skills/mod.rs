@@ -11,6 +11,7 @@
 
 pub mod agent_commands;
 mod awareness;
+pub mod broken;
 pub mod catalog;
 pub mod commands;
 pub mod docstring;

@@ -213,7 +213,7 @@ pub(crate) fn resolve_from(
 
 pub(crate) fn summary(st: &State, r: &SkillRecord) -> SkillSummary {
     let is_winner = st.active.get(&r.meta.name).is_some_and(|a| a.dir == r.dir);
-    let shadows = st
+    let (shadows, shadowed_dirs): (Vec<String>, Vec<PathBuf>) = st
         .by_name
         .get(&r.meta.name)
         .filter(|_| is_winner)
@@ -221,11 +221,11 @@ pub(crate) fn summary(st: &State, r: &SkillRecord) -> SkillSummary {
             set.iter()
                 .filter_map(|(root, folder)| match st.loaded.get(*root)?.get(folder)? {
                     super::record::Loaded::Skill(o) if o.id != r.id || o.dir != r.dir => {
-                        Some(o.id.clone())
+                        Some((o.id.clone(), o.dir.clone()))
                     }
                     _ => None,
                 })
-                .collect()
+                .unzip()
         })
         .unwrap_or_default();
     SkillSummary {
@@ -242,6 +242,10 @@ pub(crate) fn summary(st: &State, r: &SkillRecord) -> SkillSummary {
         allowed_tools: r.meta.allowed_tools.clone(),
         tags: r.meta.tags.clone(),
         shadows,
+        shadowed_dirs,
         warnings: r.warnings.iter().map(|w| w.to_string()).collect(),
+        user_invocable: r.meta.user_invocable,
+        argument_hint: r.meta.argument_hint.clone(),
+        disable_model_invocation: r.meta.disable_model_invocation,
     }
 }

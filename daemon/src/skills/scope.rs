@@ -6,7 +6,7 @@
 //! that hides a user skill of the same name says so in its warnings, for that workspace only.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::error::SkillError;
@@ -17,10 +17,10 @@ use super::source::SkillSource;
 use super::state::State;
 use super::store::{LoadDecision, SkillStore, SkillSummary};
 
-/// Winners by name, and for each winner the ids of visible same-named skills it hides.
+/// Winners by name, and for each winner the ids and folders of same-named skills it hides.
 struct View {
     active: BTreeMap<String, Arc<SkillRecord>>,
-    hidden: BTreeMap<String, Vec<String>>,
+    hidden: BTreeMap<String, Vec<(String, PathBuf)>>,
 }
 
 /// The folder a project skill root belongs to (`<dir>/.claude/skills` → `<dir>`).
@@ -28,13 +28,20 @@ fn project_owner(root: &Path) -> Option<&Path> {
     root.parent()?.parent()
 }
 
-fn view_from(st: &State, cwd: &Path) -> View {
+/// Indexes of the roots a caller in `cwd` sees: every user-level root, and the project roots of
+/// `cwd` and its ancestors.
+pub(super) fn roots_in_view(st: &State, cwd: &Path) -> Vec<usize> {
     let mut order: Vec<usize> = (0..st.roots.len()).collect();
     order.retain(|&i| {
         let root = &st.roots[i];
         root.source != SkillSource::Project
             || project_owner(&root.dir).is_some_and(|owner| cwd.starts_with(owner))
     });
+    order
+}
+
+fn view_from(st: &State, cwd: &Path) -> View {
+    let mut order = roots_in_view(st, cwd);
     // Projects first, the deepest (nearest) folder first; the others keep their precedence.
     order.sort_by_key(|&i| {
         let root = &st.roots[i];
@@ -58,7 +65,7 @@ fn view_from(st: &State, cwd: &Path) -> View {
                     .hidden
                     .entry(rec.meta.name.clone())
                     .or_default()
-                    .push(rec.id.clone()),
+                    .push((rec.id.clone(), rec.dir.clone())),
                 Some(_) => {}
                 None => {
                     view.active.insert(rec.meta.name.clone(), rec.clone());
@@ -71,7 +78,13 @@ fn view_from(st: &State, cwd: &Path) -> View {
 
 fn scoped_summary(st: &State, view: &View, r: &SkillRecord) -> SkillSummary {
     let mut s = summary(st, r);
-    s.shadows = view.hidden.get(&r.meta.name).cloned().unwrap_or_default();
+    (s.shadows, s.shadowed_dirs) = view
+        .hidden
+        .get(&r.meta.name)
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .unzip();
     if r.source == SkillSource::Project {
         for id in s.shadows.iter().filter(|id| id.starts_with("user:")) {
             s.warnings.push(format!(

@@ -73,7 +73,13 @@ pub struct SkillSummary {
     pub tags: Vec<String>,
     /// Ids of skills with the same name that this one hides.
     pub shadows: Vec<String>,
+    /// The folders of `shadows`, same order (two copies can share an id).
+    pub shadowed_dirs: Vec<PathBuf>,
     pub warnings: Vec<String>,
+    /// Claude Code's `user-invocable`, `argument-hint` and `disable-model-invocation`.
+    pub user_invocable: bool,
+    pub argument_hint: Option<String>,
+    pub disable_model_invocation: bool,
 }
 
 /// The answer to `skill load`: the text, or a decision the caller must take first.

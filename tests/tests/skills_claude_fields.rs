@@ -1,0 +1,111 @@
+//! Issue 20, what a Claude Code skill author expects, through the real daemon and REPL: a skill
+//! whose SKILL.md does not parse is listed and shown with its error (never silently missing), a
+//! shadowed copy shows where it lives, and a user-invocable skill runs as `/<name> args` in the
+//! REPL (arguments replace `$ARGUMENTS`), with its `argument-hint` offered by Tab.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::repl_support;
+
+use repl_support::{Screen, after_last};
+use synapse_tests::TestEnv;
+use synapse_tests::fake_llm::{FakeLlm, Script};
+
+#[test]
+fn broken_skills_are_listed_and_shown_and_shadowed_copies_say_where_they_are() {
+    let env = TestEnv::new();
+    let bad = env.home().join("skills/bad-yaml");
+    std::fs::create_dir_all(&bad).unwrap();
+    std::fs::write(
+        bad.join("SKILL.md"),
+        "---\nname: bad-yaml\ndescription: [unclosed\n---\nbody\n",
+    )
+    .unwrap();
+    env.write_skill("notes", "Keeps notes.", "Write notes.");
+    let claude_copy = env.user_home().join(".claude/skills/notes");
+    std::fs::create_dir_all(&claude_copy).unwrap();
+    std::fs::write(
+        claude_copy.join("SKILL.md"),
+        "---\nname: notes\ndescription: The Claude copy.\n---\nbody\n",
+    )
+    .unwrap();
+
+    let list = env.cli(&["skill", "list"]);
+    assert!(list.success(), "{}", list.stderr);
+    let line = list
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("user:bad-yaml"))
+        .unwrap_or_else(|| panic!("broken skill missing from the list:\n{}", list.stdout));
+    assert!(line.contains("BROKEN"), "{line}");
+    assert!(line.contains("SKILL.md:3"), "{line}");
+    assert!(list.stdout.contains("user:notes"), "{}", list.stdout);
+
+    let show = env.cli(&["skill", "show", "bad-yaml"]);
+    assert!(show.success(), "{}{}", show.stdout, show.stderr);
+    assert!(show.stdout.contains("does not load"), "{}", show.stdout);
+    assert!(show.stdout.contains("unclosed"), "{}", show.stdout);
+
+    let show = env.cli(&["skill", "show", "notes"]);
+    assert!(show.success(), "{}", show.stderr);
+    assert!(
+        show.stdout.contains(&claude_copy.display().to_string()),
+        "the shadowed copy must show its folder:\n{}",
+        show.stdout
+    );
+
+    let json = env.cli(&["skill", "list", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let broken = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "user:bad-yaml")
+        .unwrap();
+    assert!(broken["error"].as_str().unwrap().contains("unclosed"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_invocable_skill_runs_as_a_slash_command_with_its_arguments() {
+    let env = TestEnv::new();
+    let dir = env.home().join("skills/fix-issue");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\nname: fix-issue\ndescription: Fix a tracker issue by number.\n\
+         argument-hint: \"[issue-number]\"\n---\n\nRead issue $ARGUMENTS, then fix it.\n",
+    )
+    .unwrap();
+    let quiet = env.home().join("skills/quiet-helper");
+    std::fs::create_dir_all(&quiet).unwrap();
+    std::fs::write(
+        quiet.join("SKILL.md"),
+        "---\nname: quiet-helper\ndescription: Only the agent loads it.\n\
+         user-invocable: false\n---\n\nbody\n",
+    )
+    .unwrap();
+    let fake = FakeLlm::start(Script::new().text("working on issue 123"))
+        .await
+        .unwrap();
+    let screen = Screen::start(&env, Some(&fake), &["chat"]);
+    screen.wait_for("You (1)>");
+
+    screen.type_text("/fix-");
+    screen.keys(&["Tab"]);
+    screen.wait_until("/fix- completed to /fix-issue", |s| {
+        after_last(s, "You (1)>").starts_with("You (1)> /fix-issue")
+    });
+    screen.type_text(" 123");
+    screen.keys(&["Enter"]);
+    screen.wait_for("working on issue 123");
+    let sent = fake.requests()[0].last_user_text().unwrap();
+    assert!(sent.starts_with("/fix-issue 123"), "{sent}");
+    assert!(sent.contains("Read issue 123, then fix it."), "{sent}");
+
+    screen.wait_for("You (2)>");
+    screen.line("/quiet-helper now");
+    screen.wait_for("not user-invocable");
+    screen.line("/no-such-thing");
+    screen.wait_for("Unknown command: /no-such-thing");
+    assert_eq!(fake.requests().len(), 1, "neither line may reach the model");
+}
