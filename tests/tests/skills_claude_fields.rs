@@ -109,3 +109,65 @@ async fn a_user_invocable_skill_runs_as_a_slash_command_with_its_arguments() {
     screen.wait_for("Unknown command: /no-such-thing");
     assert_eq!(fake.requests().len(), 1, "neither line may reach the model");
 }
+
+#[test]
+fn claude_plugins_load_only_when_enabled_and_their_skills_are_namespaced() {
+    let env = TestEnv::new();
+    let cache = env.user_home().join(".claude/plugins/cache/market");
+    for (plugin, skill) in [("docs", "pdf"), ("off", "secret")] {
+        let dir = cache.join(plugin).join("1.0.0/skills").join(skill);
+        std::fs::create_dir_all(dir.join("scripts")).unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            format!("---\nname: {skill}\ndescription: From the {plugin} plugin.\n---\nbody\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("scripts/hello.sh"),
+            format!("# Says hello.\necho hello from {plugin}\n"),
+        )
+        .unwrap();
+    }
+    // The user's own `pdf` stays theirs: the plugin's is `docs:pdf`.
+    env.write_skill("pdf", "The user's own PDF skill.", "Mine.");
+    std::fs::write(
+        env.user_home().join(".claude/settings.json"),
+        r#"{"enabledPlugins": {"docs@market": true, "off@market": false}}"#,
+    )
+    .unwrap();
+
+    let list = env.cli(&["skill", "list"]);
+    assert!(list.success(), "{}", list.stderr);
+    assert!(list.stdout.contains("plugin:docs:pdf"), "{}", list.stdout);
+    assert!(list.stdout.contains("user:pdf"), "{}", list.stdout);
+    assert!(
+        !list.stdout.contains("secret"),
+        "a disabled plugin loaded:\n{}",
+        list.stdout
+    );
+
+    let show = env.cli(&["skill", "show", "pdf"]);
+    assert!(
+        show.stdout.contains("The user's own PDF skill."),
+        "{}",
+        show.stdout
+    );
+    let load = env.cli(&["skill", "load", "docs:pdf"]);
+    assert!(load.success(), "{}", load.stderr);
+    assert!(load.stdout.contains("docs:pdf"), "{}", load.stdout);
+
+    let hello = env.cli(&["exec", "skill:docs:pdf:hello"]);
+    assert!(hello.success(), "{}{}", hello.stdout, hello.stderr);
+    assert!(hello.stdout.contains("hello from docs"), "{}", hello.stdout);
+
+    // Switched off in Claude Code: gone after a refresh, wrapper included.
+    std::fs::write(
+        env.user_home().join(".claude/settings.json"),
+        r#"{"enabledPlugins": {"docs@market": false}}"#,
+    )
+    .unwrap();
+    assert!(env.cli(&["tools", "refresh", "skills"]).success());
+    let list = env.cli(&["skill", "list"]);
+    assert!(!list.stdout.contains("docs:pdf"), "{}", list.stdout);
+    assert!(!env.home().join("bin/skill:docs:pdf:hello").exists());
+}

@@ -20,6 +20,7 @@ pub mod files;
 pub mod index;
 mod manage;
 pub mod permissions;
+pub mod plugins;
 mod query;
 pub mod record;
 pub mod scope;

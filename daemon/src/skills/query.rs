@@ -182,13 +182,17 @@ pub(crate) fn resolve_from(
 ) -> Result<Arc<SkillRecord>, SkillError> {
     let name = name.trim();
     let found = if name.contains(':') {
-        st.all_records().find(|r| r.id == name).map(|r| {
-            active
-                .get(&r.meta.name)
-                .filter(|a| a.id == r.id)
-                .cloned()
-                .unwrap_or_else(|| Arc::new(r.clone()))
-        })
+        // An id (`user:pdf`), else a plugin skill's own name (`docs:pdf`).
+        st.all_records()
+            .find(|r| r.id == name)
+            .map(|r| {
+                active
+                    .get(&r.meta.name)
+                    .filter(|a| a.id == r.id)
+                    .cloned()
+                    .unwrap_or_else(|| Arc::new(r.clone()))
+            })
+            .or_else(|| active.get(name).cloned())
     } else {
         active.get(name).cloned()
     };

@@ -69,6 +69,13 @@ pub fn load_skill_dir(dir: &Path, source: SkillSource, root: usize) -> Option<Lo
         Ok(p) => p,
         Err(e) => return Some(Loaded::Broken(e)),
     };
+    let mut parsed = parsed;
+    // Claude Code names plugin skills `<plugin>:<skill>`; they never shadow a user's skill.
+    if source == SkillSource::Plugin
+        && let Some(plugin) = super::plugins::plugin_of_skill_dir(dir)
+    {
+        parsed.meta.name = format!("{plugin}:{}", parsed.meta.name);
+    }
     let mut warnings = parsed.warnings;
     let scripts = scan_scripts(&parsed.meta.name, dir, &text, &mut warnings);
     let mut modified = mtime(&skill_md);

@@ -71,7 +71,8 @@ pub fn scan_scripts(
     let mut files = Vec::new();
     collect_files(&scripts_dir, "", 0, &mut files);
     files.sort();
-    let skill_ok = check_command_component(skill);
+    // A plugin skill's name is `<plugin>:<skill>`: each part must be a valid component.
+    let skill_ok = skill.split(':').try_for_each(check_command_component);
     let mut out: Vec<SkillScript> = Vec::new();
     for rel_path in files {
         let file_name = rel_path.rsplit('/').next().unwrap_or(&rel_path).to_string();

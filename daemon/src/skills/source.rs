@@ -3,7 +3,8 @@
 //!    ancestor (nearest first);
 //! 2. user: `$SYNAPSE_HOME/skills`, `~/.claude/skills`, `~/.agents/skills`;
 //! 3. env: `$SYNAPSE_SKILLS_DIR`;
-//! 4. plugin: `~/.claude/plugins/cache/<marketplace>/<plugin>/<version>/skills/`.
+//! 4. plugin: `~/.claude/plugins/cache/<marketplace>/<plugin>/<version>/skills/` of enabled
+//!    plugins ([`super::plugins`]).
 //!
 //! A folder reached twice (the home folder is also an ancestor of the cwd) keeps its first,
 //! higher class. The discovered [`SkillRoot`]s are ordered by precedence.
@@ -105,8 +106,8 @@ impl RootConfig {
         if let Some(d) = &self.env_dir {
             push_unique(&mut roots, SkillSource::Env, d.clone());
         }
-        if let Some(cache) = self.plugin_cache() {
-            for dir in plugin_skill_dirs(&cache) {
+        if let Some(home) = &self.user_home {
+            for dir in super::plugins::enabled_skill_dirs(home) {
                 push_unique(&mut roots, SkillSource::Plugin, dir);
             }
         }
@@ -168,37 +169,6 @@ pub fn project_dirs(cwd: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// `<cache>/<marketplace>/<plugin>/<version>/skills` folders that exist, in path order.
-pub fn plugin_skill_dirs(cache: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for a in subdirs(cache) {
-        for b in subdirs(&a) {
-            for c in subdirs(&b) {
-                let skills = c.join("skills");
-                if skills.is_dir() {
-                    out.push(skills);
-                }
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-fn subdirs(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    out.sort();
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,6 +188,11 @@ mod tests {
         fs::create_dir_all(home.join(".claude/skills")).unwrap();
         let plugin = home.join(".claude/plugins/cache/official/pdf/1.0.0/skills");
         fs::create_dir_all(&plugin).unwrap();
+        fs::write(
+            home.join(".claude/settings.json"),
+            r#"{"enabledPlugins": {"pdf@official": true}}"#,
+        )
+        .unwrap();
         let cfg = RootConfig {
             synapse_skills: home.join(".synapse/skills"),
             user_home: Some(home.clone()),

@@ -106,24 +106,44 @@ fn precedence_shadowing_and_plugin_layout() {
         "Plugin only.",
     );
     skill(&e.home.join(".agents/skills"), "agent", "From agents.");
+    // A cached plugin loads only when Claude Code's settings enable it.
+    skill(
+        &e.home.join(".claude/plugins/cache/market/off/1.0.0/skills"),
+        "hidden",
+        "Disabled plugin.",
+    );
+    fs::create_dir_all(e.home.join(".claude")).unwrap();
+    fs::write(
+        e.home.join(".claude/settings.json"),
+        r#"{"enabledPlugins": {"tools@market": true, "off@market": false}}"#,
+    )
+    .unwrap();
     let (store, report) = e.open(Some(&sub));
     let dup = store.show("dup").unwrap();
     assert_eq!(
         (dup.id.as_str(), dup.description.as_str()),
         ("project:dup", "Project copy.")
     );
-    assert_eq!(
-        dup.shadows,
-        vec!["user:dup".to_string(), "plugin:dup".to_string()]
-    );
+    // Plugin skills are `<plugin>:<skill>`: they never shadow (nor are shadowed by) the user's.
+    assert_eq!(dup.shadows, vec!["user:dup".to_string()]);
     let shadow: Vec<&String> = report
         .warnings
         .iter()
         .filter(|w| w.contains("shadows"))
         .collect();
-    assert_eq!(shadow.len(), 2, "{:?}", report.warnings);
+    assert_eq!(shadow.len(), 1, "{:?}", report.warnings);
     assert!(shadow[0].starts_with("project:dup ("), "{shadow:?}");
-    assert_eq!(store.show("plug").unwrap().source, SkillSource::Plugin);
+    let plug = store.show("tools:plug").unwrap();
+    assert_eq!(
+        (plug.source, plug.id.as_str()),
+        (SkillSource::Plugin, "plugin:tools:plug")
+    );
+    assert_eq!(store.show("tools:dup").unwrap().description, "Plugin copy.");
+    assert!(store.show("plug").is_err());
+    assert!(
+        store.show("off:hidden").is_err(),
+        "a disabled plugin stays out"
+    );
     assert_eq!(store.show("agent").unwrap().id, "user:agent");
     // An explicit id reaches a shadowed skill.
     assert!(
