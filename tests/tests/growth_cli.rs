@@ -174,6 +174,11 @@ fn skill_enhance_creates_a_skill_and_prints_the_report() {
         out.stdout
     );
     assert!(out.stdout.contains("- Name: csv-report"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("csv-report/SKILL.md new ("),
+        "the files changed, as Synapse saw them:\n{}",
+        out.stdout
+    );
     let prompt = fake.requests()[1].last_user_text().unwrap();
     assert!(
         prompt.starts_with("keep the CSV reporting steps"),
@@ -198,6 +203,29 @@ fn skill_enhance_creates_a_skill_and_prints_the_report() {
     let v: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
     assert_eq!(v["action"], "none", "{v}");
     assert!(v["report"].as_str().unwrap().contains("no change needed"));
+    // Synapse lists what changed on disk itself: the real files of the first run, nothing now.
+    assert!(
+        v["report"]
+            .as_str()
+            .unwrap()
+            .contains("Changed on disk (checked by Synapse): nothing."),
+        "{v}"
+    );
+
+    // A report that claims a skill nobody wrote is corrected, not repeated.
+    fake.push(synapse_tests::fake_llm::Reply::new().text(
+        "Skill enhancement done:\n- Action: created skill\n- Name: fake-claim\n- Summary: made it",
+    ));
+    let out = env.cli_with_model(&fake, &["skill", "enhance", "claim something", "--json"]);
+    assert!(out.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    assert_eq!(v["action"], "none", "{v}");
+    let report = v["report"].as_str().unwrap();
+    assert!(
+        report.contains("\"fake-claim\" was created, but no file of it changed on disk"),
+        "{report}"
+    );
+    assert!(!skills.join("fake-claim").exists());
     let out = env.cli_with_model(
         &fake,
         &[

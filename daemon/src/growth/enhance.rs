@@ -11,6 +11,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
+use super::report_check::{self, DiskChanges};
 use super::snapshot_gate::RunVersions;
 use super::{Caller, SkillAgent, prompt, rank, search::PREFILTER_LIMIT};
 use crate::agent::TurnEnd;
@@ -34,21 +35,42 @@ pub fn read_tail(path: &Path, max_chars: usize) -> std::io::Result<String> {
     Ok(text.chars().skip(skip).collect())
 }
 
-/// An enhancement's outcome: the sub-agent's report and the versions saved on the way.
+/// An enhancement's outcome: the sub-agent's report, the versions saved on the way and what
+/// changed on disk (computed by Synapse).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EnhanceReport {
     pub report: String,
     pub versions: RunVersions,
+    pub disk: DiskChanges,
 }
 
 impl EnhanceReport {
-    /// The report followed by notes on the versions.
+    /// The report, a correction where the disk disagrees with it, the changed files and notes on
+    /// the versions.
     pub fn render(&self) -> String {
-        format!("{}{}", self.report, self.versions.notes())
+        let (claimed, name) = self.claimed();
+        let note = report_check::reconcile(claimed, &name, &self.disk)
+            .2
+            .map(|n| format!("\n\n{n}"))
+            .unwrap_or_default();
+        format!(
+            "{}{note}\n{}{}",
+            self.report,
+            report_check::render_changes(&self.disk),
+            self.versions.notes()
+        )
     }
 
-    /// ("created" | "enhanced" | "none" | "unknown", the skill's name or "") from the report.
+    /// ("created" | "enhanced" | "none" | "unknown", the skill's name or ""): what the report
+    /// claims, corrected by what changed on disk.
     pub fn action(&self) -> (&'static str, String) {
+        let (claimed, name) = self.claimed();
+        let (action, name, _) = report_check::reconcile(claimed, &name, &self.disk);
+        (action, name)
+    }
+
+    /// What the report itself claims.
+    fn claimed(&self) -> (&'static str, String) {
         let field = |key: &str| {
             self.report
                 .lines()
@@ -101,11 +123,20 @@ pub async fn enhance(
         agent.skills_dir().display(),
         prompt::ENHANCE_INSTRUCTIONS,
     );
+    let dir = agent.skills_dir();
+    let before = tokio::task::spawn_blocking(move || report_check::snapshot(&dir))
+        .await
+        .unwrap_or_default();
     let run = agent.run(prompt, &skills, u32::MAX, caller, cancel).await?;
+    let dir = agent.skills_dir();
+    let after = tokio::task::spawn_blocking(move || report_check::snapshot(&dir))
+        .await
+        .unwrap_or_default();
     match run.outcome.end {
         TurnEnd::Completed => Ok(EnhanceReport {
             report: run.outcome.final_text.trim().to_string(),
             versions: run.versions,
+            disk: report_check::diff(&before, &after),
         }),
         other => Err(format!("{}{}", other.message(), run.versions.notes())),
     }
@@ -170,17 +201,48 @@ mod tests {
 
     #[test]
     fn the_report_names_its_action_and_skill() {
+        let touched = |names: &[&str], created: bool| DiskChanges {
+            created: if created {
+                names.iter().map(|n| n.to_string()).collect()
+            } else {
+                Vec::new()
+            },
+            files: names
+                .iter()
+                .map(|n| {
+                    (
+                        n.to_string(),
+                        vec!["SKILL.md changed (1 → 2 bytes)".to_string()],
+                    )
+                })
+                .collect(),
+            removed: Vec::new(),
+        };
         let report = |text: &str| EnhanceReport {
             report: text.into(),
             versions: RunVersions::default(),
+            disk: DiskChanges::default(),
         };
         let created = "Skill enhancement done:\n- Action: created skill\n- Name: analyzing-logs\n";
-        assert_eq!(
-            report(created).action(),
-            ("created", "analyzing-logs".into())
-        );
+        let real = EnhanceReport {
+            disk: touched(&["analyzing-logs"], true),
+            ..report(created)
+        };
+        assert_eq!(real.action(), ("created", "analyzing-logs".into()));
+        // Claimed but not on disk: the disk wins, and the user is told.
+        assert_eq!(report(created).action(), ("none", String::new()));
+        assert!(report(created).render().contains("Note from Synapse"));
         let enhanced = "Skill enhancement done:\n- Action: enhanced skill\n- Name: x\n";
-        assert_eq!(report(enhanced).action(), ("enhanced", "x".into()));
+        let real = EnhanceReport {
+            disk: touched(&["x"], false),
+            ..report(enhanced)
+        };
+        assert_eq!(real.action(), ("enhanced", "x".into()));
+        assert!(
+            real.render().contains("x/SKILL.md changed"),
+            "{}",
+            real.render()
+        );
         let none = "Skill enhancement analysis done:\n- Conclusion: no change needed\n";
         assert_eq!(report(none).action(), ("none", String::new()));
         assert_eq!(report("hello").action(), ("unknown", String::new()));

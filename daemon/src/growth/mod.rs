@@ -20,6 +20,7 @@ mod evaluate_checks;
 pub mod meta;
 pub mod prompt;
 pub mod rank;
+pub mod report_check;
 pub mod search;
 pub mod snapshot_gate;
 pub mod versions;
