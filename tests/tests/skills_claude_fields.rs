@@ -171,3 +171,35 @@ fn claude_plugins_load_only_when_enabled_and_their_skills_are_namespaced() {
     assert!(!list.stdout.contains("docs:pdf"), "{}", list.stdout);
     assert!(!env.home().join("bin/skill:docs:pdf:hello").exists());
 }
+
+#[test]
+fn a_user_only_skill_is_refused_to_the_agent_and_missing_from_its_search() {
+    let env = TestEnv::new();
+    let dir = env.home().join("skills/deploy-prod");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\nname: deploy-prod\ndescription: Deploys production.\n\
+         disable-model-invocation: true\n---\n\nRun the deploy.\n",
+    )
+    .unwrap();
+    env.write_skill("deploy-docs", "Deploys the docs site.", "Build docs.");
+
+    let load = env.cli(&["exec", "skill load deploy-prod"]);
+    assert!(
+        !load.success(),
+        "the agent loaded a user-only skill: {}",
+        load.stdout
+    );
+    assert!(
+        load.stdout.contains("/deploy-prod") && load.stdout.contains("disable-model-invocation"),
+        "{load:?}"
+    );
+    let search = env.cli(&["exec", "skill search deploy"]);
+    assert!(search.stdout.contains("deploy-docs"), "{search:?}");
+    assert!(!search.stdout.contains("deploy-prod"), "{}", search.stdout);
+    // The user still loads it from their own terminal.
+    let mine = env.cli(&["skill", "load", "deploy-prod"]);
+    assert!(mine.success(), "{}", mine.stderr);
+    assert!(mine.stdout.contains("Run the deploy."), "{}", mine.stdout);
+}

@@ -55,7 +55,7 @@ pub async fn search(
     caller: &Caller,
     cancel: &CancellationToken,
 ) -> SearchResult {
-    let all = agent.regular_skills(&caller.cwd).await;
+    let all = searchable(agent.regular_skills(&caller.cwd).await);
     if all.is_empty() {
         return SearchResult {
             skills: Vec::new(),
@@ -115,7 +115,11 @@ pub async fn local_only(
     caller: &Caller,
     reason: String,
 ) -> SearchResult {
-    local(&agent.regular_skills(&caller.cwd).await, query, reason)
+    local(
+        &searchable(agent.regular_skills(&caller.cwd).await),
+        query,
+        reason,
+    )
 }
 
 fn local(all: &[SkillSummary], query: &str, reason: String) -> SearchResult {
@@ -131,6 +135,12 @@ fn parse_answer(text: &str) -> Option<Vec<String>> {
     let end = text.rfind('}')?;
     let answer: Answer = serde_json::from_str(text.get(start..=end)?).ok()?;
     Some(answer.matched_skills.into_iter().map(|m| m.name).collect())
+}
+
+/// Search results never include a skill only the user may run (`disable-model-invocation`).
+fn searchable(mut skills: Vec<SkillSummary>) -> Vec<SkillSummary> {
+    skills.retain(|s| !s.disable_model_invocation);
+    skills
 }
 
 #[cfg(test)]

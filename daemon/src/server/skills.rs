@@ -67,9 +67,9 @@ fn status(e: SkillError) -> Status {
         SkillError::Denied { .. }
         | SkillError::PathEscape { .. }
         | SkillError::NotDeletable { .. } => Status::permission_denied(msg),
-        SkillError::ApprovalRequired { .. } | SkillError::Disabled { .. } => {
-            Status::failed_precondition(msg)
-        }
+        SkillError::ApprovalRequired { .. }
+        | SkillError::Disabled { .. }
+        | SkillError::UserOnly { .. } => Status::failed_precondition(msg),
         SkillError::InvalidName { .. }
         | SkillError::InvalidDescription { .. }
         | SkillError::Format(_) => Status::invalid_argument(msg),

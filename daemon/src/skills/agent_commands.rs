@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::catalog::ToolCatalog;
 use super::commands::skill_search_text;
+use super::error::SkillError;
 use super::store::{LoadDecision, SkillStore};
 use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
@@ -220,6 +221,12 @@ async fn load(
     let scope = cwd.clone();
     let decision = tokio::task::spawn_blocking(move || {
         lookup.add_project_cwd(&cwd);
+        // `disable-model-invocation: true`: only the user runs it (`/<name>` in the REPL).
+        if let Ok(s) = lookup.show_in(&wanted, &cwd)
+            && s.disable_model_invocation
+        {
+            return Err(SkillError::UserOnly { name: s.name });
+        }
         lookup.load_in(&wanted, &cwd)
     })
     .await;

@@ -21,6 +21,11 @@ pub enum SkillError {
         "loading skill {name:?} needs approval (permissions.skill says \"ask\"); nobody approved it"
     )]
     ApprovalRequired { name: String },
+    #[error(
+        "skill {name:?} is only run by the user (its SKILL.md says `disable-model-invocation: true`); \
+         the user starts it with /{name} in the REPL"
+    )]
+    UserOnly { name: String },
     #[error("skill {name:?} is disabled; enable it with `synapse skill enable {name}`")]
     Disabled { name: String },
     #[error("{path:?} is outside skill {skill:?}: {reason}")]

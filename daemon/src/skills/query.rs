@@ -133,7 +133,7 @@ impl SkillStore {
         let mut hits: Vec<(usize, &Arc<SkillRecord>)> = st
             .active
             .values()
-            .filter(|r| st.is_visible(r))
+            .filter(|r| st.is_visible(r) && !r.meta.disable_model_invocation)
             .filter_map(|r| {
                 let name = r.meta.name.to_lowercase();
                 let desc = r.meta.description.to_lowercase();
