@@ -3,7 +3,9 @@
 //! - one script changed → wrapper and index.json updated ≤ 10 ms of work;
 //! - `tools search` over 10,000 commands ≤ 10 ms;
 //! - watcher latency, script saved → wrapper callable and found by `tools search`, p95 ≤ 300 ms
-//!   (a timing loop after the criterion groups, printing p50/p95).
+//!   (a timing loop after the criterion groups, printing p50/p95);
+//! - issue 20: the first model request of `synapse run` (real daemon, fake model) with 10 skills
+//!   in the awareness list (goal ≤ 11 KB) and with 10,000 (goal ≤ 12 KB: the budget holds).
 //!
 //! Run: `cargo bench -p synapse-tests --bench skills`.
 
@@ -183,6 +185,32 @@ fn watcher_latency(root: &Path) {
     );
 }
 
+/// Bytes of the first request `synapse run` sends with `n` generated user skills.
+fn first_request_kb(rt: &tokio::runtime::Runtime, n: usize) -> f64 {
+    let env = synapse_tests::TestEnv::new();
+    generate(&env.home().join("skills"), n);
+    let fake = rt
+        .block_on(synapse_tests::fake_llm::FakeLlm::start(
+            synapse_tests::fake_llm::Script::new().text("done"),
+        ))
+        .unwrap();
+    let out = env.cli_with_model(&fake, &["run", "--quiet", "say done"]);
+    assert!(out.success(), "{}", out.stderr);
+    fake.requests()[0].body_len as f64 / 1024.0
+}
+
+fn first_request_sizes() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let few = first_request_kb(&rt, 10);
+    let many = first_request_kb(&rt, skills());
+    synapse_tests::report::value("skills.first_request_10", few, "KB");
+    synapse_tests::report::value("skills.first_request_10k", many, "KB");
+    println!(
+        "skills/first_request: {few:.1} KB with 10 skills, {many:.1} KB with {} skills",
+        skills()
+    );
+}
+
 fn main() {
     let src = tempfile::tempdir().unwrap();
     let root = src.path().join("skills");
@@ -192,5 +220,6 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
     bench_all(&mut c, &root);
     watcher_latency(&root);
+    first_request_sizes();
     c.final_summary();
 }

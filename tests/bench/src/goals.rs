@@ -173,6 +173,16 @@ pub const GOALS: &[Goal] = &[
         "p95 ≤ 300 ms",
     ),
     g(
+        "skills.first_request_10",
+        "first request size, 10 skills listed",
+        "≤ 11 KB",
+    ),
+    g(
+        "skills.first_request_10k",
+        "first request size, 10,000 skills (awareness budget)",
+        "≤ 12 KB",
+    ),
+    g(
         "tools_search_10k/keyword",
         "`tools search` over 10,000 commands, keywords",
         "≤ 10 ms",
