@@ -125,7 +125,7 @@ impl SkillGrowth for GrowthBackend {
         Box::pin(async move {
             match evaluate::evaluate(&self.0, &name, &call.into(), &cancel).await {
                 Ok(report) => CommandOutput::success(report.render_text()),
-                Err(e) => CommandOutput::failure(e, 1),
+                Err(e) => CommandOutput::failure(e.to_string(), 1),
             }
         })
     }

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::report_check::{self, DiskChanges};
 use super::snapshot_gate::RunVersions;
-use super::{Caller, SkillAgent, prompt, rank, search::PREFILTER_LIMIT};
+use super::{Caller, GrowthError, SkillAgent, prompt, rank, search::PREFILTER_LIMIT};
 use crate::agent::TurnEnd;
 use crate::agent::stop_hook::{FinishedTurn, StopHook};
 
@@ -98,7 +98,7 @@ pub async fn enhance(
     conversation: Option<(&str, &Path)>,
     caller: &Caller,
     cancel: &CancellationToken,
-) -> Result<EnhanceReport, String> {
+) -> Result<EnhanceReport, GrowthError> {
     let all = agent.regular_skills(&caller.cwd).await;
     let text = conversation.map(|(text, _)| text).unwrap_or("");
     let skills = if all.len() > PREFILTER_LIMIT {
@@ -138,7 +138,11 @@ pub async fn enhance(
             versions: run.versions,
             disk: report_check::diff(&before, &after),
         }),
-        other => Err(format!("{}{}", other.message(), run.versions.notes())),
+        other => Err(GrowthError::Run(format!(
+            "{}{}",
+            other.message(),
+            run.versions.notes()
+        ))),
     }
 }
 

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use super::evaluate_checks::structural_checks;
-use super::{Caller, RunMode, SkillAgent};
+use super::{Caller, GrowthError, RunMode, SkillAgent};
 use crate::agent::TurnEnd;
 
 const STRUCTURAL_PENALTY: u32 = 15;
@@ -77,8 +77,8 @@ pub async fn evaluate(
     name: &str,
     caller: &Caller,
     cancel: &CancellationToken,
-) -> Result<Evaluation, String> {
-    let skill = agent.store.show(name).map_err(|e| e.to_string())?;
+) -> Result<Evaluation, GrowthError> {
+    let skill = agent.store.show(name)?;
     let store = agent.store.clone();
     let (n, s) = (name.to_string(), skill.clone());
     let structural = tokio::task::spawn_blocking(move || {
@@ -86,7 +86,7 @@ pub async fn evaluate(
         structural_checks(&s.dir, &s.skill_md, &s.name, &scripts)
     })
     .await
-    .map_err(|e| e.to_string())?;
+    .map_err(GrowthError::internal)?;
     let prompt = format!(
         "Evaluate the skill \"{name}\" (folder {}) following the evaluating-skills meta skill. \
          Read its files (`read`, `glob`); do not run its scripts or change anything. \
@@ -104,7 +104,7 @@ pub async fn evaluate(
         )
         .await;
     let review = match outcome {
-        Err(e) => Err(e),
+        Err(e) => Err(e.to_string()),
         Ok(r) if !matches!(r.outcome.end, TurnEnd::Completed) => Err(r.outcome.end.message()),
         Ok(r) => {
             parse_review(&r.outcome.final_text).ok_or_else(|| "the review was not JSON".into())

@@ -15,6 +15,7 @@
 
 pub mod commands;
 pub mod enhance;
+pub mod error;
 pub mod evaluate;
 mod evaluate_checks;
 pub mod meta;
@@ -37,6 +38,7 @@ use crate::agent::subagent::{SubAgentPolicy, SubAgentRequest, SubAgents};
 use crate::agent::subagent_context::{SubAgentContext, SubAgentContexts};
 use crate::shell::GateHandle;
 use crate::skills::{SkillStore, SkillSummary};
+pub use error::GrowthError;
 use snapshot_gate::{RunVersions, SnapshotGate};
 use synapse_sandbox::SandboxSpec;
 use synapse_shared::skill::SkillKind;
@@ -120,23 +122,26 @@ impl SkillAgent {
     }
 
     /// The end of chat session `id`'s log (at most `maxEnhanceContextChars`) and its path.
-    pub async fn conversation_tail(&self, id: &str) -> Result<(String, PathBuf), String> {
+    pub async fn conversation_tail(&self, id: &str) -> Result<(String, PathBuf), GrowthError> {
         if !is_valid_session_id(id) {
-            return Err(format!("{id:?} is not a session id"));
+            return Err(GrowthError::BadSessionId(id.to_string()));
         }
         let file = session_path(&self.sessions_dir, id);
         if !file.is_file() {
-            return Err(format!(
-                "no session {id} ({} does not exist); `synapse sessions list` shows the sessions",
-                file.display()
-            ));
+            return Err(GrowthError::NoSession {
+                id: id.to_string(),
+                path: file,
+            });
         }
         let max = (self.max_enhance_chars)();
         let f = file.clone();
         let tail = tokio::task::spawn_blocking(move || enhance::read_tail(&f, max))
             .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| format!("{}: {e}", file.display()))?;
+            .map_err(GrowthError::internal)?
+            .map_err(|source| GrowthError::Io {
+                path: file.clone(),
+                source,
+            })?;
         Ok((tail, file))
     }
 
@@ -149,7 +154,7 @@ impl SkillAgent {
         max_iterations: u32,
         caller: &Caller,
         cancel: &CancellationToken,
-    ) -> Result<SkillRun, String> {
+    ) -> Result<SkillRun, GrowthError> {
         self.run_as(
             RunMode::Author,
             prompt,
@@ -171,17 +176,14 @@ impl SkillAgent {
         max_iterations: u32,
         caller: &Caller,
         cancel: &CancellationToken,
-    ) -> Result<SkillRun, String> {
-        let subagents = self
-            .subagents
-            .get()
-            .ok_or("the skill sub-agent is not available yet (daemon starting)")?;
+    ) -> Result<SkillRun, GrowthError> {
+        let subagents = self.subagents.get().ok_or(GrowthError::NotReady)?;
         let skills_dir = self.skills_dir();
         let meta_dir = self.meta_dir.clone();
         let store = self.store.clone();
         let meta_text = tokio::task::spawn_blocking(move || meta::contents(&meta_dir, &store))
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(GrowthError::internal)?;
         let doc = self.commands_doc.get().map(String::as_str).unwrap_or("");
         let system = prompt::system_prompt(&skills_dir, doc, &meta_text, skills);
         let gate = SnapshotGate::new(skills_dir.clone(), self.versions.clone());
@@ -216,7 +218,7 @@ impl SkillAgent {
         let store = self.store.clone();
         let _ = tokio::task::spawn_blocking(move || store.refresh()).await;
         Ok(SkillRun {
-            outcome: outcome?,
+            outcome: outcome.map_err(GrowthError::Model)?,
             versions,
         })
     }
@@ -237,8 +239,11 @@ fn author_sandbox(skills_dir: &Path, caller: &Caller) -> SandboxSpec {
 
 impl SkillAgent {
     /// The folder of user skill `name` (versions exist only for user skills).
-    pub fn user_skill_dir(&self, name: &str) -> Result<PathBuf, String> {
-        synapse_shared::skill::validate_name(name).map_err(|e| format!("{name:?}: {e}"))?;
+    pub fn user_skill_dir(&self, name: &str) -> Result<PathBuf, GrowthError> {
+        synapse_shared::skill::validate_name(name).map_err(|e| GrowthError::InvalidName {
+            name: name.to_string(),
+            reason: e.to_string(),
+        })?;
         Ok(self.skills_dir().join(name))
     }
 
@@ -247,14 +252,13 @@ impl SkillAgent {
         &self,
         name: &str,
         version: Option<u32>,
-    ) -> Result<(u32, PathBuf), String> {
+    ) -> Result<(u32, PathBuf), GrowthError> {
         let dir = self.user_skill_dir(name)?;
         let versions = self.versions.clone();
         let (name, d) = (name.to_string(), dir.clone());
         let restored = tokio::task::spawn_blocking(move || versions.rollback(&name, &d, version))
             .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?;
+            .map_err(GrowthError::internal)??;
         let store = self.store.clone();
         let _ = tokio::task::spawn_blocking(move || store.refresh()).await;
         Ok((restored, dir))

@@ -60,7 +60,8 @@ fn scope_of(cwd: &str) -> std::path::PathBuf {
     }
 }
 
-fn status(e: SkillError) -> Status {
+/// A skill store error as a gRPC status, by its kind.
+pub(super) fn status(e: SkillError) -> Status {
     let msg = e.to_string();
     match e {
         SkillError::NotFound { .. } => Status::not_found(msg),
