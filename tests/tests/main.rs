@@ -31,6 +31,7 @@ mod permissions;
 mod repl_chat;
 mod repl_flow;
 mod repl_input;
+mod repl_render;
 mod repl_sessions;
 mod repl_support;
 mod sandbox;

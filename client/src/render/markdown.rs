@@ -1,7 +1,8 @@
 //! Streaming Markdown. The model's text arrives in small deltas; a terminal shows it rendered
 //! (termimad) one complete line at a time, except fenced code blocks and tables, which are held
-//! until they close so they render as a whole. Piped output (`MarkdownStream::plain`) is
-//! written through unchanged, delta by delta.
+//! until they close so they render as a whole (code in colour, highlighted for its language by
+//! [`super::highlight`]). Piped output (`MarkdownStream::plain`) is written through unchanged,
+//! delta by delta.
 
 use termimad::{Alignment, MadSkin};
 
@@ -11,6 +12,8 @@ const FALLBACK_WIDTH: usize = 100;
 /// Turns text deltas into printable output.
 pub struct MarkdownStream {
     skin: Option<MadSkin>,
+    /// Colour output: code blocks are syntax-highlighted.
+    color: bool,
     width: usize,
     /// The current line, not yet ended by a newline.
     partial: String,
@@ -33,7 +36,9 @@ impl MarkdownStream {
         for header in &mut skin.headers {
             header.align = Alignment::Left;
         }
-        Self::new(Some(skin), width.max(20))
+        let mut s = Self::new(Some(skin), width.max(20));
+        s.color = color;
+        s
     }
 
     /// Text passed through as it arrives.
@@ -55,6 +60,7 @@ impl MarkdownStream {
     fn new(skin: Option<MadSkin>, width: usize) -> Self {
         Self {
             skin,
+            color: false,
             width,
             partial: String::new(),
             block: Vec::new(),
@@ -141,13 +147,18 @@ impl MarkdownStream {
     }
 
     fn close_block(&mut self) -> String {
-        self.fence = None;
+        let fence = self.fence.take();
         self.in_table = false;
         if self.block.is_empty() {
             return String::new();
         }
-        let text = std::mem::take(&mut self.block).join("\n");
-        self.render(&text)
+        let block = std::mem::take(&mut self.block);
+        if let Some(marker) = fence.filter(|_| self.color)
+            && let Some(code) = highlighted_fence(&marker, &block)
+        {
+            return code;
+        }
+        self.render(&block.join("\n"))
     }
 
     fn render(&self, markdown: &str) -> String {
@@ -165,6 +176,20 @@ impl MarkdownStream {
         }
         out
     }
+}
+
+/// A fenced block (opening line, code, closing line if it came) highlighted for the language
+/// its opening line names; `None` leaves it to termimad.
+fn highlighted_fence(marker: &str, block: &[String]) -> Option<String> {
+    let (open, rest) = block.split_first()?;
+    let lang = open.trim_start().trim_start_matches(marker.chars().next()?);
+    let body = match rest.last() {
+        Some(last) if last.trim_start().starts_with(marker) => &rest[..rest.len() - 1],
+        _ => rest,
+    };
+    let mut code = body.join("\n");
+    code.push('\n');
+    super::highlight::highlight(lang.trim(), &code)
 }
 
 #[cfg(test)]
@@ -211,5 +236,21 @@ mod tests {
             ],
         );
         insta::assert_snapshot!(out);
+    }
+
+    #[test]
+    fn code_blocks_in_colour_are_highlighted_for_their_language() {
+        let mut s = MarkdownStream::rendered(true, 60);
+        let out = feed(
+            &mut s,
+            &["```python\n", "print('hi')\n", "```\n", "after\n"],
+        );
+        assert!(out.contains("\x1b[38;2;"), "{out:?}");
+        assert!(out.contains("print"), "{out:?}");
+        assert!(!out.contains("```"), "{out:?}");
+        // No colour: the plain rendering, no escapes.
+        let mut s = MarkdownStream::rendered(false, 60);
+        let out = feed(&mut s, &["```python\n", "print('hi')\n", "```\n"]);
+        assert!(!out.contains('\x1b'), "{out:?}");
     }
 }

@@ -87,6 +87,12 @@ impl Screen {
         lines[..end].join("\n")
     }
 
+    /// The visible pane with its colours (SGR escapes kept), for what only colour shows.
+    pub fn text_with_colours(&self) -> String {
+        let out = self.tmux(&["capture-pane", "-p", "-e", "-J", "-t", "repl"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// Types `text` literally, then Enter.
     pub fn line(&self, text: &str) {
         self.type_text(text);

@@ -1,0 +1,46 @@
+//! Issue 21, rendering as a person sees it in tmux: a fenced code block in the answer is
+//! syntax-highlighted in colour (and its fences are not shown), while `NO_COLOR` gives the same
+//! text with no colour at all.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::repl_support;
+
+use repl_support::Screen;
+use synapse_tests::TestEnv;
+use synapse_tests::fake_llm::{FakeLlm, Script};
+
+const ANSWER: &str =
+    "Here:\n\n```python\ndef greet(name):\n    return f\"hi {name}\"\n```\n\nDone.";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn code_blocks_are_highlighted_and_no_color_turns_colour_off() {
+    let env = TestEnv::new();
+    let fake = FakeLlm::start(Script::new().text(ANSWER).text(ANSWER))
+        .await
+        .unwrap();
+    // The test environment sets NO_COLOR=1; empty means unset (no-color.org).
+    let screen = Screen::start_with(&env, Some(&fake), &["chat"], &[("NO_COLOR", "")]);
+    screen.wait_for("You (1)>");
+    screen.line("show me a function");
+    let shown = screen.wait_for("You (2)>");
+    assert!(shown.contains("def greet(name):"), "{shown}");
+    assert!(!shown.contains("```"), "fences are not shown:\n{shown}");
+    let coloured = screen.text_with_colours();
+    let line = coloured
+        .lines()
+        .find(|l| l.contains("greet"))
+        .unwrap_or_else(|| panic!("no code line in:\n{coloured}"));
+    // Several colours on the one line: the keyword, the name, the punctuation.
+    assert!(line.matches("\x1b[").count() >= 3, "{line:?}");
+    drop(screen);
+
+    let env = TestEnv::new();
+    let screen = Screen::start_with(&env, Some(&fake), &["chat"], &[("NO_COLOR", "1")]);
+    screen.wait_for("You (1)>");
+    screen.line("again");
+    screen.wait_for("You (2)>");
+    let plain = screen.text_with_colours();
+    let line = plain.lines().find(|l| l.contains("greet")).unwrap();
+    assert!(!line.contains('\x1b'), "NO_COLOR still coloured: {line:?}");
+}
