@@ -44,3 +44,25 @@ async fn code_blocks_are_highlighted_and_no_color_turns_colour_off() {
     let line = plain.lines().find(|l| l.contains("greet")).unwrap();
     assert!(!line.contains('\x1b'), "NO_COLOR still coloured: {line:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_key_typed_in_the_setup_never_shows_on_screen() {
+    let env = TestEnv::new();
+    let screen = Screen::start(&env, None, &[]);
+    screen.wait_for("Provider [1-3]:");
+    screen.line("1");
+    screen.wait_for("Anthropic API key:");
+    screen.type_text("sk-ant-SECRET-1234");
+    screen.wait_for("Anthropic API key: ******************");
+    screen.keys(&["Enter"]);
+    // Typing is shown again for the next answer.
+    screen.wait_for("Model [");
+    screen.type_text("my-model");
+    let shown = screen.wait_for("my-model");
+    assert!(!shown.contains("SECRET"), "the key is on screen:\n{shown}");
+    screen.keys(&["Enter"]);
+    screen.wait_for("Saved to");
+    let saved = std::fs::read_to_string(env.home().join("settings.json")).unwrap();
+    assert!(saved.contains("sk-ant-SECRET-1234"), "{saved}");
+    assert!(!screen.text().contains("SECRET"));
+}

@@ -6,17 +6,20 @@
 //! inserts pasted newlines without submitting, and Tab completes ([`super::complete`]). Output that must appear while rustyline is
 //! reading goes through [`IdlePrinter`], which prints above the prompt.
 
+use std::borrow::Cow;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc as std_mpsc;
 
 use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
-use rustyline::highlight::Highlighter;
+use rustyline::highlight::{CmdKind, Highlighter};
 use rustyline::hint::Hinter;
 use rustyline::validate::{ValidationContext, ValidationResult, Validator};
 use rustyline::{
-    Cmd, CompletionType, Config, Editor, EventHandler, ExternalPrinter, Helper, KeyCode, KeyEvent,
-    Modifiers,
+    Cmd, ColorMode, CompletionType, Config, Editor, EventHandler, ExternalPrinter, Helper, KeyCode,
+    KeyEvent, Modifiers,
 };
 use tokio::sync::mpsc;
 
@@ -53,6 +56,8 @@ pub struct LineReader {
     replies: mpsc::Receiver<Reply>,
     printer: IdlePrinter,
     extras: SlashExtras,
+    /// While set, the line being typed shows as `*` (an API key in the setup).
+    masked: Arc<AtomicBool>,
 }
 
 impl LineReader {
@@ -62,8 +67,10 @@ impl LineReader {
         let (replies_tx, replies) = mpsc::channel(4);
         let (printer_tx, printer_rx) = std_mpsc::channel::<Box<dyn ExternalPrinter + Send>>();
         let extras = SlashExtras::default();
+        let masked = Arc::new(AtomicBool::new(false));
         let helper = LineHelper {
             extras: extras.clone(),
+            masked: masked.clone(),
         };
         std::thread::Builder::new()
             .name("synapse-input".into())
@@ -73,7 +80,13 @@ impl LineReader {
             replies,
             printer: IdlePrinter::spawn(printer_rx)?,
             extras,
+            masked,
         })
+    }
+
+    /// Shows the following lines as `*` while typed (`true`), or as typed again (`false`).
+    pub fn set_masked(&self, masked: bool) {
+        self.masked.store(masked, Ordering::SeqCst);
     }
 
     /// Replaces the run-time slash commands Tab offers (`/<skill>` and its argument hint).
@@ -132,6 +145,9 @@ fn input_thread(
                 .bracketed_paste(true)
                 .auto_add_history(false)
                 .completion_type(CompletionType::List)
+                // The helper adds no colour of its own; forcing it keeps the `*` masking of a
+                // secret working under NO_COLOR, which would otherwise switch the helper off.
+                .color_mode(ColorMode::Forced)
                 .build()
         })
         .unwrap_or_default();
@@ -209,10 +225,23 @@ pub fn wants_continuation(input: &str) -> bool {
 /// Completion, and validation: a trailing `\` keeps the line open.
 struct LineHelper {
     extras: SlashExtras,
+    masked: Arc<AtomicBool>,
 }
 
 impl Helper for LineHelper {}
-impl Highlighter for LineHelper {}
+impl Highlighter for LineHelper {
+    fn highlight<'l>(&self, line: &'l str, _pos: usize) -> Cow<'l, str> {
+        if self.masked.load(Ordering::SeqCst) {
+            Cow::Owned("*".repeat(line.chars().count()))
+        } else {
+            Cow::Borrowed(line)
+        }
+    }
+
+    fn highlight_char(&self, _line: &str, _pos: usize, _kind: CmdKind) -> bool {
+        self.masked.load(Ordering::SeqCst)
+    }
+}
 impl Completer for LineHelper {
     type Candidate = Pair;
 

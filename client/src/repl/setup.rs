@@ -74,7 +74,11 @@ impl Repl {
         name: &str,
         default_model: &str,
     ) -> Option<SetModelSettingsRequest> {
-        let api_key = self.ask(&format!("{name} API key: ")).await?;
+        // Shown as `*` while typed: a key must not sit on the screen (or in a screen recording).
+        self.input.set_masked(true);
+        let api_key = self.ask(&format!("{name} API key: ")).await;
+        self.input.set_masked(false);
+        let api_key = api_key?;
         let model = self
             .ask(&format!("Model [{default_model}]: "))
             .await
