@@ -157,7 +157,9 @@ impl McpConnection {
                     watch_exit(&process, &config.name, conn_id, events.clone());
                     let service = handler.serve((stdout, stdin)).await.map_err(|e| {
                         ConnectionError::Initialize(
-                            process.exit_reason().unwrap_or_else(|| e.to_string()),
+                            process
+                                .exit_reason()
+                                .unwrap_or_else(|| super::error_words::in_words(&e, None)),
                         )
                     });
                     match service {
@@ -171,10 +173,9 @@ impl McpConnection {
                 Transport::Http { url, headers } => {
                     let transport =
                         StreamableHttpClientTransport::from_config(http_config(url, headers)?);
-                    let service = handler
-                        .serve(transport)
-                        .await
-                        .map_err(|e| ConnectionError::Initialize(e.to_string()))?;
+                    let service = handler.serve(transport).await.map_err(|e| {
+                        ConnectionError::Initialize(super::error_words::in_words(&e, Some(url)))
+                    })?;
                     (service, None)
                 }
             };
@@ -238,7 +239,7 @@ impl McpConnection {
             rmcp::ServiceError::Timeout { timeout } => ConnectionError::CallTimeout(timeout),
             e => match self.exited.as_ref().and_then(|w| w.borrow().clone()) {
                 Some(reason) => ConnectionError::Lost(reason),
-                None => other(e.to_string()),
+                None => other(super::error_words::in_words(&e, None)),
             },
         }
     }
