@@ -114,7 +114,7 @@ mod tests {
             .port();
         let url = format!("http://127.0.0.1:{port}/mcp");
         let transport = StreamableHttpClientTransport::from_uri(url.as_str());
-        let err = ().serve(transport).await.err().expect("nothing listens there");
+        let err = ().serve(transport).await.expect_err("nothing listens there");
         let words = in_words(&err, Some(&url));
         assert_eq!(
             words,
