@@ -21,6 +21,7 @@ mod growth_skills;
 mod llm_errors;
 mod llm_providers;
 mod mcp_e2e;
+mod mcp_edit_cli;
 mod mcp_errors;
 mod mcp_faults;
 mod mcp_filesystem;

@@ -1,4 +1,4 @@
-//! `synapse mcp list|call` and `synapse tools refresh mcp`: thin front-ends of the daemon's `Mcp`
+//! `synapse mcp list|call` (add/remove/get in [`super::mcp_edit`]) and `synapse tools refresh mcp`: thin front-ends of the daemon's `Mcp`
 //! service. `mcp call` is also what every `mcp:<server>:<tool>` wrapper execs, so it passes the
 //! argv through untouched (the daemon maps it with the tool's schema) and mirrors the daemon's
 //! stdout, stderr and exit code exactly.
@@ -43,6 +43,17 @@ pub enum McpCommand {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Add a server: `synapse mcp add <name> -- <command> [args…]` or `… <name> <https://…/mcp>`.
+    Add(super::mcp_edit::AddArgs),
+    /// Remove a server from the user's config or the project's .mcp.json.
+    Remove {
+        name: String,
+        /// Which file (needed only when both have the name).
+        #[arg(long, short = 's', value_enum)]
+        scope: Option<super::mcp_edit::Scope>,
+    },
+    /// Show one server: state, where it is configured, its entry (secrets masked) and tools.
+    Get { name: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -65,6 +76,9 @@ pub async fn run(paths: Paths, cmd: McpCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         McpCommand::List { tools, json } => list(&paths, tools, json).await,
         McpCommand::Call { server, tool, args } => Ok(call(&paths, server, tool, args).await),
+        McpCommand::Add(a) => super::mcp_edit::add(&paths, a).await,
+        McpCommand::Remove { name, scope } => super::mcp_edit::remove(&paths, name, scope).await,
+        McpCommand::Get { name } => super::mcp_edit::get(&paths, name).await,
     }
 }
 
@@ -129,6 +143,11 @@ async fn call(paths: &Paths, server: String, tool: String, argv: Vec<String>) ->
     }
 }
 
+/// `ready`, `failed`, … for a server's state.
+pub fn state_label(s: &McpServer) -> &'static str {
+    state_name(s)
+}
+
 fn state_name(s: &McpServer) -> &'static str {
     match McpServerState::try_from(s.state).unwrap_or(McpServerState::Unspecified) {
         McpServerState::Connecting => "connecting",
@@ -176,7 +195,7 @@ async fn list(paths: &Paths, tools: bool, json: bool) -> anyhow::Result<ExitCode
     }
     if r.servers.is_empty() {
         println!(
-            "No MCP servers configured. Add them to {} or ./mcp_servers.json, then run `synapse tools refresh mcp`.",
+            "No MCP servers configured. Add one with `synapse mcp add <name> -- <command> [args…]` (or edit {} or ./.mcp.json, then run `synapse tools refresh mcp`).",
             paths.mcp_dir().join("mcp_servers.json").display()
         );
     } else {

@@ -6,6 +6,7 @@ mod chat;
 mod daemon;
 mod exec;
 mod mcp;
+mod mcp_edit;
 pub mod run;
 mod sessions;
 mod skill;

@@ -20,6 +20,7 @@ pub mod calls;
 pub mod catalog;
 pub mod config;
 pub mod connection;
+pub mod edit;
 pub mod error_words;
 pub mod expand;
 pub mod filter;

@@ -7,8 +7,8 @@ use crate::lifecycle::peer::from_confined_client;
 use serde_json::Value;
 use synapse_shared::proto::mcp_server::Mcp;
 use synapse_shared::proto::{
-    McpCallToolRequest, McpCallToolResponse, McpListRequest, McpListResponse, McpRefreshRequest,
-    McpRefreshResponse, McpServer, McpServerState, McpTool,
+    McpCallToolRequest, McpCallToolResponse, McpEditRequest, McpEditResponse, McpListRequest,
+    McpListResponse, McpRefreshRequest, McpRefreshResponse, McpServer, McpServerState, McpTool,
 };
 use tonic::{Request, Response, Status};
 
@@ -175,6 +175,28 @@ impl Mcp for McpService {
             wrappers_removed: s.wrappers.removed,
             wrappers_unchanged: s.wrappers.unchanged as u32,
             config_problems: s.problems,
+        }))
+    }
+
+    /// → `mcp::edit::{add, remove}` (daemon/src/mcp/edit.rs), then `McpManager::refresh`.
+    async fn edit(
+        &self,
+        request: Request<McpEditRequest>,
+    ) -> Result<Response<McpEditResponse>, Status> {
+        // Adding a server runs code: never for a command inside a sandboxed session.
+        crate::lifecycle::peer::refuse_confined(&request, "changing MCP servers")?;
+        let r = request.into_inner();
+        let target = super::mcp_edit::target(&self.state, &r)?;
+        let (name, action, file) = (r.name.clone(), r.action.clone(), target.file.clone());
+        tokio::task::spawn_blocking(move || super::mcp_edit::apply(&r, &file))
+            .await
+            .map_err(|e| Status::internal(e.to_string()))??;
+        let mcp = &self.state.mcp;
+        mcp.refresh(Some(target.cwd.clone())).await;
+        let note = super::mcp_edit::note(&target, &action, &name, &mcp.list());
+        Ok(Response::new(McpEditResponse {
+            file: target.file.display().to_string(),
+            note,
         }))
     }
 }

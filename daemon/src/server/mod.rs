@@ -4,6 +4,7 @@
 mod chat;
 mod daemon;
 mod mcp;
+mod mcp_edit;
 mod sessions;
 mod skills;
 mod skills_growth;

@@ -1,0 +1,287 @@
+//! `synapse mcp add|remove|get`, as `claude mcp add` users expect: the entry is built here from
+//! the command line and written by the daemon (`Mcp.Edit`), which then connects it; `get` shows
+//! one server's entry (secrets masked), state and tools.
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use serde_json::{Map, Value, json};
+use synapse_shared::paths::Paths;
+use synapse_shared::proto::McpEditRequest;
+use synapse_shared::proto::McpListRequest;
+use synapse_shared::proto::mcp_client::McpClient;
+
+use crate::connect;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Scope {
+    /// $SYNAPSE_HOME/mcp/mcp_servers.json: every project.
+    User,
+    /// <project root>/.mcp.json: this project (starts once the folder is trusted).
+    Project,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TransportArg {
+    Stdio,
+    Http,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  synapse mcp add memory -- npx -y @modelcontextprotocol/server-memory
+  synapse mcp add git -e GIT_AUTHOR=me -- uvx mcp-server-git --repository .
+  synapse mcp add --transport http docs https://example.com/mcp -H \"Authorization: Bearer $TOKEN\"
+  synapse mcp add --scope project fs -- npx -y @modelcontextprotocol/server-filesystem .")]
+pub struct AddArgs {
+    /// Server name: the <server> of mcp:<server>:<tool>.
+    pub name: String,
+    /// The command to run (stdio), or the server's URL (http).
+    pub command_or_url: String,
+    /// Arguments of the command (put `--` before them when they start with `-`).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub args: Vec<String>,
+    /// Where the entry goes.
+    #[arg(long, short = 's', value_enum, default_value_t = Scope::User)]
+    pub scope: Scope,
+    /// stdio (a command) or http (a Streamable HTTP URL); guessed from an http(s):// URL.
+    #[arg(long, short = 't', value_enum)]
+    pub transport: Option<TransportArg>,
+    /// Environment variable for the server, KEY=VALUE (repeatable).
+    #[arg(long = "env", short = 'e', value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// HTTP header, "Name: value" (repeatable).
+    #[arg(long = "header", short = 'H', value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+}
+
+/// The config entry `add` writes.
+pub fn entry(a: &AddArgs) -> Result<Value, String> {
+    let looks_http =
+        a.command_or_url.starts_with("http://") || a.command_or_url.starts_with("https://");
+    let transport = a.transport.unwrap_or(if looks_http {
+        TransportArg::Http
+    } else {
+        TransportArg::Stdio
+    });
+    match transport {
+        TransportArg::Http => {
+            if !looks_http {
+                return Err(format!(
+                    "{:?} is not an http:// or https:// URL",
+                    a.command_or_url
+                ));
+            }
+            if !a.args.is_empty() || !a.env.is_empty() {
+                return Err(
+                    "an http server takes no command arguments or -e; use -H for headers".into(),
+                );
+            }
+            let mut headers = Map::new();
+            for h in &a.headers {
+                let (k, v) = h
+                    .split_once(':')
+                    .ok_or_else(|| format!("header {h:?} is not \"Name: value\""))?;
+                headers.insert(k.trim().to_string(), Value::String(v.trim().to_string()));
+            }
+            let mut e = json!({"type": "http", "url": a.command_or_url});
+            if !headers.is_empty() {
+                e["headers"] = Value::Object(headers);
+            }
+            Ok(e)
+        }
+        TransportArg::Stdio => {
+            if !a.headers.is_empty() {
+                return Err("-H is for http servers".into());
+            }
+            let mut env = Map::new();
+            for kv in &a.env {
+                let (k, v) = kv
+                    .split_once('=')
+                    .filter(|(k, _)| !k.is_empty())
+                    .ok_or_else(|| format!("-e {kv:?} is not KEY=VALUE"))?;
+                env.insert(k.to_string(), Value::String(v.to_string()));
+            }
+            let mut e = json!({"command": a.command_or_url, "args": a.args});
+            if !env.is_empty() {
+                e["env"] = Value::Object(env);
+            }
+            Ok(e)
+        }
+    }
+}
+
+fn scope_name(s: Option<Scope>) -> String {
+    match s {
+        Some(Scope::User) => "user".into(),
+        Some(Scope::Project) => "project".into(),
+        None => String::new(),
+    }
+}
+
+async fn edit(paths: &Paths, request: McpEditRequest) -> anyhow::Result<ExitCode> {
+    let channel = connect::connect(paths).await?;
+    match McpClient::new(channel).edit(request).await {
+        Ok(r) => {
+            let r = r.into_inner();
+            println!("Saved {}.", r.file);
+            if !r.note.is_empty() {
+                println!("{}", r.note);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(status) => {
+            eprintln!("synapse: {}", status.message());
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+fn cwd() -> String {
+    std::env::current_dir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default()
+}
+
+pub async fn add(paths: &Paths, a: AddArgs) -> anyhow::Result<ExitCode> {
+    let entry = match entry(&a) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("synapse mcp add: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    edit(
+        paths,
+        McpEditRequest {
+            action: "add".into(),
+            name: a.name,
+            scope: scope_name(Some(a.scope)),
+            entry_json: entry.to_string(),
+            cwd: cwd(),
+        },
+    )
+    .await
+}
+
+pub async fn remove(paths: &Paths, name: String, scope: Option<Scope>) -> anyhow::Result<ExitCode> {
+    edit(
+        paths,
+        McpEditRequest {
+            action: "remove".into(),
+            name,
+            scope: scope_name(scope),
+            entry_json: String::new(),
+            cwd: cwd(),
+        },
+    )
+    .await
+}
+
+/// `mcp get <name>`: state, where it is configured, its entry (env and header values masked)
+/// and its tools.
+pub async fn get(paths: &Paths, name: String) -> anyhow::Result<ExitCode> {
+    let channel = connect::connect(paths).await?;
+    let servers = McpClient::new(channel)
+        .list(McpListRequest {
+            include_tools: true,
+        })
+        .await
+        .map_err(|s| anyhow::anyhow!("{}", s.message()))?
+        .into_inner()
+        .servers;
+    let Some(s) = servers.iter().find(|s| s.name == name) else {
+        let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+        eprintln!(
+            "synapse: no MCP server {name:?}; configured: {}",
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        );
+        return Ok(ExitCode::FAILURE);
+    };
+    println!("{}", s.name);
+    println!("  state:     {}", super::mcp::state_label(s));
+    if !s.reason.is_empty() {
+        println!("  reason:    {}", s.reason);
+    }
+    println!("  transport: {}", s.transport);
+    println!("  config:    {}", s.source);
+    if let Some(e) = configured_entry(&s.source, &s.name) {
+        for line in serde_json::to_string_pretty(&masked(e))?.lines() {
+            println!("    {line}");
+        }
+    }
+    println!("  tools:     {}", s.tool_count);
+    for t in &s.tools {
+        println!("    {}  {}", t.command, t.description);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn configured_entry(file: &str, name: &str) -> Option<Value> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let v: Value = serde_json::from_str(&text).ok()?;
+    ["mcpServers", "servers"]
+        .iter()
+        .find_map(|k| v.get(k)?.get(name).cloned())
+}
+
+/// Values of `env` and `headers` shown as `***` (keys stay).
+fn masked(mut e: Value) -> Value {
+    for key in ["env", "headers"] {
+        if let Some(map) = e.get_mut(key).and_then(Value::as_object_mut) {
+            let keys: BTreeMap<String, ()> = map.keys().map(|k| (k.clone(), ())).collect();
+            for k in keys.keys() {
+                map.insert(k.clone(), Value::String("***".into()));
+            }
+        }
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(name: &str, target: &str, rest: &[&str]) -> AddArgs {
+        AddArgs {
+            name: name.into(),
+            command_or_url: target.into(),
+            args: rest.iter().map(|s| s.to_string()).collect(),
+            scope: Scope::User,
+            transport: None,
+            env: vec![],
+            headers: vec![],
+        }
+    }
+
+    #[test]
+    fn entries_are_built_like_claude_mcp_add() {
+        let mut a = args("git", "uvx", &["mcp-server-git", "--repository", "."]);
+        a.env = vec!["TOKEN=abc=def".into()];
+        assert_eq!(
+            entry(&a).unwrap(),
+            json!({"command": "uvx", "args": ["mcp-server-git", "--repository", "."], "env": {"TOKEN": "abc=def"}})
+        );
+        let mut h = args("docs", "https://x.test/mcp", &[]);
+        h.headers = vec!["Authorization: Bearer t:1".into()];
+        assert_eq!(
+            entry(&h).unwrap(),
+            json!({"type": "http", "url": "https://x.test/mcp", "headers": {"Authorization": "Bearer t:1"}})
+        );
+        let mut bad = args("x", "npx", &[]);
+        bad.env = vec!["NOEQUALS".into()];
+        assert!(entry(&bad).unwrap_err().contains("KEY=VALUE"));
+        let mut not_url = args("x", "npx", &[]);
+        not_url.transport = Some(TransportArg::Http);
+        assert!(entry(&not_url).is_err());
+        assert_eq!(
+            masked(json!({"command": "x", "env": {"K": "secret"}})),
+            json!({"command": "x", "env": {"K": "***"}})
+        );
+    }
+}
