@@ -97,3 +97,36 @@ fn project_entries_wait_for_trust_and_broken_files_are_kept() {
     let http = env.cli(&["mcp", "add", "--transport", "http", "web", "not-a-url"]);
     assert_eq!(http.code, Some(2), "{}", http.stderr);
 }
+
+#[test]
+fn a_codex_users_servers_are_found_in_their_config_toml() {
+    let env = TestEnv::new();
+    let server =
+        fixtures_dir().join("node_modules/@modelcontextprotocol/server-memory/dist/index.js");
+    let codex = env.user_home().join(".codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    std::fs::write(
+        codex.join("config.toml"),
+        format!(
+            "model = \"o3\"\n\n[mcp_servers.memory]\ncommand = \"node\"\nargs = [{:?}]\n\
+             enabled_tools = [\"read_graph\", \"search_nodes\"]\n",
+            server.display().to_string()
+        ),
+    )
+    .unwrap();
+    let mut listed = String::new();
+    synapse_tests::wait_until(
+        synapse_tests::DEADLINE,
+        "the Codex server to connect",
+        || {
+            listed = env.cli(&["mcp", "list"]).stdout;
+            listed
+                .lines()
+                .any(|l| l.starts_with("memory") && l.contains("ready"))
+        },
+    );
+    let get = env.cli(&["mcp", "get", "memory"]);
+    assert!(get.stdout.contains(".codex/config.toml"), "{}", get.stdout);
+    // enabled_tools is honoured: two commands, not nine.
+    assert!(get.stdout.contains("tools:     2"), "{}", get.stdout);
+}

@@ -18,6 +18,7 @@
 pub mod args;
 pub mod calls;
 pub mod catalog;
+pub mod codex;
 pub mod config;
 pub mod connection;
 pub mod edit;

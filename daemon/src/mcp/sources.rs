@@ -3,7 +3,8 @@
 //!
 //! - `~/.claude.json`: the user-level `mcpServers` map and the `mcpServers` of the entry under
 //!   `projects` whose key is the current project folder (as Claude Code writes it);
-//! - `<project>/.vscode/mcp.json`: the `servers` map (`${workspaceFolder}` is the project).
+//! - `<project>/.vscode/mcp.json`: the `servers` map (`${workspaceFolder}` is the project);
+//! - Codex's `~/.codex/config.toml` (`$CODEX_HOME`): its `[mcp_servers.*]` tables ([`super::codex`]).
 //!
 //! They rank below Synapse's own files: a server named in `mcp_servers.json` or `.mcp.json`
 //! wins. Each entry keeps the file it came from as its source, which `synapse mcp list` shows.
@@ -30,6 +31,11 @@ pub fn add_foreign(
     let mut foreign = McpConfig::default();
     if let Some(home) = home {
         merge_claude_json(&mut foreign, &home.join(CLAUDE_JSON), project, lookup);
+        merge_codex_toml(
+            &mut foreign,
+            &super::codex::config_file(home, lookup("CODEX_HOME")),
+            lookup,
+        );
     }
     if let Some(project) = project {
         let path = project.join(VSCODE_MCP_JSON);
@@ -91,6 +97,38 @@ fn merge_claude_json(
     config.files.push(path.to_path_buf());
     // Only the server maps are handed on: the rest of the file (history, settings) is not ours.
     let text = serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap_or_default();
+    config.merge_text(path, &text, lookup);
+}
+
+/// Codex's `config.toml`: its `[mcp_servers.*]`, below the servers already found.
+fn merge_codex_toml(config: &mut McpConfig, path: &Path, lookup: &dyn Fn(&str) -> Option<String>) {
+    let Some(text) = read_optional(path, config) else {
+        return;
+    };
+    let doc = match super::codex::to_servers_json(&text) {
+        Ok(doc) => doc,
+        Err(message) => {
+            config.problems.push(super::config::ConfigProblem {
+                path: path.to_path_buf(),
+                line: 0,
+                column: 0,
+                server: None,
+                message,
+            });
+            return;
+        }
+    };
+    let mut fresh = Map::new();
+    for (name, entry) in doc["mcpServers"].as_object().into_iter().flatten() {
+        if !config.servers.contains_key(name) && !config.invalid.contains_key(name) {
+            fresh.insert(name.clone(), entry.clone());
+        }
+    }
+    if fresh.is_empty() {
+        return;
+    }
+    config.files.push(path.to_path_buf());
+    let text = serde_json::to_string_pretty(&json!({ "mcpServers": fresh })).unwrap_or_default();
     config.merge_text(path, &text, lookup);
 }
 
