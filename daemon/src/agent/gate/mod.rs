@@ -11,6 +11,7 @@ pub mod audit;
 mod decide;
 mod protect;
 pub mod rules_source;
+mod shell_state;
 mod summary;
 
 use std::path::{Path, PathBuf};
@@ -74,6 +75,8 @@ pub struct SessionGate {
     forced_mode: Option<Mode>,
     /// Where problems in the rules files are told (the session's notices).
     notify: Arc<dyn Fn(String) + Send + Sync>,
+    /// What the session shell has defined, for resolving command names.
+    shell: Mutex<shell_state::TrackedShell>,
 }
 
 impl SessionGate {
@@ -110,6 +113,7 @@ impl SessionGate {
             audit,
             forced_mode: None,
             notify,
+            shell: Mutex::default(),
         };
         (gate, problems)
     }
@@ -235,6 +239,8 @@ impl SessionGate {
             audit: self.audit.clone(),
             forced_mode: Some(Mode::ReadOnly),
             notify: self.notify.clone(),
+            // A sub-agent runs in its own shell.
+            shell: Mutex::default(),
         }
     }
 }
