@@ -44,6 +44,7 @@ mod skills_wrappers;
 mod todo_session;
 mod trust_peer;
 mod trust_project;
+mod trust_resolver;
 mod trust_rules;
 mod trust_socket;
 mod web_fetch;

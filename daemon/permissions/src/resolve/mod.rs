@@ -115,6 +115,29 @@ fn resolve_command(cmd: &SimpleCommand, state: &ShellState, out: &mut Resolution
         out.opaque
             .push(format!("the command name `{name}` is a glob pattern"));
     }
+    match name {
+        "trap" => {
+            let mut probe = ShellState::default();
+            probe.record_parsed(&parse_nested(&cmd.text, 1), "");
+            if let Some((signal, action)) = probe.traps.iter().next() {
+                out.opaque.push(format!(
+                    "a {signal} trap would run `{}` around every later command",
+                    snippet(action)
+                ));
+            }
+        }
+        "enable"
+            if cmd.words[1..]
+                .iter()
+                .any(|a| !matches!(a.as_str(), "-a" | "-p" | "-s")) =>
+        {
+            out.opaque.push(format!(
+                "`{}` changes which builtins the shell has",
+                cmd.text
+            ));
+        }
+        _ => {}
+    }
     if let Some(shell) = stdin_shell(&cmd.words) {
         match cmd
             .redirects

@@ -83,6 +83,10 @@ fn syntax_that_hides_rm_never_passes() {
         ("__synapse_agent() { ls; }", ["D", "D", "D", "D"]),
         ("alias __synapse_read_is_agent=true", ["D", "D", "D", "D"]),
         ("BASH_ENV=./x bash run.sh", ["Q", "Q", "D", "Q"]),
+        ("trap \"$(printf x)\" DEBUG", ["Q", "Q", "D", "Q"]),
+        ("trap 'echo hi' RETURN", ["Q", "Q", "D", "Q"]),
+        ("trap 'echo bye' EXIT", ["A", "Q", "A", "A"]),
+        ("enable -f ./evil.so ls", ["Q", "Q", "D", "Q"]),
     ];
     for (command, want) in table {
         assert_eq!(codes(command, &plain), *want, "{command}");
