@@ -86,11 +86,10 @@ async fn a_deny_rule_holds_through_every_rewrite() {
             "`{attack}` was not refused: {result}"
         );
     }
-    for n in 0..ATTACKS.len() {
+    for (n, (_, attack)) in ATTACKS.iter().enumerate() {
         assert!(
             work.join(format!("v{n}.txt")).exists(),
-            "v{n}.txt was removed by `{}`",
-            ATTACKS[n].1
+            "v{n}.txt was removed by `{attack}`"
         );
     }
 }

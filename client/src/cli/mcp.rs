@@ -43,6 +43,16 @@ pub enum McpCommand {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Approve this project's MCP servers as their entries read now, and start them. A
+    /// project's servers run code: they start only in a trusted folder, once approved, and a
+    /// changed entry needs approval again.
+    Approve {
+        /// Server names (see `synapse mcp list`).
+        servers: Vec<String>,
+        /// Every server of this project waiting for approval.
+        #[arg(long, conflicts_with = "servers")]
+        all: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -65,6 +75,9 @@ pub async fn run(paths: Paths, cmd: McpCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         McpCommand::List { tools, json } => list(&paths, tools, json).await,
         McpCommand::Call { server, tool, args } => Ok(call(&paths, server, tool, args).await),
+        McpCommand::Approve { servers, all } => {
+            super::mcp_approve::approve(&paths, servers, all).await
+        }
     }
 }
 

@@ -6,6 +6,7 @@ mod chat;
 mod daemon;
 mod exec;
 mod mcp;
+mod mcp_approve;
 pub mod run;
 mod sessions;
 mod skill;
