@@ -43,6 +43,7 @@ mod skills_watcher;
 mod skills_wrappers;
 mod todo_session;
 mod trust_approval;
+mod trust_exec;
 mod trust_peer;
 mod trust_project;
 mod trust_resolver;

@@ -50,7 +50,8 @@ enum Command {
     #[command(subcommand)]
     Sessions(sessions::SessionsCommand),
     /// Run one command through the Bash tool's router and print what the model would see. It runs
-    /// as you: no permission rules and no sandbox apply (the agent's commands meet both).
+    /// as you: no permission rules and no sandbox apply (the agent's commands meet both), unless
+    /// `--permission-mode` puts it under that mode's rules and sandbox.
     Exec(exec::ExecArgs),
     /// MCP servers: list them, call a tool.
     #[command(subcommand)]

@@ -9,9 +9,10 @@
 mod answer;
 pub mod audit;
 mod decide;
+pub mod exec_gate;
 mod protect;
 pub mod rules_source;
-mod shell_state;
+pub mod shell_state;
 mod summary;
 
 use std::path::{Path, PathBuf};
@@ -76,7 +77,7 @@ pub struct SessionGate {
     /// Where problems in the rules files are told (the session's notices).
     notify: Arc<dyn Fn(String) + Send + Sync>,
     /// What the session shell has defined, for resolving command names.
-    shell: Mutex<shell_state::TrackedShell>,
+    shell: Arc<Mutex<shell_state::TrackedShell>>,
 }
 
 impl SessionGate {
@@ -113,7 +114,7 @@ impl SessionGate {
             audit,
             forced_mode: None,
             notify,
-            shell: Mutex::default(),
+            shell: Arc::default(),
         };
         (gate, problems)
     }
@@ -221,6 +222,12 @@ impl SessionGate {
         }
     }
 
+    /// Shares `shell`, the picture of a shell that outlives this gate (`synapse exec` sessions).
+    pub fn with_tracked_shell(mut self, shell: Arc<Mutex<shell_state::TrackedShell>>) -> Self {
+        self.shell = shell;
+        self
+    }
+
     /// A read-only gate for a `task:explore` sub-agent: same rules, approver and audit.
     pub fn read_only_child(&self) -> SessionGate {
         let st = self.state();
@@ -240,7 +247,7 @@ impl SessionGate {
             forced_mode: Some(Mode::ReadOnly),
             notify: self.notify.clone(),
             // A sub-agent runs in its own shell.
-            shell: Mutex::default(),
+            shell: Arc::default(),
         }
     }
 }

@@ -9,7 +9,7 @@
 use synapse_permissions::ShellState;
 
 #[derive(Debug, Default)]
-pub(super) struct TrackedShell {
+pub struct TrackedShell {
     pid: Option<i32>,
     state: ShellState,
 }
