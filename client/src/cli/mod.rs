@@ -122,7 +122,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Mcp(cmd) => block_on(mcp::run(paths()?, cmd)),
         Command::Tools(cmd) => block_on(tools::run(paths()?, cmd)),
         Command::Skill(cmd) => block_on(skill::run(paths()?, cmd)),
-        Command::Trust(args) => trust::run(paths()?, args),
+        Command::Trust(args) => block_on(trust::run(paths()?, args)),
     }
 }
 

@@ -14,6 +14,7 @@ mod protect;
 pub mod rules_source;
 pub mod shell_state;
 mod summary;
+pub mod trust_list;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
