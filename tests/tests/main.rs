@@ -49,6 +49,7 @@ mod trust_project;
 mod trust_resolver;
 mod trust_rules;
 mod trust_socket;
+mod trust_tmpdir;
 mod web_fetch;
 mod web_search;
 mod workspaces_projects;

@@ -26,11 +26,13 @@ impl SessionGate {
         let mut extra = loaded.writable_dirs.clone();
         extra.push(self.root.clone());
         let skills = skills_dir(&self.env.synapse_home);
+        // Without a temporary folder, the session folder stands in (nothing extra writable).
+        let temp = self.temp_dir().unwrap_or_else(|| self.root.clone());
         let ctx = Context {
             cwd: info.cwd,
             home: &self.env.home,
             synapse_home: &skills,
-            temp_dir: &self.env.temp_dir,
+            temp_dir: &temp,
             extra_writable: &extra,
             sandboxed: info.sandboxed,
             is_session_pid: info.is_session_pid,

@@ -10,6 +10,7 @@ mod answer;
 pub mod audit;
 mod decide;
 pub mod exec_gate;
+pub mod private_tmp;
 mod protect;
 pub mod rules_source;
 pub mod shell_state;
@@ -79,6 +80,8 @@ pub struct SessionGate {
     notify: Arc<dyn Fn(String) + Send + Sync>,
     /// What the session shell has defined, for resolving command names.
     shell: Arc<Mutex<shell_state::TrackedShell>>,
+    /// The session's temporary folder.
+    tmp: private_tmp::SessionTmp,
 }
 
 impl SessionGate {
@@ -116,6 +119,7 @@ impl SessionGate {
             forced_mode: None,
             notify,
             shell: Arc::default(),
+            tmp: private_tmp::SessionTmp::Shared,
         };
         (gate, problems)
     }
@@ -188,11 +192,8 @@ impl SessionGate {
 
     /// Folders the session shell may write to in auto/ask mode.
     fn writable_dirs(&self, loaded: &LoadedRules) -> Vec<PathBuf> {
-        let mut dirs = vec![
-            self.root.clone(),
-            skills_dir(&self.env.synapse_home),
-            self.env.temp_dir.clone(),
-        ];
+        let mut dirs = vec![self.root.clone(), skills_dir(&self.env.synapse_home)];
+        dirs.extend(self.temp_dir());
         dirs.extend(loaded.writable_dirs.iter().cloned());
         dirs.dedup();
         dirs
@@ -229,6 +230,18 @@ impl SessionGate {
         self
     }
 
+    /// Gives the session a private temporary folder (its shell's `TMPDIR`, the only temporary
+    /// folder its sandbox may write), removed when the gate is dropped.
+    pub fn with_private_tmp(mut self) -> Self {
+        self.tmp = private_tmp::SessionTmp::private(&self.env.temp_dir);
+        self
+    }
+
+    /// The session's temporary folder (`None`: none could be made, none is writable).
+    pub fn temp_dir(&self) -> Option<PathBuf> {
+        self.tmp.path(&self.env.temp_dir)
+    }
+
     /// A read-only gate for a `task:explore` sub-agent: same rules, approver and audit.
     pub fn read_only_child(&self) -> SessionGate {
         let st = self.state();
@@ -249,6 +262,7 @@ impl SessionGate {
             notify: self.notify.clone(),
             // A sub-agent runs in its own shell.
             shell: Arc::default(),
+            tmp: self.tmp.clone(),
         }
     }
 }
