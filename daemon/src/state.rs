@@ -224,6 +224,13 @@ impl ToolSource for McpTools {
 
 /// What every new chat session gets: the shared shell layer, live settings, a system prompt
 /// rendered for its working directory, and the reminder of its unfinished todo items.
+impl DaemonState {
+    /// What a permission gate outside a chat session (`synapse exec --permission-mode`) needs.
+    pub fn gate_env(&self) -> GateEnv {
+        gate_env(&self.paths, &self.mcp)
+    }
+}
+
 /// What every session's permission gate needs from the daemon.
 fn gate_env(paths: &Paths, mcp: &McpManager) -> GateEnv {
     let mcp = mcp.clone();

@@ -298,6 +298,13 @@ async fn a_session_in_a_project_folder_brings_its_project_servers() {
     assert!(trusted.success(), "{trusted:?}");
     env.start_daemon();
     assert!(!env.home().join("bin/mcp:proj:echo").exists());
+    // ... and approved the server's entry.
+    let mut approve = env.synapse();
+    approve
+        .current_dir(&project)
+        .args(["mcp", "approve", "proj"]);
+    let approved = Run::from(approve.output().unwrap());
+    assert!(approved.success(), "{approved:?}");
     let fake = FakeLlm::start(Script::new().text("hi")).await.unwrap();
     let mut cmd = env.synapse();
     cmd.current_dir(&project)

@@ -61,6 +61,17 @@ async fn claude_and_vscode_configs_are_read_with_their_source() {
     home.write_config(&json!({"mcpServers": {"shadowed": stdio(&bad_mcp(), &[])}}));
 
     let m = home.manager(&[("HOME", user_home.path().to_str().unwrap())]);
+    // The project's own server also needs the user's approval of its entry.
+    let approved = synapse_daemon::mcp::approval::approve_project_servers(
+        &m,
+        &home.path().join("mcp"),
+        project.path(),
+        &[],
+        true,
+    )
+    .await
+    .unwrap();
+    assert_eq!(approved.approved, ["from-vscode"]);
     let summary = m.refresh(Some(project.path().to_path_buf())).await;
     assert!(summary.failed.is_empty(), "{summary:?}");
     assert!(summary.problems.is_empty(), "{summary:?}");

@@ -1,7 +1,8 @@
 //! Issue 16, the dead-peer escape: a sandboxed command connects to the daemon, lets the
 //! connecting process exit, and sends `Tools.Exec` from a child. The daemon decides at accept
 //! time, so the call is refused; the same raw call from the (unsandboxed) user runs, which
-//! proves the raw call itself is sound.
+//! proves the raw call itself is sound. Trusting a folder goes through the daemon too, so a
+//! sandboxed agent cannot trust the repository it works in.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -128,4 +129,46 @@ async fn a_sandboxed_command_cannot_refresh_mcp_servers() {
         ),
         "{result}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sandboxed_command_cannot_trust_a_folder_but_may_list_them() {
+    if !landlock() {
+        eprintln!("Landlock is not available here: no sandboxed shell to test from");
+        return;
+    }
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.root().join("tmp")).unwrap();
+    let synapse = bin("synapse").display().to_string();
+    let work = env.workdir().display().to_string();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call(format!(
+                "S={synapse}; $S trust {work}; $S trust --list && echo listed"
+            ))
+            .text("tried"),
+    )
+    .await
+    .unwrap();
+    let mut cmd = env.synapse_with_model(&fake);
+    cmd.env("TMPDIR", env.root().join("tmp"))
+        .args(["run", "--yes", "do the task"]);
+    let run = synapse_tests::run_async(cmd).await;
+    assert!(run.success(), "{run:?}");
+    let result = fake.requests()[1].last_tool_result().unwrap();
+    assert!(
+        result.contains(
+            "changing the trusted folders is not available from inside a sandboxed agent shell"
+        ),
+        "{result}"
+    );
+    assert!(result.contains("listed"), "listing still works: {result}");
+    let list = env.cli(&["trust", "--list"]);
+    assert!(
+        !list.stdout.contains(&work),
+        "the agent trusted its folder: {list:?}"
+    );
+    // The user's own `synapse trust` goes through the same daemon call and counts.
+    let own = env.cli(&["trust", &work]);
+    assert!(own.success() && own.stdout.contains("Trusted:"), "{own:?}");
 }

@@ -1,6 +1,7 @@
 //! A cloned repository's MCP config runs code, so it counts only in a folder the user trusted:
 //! an untrusted `.mcp.json` never starts its server (a marker file proves it) and the refresh
-//! says why and how to trust the folder; after `synapse trust` the same server starts.
+//! says why and how to trust the folder; after `synapse trust` and `synapse mcp approve` the
+//! same server starts.
 
 use std::process::Command;
 
@@ -36,10 +37,16 @@ fn an_untrusted_projects_mcp_json_never_starts_its_server() {
     );
     assert!(!marker.exists(), "the untrusted server ran");
 
-    // Trusted by the user, the same entry does start (so the marker would have shown it).
+    // Trusted and approved by the user, the same entry does start (so the marker would have
+    // shown it).
     let trusted = env.cli(&["trust", project.to_str().unwrap()]);
     assert!(trusted.success(), "{trusted:?}");
-    let _ = refresh_in(&env, &project);
+    let mut approve: Command = env.synapse();
+    approve
+        .current_dir(&project)
+        .args(["mcp", "approve", "evil"]);
+    let approved = Run::from(approve.output().unwrap());
+    assert!(approved.success(), "{approved:?}");
     wait_until(DEADLINE, "the trusted project's server to start", || {
         marker.exists()
     });

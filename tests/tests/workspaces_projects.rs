@@ -112,6 +112,14 @@ async fn a_project_server_runs_in_its_root_with_the_clients_variables() {
     assert!(trusted.success(), "{trusted:?}");
     // The daemon starts without the variable: only the client that opens the session has it.
     env.start_daemon();
+    // The user approves the server's entry (from the project, with the variable set).
+    let mut approve = env.synapse();
+    approve
+        .current_dir(&project)
+        .env("MY_GREETING", "hello-from-the-shell")
+        .args(["mcp", "approve", "where"]);
+    let approved = Run::from(approve.output().unwrap());
+    assert!(approved.success(), "{approved:?}");
     let fake = FakeLlm::start_with(|_| Step::Reply(Reply::new().text("ok")))
         .await
         .unwrap();

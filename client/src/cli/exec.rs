@@ -1,6 +1,7 @@
-//! `synapse exec [--session NAME] [--restart] [--timeout SECS] "<command>"`: run one Bash-tool
-//! command through the daemon's router, print exactly what the model would receive, and exit
-//! with the command's status. The session is created on first use from this process's working
+//! `synapse exec [--session NAME] [--restart] [--timeout SECS] [--permission-mode M] "<command>"`:
+//! run one Bash-tool command through the daemon's router, print exactly what the model would
+//! receive, and exit with the command's status. It runs as the user (no rules, no sandbox)
+//! unless `--permission-mode` puts it under that mode's rules and sandbox. The session is created on first use from this process's working
 //! directory and environment.
 
 use std::io::Write;
@@ -23,6 +24,11 @@ pub struct ExecArgs {
     /// Start a fresh shell first (cwd and variables set by earlier commands are dropped).
     #[arg(long)]
     restart: bool,
+    /// Run under the permission rules and OS sandbox of this mode, exactly as the agent's
+    /// commands meet them (what would ask is refused, saying why). Without it the command runs
+    /// as you: no rules, no sandbox.
+    #[arg(long, value_enum, value_name = "MODE")]
+    permission_mode: Option<super::chat::PermissionMode>,
     /// Seconds before the command is killed (default 120, at most 600).
     #[arg(long, value_name = "SECS")]
     timeout: Option<f64>,
@@ -52,6 +58,10 @@ pub async fn run(paths: Paths, args: ExecArgs) -> anyhow::Result<ExitCode> {
         cwd: cwd.display().to_string(),
         // Variables that are not UTF-8 cannot cross the wire; the shell starts without them.
         env: std::env::vars().collect(),
+        permission_mode: args
+            .permission_mode
+            .map(|m| m.wire().to_string())
+            .unwrap_or_default(),
     };
     let channel = connect::connect(&paths).await?;
     let response = ToolsClient::new(channel)

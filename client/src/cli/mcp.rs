@@ -54,6 +54,16 @@ pub enum McpCommand {
     },
     /// Show one server: state, where it is configured, its entry (secrets masked) and tools.
     Get { name: String },
+    /// Approve this project's MCP servers as their entries read now, and start them. A
+    /// project's servers run code: they start only in a trusted folder, once approved, and a
+    /// changed entry needs approval again.
+    Approve {
+        /// Server names (see `synapse mcp list`).
+        servers: Vec<String>,
+        /// Every server of this project waiting for approval.
+        #[arg(long, conflicts_with = "servers")]
+        all: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -79,6 +89,9 @@ pub async fn run(paths: Paths, cmd: McpCommand) -> anyhow::Result<ExitCode> {
         McpCommand::Add(a) => super::mcp_edit::add(&paths, a).await,
         McpCommand::Remove { name, scope } => super::mcp_edit::remove(&paths, name, scope).await,
         McpCommand::Get { name } => super::mcp_edit::get(&paths, name).await,
+        McpCommand::Approve { servers, all } => {
+            super::mcp_approve::approve(&paths, servers, all).await
+        }
     }
 }
 

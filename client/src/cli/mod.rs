@@ -6,6 +6,7 @@ mod chat;
 mod daemon;
 mod exec;
 mod mcp;
+mod mcp_approve;
 mod mcp_edit;
 pub mod run;
 mod sessions;
@@ -50,7 +51,8 @@ enum Command {
     #[command(subcommand)]
     Sessions(sessions::SessionsCommand),
     /// Run one command through the Bash tool's router and print what the model would see. It runs
-    /// as you: no permission rules and no sandbox apply (the agent's commands meet both).
+    /// as you: no permission rules and no sandbox apply (the agent's commands meet both), unless
+    /// `--permission-mode` puts it under that mode's rules and sandbox.
     Exec(exec::ExecArgs),
     /// MCP servers: list them, call a tool.
     #[command(subcommand)]
@@ -121,7 +123,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Mcp(cmd) => block_on(mcp::run(paths()?, cmd)),
         Command::Tools(cmd) => block_on(tools::run(paths()?, cmd)),
         Command::Skill(cmd) => block_on(skill::run(paths()?, cmd)),
-        Command::Trust(args) => trust::run(paths()?, args),
+        Command::Trust(args) => block_on(trust::run(paths()?, args)),
     }
 }
 

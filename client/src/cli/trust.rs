@@ -1,7 +1,8 @@
 //! `synapse trust [DIR]`, `synapse trust --list`, `synapse trust --remove DIR`: the folders
 //! whose `.synapse/settings.json` the daemon honours. A project file can allow commands and set
-//! a default permission mode, so it counts only once its user said so. Works without the
-//! daemon: the daemon re-reads the list before it next loads a project's rules.
+//! a default permission mode, so it counts only once its user said so. The change goes through
+//! the daemon (`Daemon.Trust`), which refuses it from a sandboxed agent shell; the client never
+//! writes the list itself.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,7 +10,11 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 use synapse_shared::paths::Paths;
+use synapse_shared::proto::TrustRequest;
+use synapse_shared::proto::daemon_client::DaemonClient;
 use synapse_shared::trust;
+
+use crate::connect;
 
 #[derive(Debug, Args)]
 pub struct TrustArgs {
@@ -23,42 +28,61 @@ pub struct TrustArgs {
     pub remove: Option<PathBuf>,
 }
 
-pub fn run(paths: Paths, args: TrustArgs) -> anyhow::Result<ExitCode> {
-    let file = paths.trust_file();
-    if args.list {
-        let folders = trust::load(&file)?;
-        if folders.is_empty() {
+pub async fn run(paths: Paths, args: TrustArgs) -> anyhow::Result<ExitCode> {
+    let request = if args.list {
+        TrustRequest {
+            list: true,
+            ..Default::default()
+        }
+    } else if let Some(dir) = args.remove {
+        TrustRequest {
+            folder: absolute(dir)?.display().to_string(),
+            remove: true,
+            list: false,
+        }
+    } else {
+        let dir = absolute(match args.dir {
+            Some(d) => d,
+            None => std::env::current_dir().context("cannot read the current directory")?,
+        })?;
+        if !dir.is_dir() {
+            anyhow::bail!("{} is not a folder", dir.display());
+        }
+        TrustRequest {
+            folder: dir.display().to_string(),
+            ..Default::default()
+        }
+    };
+    let channel = connect::connect(&paths).await?;
+    let r = DaemonClient::new(channel)
+        .trust(request.clone())
+        .await
+        .map_err(|s| anyhow::anyhow!("{}", s.message()))?
+        .into_inner();
+    let folder = PathBuf::from(&request.folder);
+    if request.list {
+        if r.folders.is_empty() {
             println!("No trusted folders. `synapse trust` in a project trusts it.");
         }
-        for f in folders {
-            println!("{}", f.display());
+        for f in &r.folders {
+            println!("{f}");
         }
-        return Ok(ExitCode::SUCCESS);
-    }
-    if let Some(dir) = args.remove {
-        let dir = absolute(dir)?;
-        if trust::remove(&file, &dir)? {
-            println!("No longer trusted: {}", dir.display());
+    } else if request.remove {
+        if r.changed {
+            println!("No longer trusted: {}", folder.display());
         } else {
-            println!("{} was not trusted.", dir.display());
+            println!("{} was not trusted.", folder.display());
         }
-        return Ok(ExitCode::SUCCESS);
-    }
-    let dir = absolute(match args.dir {
-        Some(d) => d,
-        None => std::env::current_dir().context("cannot read the current directory")?,
-    })?;
-    if !dir.is_dir() {
-        anyhow::bail!("{} is not a folder", dir.display());
-    }
-    if trust::add(&file, &dir)? {
-        println!("Trusted: {}", dir.display());
     } else {
-        println!("Already trusted: {}", dir.display());
-    }
-    let project = dir.join(trust::PROJECT_SETTINGS);
-    if project.is_file() {
-        println!("Its rules in {} now apply.", project.display());
+        if r.changed {
+            println!("Trusted: {}", folder.display());
+        } else {
+            println!("Already trusted: {}", folder.display());
+        }
+        let project = folder.join(trust::PROJECT_SETTINGS);
+        if project.is_file() {
+            println!("Its rules in {} now apply.", project.display());
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

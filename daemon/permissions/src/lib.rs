@@ -14,6 +14,7 @@ pub mod parse;
 pub mod pattern;
 pub mod policy;
 pub mod readonly;
+pub mod resolve;
 pub mod risky;
 pub mod rules;
 pub mod writes;
@@ -24,13 +25,16 @@ mod test_support;
 #[cfg(test)]
 mod engine_props;
 #[cfg(test)]
+mod resolve_props;
+#[cfg(test)]
 mod rules_props;
 
 pub use context::{Context, normalize, resolve};
 pub use parse::{MAX_NESTING, Parsed, Pipeline, Redirect, RedirectOp, SimpleCommand, parse};
 pub use pattern::{Pattern, PatternError};
-pub use policy::{Action, Decision, Effect, Mode, ModeError, decide};
+pub use policy::{Action, Decision, Effect, Mode, ModeError, decide, decide_in_shell};
 pub use readonly::is_read_only;
+pub use resolve::{Resolution, ShellState};
 pub use risky::risky;
 pub use rules::{RuleHit, RuleKind, RuleSet, Verdict, default_mode, writable_dirs};
 pub use writes::write_targets;

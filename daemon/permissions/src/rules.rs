@@ -165,6 +165,11 @@ impl RuleSet {
         });
     }
 
+    /// Some bash deny rule is set.
+    pub fn has_bash_deny(&self) -> bool {
+        !self.bash.deny.is_empty()
+    }
+
     pub fn is_empty(&self) -> bool {
         [&self.bash, &self.mcp]
             .iter()

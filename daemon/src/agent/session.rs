@@ -141,7 +141,7 @@ impl ChatSession {
                 audit,
                 notify,
             );
-            Arc::new(gate)
+            Arc::new(gate.with_private_tmp())
         });
         Self {
             session_file: log.path().to_path_buf(),
@@ -226,9 +226,19 @@ impl ChatSession {
 
     /// Where and how the session's shell runs: its folder, environment and sandbox.
     fn shell_origin(&self) -> SessionOrigin {
+        let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = if self.env.is_empty() {
+            std::env::vars_os().collect()
+        } else {
+            self.env.iter().map(|(k, v)| (k.into(), v.into())).collect()
+        };
+        // The session's private temporary folder (issue 16), the only one its sandbox writes.
+        if let Some(tmp) = self.gate.as_ref().and_then(|g| g.temp_dir()) {
+            env.retain(|(k, _)| k != "TMPDIR");
+            env.push(("TMPDIR".into(), tmp.into()));
+        }
         SessionOrigin {
             cwd: self.cwd.clone(),
-            env: self.env.iter().map(|(k, v)| (k.into(), v.into())).collect(),
+            env,
             sandbox: self.gate.as_ref().and_then(|g| g.sandbox_spec()),
         }
     }

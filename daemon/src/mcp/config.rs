@@ -110,6 +110,9 @@ pub struct McpConfig {
     pub problems: Vec<ConfigProblem>,
     /// The files that were found and read, lowest precedence first.
     pub files: Vec<PathBuf>,
+    /// Project servers not started because the user has not approved this exact entry
+    /// (`synapse mcp approve`); each is also listed in `invalid` with how to approve it.
+    pub held: BTreeMap<String, ServerConfig>,
 }
 
 /// The config files for a user home folder and an optional project folder, lowest precedence first.

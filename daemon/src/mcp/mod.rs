@@ -15,6 +15,7 @@
 //! The router's in-process short-cut is [`McpManager::call_command`] (or
 //! [`McpManager::call_argv`]); `tools search` reads [`McpManager::catalog_entries`].
 
+pub mod approval;
 pub mod args;
 pub mod calls;
 pub mod catalog;

@@ -94,7 +94,7 @@ impl Chat for ChatService {
         let session = opened.session;
         let non_interactive = open.non_interactive;
         self.state.bind_workspace(&session.cwd, client_env);
-        let permission_problems = match session.configure_permissions(
+        let mut permission_problems = match session.configure_permissions(
             &open.permission_mode,
             open.allow,
             open.non_interactive,
@@ -103,6 +103,10 @@ impl Chat for ChatService {
             Ok(problems) => problems,
             Err(e) => return Err(Status::invalid_argument(e)),
         };
+        permission_problems.extend(crate::mcp::approval::waiting_notice(
+            &self.state.mcp,
+            &session.cwd,
+        ));
         // Its sandbox is known now: start the shell while the client sends its first input.
         session.warm_shell();
         let (turns, messages) = session.counts_now();

@@ -7,7 +7,7 @@ use crate::lifecycle::peer::refuse_confined;
 use synapse_shared::proto::daemon_server::Daemon;
 use synapse_shared::proto::{
     GetSettingsRequest, SetAutoEnhanceRequest, SetModelSettingsRequest, SettingsResponse,
-    ShutdownRequest, ShutdownResponse, StatusRequest, StatusResponse,
+    ShutdownRequest, ShutdownResponse, StatusRequest, StatusResponse, TrustRequest, TrustResponse,
 };
 use synapse_shared::settings::{self, Settings};
 use tonic::{Request, Response, Status};
@@ -34,6 +34,37 @@ impl DaemonService {
 
 #[tonic::async_trait]
 impl Daemon for DaemonService {
+    /// → `trust_list::change` (daemon/src/agent/gate/trust_list.rs).
+    async fn trust(
+        &self,
+        request: Request<TrustRequest>,
+    ) -> Result<Response<TrustResponse>, Status> {
+        use crate::agent::gate::trust_list::{self, TrustChange};
+        if !request.get_ref().list {
+            refuse_confined(&request, "changing the trusted folders")?;
+        }
+        let r = request.into_inner();
+        let folder = std::path::PathBuf::from(&r.folder);
+        let change = match (r.list, r.remove) {
+            (true, _) => TrustChange::List,
+            _ if !folder.is_absolute() => {
+                return Err(Status::invalid_argument(format!(
+                    "{} is not an absolute path",
+                    folder.display()
+                )));
+            }
+            (false, true) => TrustChange::Remove(folder),
+            (false, false) => TrustChange::Add(folder),
+        };
+        let file = self.state.paths.trust_file();
+        let (changed, folders) = trust_list::change(&file, change)
+            .map_err(|e| Status::failed_precondition(e.to_string()))?;
+        Ok(Response::new(TrustResponse {
+            changed,
+            folders: folders.iter().map(|f| f.display().to_string()).collect(),
+        }))
+    }
+
     /// → the counters of `DaemonState` (daemon/src/state.rs), e.g. `SkillStore::counts`.
     async fn status(&self, _: Request<StatusRequest>) -> Result<Response<StatusResponse>, Status> {
         let s = &self.state;

@@ -7,8 +7,9 @@ use crate::lifecycle::peer::from_confined_client;
 use serde_json::Value;
 use synapse_shared::proto::mcp_server::Mcp;
 use synapse_shared::proto::{
-    McpCallToolRequest, McpCallToolResponse, McpEditRequest, McpEditResponse, McpListRequest,
-    McpListResponse, McpRefreshRequest, McpRefreshResponse, McpServer, McpServerState, McpTool,
+    McpApproveRequest, McpApproveResponse, McpCallToolRequest, McpCallToolResponse, McpEditRequest,
+    McpEditResponse, McpListRequest, McpListResponse, McpRefreshRequest, McpRefreshResponse,
+    McpServer, McpServerState, McpTool,
 };
 use tonic::{Request, Response, Status};
 
@@ -136,6 +137,40 @@ impl Mcp for McpService {
         Ok(Response::new(wire_output(
             mcp.call_argv(&r.server, &r.tool, &r.argv, stdin).await,
         )))
+    }
+
+    /// → `approval::approve_project_servers` (daemon/src/mcp/approval.rs).
+    async fn approve(
+        &self,
+        request: Request<McpApproveRequest>,
+    ) -> Result<Response<McpApproveResponse>, Status> {
+        crate::lifecycle::peer::refuse_confined(&request, "approving MCP servers")?;
+        let r = request.into_inner();
+        if !std::path::Path::new(&r.cwd).is_absolute() {
+            return Err(Status::invalid_argument(
+                "cwd must be the caller's absolute working directory",
+            ));
+        }
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let root = crate::workspace::project_root(std::path::Path::new(&r.cwd), home.as_deref());
+        // The approving client stands for the project's opener: its variables fill `${VAR}`.
+        self.state
+            .mcp
+            .follow_workspace(root.clone(), Some(r.env.into_iter().collect()));
+        let outcome = crate::mcp::approval::approve_project_servers(
+            &self.state.mcp,
+            &self.state.paths.mcp_dir(),
+            &root,
+            &r.servers,
+            r.all,
+        )
+        .await
+        .map_err(|e| Status::failed_precondition(e.to_string()))?;
+        Ok(Response::new(McpApproveResponse {
+            project: root.display().to_string(),
+            approved: outcome.approved,
+            not_waiting: outcome.not_waiting,
+        }))
     }
 
     /// → `McpManager::refresh` (daemon/src/mcp/manager.rs).

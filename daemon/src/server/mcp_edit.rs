@@ -114,7 +114,8 @@ pub fn note(target: &Target, action: &str, name: &str, servers: &[ServerStatus])
     let status = servers.iter().find(|s| s.name == name);
     match (status, &target.project) {
         (None, Some(root)) => format!(
-            "Project servers start only in a trusted folder: review {}, then `synapse trust {}`.",
+            "Project servers start only in a trusted folder, once approved: review {}, then \
+             `synapse trust {}` and `synapse mcp approve {name}`.",
             target.file.display(),
             root.display()
         ),

@@ -11,6 +11,7 @@ use synapse_shared::proto::{ExecRequest, ExecResponse};
 use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status};
 
+use crate::agent::gate::shell_state::TrackedShell;
 use crate::shell::{SessionError, SessionOrigin, ToolCall};
 use crate::state::DaemonState;
 
@@ -19,11 +20,22 @@ pub const DEFAULT_SESSION: &str = "default";
 
 pub struct ToolsService {
     state: Arc<DaemonState>,
+    /// What each gated exec session's shell has defined, across calls.
+    exec_shells:
+        std::sync::Mutex<std::collections::HashMap<String, Arc<std::sync::Mutex<TrackedShell>>>>,
 }
 
 impl ToolsService {
     pub fn new(state: Arc<DaemonState>) -> Self {
-        Self { state }
+        Self {
+            state,
+            exec_shells: Default::default(),
+        }
+    }
+
+    fn exec_shell(&self, session: &str) -> Arc<std::sync::Mutex<TrackedShell>> {
+        let mut shells = self.exec_shells.lock().unwrap_or_else(|e| e.into_inner());
+        shells.entry(session.to_string()).or_default().clone()
     }
 }
 
@@ -38,6 +50,24 @@ impl Tools for ToolsService {
         } else {
             req.session
         };
+        let (name, exec_gate) = match req.permission_mode.as_str() {
+            "" => (name, None),
+            m => {
+                let mode = m
+                    .parse::<synapse_permissions::Mode>()
+                    .map_err(|e| Status::invalid_argument(e.to_string()))?;
+                let cwd = std::path::PathBuf::from(&req.cwd);
+                let gated = crate::agent::gate::exec_gate::gated_session(&name);
+                let gate = crate::agent::gate::exec_gate::exec_gate(
+                    self.state.gate_env(),
+                    cwd,
+                    mode,
+                    &gated,
+                    self.exec_shell(&gated),
+                );
+                (gated, Some(gate))
+            }
+        };
         let origin = SessionOrigin {
             cwd: req.cwd.into(),
             env: req
@@ -45,14 +75,16 @@ impl Tools for ToolsService {
                 .into_iter()
                 .map(|(k, v)| (k.into(), v.into()))
                 .collect(),
-            sandbox: None,
+            sandbox: exec_gate.as_ref().and_then(|g| g.sandbox.clone()),
         };
         let call = ToolCall {
             command: req.command,
             restart: req.restart,
             timeout: (req.timeout_ms > 0).then(|| Duration::from_millis(req.timeout_ms)),
             approver: None,
-            gate: None,
+            gate: exec_gate
+                .as_ref()
+                .map(|g| crate::agent::gate::handle(g.gate.clone())),
             output_cap: None,
         };
         let cancel = CancellationToken::new();
@@ -72,8 +104,15 @@ impl Tools for ToolsService {
                 | SessionError::RelativeCwd(_) => Status::invalid_argument(e.to_string()),
                 SessionError::ShuttingDown => Status::unavailable(e.to_string()),
             })?;
+        let mut output = result.output;
+        if let Some(notices) = exec_gate.and_then(|g| g.notices.lock().ok().map(|n| n.clone())) {
+            // Refusals are already in the output; other notices (a broken rules file) are not.
+            for n in notices.iter().filter(|n| !n.starts_with("denied:")) {
+                output.push_str(&format!("\n[{n}]"));
+            }
+        }
         Ok(Response::new(ExecResponse {
-            output: result.output,
+            output,
             exit_code: result.exit_code,
             restarted: result.restarted,
             timed_out: result.timed_out,

@@ -63,6 +63,9 @@ pub struct GateInfo<'a> {
     pub is_session_pid: &'a (dyn Fn(i32) -> bool + Sync),
     /// The session shell runs inside the OS sandbox.
     pub sandboxed: bool,
+    /// The running session shell's pid (`None` before it starts): a new pid means a fresh
+    /// shell, without the aliases and functions of the last one.
+    pub shell_pid: Option<i32>,
 }
 
 /// The gate's answer.

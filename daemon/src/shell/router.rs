@@ -330,6 +330,7 @@ async fn check(call: &ToolCall, session: &ShellSession, action: GateAction<'_>) 
         cwd: session.cwd(),
         is_session_pid: &is_session_pid,
         sandboxed: session.is_sandboxed() || session.sandbox().is_some_and(|_| sandbox_ready()),
+        shell_pid: session.shell_pid(),
     };
     gate.0.check(action, info).await
 }

@@ -140,6 +140,7 @@ impl Parser {
         self.budget = sub.budget;
         self.aborted |= sub.aborted;
         self.out.pipelines.extend(sub.out.pipelines);
+        self.out.functions.extend(sub.out.functions);
         self.out.opaque.extend(
             sub.out
                 .opaque

@@ -145,7 +145,9 @@ impl Parser {
                 "function" => {
                     self.consume_raw(word);
                     self.skip_blanks();
-                    self.read_word();
+                    if let Some(name) = self.read_word() {
+                        self.out.functions.push(name.value);
+                    }
                     self.skip_blanks();
                     self.empty_parens();
                 }
@@ -250,6 +252,9 @@ impl Parser {
                 Some('(') => {
                     if words.len() == 1 && assignments.is_empty() && redirects.is_empty() {
                         // `name() { …; }`: a function definition; its body is read next.
+                        if let Some(name) = words.first() {
+                            self.out.functions.push(name.value.clone());
+                        }
                         self.empty_parens();
                         return;
                     }

@@ -14,6 +14,7 @@ mod compound;
 mod cursor;
 mod expansions;
 mod grammar;
+mod launchers;
 mod redirects;
 mod words;
 mod wrappers;
@@ -35,6 +36,8 @@ pub struct Parsed {
     pub pipelines: Vec<Pipeline>,
     /// Human reasons the command could not be fully seen into, each naming the part.
     pub opaque: Vec<String>,
+    /// Names of the shell functions the command defines (`f() { …; }`, `function f { …; }`).
+    pub functions: Vec<String>,
 }
 
 /// `a | b | c` (also `|&`). Commands started by a wrapper follow the wrapper in the same list.

@@ -5,6 +5,7 @@
 
 use super::SimpleCommand;
 use super::cursor::Parser;
+use super::launchers;
 use super::words::is_assignment;
 
 /// How many wrappers deep (`sudo env nice timeout …`) are followed.
@@ -20,9 +21,9 @@ pub(crate) struct Unwrapped {
 }
 
 /// Which options of a wrapper take a separate argument.
-struct Opts {
-    short_arg: &'static str,
-    long_arg: &'static [&'static str],
+pub(super) struct Opts {
+    pub(super) short_arg: &'static str,
+    pub(super) long_arg: &'static [&'static str],
 }
 
 impl Parser {
@@ -78,6 +79,22 @@ impl Parser {
             shell if SHELLS.contains(&shell) => {
                 if let Some(Some(script)) = shell_c_string(&cmd.words) {
                     self.parse_string(&script, &format!("in `{shell} -c`"), start);
+                }
+            }
+            "trap" => {
+                // The action runs later, in this shell: its commands are judged now.
+                if let Some(action) = cmd.words.get(1).filter(|a| !a.starts_with('-')) {
+                    self.parse_string(action, "in `trap`", start);
+                }
+            }
+            launcher if !launchers::command_strings(launcher, &cmd.words).is_empty() => {
+                for script in launchers::command_strings(launcher, &cmd.words) {
+                    self.parse_string(&script, &format!("in `{launcher}`"), start);
+                }
+            }
+            launcher if launchers::unreadable(launcher, &cmd.words).is_some() => {
+                if let Some(reason) = launchers::unreadable(launcher, &cmd.words) {
+                    self.opaque(reason);
                 }
             }
             "find" | "fd" | "fdfind" => {
@@ -163,7 +180,7 @@ pub(crate) fn unwrap_wrapper(words: &[String]) -> Option<Unwrapped> {
             skip_options(words, 1, &opts("adEILnPs", XARGS_LONG_ARG)),
             false,
         ),
-        _ => return None,
+        other => return launchers::unwrap_launcher(other, words),
     };
     split_command(words, start, takes_assignments)
 }
@@ -193,7 +210,11 @@ const XARGS_LONG_ARG: &[&str] = &[
 ];
 
 /// `words[start..]` as assignments (when allowed) followed by a command.
-fn split_command(words: &[String], start: usize, takes_assignments: bool) -> Option<Unwrapped> {
+pub(super) fn split_command(
+    words: &[String],
+    start: usize,
+    takes_assignments: bool,
+) -> Option<Unwrapped> {
     let rest = words.get(start..)?;
     let split = if takes_assignments {
         rest.iter().take_while(|w| is_assignment(w)).count()
@@ -254,7 +275,7 @@ fn unwrap_env(words: &[String]) -> Option<Unwrapped> {
 }
 
 /// Index of the first word at or after `i` that is not an option (or after `--`).
-fn skip_options(words: &[String], mut i: usize, opts: &Opts) -> usize {
+pub(super) fn skip_options(words: &[String], mut i: usize, opts: &Opts) -> usize {
     while let Some(w) = words.get(i) {
         if w == "--" {
             return i + 1;

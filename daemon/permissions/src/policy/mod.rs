@@ -24,6 +24,7 @@ use std::path::PathBuf;
 pub use mode::{Mode, ModeError};
 
 use super::context::Context;
+use super::resolve::ShellState;
 use super::rules::RuleSet;
 
 /// What an in-process agent command is known to do.
@@ -80,10 +81,22 @@ pub enum Decision {
     },
 }
 
-/// Decides whether `action` may run in `mode` under `rules`.
+/// Decides whether `action` may run in `mode` under `rules`, in a shell with nothing defined.
 pub fn decide(action: &Action, mode: Mode, rules: &RuleSet, ctx: &Context) -> Decision {
+    decide_in_shell(action, mode, rules, ctx, &ShellState::default())
+}
+
+/// [`decide`] for a shell in `shell`'s state: command names are resolved against its aliases,
+/// functions, hashed paths and `PATH` before the rules see them.
+pub fn decide_in_shell(
+    action: &Action,
+    mode: Mode,
+    rules: &RuleSet,
+    ctx: &Context,
+    shell: &ShellState,
+) -> Decision {
     match action {
-        Action::Native { command } => native::decide(command, mode, rules, ctx),
+        Action::Native { command } => native::decide(command, mode, rules, ctx, shell),
         Action::Agent {
             name,
             command,

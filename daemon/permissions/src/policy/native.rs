@@ -10,6 +10,7 @@ use super::super::context::Context;
 use super::super::parse::{Parsed, parse};
 use super::super::parse::{SimpleCommand, unwrap_wrapper};
 use super::super::readonly::is_read_only;
+use super::super::resolve::{ShellState, resolve, wrapped_candidates};
 use super::super::rules::{RuleHit, RuleSet, Verdict};
 use super::facts::{Facts, ShellDir};
 use super::suggest::suggestion;
@@ -21,13 +22,62 @@ struct Asking {
     suggestion: String,
 }
 
-pub(super) fn decide(command: &str, mode: Mode, rules: &RuleSet, ctx: &Context) -> Decision {
-    let parsed = parse(command);
+pub(super) fn decide(
+    command: &str,
+    mode: Mode,
+    rules: &RuleSet,
+    ctx: &Context,
+    shell: &ShellState,
+) -> Decision {
+    let mut parsed = parse(command);
+    let resolution = resolve(&parsed, command, shell);
+    if let Some(why) = resolution.refused.first() {
+        return Decision::Deny {
+            reason: why.clone(),
+        };
+    }
+    parsed.pipelines.extend(resolution.extra);
     for cmd in parsed.all_commands() {
         if let Some(hit) = rules.bash_rule(Verdict::Deny, cmd) {
             return denied_by_rule(&cmd.text, &hit);
         }
     }
+    // What the line names may not be what runs: unknown launchers, stdin-fed shells, aliases
+    // and functions of the session. Read-only mode refuses it; a deny rule makes it ask even in
+    // yolo mode, since the rule cannot be checked.
+    let mut unresolved = resolution.opaque;
+    unresolved.extend(might_run_denied(&parsed, rules));
+    if !unresolved.is_empty() {
+        if mode == Mode::ReadOnly {
+            return Decision::Deny {
+                reason: format!(
+                    "read-only mode: cannot tell what it runs: {}",
+                    unresolved.join("; ")
+                ),
+            };
+        }
+        if mode == Mode::Yolo && rules.has_bash_deny() {
+            return Decision::Ask {
+                reason: format!(
+                    "cannot tell what it runs, and deny rules are set: {}",
+                    unresolved.join("; ")
+                ),
+                suggestion: String::new(),
+                escalate: true,
+            };
+        }
+    }
+    if mode == Mode::Yolo && rules.has_bash_deny() && !parsed.opaque.is_empty() {
+        return Decision::Ask {
+            reason: format!(
+                "cannot see what it runs, and deny rules are set: {}",
+                parsed.opaque.join("; ")
+            ),
+            suggestion: String::new(),
+            escalate: true,
+        };
+    }
+    parsed.opaque.extend(unresolved);
     match mode {
         Mode::Yolo => Decision::Allow {
             escalate: true,
@@ -36,6 +86,23 @@ pub(super) fn decide(command: &str, mode: Mode, rules: &RuleSet, ctx: &Context) 
         Mode::ReadOnly => read_only(&parsed, rules, ctx),
         Mode::Auto | Mode::Ask => approve(&parsed, mode, rules, ctx),
     }
+}
+
+/// Commands an unknown program might start that a deny rule refuses.
+fn might_run_denied(parsed: &Parsed, rules: &RuleSet) -> Vec<String> {
+    let mut found = Vec::new();
+    for cmd in parsed.all_commands() {
+        for inner in wrapped_candidates(cmd) {
+            if let Some(hit) = rules.bash_rule(Verdict::Deny, &inner) {
+                found.push(format!(
+                    "`{}` may start `{}`, which the deny rule `{}` from {} refuses",
+                    cmd.text, inner.text, hit.pattern, hit.source
+                ));
+                break;
+            }
+        }
+    }
+    found
 }
 
 fn approve(parsed: &Parsed, mode: Mode, rules: &RuleSet, ctx: &Context) -> Decision {

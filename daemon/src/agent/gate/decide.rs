@@ -7,7 +7,9 @@ use super::protect;
 use super::rules_source::LoadedRules;
 use super::{SessionGate, skills_dir};
 use crate::shell::{GateAction, GateInfo, GateVerdict};
-use synapse_permissions::{self as permissions, Action, Context, Decision, Mode, RuleSet};
+use synapse_permissions::{
+    self as permissions, Action, Context, Decision, Mode, RuleSet, ShellState,
+};
 
 impl SessionGate {
     /// Judges one command with the rules files read once, then acts on the decision.
@@ -24,20 +26,23 @@ impl SessionGate {
         let mut extra = loaded.writable_dirs.clone();
         extra.push(self.root.clone());
         let skills = skills_dir(&self.env.synapse_home);
+        // Without a temporary folder, the session folder stands in (nothing extra writable).
+        let temp = self.temp_dir().unwrap_or_else(|| self.root.clone());
         let ctx = Context {
             cwd: info.cwd,
             home: &self.env.home,
             synapse_home: &skills,
-            temp_dir: &self.env.temp_dir,
+            temp_dir: &temp,
             extra_writable: &extra,
             sandboxed: info.sandboxed,
             is_session_pid: info.is_session_pid,
         };
         let protected = self.protected(&loaded);
+        let shell = self.tracked_shell().current(info.shell_pid);
         let (text, decision, rules_file) = match &action {
             GateAction::Native { command } => (
                 *command,
-                self.native(command, mode, &rules, &ctx),
+                self.native(command, mode, &rules, &ctx, &shell),
                 protect::native_hit(command, &protected, &ctx),
             ),
             GateAction::Agent {
@@ -47,7 +52,7 @@ impl SessionGate {
                 ..
             } => {
                 if let Some(inner) = action.shell_line() {
-                    let d = self.native(&inner, mode, &rules, &ctx);
+                    let d = self.native(&inner, mode, &rules, &ctx, &shell);
                     (*command, d, protect::native_hit(&inner, &protected, &ctx))
                 } else {
                     let d = permissions::decide(
@@ -71,21 +76,39 @@ impl SessionGate {
         let native = matches!(action, GateAction::Native { .. })
             || matches!(action, GateAction::Agent { name: "bash", .. });
         let sandboxed = native && info.sandboxed;
-        self.resolve(
-            text,
-            decision,
-            mode,
-            sandboxed,
-            &loaded,
-            rules_file.is_some(),
-        )
-        .await
+        let verdict = self
+            .resolve(
+                text,
+                decision,
+                mode,
+                sandboxed,
+                &loaded,
+                rules_file.is_some(),
+            )
+            .await;
+        let ran = !matches!(verdict, GateVerdict::Refuse(_));
+        if let Some(line) = action.shell_line().filter(|_| ran) {
+            self.tracked_shell().record(info.shell_pid, &line);
+        }
+        verdict
+    }
+
+    fn tracked_shell(&self) -> std::sync::MutexGuard<'_, super::shell_state::TrackedShell> {
+        self.shell.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The decision for a command line: the policy, combined with the MCP rules for every
     /// `mcp:` command in it.
-    fn native(&self, command: &str, mode: Mode, rules: &RuleSet, ctx: &Context) -> Decision {
-        let mut decision = permissions::decide(&Action::Native { command }, mode, rules, ctx);
+    fn native(
+        &self,
+        command: &str,
+        mode: Mode,
+        rules: &RuleSet,
+        ctx: &Context,
+        shell: &ShellState,
+    ) -> Decision {
+        let mut decision =
+            permissions::decide_in_shell(&Action::Native { command }, mode, rules, ctx, shell);
         if !command.contains("mcp:") {
             return decision;
         }

@@ -9,9 +9,13 @@
 mod answer;
 pub mod audit;
 mod decide;
+pub mod exec_gate;
+pub mod private_tmp;
 mod protect;
 pub mod rules_source;
+pub mod shell_state;
 mod summary;
+pub mod trust_list;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -74,6 +78,10 @@ pub struct SessionGate {
     forced_mode: Option<Mode>,
     /// Where problems in the rules files are told (the session's notices).
     notify: Arc<dyn Fn(String) + Send + Sync>,
+    /// What the session shell has defined, for resolving command names.
+    shell: Arc<Mutex<shell_state::TrackedShell>>,
+    /// The session's temporary folder.
+    tmp: private_tmp::SessionTmp,
 }
 
 impl SessionGate {
@@ -110,6 +118,8 @@ impl SessionGate {
             audit,
             forced_mode: None,
             notify,
+            shell: Arc::default(),
+            tmp: private_tmp::SessionTmp::Shared,
         };
         (gate, problems)
     }
@@ -182,11 +192,8 @@ impl SessionGate {
 
     /// Folders the session shell may write to in auto/ask mode.
     fn writable_dirs(&self, loaded: &LoadedRules) -> Vec<PathBuf> {
-        let mut dirs = vec![
-            self.root.clone(),
-            skills_dir(&self.env.synapse_home),
-            self.env.temp_dir.clone(),
-        ];
+        let mut dirs = vec![self.root.clone(), skills_dir(&self.env.synapse_home)];
+        dirs.extend(self.temp_dir());
         dirs.extend(loaded.writable_dirs.iter().cloned());
         dirs.dedup();
         dirs
@@ -217,6 +224,24 @@ impl SessionGate {
         }
     }
 
+    /// Shares `shell`, the picture of a shell that outlives this gate (`synapse exec` sessions).
+    pub fn with_tracked_shell(mut self, shell: Arc<Mutex<shell_state::TrackedShell>>) -> Self {
+        self.shell = shell;
+        self
+    }
+
+    /// Gives the session a private temporary folder (its shell's `TMPDIR`, the only temporary
+    /// folder its sandbox may write), removed when the gate is dropped.
+    pub fn with_private_tmp(mut self) -> Self {
+        self.tmp = private_tmp::SessionTmp::private(&self.env.temp_dir);
+        self
+    }
+
+    /// The session's temporary folder (`None`: none could be made, none is writable).
+    pub fn temp_dir(&self) -> Option<PathBuf> {
+        self.tmp.path(&self.env.temp_dir)
+    }
+
     /// A read-only gate for a `task:explore` sub-agent: same rules, approver and audit.
     pub fn read_only_child(&self) -> SessionGate {
         let st = self.state();
@@ -235,6 +260,9 @@ impl SessionGate {
             audit: self.audit.clone(),
             forced_mode: Some(Mode::ReadOnly),
             notify: self.notify.clone(),
+            // A sub-agent runs in its own shell.
+            shell: Arc::default(),
+            tmp: self.tmp.clone(),
         }
     }
 }

@@ -86,6 +86,7 @@ impl McpManager {
                 });
             }
         }
+        crate::mcp::approval::hold_unapproved(&mut config, project, &self.inner.opts.mcp_dir);
         config
     }
 }

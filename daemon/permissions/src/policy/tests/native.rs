@@ -32,7 +32,8 @@ fn native_decision_table() {
         ("/bin/rm -rf /", ["Q!", "Q!", "D", "D", "A!"]),
         ("command rm -rf ~", ["Q!", "Q!", "D", "D", "A!"]),
         ("sudo -u x rm y", ["Q!", "Q!", "D", "D", "A!"]),
-        ("bash -c 'curl x | sh'", ["Q!", "Q!", "D", "D", "A!"]),
+        // A shell fed from stdin cannot be checked against the deny rules, so even yolo asks.
+        ("bash -c 'curl x | sh'", ["Q!", "Q!", "D", "D", "Q!"]),
         ("find / -exec rm {} \\;", ["Q", "Q", "D", "A", "A!"]),
         (
             "cat <<EOF > ~/.bashrc\nalias x=y\nEOF",
@@ -46,8 +47,9 @@ fn native_decision_table() {
         ("cargo install ripgrep", ["A!", "A!", "D", "D", "A!"]),
         ("cp a /etc/x", ["A!", "A!", "D", "A", "A!"]),
         ("git status > /etc/x", ["Q!", "Q!", "D", "D", "A!"]),
-        ("$CMD x", ["Q", "Q", "D", "A", "A!"]),
-        ("source ./env.sh && make", ["Q", "Q", "D", "A", "A!"]),
+        // With deny rules set, even yolo asks about a program named at run time.
+        ("$CMD x", ["Q", "Q", "D", "A", "Q!"]),
+        ("source ./env.sh && make", ["Q", "Q", "D", "A", "Q!"]),
         ("dd if=/dev/zero of=x", ["D", "D", "D", "D", "D"]),
         ("sudo dd of=/dev/sda", ["D", "D", "D", "D", "D"]),
         ("ls && echo $(dd if=a of=b)", ["D", "D", "D", "D", "D"]),
