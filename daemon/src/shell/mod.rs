@@ -19,6 +19,7 @@ pub mod channel;
 pub mod command;
 pub mod commands;
 pub mod gate;
+pub mod jobs;
 pub mod output_policy;
 pub mod paths;
 pub mod process;
@@ -29,6 +30,7 @@ pub mod session;
 pub mod sessions;
 pub mod spec;
 pub mod syntax;
+pub mod timeouts;
 
 #[cfg(test)]
 mod sandbox_tests;
@@ -49,3 +51,4 @@ pub use router::{BashRouter, COMMAND_TIMEOUT_DEFAULT, COMMAND_TIMEOUT_MAX, ToolC
 pub use session::ShellSession;
 pub use sessions::{SESSION_IDLE_TIMEOUT, SessionError, SessionOrigin, ShellSessions};
 pub use spec::ShellSpec;
+pub use timeouts::Timeouts;

@@ -104,6 +104,8 @@ pub struct BashProcess {
     reaped: bool,
     /// The shell runs inside the OS sandbox its spec asked for.
     sandboxed: bool,
+    /// Where output too long to keep whole is saved ([`OutputCapture::set_spill_dir`]).
+    spill_dir: Option<PathBuf>,
 }
 
 impl BashProcess {
@@ -154,6 +156,7 @@ impl BashProcess {
             commands_run: 0,
             reaped: false,
             sandboxed,
+            spill_dir: None,
         };
         // fd 9 keeps the daemon's pipe for sentinels and for each line's stdout/stderr; job control
         // gives every pipeline its own process group. The shell's own stderr is discarded: what it
@@ -194,6 +197,11 @@ impl BashProcess {
             .collect()
     }
 
+    /// Saves each command's output, when too long to keep whole, to a file in `dir`.
+    pub fn set_spill_dir(&mut self, dir: Option<PathBuf>) {
+        self.spill_dir = dir;
+    }
+
     pub fn pid(&self) -> i32 {
         self.pid
     }
@@ -224,6 +232,10 @@ impl BashProcess {
         // A completion left over from an interrupted earlier run must not end this one.
         while self.done_rx.try_recv().is_ok() {}
         self.commands_run += 1;
+        {
+            let mut capture = self.capture.lock().unwrap_or_else(|p| p.into_inner());
+            capture.set_spill_dir(self.spill_dir.clone());
+        }
         let command_tag = format!("{}.{}", self.tag, self.commands_run);
         // The tag is in the environment of everything this command starts, and only during it.
         // The line is sourced (not a function: `declare` stays global) so that a stop can

@@ -27,7 +27,8 @@ pub const COMMAND_TIMEOUT_MAX: Duration = Duration::from_secs(600);
 pub struct ToolCall {
     pub command: String,
     pub restart: bool,
-    /// `None`: [`COMMAND_TIMEOUT_DEFAULT`]; longer than [`COMMAND_TIMEOUT_MAX`] is clamped.
+    /// `None`: the session's default (`shell.defaultTimeoutSec`, else
+    /// [`COMMAND_TIMEOUT_DEFAULT`]); longer than the maximum is clamped.
     pub timeout: Option<Duration>,
     /// Who answers approval requests for this call (`None`: requests are refused).
     pub approver: Option<ApproverHandle>,
@@ -96,10 +97,7 @@ impl BashRouter {
         call: &ToolCall,
         cancel: &CancellationToken,
     ) -> ToolResult {
-        let timeout = call
-            .timeout
-            .unwrap_or(COMMAND_TIMEOUT_DEFAULT)
-            .min(COMMAND_TIMEOUT_MAX);
+        let timeout = session.timeouts().for_call(call.timeout);
         let mut restarted = false;
         // Agent functions in this session's shell act for this call, and only while it runs.
         let _active = match (&self.channel, session.agent_token()) {
@@ -111,6 +109,8 @@ impl BashRouter {
                     session_name: session.name().to_owned(),
                     spec: session.spec().clone(),
                     output_cap_chars: session.output_cap_chars(),
+                    jobs: session.jobs().clone(),
+                    timeouts: session.timeouts(),
                     timeout,
                     cancel: cancel.child_token(),
                 },
