@@ -12,6 +12,8 @@ mod approvals;
 mod bash_fidelity_compose;
 mod bash_fidelity_output;
 mod bash_fidelity_stop;
+mod bash_jobs;
+mod bash_spill;
 mod daemon_faults;
 mod daemon_lifecycle;
 mod growth_cli;
