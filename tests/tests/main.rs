@@ -9,6 +9,7 @@ mod agent_compact;
 mod agent_run;
 mod agent_tasks;
 mod approvals;
+mod bash_approvals;
 mod bash_fidelity_compose;
 mod bash_fidelity_output;
 mod bash_fidelity_stop;
