@@ -14,6 +14,7 @@ mod bash_fidelity_compose;
 mod bash_fidelity_output;
 mod bash_fidelity_stop;
 mod bash_jobs;
+mod bash_live_tail;
 mod bash_spill;
 mod daemon_faults;
 mod daemon_lifecycle;

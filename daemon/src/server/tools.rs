@@ -54,6 +54,7 @@ impl Tools for ToolsService {
             approver: None,
             gate: None,
             output_cap: None,
+            progress: None,
         };
         let cancel = CancellationToken::new();
         // Dropped with this handler when the client disconnects: cancels the command.

@@ -137,6 +137,20 @@ impl OutputCapture {
         self.tail.extend(bytes);
     }
 
+    /// The last `max_bytes` bytes printed so far, escaped (for the live tail).
+    pub fn recent_text(&self, max_bytes: usize) -> String {
+        let from_tail = self.tail.len().min(max_bytes);
+        let from_head = (max_bytes - from_tail).min(self.head.len());
+        let mut bytes = self.head[self.head.len() - from_head..].to_vec();
+        bytes.extend(self.tail.iter().skip(self.tail.len() - from_tail));
+        // Cutting may split a character at the start; drop that partial byte sequence.
+        let start = bytes
+            .iter()
+            .position(|b| (*b as i8) >= -0x40)
+            .unwrap_or(bytes.len());
+        escape_bytes(&bytes[start..])
+    }
+
     pub fn total_bytes(&self) -> u64 {
         self.total_bytes
     }

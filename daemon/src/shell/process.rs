@@ -29,6 +29,8 @@ pub use super::spec::ShellSpec;
 /// How long a new shell may take to answer its first sentinel.
 const SHELL_START_TIMEOUT: Duration = Duration::from_secs(10);
 /// Between SIGTERM and SIGKILL when killing a command's processes.
+/// Bytes of recent output the live tail is cut from.
+const PROGRESS_TAIL_BYTES: usize = 4096;
 pub const KILL_GRACE: Duration = Duration::from_secs(2);
 /// How long to wait for the sentinel once a command's processes are dead, before deciding the
 /// shell itself is stuck (a loop of builtins) and must be replaced.
@@ -106,6 +108,8 @@ pub struct BashProcess {
     sandboxed: bool,
     /// Where output too long to keep whole is saved ([`OutputCapture::set_spill_dir`]).
     spill_dir: Option<PathBuf>,
+    /// Receives the live tail of each command ([`super::progress`]).
+    progress: Option<super::progress::ProgressSink>,
 }
 
 impl BashProcess {
@@ -157,6 +161,7 @@ impl BashProcess {
             reaped: false,
             sandboxed,
             spill_dir: None,
+            progress: None,
         };
         // fd 9 keeps the daemon's pipe for sentinels and for each line's stdout/stderr; job control
         // gives every pipeline its own process group. The shell's own stderr is discarded: what it
@@ -200,6 +205,30 @@ impl BashProcess {
     /// Saves each command's output, when too long to keep whole, to a file in `dir`.
     pub fn set_spill_dir(&mut self, dir: Option<PathBuf>) {
         self.spill_dir = dir;
+    }
+
+    /// Reports each command's latest output lines to `progress` while it runs.
+    pub fn set_progress(&mut self, progress: Option<super::progress::ProgressSink>) {
+        self.progress = progress;
+    }
+
+    /// Sends the tail of the output so far when it grew since `last_total`.
+    fn report_progress(&self, last_total: &mut u64) {
+        let Some(sink) = &self.progress else {
+            return;
+        };
+        let (total, recent) = {
+            let capture = self.capture.lock().unwrap_or_else(|p| p.into_inner());
+            if capture.total_bytes() == *last_total {
+                return;
+            }
+            (
+                capture.total_bytes(),
+                capture.recent_text(PROGRESS_TAIL_BYTES),
+            )
+        };
+        *last_total = total;
+        sink.report(super::progress::tail_lines(&recent), total);
     }
 
     pub fn pid(&self) -> i32 {
@@ -251,17 +280,29 @@ impl BashProcess {
         if self.stdin.write_all(script.as_bytes()).await.is_err() {
             return Ok(self.after_exit(None).await);
         }
-        let interrupt = tokio::select! {
-            done = self.done_rx.recv() => return Ok(match done {
-                Some(c) => self.finished(c, None),
-                None => self.after_exit(None).await,
-            }),
-            status = self.child.wait() => {
-                let code = status.ok().map(exit_code_of);
-                return Ok(self.after_exit(code).await);
+        let deadline = tokio::time::sleep(timeout);
+        tokio::pin!(deadline);
+        let mut tick = tokio::time::interval(super::progress::PROGRESS_INTERVAL);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        let watched = self.progress.is_some();
+        let mut reported = 0u64;
+        let interrupt = loop {
+            let progress_due = tokio::select! {
+                done = self.done_rx.recv() => return Ok(match done {
+                    Some(c) => self.finished(c, None),
+                    None => self.after_exit(None).await,
+                }),
+                status = self.child.wait() => {
+                    let code = status.ok().map(exit_code_of);
+                    return Ok(self.after_exit(code).await);
+                }
+                _ = &mut deadline => break Interrupt::TimedOut,
+                _ = cancel.cancelled() => break Interrupt::Cancelled,
+                _ = tick.tick(), if watched => true,
+            };
+            if progress_due {
+                self.report_progress(&mut reported);
             }
-            _ = tokio::time::sleep(timeout) => Interrupt::TimedOut,
-            _ = cancel.cancelled() => Interrupt::Cancelled,
         };
         Ok(self.interrupt(&command_tag, interrupt).await)
     }

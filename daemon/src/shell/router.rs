@@ -37,6 +37,8 @@ pub struct ToolCall {
     /// The output cap in characters for this call's result, sized from the session's model
     /// window (`None`: the router's default cap).
     pub output_cap: Option<usize>,
+    /// Receives the latest output lines while a native command runs (`None`: nobody watches).
+    pub progress: Option<super::progress::ProgressSink>,
 }
 
 /// What the model receives, plus what the caller may want to know.
@@ -117,6 +119,7 @@ impl BashRouter {
             )),
             _ => None,
         };
+        session.set_progress(call.progress.clone());
         let mut out = if call.restart {
             restarted = true;
             match session.restart().await {
@@ -139,6 +142,7 @@ impl BashRouter {
             self.route(session, &call.command, timeout, cancel, call)
                 .await
         };
+        session.set_progress(None);
         restarted |= out.restarted;
         out.text = self
             .policy

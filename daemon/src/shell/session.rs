@@ -31,6 +31,8 @@ pub struct ShellSession {
     jobs: std::sync::Arc<JobTable>,
     /// Limits for `bash --timeout` and calls without a timeout.
     timeouts: super::timeouts::Timeouts,
+    /// Who watches the running command's output (set for one call).
+    progress: Option<super::progress::ProgressSink>,
 }
 
 impl ShellSession {
@@ -50,6 +52,7 @@ impl ShellSession {
             output_cap_chars,
             jobs: JobTable::new(log_dir),
             timeouts: super::timeouts::Timeouts::default(),
+            progress: None,
         }
     }
 
@@ -72,6 +75,11 @@ impl ShellSession {
 
     pub fn set_timeouts(&mut self, timeouts: super::timeouts::Timeouts) {
         self.timeouts = timeouts;
+    }
+
+    /// Reports the output of the commands that follow to `progress` while they run.
+    pub fn set_progress(&mut self, progress: Option<super::progress::ProgressSink>) {
+        self.progress = progress;
     }
 
     pub fn name(&self) -> &str {
@@ -227,11 +235,13 @@ impl ShellSession {
             restarted = true;
         }
         let spill_dir = self.jobs.dir().to_path_buf();
+        let progress = self.progress.clone();
         let shell = match self.ensure_shell().await {
             Ok(shell) => shell,
             Err(e) => return CommandOutput::failure(format!("{e}"), EXIT_SHELL_FAILED),
         };
         shell.set_spill_dir(Some(spill_dir));
+        shell.set_progress(progress);
         let run = match shell.run(command, timeout, cancel).await {
             Ok(run) => run,
             Err(e) => return CommandOutput::failure(format!("{e}"), 2),
