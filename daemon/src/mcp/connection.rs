@@ -26,12 +26,11 @@ use super::config::{ServerConfig, Transport};
 use super::process::{ServerProcess, StdioCommand};
 use super::server::lock;
 
-/// Something a connection noticed on its own.
-
 /// Largest message a stdio server may send (one JSON line). rmcp's own limit is 16 MiB, which
 /// a big tool result passes; a larger line is dropped and its call fails by its timeout.
 pub const STDIO_MESSAGE_MAX_BYTES: usize = 512 * 1024 * 1024;
 
+/// Something a connection noticed on its own.
 #[derive(Debug, Clone)]
 pub enum ConnectionEvent {
     /// The server sent `notifications/tools/list_changed`.

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::capture::escape_bytes;
+use super::launch::exit_code_of;
 use super::procs;
 use super::spec::ShellSpec;
 
@@ -329,12 +330,4 @@ fn make_private_dir(dir: &Path) -> Result<(), JobError> {
             path: dir.to_path_buf(),
             source,
         })
-}
-
-fn exit_code_of(status: std::process::ExitStatus) -> i32 {
-    use std::os::unix::process::ExitStatusExt;
-    status
-        .code()
-        .or_else(|| status.signal().map(|s| 128 + s))
-        .unwrap_or(-1)
 }

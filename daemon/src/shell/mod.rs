@@ -20,6 +20,7 @@ pub mod command;
 pub mod commands;
 pub mod gate;
 pub mod jobs;
+mod launch;
 pub mod output_policy;
 pub mod paths;
 pub mod process;

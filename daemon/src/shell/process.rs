@@ -15,29 +15,29 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::io::AsyncWriteExt;
+use tokio::process::{Child, ChildStdin};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::capture::OutputCapture;
+use super::launch::{bash_command, exit_code_of, read_output};
 use super::procs::{self, COMMAND_TAG_VAR};
-use super::sentinel::{self, Completion, SentinelParser, StreamEvent};
+use super::sentinel::{self, Completion};
 pub use super::spec::ShellSpec;
 
 /// How long a new shell may take to answer its first sentinel.
 const SHELL_START_TIMEOUT: Duration = Duration::from_secs(10);
-/// Between SIGTERM and SIGKILL when killing a command's processes.
 /// Bytes of recent output the live tail is cut from.
 const PROGRESS_TAIL_BYTES: usize = 4096;
+/// Between SIGTERM and SIGKILL when killing a command's processes.
 pub const KILL_GRACE: Duration = Duration::from_secs(2);
 /// How long to wait for the sentinel once a command's processes are dead, before deciding the
 /// shell itself is stuck (a loop of builtins) and must be replaced.
 const SENTINEL_AFTER_KILL: Duration = Duration::from_secs(1);
 /// How long to wait for the last output of a shell that exited.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(300);
-const READ_CHUNK_BYTES: usize = 64 * 1024;
 
 /// Stopping a line: on SIGUSR1 the shell arms a DEBUG trap that, with `extdebug`, makes the
 /// sourced line `return` before its next simple command (also out of functions and loops it
@@ -390,64 +390,4 @@ impl Drop for BashProcess {
         }
         self.reader.abort();
     }
-}
-
-/// `bash --noprofile --norc`, through the sandbox launcher when the spec asks for a sandbox and
-/// this machine can enforce one.
-/// The command that starts the session's bash, and whether it runs inside the sandbox.
-fn bash_command(spec: &ShellSpec) -> (tokio::process::Command, bool) {
-    const BASH_ARGS: [&str; 2] = ["--noprofile", "--norc"];
-    let wrapped = spec
-        .sandbox
-        .as_ref()
-        .and_then(|sandbox| synapse_sandbox::wrap(sandbox, "bash", &BASH_ARGS));
-    let sandboxed = wrapped.is_some();
-    let (program, args) = match wrapped {
-        Some((launcher, args)) => (launcher.into_os_string(), args),
-        None => {
-            if spec.sandbox.is_some() {
-                tracing::debug!("no sandbox launcher here: the session shell runs unsandboxed");
-            }
-            ("bash".into(), BASH_ARGS.iter().map(Into::into).collect())
-        }
-    };
-    let mut command = tokio::process::Command::new(program);
-    command.args(args);
-    (command, sandboxed)
-}
-
-fn exit_code_of(status: std::process::ExitStatus) -> i32 {
-    use std::os::unix::process::ExitStatusExt;
-    status
-        .code()
-        .or_else(|| status.signal().map(|s| 128 + s))
-        .unwrap_or(-1)
-}
-
-async fn read_output(
-    mut stdout: ChildStdout,
-    marker: String,
-    capture: Arc<Mutex<OutputCapture>>,
-    done_tx: mpsc::UnboundedSender<Completion>,
-) {
-    let mut parser = SentinelParser::new(&marker);
-    let mut buf = vec![0u8; READ_CHUNK_BYTES];
-    let with_capture = |f: &mut dyn FnMut(&mut OutputCapture)| match capture.lock() {
-        Ok(mut c) => f(&mut c),
-        Err(poisoned) => f(&mut poisoned.into_inner()),
-    };
-    loop {
-        let n = match stdout.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        parser.feed(&buf[..n], |event| match event {
-            StreamEvent::Output(bytes) => with_capture(&mut |c| c.push(bytes)),
-            StreamEvent::Done(completion) => {
-                let _ = done_tx.send(completion);
-            }
-        });
-    }
-    let rest = parser.finish();
-    with_capture(&mut |c| c.push(&rest));
 }
