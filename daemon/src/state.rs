@@ -130,7 +130,8 @@ impl DaemonState {
         let commands_doc = registry.system_prompt_section();
         let shell = Arc::new(crate::shell::channel::sessions_with_channel(
             ShellSessions::new(registry, Some(paths.bin_dir()))
-                .with_spill_dir(paths.home().join("output")),
+                .with_spill_dir(paths.home().join("output"))
+                .with_settings(snapshot(&settings)),
             paths.run_dir().join("agent.sock"),
         ));
         let _ = subagent_doc.set(commands_doc.clone());

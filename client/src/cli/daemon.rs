@@ -134,13 +134,14 @@ fn status_json(s: &StatusResponse) -> serde_json::Value {
         "sessions": s.sessions,
         "skills": s.skills,
         "tools": s.tools,
+        "backgroundJobs": s.background_jobs,
         "settingsError": (!s.settings_error.is_empty()).then_some(&s.settings_error),
     })
 }
 
 pub fn render_status(s: &StatusResponse) -> String {
     format!(
-        "synapsed {} running\n  pid       {}\n  uptime    {}\n  socket    {}\n  home      {}\n  logs      {}\n  sessions  {}\n  skills    {}\n  tools     {}\n",
+        "synapsed {} running\n  pid       {}\n  uptime    {}\n  socket    {}\n  home      {}\n  logs      {}\n  sessions  {}\n  skills    {}\n  tools     {}\n  jobs      {}\n",
         s.version,
         s.pid,
         human_duration(Duration::from_millis(s.uptime_ms)),
@@ -150,6 +151,7 @@ pub fn render_status(s: &StatusResponse) -> String {
         s.sessions,
         s.skills,
         s.tools,
+        s.background_jobs,
     )
 }
 

@@ -100,6 +100,11 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
     spawn_signal_handler(attached.sender())?;
 
     let mut stdout = std::io::stdout().lock();
+    // The live tail of a running command: on a terminal only, and never on stdout.
+    let live = !args.quiet
+        && args.output_format == OutputFormat::Text
+        && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mut tail = crate::render::live_tail::LiveTail::new();
     let mut errors: Vec<String> = Vec::new();
     let mut enhance_report: Option<String> = None;
     loop {
@@ -114,7 +119,14 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
         }
         let Some(kind) = event.kind else { continue };
         match kind {
+            Ev::ToolOutput(o) if live => {
+                let width = crate::render::live_tail::terminal_width();
+                let _ = tail.update(&mut std::io::stderr(), &o.tail, width);
+            }
             Ev::ToolFinished(t) if !args.quiet && args.output_format == OutputFormat::Text => {
+                if live {
+                    let _ = tail.clear(&mut std::io::stderr());
+                }
                 eprintln!("{}", tool_line(&t.command, t.exit_code));
             }
             Ev::Retrying(r) if !args.quiet => eprintln!(

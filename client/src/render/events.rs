@@ -52,6 +52,9 @@ pub fn event_json(event: &ChatEvent, session_id: &str) -> serde_json::Value {
         Some(Ev::PermissionMode(m)) => {
             json!({"type": "permission_mode", "mode": m.mode, "summary": m.summary})
         }
+        Some(Ev::ToolOutput(o)) => {
+            json!({"type": "tool_progress", "id": o.call_id, "tail": o.tail, "total_bytes": o.total_bytes})
+        }
         None => json!({"type": "unknown"}),
     }
 }

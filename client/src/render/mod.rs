@@ -5,6 +5,7 @@ pub mod banner;
 pub mod diff;
 pub mod events;
 pub mod highlight;
+pub mod live_tail;
 pub mod markdown;
 pub mod safe_text;
 pub mod theme;

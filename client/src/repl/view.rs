@@ -94,6 +94,17 @@ impl TurnView {
                 self.pause().await;
                 self.resume().await;
             }
+            Ev::ToolOutput(o) => {
+                // The spinner line shows the running command's latest output line.
+                let command = self.activity.split(" │ ").next().unwrap_or_default();
+                let last = crate::render::safe_text::strip_controls(
+                    o.tail.lines().last().unwrap_or_default(),
+                );
+                let last: String = last.chars().take(60).collect();
+                self.activity = format!("{command} │ {last}");
+                self.pause().await;
+                self.resume().await;
+            }
             Ev::ToolFinished(call) => {
                 self.activity = THINKING.to_string();
                 let index = self.next_call + self.calls.len();

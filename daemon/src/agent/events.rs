@@ -28,6 +28,11 @@ pub enum AgentEvent {
     },
     /// Something the user should see that is not the model's text (e.g. history repaired).
     Notice(String),
+    /// The last lines the running tool call printed so far (a live tail for the user).
+    ToolOutput {
+        tail: String,
+        total_bytes: u64,
+    },
 }
 
 /// A failed model call as the user sees it: what kind of failure, the sentence, and the HTTP

@@ -31,8 +31,10 @@ atomic, output has line numbers.
 them with `tools search <keyword or regex>`; run `<command> -h` (usage) or `--help` (full \
 document) before first use.
 3. **Native shell**: everything else runs in a persistent bash. `cd` and `export` persist, stdin \
-is closed (pass `--yes`/`-y` instead of waiting for input), commands time out after 120 s and \
-long output is cut in the middle.
+is closed (pass `--yes`/`-y` instead of waiting for input), commands time out after 120 s \
+(`bash --timeout SECS '<cmd>'` allows more), and long output is cut in the middle with the whole \
+saved to a file the result names. For longer work or servers use background jobs: `job start \
+'<cmd>'`, then `job read ID` (new output, exit status), `job list`, `job kill ID`.
 
 Take one step at a time and read each result. On a non-zero exit, fix the cause instead of \
 repeating the command.";

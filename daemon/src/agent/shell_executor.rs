@@ -20,6 +20,8 @@ pub struct ShellToolExecutor {
     pub gate: Option<GateHandle>,
     /// The output cap sized from the session model's context window (`None`: the default).
     pub output_cap: Option<usize>,
+    /// Where the live tail of a running command goes (the session's event stream).
+    pub progress: Option<crate::shell::ProgressSink>,
 }
 
 impl ToolExecutor for ShellToolExecutor {
@@ -32,6 +34,7 @@ impl ToolExecutor for ShellToolExecutor {
                 approver: self.approver.clone(),
                 gate: self.gate.clone(),
                 output_cap: self.output_cap,
+                progress: self.progress.clone(),
             };
             match self
                 .sessions

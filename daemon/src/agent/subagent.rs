@@ -174,6 +174,7 @@ impl ToolExecutor for PolicyExecutor {
                 command: call.command,
                 restart: call.restart,
                 timeout: None,
+                progress: None,
                 approver: None,
                 gate: self.gate.clone(),
                 output_cap: None,

@@ -16,6 +16,7 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Map, Value};
@@ -24,6 +25,10 @@ use tokio::sync::{mpsc, watch};
 use super::config::{ServerConfig, Transport};
 use super::process::{ServerProcess, StdioCommand};
 use super::server::lock;
+
+/// Largest message a stdio server may send (one JSON line). rmcp's own limit is 16 MiB, which
+/// a big tool result passes; a larger line is dropped and its call fails by its timeout.
+pub const STDIO_MESSAGE_MAX_BYTES: usize = 512 * 1024 * 1024;
 
 /// Something a connection noticed on its own.
 #[derive(Debug, Clone)]
@@ -155,7 +160,11 @@ impl McpConnection {
                             reason: e.to_string(),
                         })?;
                     watch_exit(&process, &config.name, conn_id, events.clone());
-                    let service = handler.serve((stdout, stdin)).await.map_err(|e| {
+                    // rmcp drops a line over 16 MiB and the call then waits out its timeout;
+                    // big results are capped and spilled after parsing (`render_result`).
+                    let transport = AsyncRwTransport::new_client(stdout, stdin)
+                        .with_max_line_length(STDIO_MESSAGE_MAX_BYTES);
+                    let service = handler.serve(transport).await.map_err(|e| {
                         ConnectionError::Initialize(
                             process
                                 .exit_reason()

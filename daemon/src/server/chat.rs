@@ -339,6 +339,13 @@ fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -> ChatEvent
             reason,
         }),
         SessionEvent::Agent(AgentEvent::Notice(text)) => Ev::Notice(proto::Notice { text }),
+        SessionEvent::Agent(AgentEvent::ToolOutput { tail, total_bytes }) => {
+            Ev::ToolOutput(proto::ToolOutput {
+                call_id: String::new(),
+                tail,
+                total_bytes,
+            })
+        }
         SessionEvent::Error(message) => Ev::Error(proto::ErrorEvent { message }),
         SessionEvent::Approval {
             id,

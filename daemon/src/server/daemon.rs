@@ -80,6 +80,7 @@ impl Daemon for DaemonService {
             settings_error: s.settings_error().unwrap_or_default(),
             skills: u32::try_from(skills).unwrap_or(u32::MAX),
             tools: u32::try_from(s.tools.count()).unwrap_or(u32::MAX),
+            background_jobs: u32::try_from(s.shell.running_jobs()).unwrap_or(u32::MAX),
         }))
     }
 

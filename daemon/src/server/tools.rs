@@ -86,6 +86,7 @@ impl Tools for ToolsService {
                 .as_ref()
                 .map(|g| crate::agent::gate::handle(g.gate.clone())),
             output_cap: None,
+            progress: None,
         };
         let cancel = CancellationToken::new();
         // Dropped with this handler when the client disconnects: cancels the command.

@@ -5,8 +5,12 @@
 //! gigabytes costs constant memory. [`OutputCapture::render`] turns that into the text the model
 //! sees: lossy UTF-8, capped at a number of characters with the head and tail kept and one line in
 //! the middle saying how many bytes were left out; binary output is summarised, never dumped.
+//! Given a spill folder, output too long to keep whole is also written, in full, to a file
+//! there (up to [`SPILL_MAX_BYTES`]), and the middle line says where to `read` it.
 
 use std::collections::VecDeque;
+use std::io::Write;
+use std::path::PathBuf;
 
 /// Default cap on the characters of one command's result.
 pub const OUTPUT_CAP_CHARS: usize = 30_000;
@@ -18,12 +22,34 @@ const CAPTURE_KEEP_BYTES: usize = OUTPUT_CAP_CHARS * 2;
 /// Share of control bytes above which output is treated as binary.
 const BINARY_CONTROL_RATIO: f64 = 0.10;
 
+/// Most bytes of one command's output saved to its spill file.
+pub const SPILL_MAX_BYTES: u64 = 512 * 1024 * 1024;
+
 /// The first and last bytes of a stream plus the number of bytes in between.
 #[derive(Debug, Default)]
 pub struct OutputCapture {
     head: Vec<u8>,
     tail: VecDeque<u8>,
     total_bytes: u64,
+    /// Where a spill file is created once the output outgrows what is kept.
+    spill_dir: Option<PathBuf>,
+    spill: Spill,
+}
+
+#[derive(Debug, Default)]
+enum Spill {
+    #[default]
+    None,
+    Writing {
+        path: PathBuf,
+        file: std::fs::File,
+        written: u64,
+    },
+    Done {
+        path: PathBuf,
+        complete: bool,
+    },
+    Failed(String),
 }
 
 impl OutputCapture {
@@ -31,7 +57,70 @@ impl OutputCapture {
         Self::default()
     }
 
+    /// Saves output too long to keep whole to a new file in `dir`.
+    pub fn set_spill_dir(&mut self, dir: Option<PathBuf>) {
+        self.spill_dir = dir;
+    }
+
+    /// The file holding the whole output, when it was spilled.
+    pub fn spill_path(&self) -> Option<&std::path::Path> {
+        match &self.spill {
+            Spill::Writing { path, .. } | Spill::Done { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+
+    fn spill_bytes(&mut self, bytes: &[u8]) {
+        if matches!(self.spill, Spill::None) {
+            // Started when the kept ends are about to lose bytes: save everything so far.
+            if self.total_bytes + bytes.len() as u64 <= (CAPTURE_KEEP_BYTES * 2) as u64 {
+                return;
+            }
+            let Some(dir) = self.spill_dir.clone() else {
+                return;
+            };
+            self.spill = match super::output_policy::new_file_in(&dir) {
+                Ok((path, mut file)) => {
+                    let tail: Vec<u8> = self.tail.iter().copied().collect();
+                    match file
+                        .write_all(&self.head)
+                        .and_then(|()| file.write_all(&tail))
+                    {
+                        Ok(()) => Spill::Writing {
+                            path,
+                            file,
+                            written: (self.head.len() + tail.len()) as u64,
+                        },
+                        Err(e) => Spill::Failed(e.to_string()),
+                    }
+                }
+                Err(e) => Spill::Failed(format!("{}: {e}", dir.display())),
+            };
+        }
+        if let Spill::Writing {
+            path,
+            file,
+            written,
+        } = &mut self.spill
+        {
+            let room = SPILL_MAX_BYTES.saturating_sub(*written);
+            let take = bytes.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+            if let Err(e) = file.write_all(&bytes[..take]) {
+                self.spill = Spill::Failed(e.to_string());
+                return;
+            }
+            *written += take as u64;
+            if take < bytes.len() {
+                self.spill = Spill::Done {
+                    path: path.clone(),
+                    complete: false,
+                };
+            }
+        }
+    }
+
     pub fn push(&mut self, mut bytes: &[u8]) {
+        self.spill_bytes(bytes);
         self.total_bytes += bytes.len() as u64;
         if self.head.len() < CAPTURE_KEEP_BYTES {
             let take = bytes.len().min(CAPTURE_KEEP_BYTES - self.head.len());
@@ -46,6 +135,20 @@ impl OutputCapture {
         let overflow = (self.tail.len() + bytes.len()).saturating_sub(CAPTURE_KEEP_BYTES);
         self.tail.drain(..overflow);
         self.tail.extend(bytes);
+    }
+
+    /// The last `max_bytes` bytes printed so far, escaped (for the live tail).
+    pub fn recent_text(&self, max_bytes: usize) -> String {
+        let from_tail = self.tail.len().min(max_bytes);
+        let from_head = (max_bytes - from_tail).min(self.head.len());
+        let mut bytes = self.head[self.head.len() - from_head..].to_vec();
+        bytes.extend(self.tail.iter().skip(self.tail.len() - from_tail));
+        // Cutting may split a character at the start; drop that partial byte sequence.
+        let start = bytes
+            .iter()
+            .position(|b| (*b as i8) >= -0x40)
+            .unwrap_or(bytes.len());
+        escape_bytes(&bytes[start..])
     }
 
     pub fn total_bytes(&self) -> u64 {
@@ -97,9 +200,32 @@ impl OutputCapture {
             .total_bytes
             .saturating_sub((head_part.len() + tail_part.len()) as u64);
         let sep = if head_part.ends_with('\n') { "" } else { "\n" };
+        let rest = match &self.spill {
+            Spill::Writing { path, .. }
+            | Spill::Done {
+                path,
+                complete: true,
+            } => format!(
+                "the full output is in {p}; see the rest with `read {p} --offset N --limit M` \
+                 or `search PATTERN --path {p}`",
+                p = path.display()
+            ),
+            Spill::Done {
+                path,
+                complete: false,
+            } => format!(
+                "the first {} MiB of it are in {p}; see them with `read {p} --offset N --limit M`",
+                SPILL_MAX_BYTES / (1024 * 1024),
+                p = path.display()
+            ),
+            Spill::Failed(e) => format!("the full output could not be saved ({e})"),
+            Spill::None => {
+                "redirect to a file and use `read --offset` or `search` to see the rest".to_owned()
+            }
+        };
         format!(
-            "{note}{head_part}{sep}[... {omitted} bytes of output omitted; total {} bytes. Redirect to a \
-             file and use `read --offset` or `search` to see the rest ...]\n{tail_part}",
+            "{note}{head_part}{sep}[... {omitted} bytes of output omitted; total {} bytes; {rest} \
+             ...]\n{tail_part}",
             self.total_bytes
         )
     }

@@ -259,6 +259,26 @@ impl CommandContext<'_> {
         self.timeout
     }
 
+    /// The session's timeout limits (`shell.defaultTimeoutSec`, `shell.maxTimeoutSec`).
+    pub fn timeouts(&self) -> super::timeouts::Timeouts {
+        self.session.timeouts()
+    }
+
+    /// The session's background jobs.
+    pub fn jobs(&self) -> &Arc<super::jobs::JobTable> {
+        self.session.jobs()
+    }
+
+    /// What the session's shell is started with (background jobs start from it too).
+    pub fn shell_spec(&self) -> &super::spec::ShellSpec {
+        self.session.spec()
+    }
+
+    /// The output cap of the session's results, in characters.
+    pub fn output_cap_chars(&self) -> usize {
+        self.session.output_cap_chars()
+    }
+
     pub fn cancel(&self) -> &CancellationToken {
         &self.cancel
     }

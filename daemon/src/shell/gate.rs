@@ -34,7 +34,7 @@ pub enum GateAction<'a> {
 impl GateAction<'_> {
     /// The command line this action hands to the shell: a native command's text, or what the
     /// agent command `bash` runs (its words, or the whole command when it starts the real
-    /// bash with options). `None` for every other agent command.
+    /// bash with options), or what `job start` starts. `None` for every other agent command.
     pub fn shell_line(&self) -> Option<String> {
         match self {
             GateAction::Native { command } => Some(command.to_string()),
@@ -47,6 +47,12 @@ impl GateAction<'_> {
                 None => None,
                 Some(first) if first.starts_with('-') => Some(command.to_string()),
                 Some(_) => Some(args.join(" ")),
+            },
+            GateAction::Agent {
+                name: "job", args, ..
+            } => match args.split_first() {
+                Some((sub, rest)) if sub == "start" => super::commands::job::start_line(rest),
+                _ => None,
             },
             GateAction::Agent { .. } => None,
         }

@@ -19,17 +19,23 @@ pub mod channel;
 pub mod command;
 pub mod commands;
 pub mod gate;
+pub mod jobs;
+mod launch;
 pub mod output_policy;
 pub mod paths;
 pub mod process;
 pub mod procs;
+pub mod progress;
 pub mod router;
 pub mod sentinel;
 pub mod session;
 pub mod sessions;
 pub mod spec;
 pub mod syntax;
+pub mod timeouts;
 
+#[cfg(test)]
+mod progress_tests;
 #[cfg(test)]
 mod sandbox_tests;
 #[cfg(test)]
@@ -45,7 +51,9 @@ pub use commands::builtin_registry;
 pub use gate::{CommandGate, GateAction, GateHandle, GateInfo, GateVerdict};
 pub use output_policy::cap_for_window;
 pub use paths::PathResolver;
+pub use progress::ProgressSink;
 pub use router::{BashRouter, COMMAND_TIMEOUT_DEFAULT, COMMAND_TIMEOUT_MAX, ToolCall, ToolResult};
 pub use session::ShellSession;
 pub use sessions::{SESSION_IDLE_TIMEOUT, SessionError, SessionOrigin, ShellSessions};
 pub use spec::ShellSpec;
+pub use timeouts::Timeouts;

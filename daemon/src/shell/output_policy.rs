@@ -89,15 +89,9 @@ impl OutputPolicy {
     }
 }
 
-/// Writes `text` to a new private file under `dir`; returns its path.
-pub fn spill(dir: &Path, label: &str, text: &str) -> std::io::Result<PathBuf> {
-    use std::io::Write;
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
+/// The private folder under `spill_dir` holding session `label`'s spill files and job logs;
+/// removed when the session closes.
+pub fn session_dir(spill_dir: &Path, label: &str) -> PathBuf {
     let safe: String = label
         .chars()
         .map(|c| {
@@ -109,21 +103,44 @@ pub fn spill(dir: &Path, label: &str, text: &str) -> std::io::Result<PathBuf> {
         })
         .take(64)
         .collect();
+    spill_dir.join(safe)
+}
+
+/// Writes `text` to a new private file in session `label`'s folder under `dir`; returns its path.
+pub fn spill(dir: &Path, label: &str, text: &str) -> std::io::Result<PathBuf> {
+    use std::io::Write;
+    let mut f = new_spill_file(dir, label)?;
+    f.1.write_all(text.as_bytes())?;
+    Ok(f.0)
+}
+
+/// A new, empty private spill file in session `label`'s folder under `dir`.
+pub fn new_spill_file(dir: &Path, label: &str) -> std::io::Result<(PathBuf, std::fs::File)> {
+    new_file_in(&session_dir(dir, label))
+}
+
+/// A new, empty private file `output-<time>-<n>.txt` in `dir` (created private if missing).
+pub fn new_file_in(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis())
         .unwrap_or(0);
     let path = dir.join(format!(
-        "{safe}-{stamp}-{}.txt",
+        "output-{stamp}-{}.txt",
         SEQ.fetch_add(1, Ordering::Relaxed)
     ));
-    let mut f = std::fs::OpenOptions::new()
+    let f = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
         .open(&path)?;
-    f.write_all(text.as_bytes())?;
-    Ok(path)
+    Ok((path, f))
 }
 
 #[cfg(test)]

@@ -18,7 +18,43 @@ pub struct PathResolver<'a> {
 
 impl PathResolver<'_> {
     /// `~` and `~/…` against `HOME` (kept literal without one), relative paths against `cwd`.
+    /// A name that is not UTF-8 is written with `\xNN` for its other bytes, as command output
+    /// shows it: when the word as written names nothing, that form is decoded.
     pub fn resolve(&self, word: &str) -> PathBuf {
+        let path = self.resolve_literal(word);
+        if word.contains("\\x")
+            && std::fs::symlink_metadata(&path).is_err()
+            && let Some(decoded) = unescape_hex(word)
+        {
+            let raw = self.resolve_literal_os(&decoded);
+            if std::fs::symlink_metadata(&raw).is_ok() {
+                return raw;
+            }
+        }
+        path
+    }
+
+    fn resolve_literal_os(&self, word: &std::ffi::OsStr) -> PathBuf {
+        use std::os::unix::ffi::OsStrExt;
+        let bytes = word.as_bytes();
+        if let (Some(rest), Some(home)) = (bytes.strip_prefix(b"~"), self.home) {
+            if rest.is_empty() {
+                return home.to_path_buf();
+            }
+            if rest.starts_with(b"/") {
+                let rest = std::ffi::OsStr::from_bytes(&rest[1..]);
+                return home.join(Path::new(rest));
+            }
+        }
+        let p = Path::new(word);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.cwd.join(p)
+        }
+    }
+
+    fn resolve_literal(&self, word: &str) -> PathBuf {
         match (word.strip_prefix('~'), self.home) {
             (Some(""), Some(home)) => return home.to_path_buf(),
             (Some(rest), Some(home)) if rest.starts_with('/') => {
@@ -46,6 +82,31 @@ impl PathResolver<'_> {
         }
         normalize(&path)
     }
+}
+
+/// `word` with each `\xNN` turned into that byte; `None` when it has none or the result is
+/// valid UTF-8 (then it is not the escaped form of a name that is not).
+fn unescape_hex(word: &str) -> Option<std::ffi::OsString> {
+    use std::os::unix::ffi::OsStringExt;
+    let bytes = word.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    let mut changed = false;
+    while i < bytes.len() {
+        if bytes[i] == b'\\'
+            && bytes.get(i + 1) == Some(&b'x')
+            && let Some(hex) = bytes.get(i + 2..i + 4)
+            && let Ok(b) = u8::from_str_radix(std::str::from_utf8(hex).unwrap_or("zz"), 16)
+        {
+            out.push(b);
+            i += 4;
+            changed = true;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    (changed && std::str::from_utf8(&out).is_err()).then(|| std::ffi::OsString::from_vec(out))
 }
 
 #[cfg(test)]
@@ -91,5 +152,22 @@ mod tests {
             home: None,
         };
         assert_eq!(no_home.resolve("~/x"), cwd.join("~/x"));
+    }
+
+    #[test]
+    fn names_that_are_not_utf8_resolve_from_their_escaped_form() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let name = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+        std::fs::write(dir.path().join(name), "x").unwrap();
+        let at = PathResolver {
+            cwd: dir.path(),
+            home: None,
+        };
+        assert_eq!(at.resolve("caf\\xe9.txt"), dir.path().join(name));
+        // A literal backslash name that exists wins; valid UTF-8 escapes are not decoded.
+        std::fs::write(dir.path().join("a\\x41"), "x").unwrap();
+        assert_eq!(at.resolve("a\\x41"), dir.path().join("a\\x41"));
+        assert_eq!(at.resolve("b\\x41"), dir.path().join("b\\x41"));
     }
 }

@@ -15,19 +15,22 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::io::AsyncWriteExt;
+use tokio::process::{Child, ChildStdin};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::capture::OutputCapture;
+use super::launch::{bash_command, exit_code_of, read_output};
 use super::procs::{self, COMMAND_TAG_VAR};
-use super::sentinel::{self, Completion, SentinelParser, StreamEvent};
+use super::sentinel::{self, Completion};
 pub use super::spec::ShellSpec;
 
 /// How long a new shell may take to answer its first sentinel.
 const SHELL_START_TIMEOUT: Duration = Duration::from_secs(10);
+/// Bytes of recent output the live tail is cut from.
+const PROGRESS_TAIL_BYTES: usize = 4096;
 /// Between SIGTERM and SIGKILL when killing a command's processes.
 pub const KILL_GRACE: Duration = Duration::from_secs(2);
 /// How long to wait for the sentinel once a command's processes are dead, before deciding the
@@ -35,7 +38,6 @@ pub const KILL_GRACE: Duration = Duration::from_secs(2);
 const SENTINEL_AFTER_KILL: Duration = Duration::from_secs(1);
 /// How long to wait for the last output of a shell that exited.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(300);
-const READ_CHUNK_BYTES: usize = 64 * 1024;
 
 /// Stopping a line: on SIGUSR1 the shell arms a DEBUG trap that, with `extdebug`, makes the
 /// sourced line `return` before its next simple command (also out of functions and loops it
@@ -104,6 +106,10 @@ pub struct BashProcess {
     reaped: bool,
     /// The shell runs inside the OS sandbox its spec asked for.
     sandboxed: bool,
+    /// Where output too long to keep whole is saved ([`OutputCapture::set_spill_dir`]).
+    spill_dir: Option<PathBuf>,
+    /// Receives the live tail of each command ([`super::progress`]).
+    progress: Option<super::progress::ProgressSink>,
 }
 
 impl BashProcess {
@@ -154,6 +160,8 @@ impl BashProcess {
             commands_run: 0,
             reaped: false,
             sandboxed,
+            spill_dir: None,
+            progress: None,
         };
         // fd 9 keeps the daemon's pipe for sentinels and for each line's stdout/stderr; job control
         // gives every pipeline its own process group. The shell's own stderr is discarded: what it
@@ -194,6 +202,35 @@ impl BashProcess {
             .collect()
     }
 
+    /// Saves each command's output, when too long to keep whole, to a file in `dir`.
+    pub fn set_spill_dir(&mut self, dir: Option<PathBuf>) {
+        self.spill_dir = dir;
+    }
+
+    /// Reports each command's latest output lines to `progress` while it runs.
+    pub fn set_progress(&mut self, progress: Option<super::progress::ProgressSink>) {
+        self.progress = progress;
+    }
+
+    /// Sends the tail of the output so far when it grew since `last_total`.
+    fn report_progress(&self, last_total: &mut u64) {
+        let Some(sink) = &self.progress else {
+            return;
+        };
+        let (total, recent) = {
+            let capture = self.capture.lock().unwrap_or_else(|p| p.into_inner());
+            if capture.total_bytes() == *last_total {
+                return;
+            }
+            (
+                capture.total_bytes(),
+                capture.recent_text(PROGRESS_TAIL_BYTES),
+            )
+        };
+        *last_total = total;
+        sink.report(super::progress::tail_lines(&recent), total);
+    }
+
     pub fn pid(&self) -> i32 {
         self.pid
     }
@@ -224,6 +261,10 @@ impl BashProcess {
         // A completion left over from an interrupted earlier run must not end this one.
         while self.done_rx.try_recv().is_ok() {}
         self.commands_run += 1;
+        {
+            let mut capture = self.capture.lock().unwrap_or_else(|p| p.into_inner());
+            capture.set_spill_dir(self.spill_dir.clone());
+        }
         let command_tag = format!("{}.{}", self.tag, self.commands_run);
         // The tag is in the environment of everything this command starts, and only during it.
         // The line is sourced (not a function: `declare` stays global) so that a stop can
@@ -239,17 +280,29 @@ impl BashProcess {
         if self.stdin.write_all(script.as_bytes()).await.is_err() {
             return Ok(self.after_exit(None).await);
         }
-        let interrupt = tokio::select! {
-            done = self.done_rx.recv() => return Ok(match done {
-                Some(c) => self.finished(c, None),
-                None => self.after_exit(None).await,
-            }),
-            status = self.child.wait() => {
-                let code = status.ok().map(exit_code_of);
-                return Ok(self.after_exit(code).await);
+        let deadline = tokio::time::sleep(timeout);
+        tokio::pin!(deadline);
+        let mut tick = tokio::time::interval(super::progress::PROGRESS_INTERVAL);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        let watched = self.progress.is_some();
+        let mut reported = 0u64;
+        let interrupt = loop {
+            let progress_due = tokio::select! {
+                done = self.done_rx.recv() => return Ok(match done {
+                    Some(c) => self.finished(c, None),
+                    None => self.after_exit(None).await,
+                }),
+                status = self.child.wait() => {
+                    let code = status.ok().map(exit_code_of);
+                    return Ok(self.after_exit(code).await);
+                }
+                _ = &mut deadline => break Interrupt::TimedOut,
+                _ = cancel.cancelled() => break Interrupt::Cancelled,
+                _ = tick.tick(), if watched => true,
+            };
+            if progress_due {
+                self.report_progress(&mut reported);
             }
-            _ = tokio::time::sleep(timeout) => Interrupt::TimedOut,
-            _ = cancel.cancelled() => Interrupt::Cancelled,
         };
         Ok(self.interrupt(&command_tag, interrupt).await)
     }
@@ -337,64 +390,4 @@ impl Drop for BashProcess {
         }
         self.reader.abort();
     }
-}
-
-/// `bash --noprofile --norc`, through the sandbox launcher when the spec asks for a sandbox and
-/// this machine can enforce one.
-/// The command that starts the session's bash, and whether it runs inside the sandbox.
-fn bash_command(spec: &ShellSpec) -> (tokio::process::Command, bool) {
-    const BASH_ARGS: [&str; 2] = ["--noprofile", "--norc"];
-    let wrapped = spec
-        .sandbox
-        .as_ref()
-        .and_then(|sandbox| synapse_sandbox::wrap(sandbox, "bash", &BASH_ARGS));
-    let sandboxed = wrapped.is_some();
-    let (program, args) = match wrapped {
-        Some((launcher, args)) => (launcher.into_os_string(), args),
-        None => {
-            if spec.sandbox.is_some() {
-                tracing::debug!("no sandbox launcher here: the session shell runs unsandboxed");
-            }
-            ("bash".into(), BASH_ARGS.iter().map(Into::into).collect())
-        }
-    };
-    let mut command = tokio::process::Command::new(program);
-    command.args(args);
-    (command, sandboxed)
-}
-
-fn exit_code_of(status: std::process::ExitStatus) -> i32 {
-    use std::os::unix::process::ExitStatusExt;
-    status
-        .code()
-        .or_else(|| status.signal().map(|s| 128 + s))
-        .unwrap_or(-1)
-}
-
-async fn read_output(
-    mut stdout: ChildStdout,
-    marker: String,
-    capture: Arc<Mutex<OutputCapture>>,
-    done_tx: mpsc::UnboundedSender<Completion>,
-) {
-    let mut parser = SentinelParser::new(&marker);
-    let mut buf = vec![0u8; READ_CHUNK_BYTES];
-    let with_capture = |f: &mut dyn FnMut(&mut OutputCapture)| match capture.lock() {
-        Ok(mut c) => f(&mut c),
-        Err(poisoned) => f(&mut poisoned.into_inner()),
-    };
-    loop {
-        let n = match stdout.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        parser.feed(&buf[..n], |event| match event {
-            StreamEvent::Output(bytes) => with_capture(&mut |c| c.push(bytes)),
-            StreamEvent::Done(completion) => {
-                let _ = done_tx.send(completion);
-            }
-        });
-    }
-    let rest = parser.finish();
-    with_capture(&mut |c| c.push(&rest));
 }

@@ -27,7 +27,8 @@ pub const COMMAND_TIMEOUT_MAX: Duration = Duration::from_secs(600);
 pub struct ToolCall {
     pub command: String,
     pub restart: bool,
-    /// `None`: [`COMMAND_TIMEOUT_DEFAULT`]; longer than [`COMMAND_TIMEOUT_MAX`] is clamped.
+    /// `None`: the session's default (`shell.defaultTimeoutSec`, else
+    /// [`COMMAND_TIMEOUT_DEFAULT`]); longer than the maximum is clamped.
     pub timeout: Option<Duration>,
     /// Who answers approval requests for this call (`None`: requests are refused).
     pub approver: Option<ApproverHandle>,
@@ -36,6 +37,8 @@ pub struct ToolCall {
     /// The output cap in characters for this call's result, sized from the session's model
     /// window (`None`: the router's default cap).
     pub output_cap: Option<usize>,
+    /// Receives the latest output lines while a native command runs (`None`: nobody watches).
+    pub progress: Option<super::progress::ProgressSink>,
 }
 
 /// What the model receives, plus what the caller may want to know.
@@ -96,10 +99,7 @@ impl BashRouter {
         call: &ToolCall,
         cancel: &CancellationToken,
     ) -> ToolResult {
-        let timeout = call
-            .timeout
-            .unwrap_or(COMMAND_TIMEOUT_DEFAULT)
-            .min(COMMAND_TIMEOUT_MAX);
+        let timeout = session.timeouts().for_call(call.timeout);
         let mut restarted = false;
         // Agent functions in this session's shell act for this call, and only while it runs.
         let _active = match (&self.channel, session.agent_token()) {
@@ -111,12 +111,15 @@ impl BashRouter {
                     session_name: session.name().to_owned(),
                     spec: session.spec().clone(),
                     output_cap_chars: session.output_cap_chars(),
+                    jobs: session.jobs().clone(),
+                    timeouts: session.timeouts(),
                     timeout,
                     cancel: cancel.child_token(),
                 },
             )),
             _ => None,
         };
+        session.set_progress(call.progress.clone());
         let mut out = if call.restart {
             restarted = true;
             match session.restart().await {
@@ -139,6 +142,7 @@ impl BashRouter {
             self.route(session, &call.command, timeout, cancel, call)
                 .await
         };
+        session.set_progress(None);
         restarted |= out.restarted;
         out.text = self
             .policy

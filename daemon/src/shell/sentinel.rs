@@ -120,8 +120,9 @@ impl SentinelParser {
                         self.in_sentinel = true;
                     }
                     None => {
-                        // Keep a possible marker prefix at the end for the next chunk.
-                        let keep = self.marker.len().saturating_sub(1).min(self.pending.len());
+                        // Keep back only an end that may be the start of a marker, so output
+                        // reaches the capture (and the live tail) as soon as it is printed.
+                        let keep = marker_prefix_at_end(&self.pending, &self.marker);
                         let flush = self.pending.len() - keep;
                         if flush > 0 {
                             emit(StreamEvent::Output(&self.pending[..flush]));
@@ -143,6 +144,14 @@ impl SentinelParser {
         rest.append(&mut self.pending);
         rest
     }
+}
+
+/// The length of the longest end of `bytes` that is a proper prefix of `marker`.
+fn marker_prefix_at_end(bytes: &[u8], marker: &[u8]) -> usize {
+    (1..marker.len().min(bytes.len() + 1))
+        .rev()
+        .find(|&k| bytes.ends_with(&marker[..k]))
+        .unwrap_or(0)
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {

@@ -9,6 +9,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::command::CommandOutput;
+use super::jobs::JobTable;
 use super::paths::PathResolver;
 use super::process::{BashProcess, Interrupt, RunEnd, ShellError, ShellSpec};
 use synapse_sandbox::SandboxSpec;
@@ -26,19 +27,59 @@ pub struct ShellSession {
     shell: Option<BashProcess>,
     cwd: PathBuf,
     output_cap_chars: usize,
+    /// Background jobs; shared with the session's agent-channel calls.
+    jobs: std::sync::Arc<JobTable>,
+    /// Limits for `bash --timeout` and calls without a timeout.
+    timeouts: super::timeouts::Timeouts,
+    /// Who watches the running command's output (set for one call).
+    progress: Option<super::progress::ProgressSink>,
 }
 
 impl ShellSession {
     /// A session whose shell starts on first use.
     pub fn new(name: impl Into<String>, spec: ShellSpec, output_cap_chars: usize) -> Self {
         let cwd = spec.cwd.clone();
+        let name = name.into();
+        let log_dir = super::output_policy::session_dir(
+            &std::env::temp_dir().join(format!("synapse-jobs-{}", nix::unistd::getuid().as_raw())),
+            &name,
+        );
         Self {
-            name: name.into(),
+            name,
             spec,
             shell: None,
             cwd,
             output_cap_chars,
+            jobs: JobTable::new(log_dir),
+            timeouts: super::timeouts::Timeouts::default(),
+            progress: None,
         }
+    }
+
+    /// Uses `jobs` as this session's job table (the sessions' own, or the one an agent-channel
+    /// call shares with its session).
+    pub fn with_jobs(mut self, jobs: std::sync::Arc<JobTable>) -> Self {
+        self.jobs = jobs;
+        self
+    }
+
+    /// The session's background jobs.
+    pub fn jobs(&self) -> &std::sync::Arc<JobTable> {
+        &self.jobs
+    }
+
+    /// The timeout limits in force for this session's calls.
+    pub fn timeouts(&self) -> super::timeouts::Timeouts {
+        self.timeouts
+    }
+
+    pub fn set_timeouts(&mut self, timeouts: super::timeouts::Timeouts) {
+        self.timeouts = timeouts;
+    }
+
+    /// Reports the output of the commands that follow to `progress` while they run.
+    pub fn set_progress(&mut self, progress: Option<super::progress::ProgressSink>) {
+        self.progress = progress;
     }
 
     pub fn name(&self) -> &str {
@@ -136,7 +177,8 @@ impl ShellSession {
             format!("{}-unsandboxed", self.name),
             spec,
             self.output_cap_chars,
-        );
+        )
+        .with_jobs(self.jobs.clone());
         let mut out = once.run_native(command, timeout, cancel).await;
         once.close().await;
         out.restarted = false;
@@ -192,10 +234,14 @@ impl ShellSession {
         if self.shell.is_none() {
             restarted = true;
         }
+        let spill_dir = self.jobs.dir().to_path_buf();
+        let progress = self.progress.clone();
         let shell = match self.ensure_shell().await {
             Ok(shell) => shell,
             Err(e) => return CommandOutput::failure(format!("{e}"), EXIT_SHELL_FAILED),
         };
+        shell.set_spill_dir(Some(spill_dir));
+        shell.set_progress(progress);
         let run = match shell.run(command, timeout, cancel).await {
             Ok(run) => run,
             Err(e) => return CommandOutput::failure(format!("{e}"), 2),

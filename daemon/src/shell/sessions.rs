@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::capture::OUTPUT_CAP_CHARS;
 use super::command::CommandRegistry;
-use super::output_policy::{OutputPolicy, cap_for_window};
+use super::output_policy::{OutputPolicy, cap_for_window, session_dir};
 use super::process::ShellSpec;
 use super::router::{BashRouter, ToolCall, ToolResult};
 use super::session::ShellSession;
@@ -62,6 +62,9 @@ struct Slot {
     /// Set (under the session lock) when the slot left the map: a caller that got it just
     /// before must look again rather than revive a shell nobody would close.
     closed: AtomicBool,
+    /// The session's spill files and job logs; removed with the session.
+    scratch: PathBuf,
+    jobs: Arc<super::jobs::JobTable>,
 }
 
 impl Slot {
@@ -78,11 +81,15 @@ impl Slot {
             .unwrap_or_default()
     }
 
-    /// Kills the shell; called once the slot is out of the map.
+    /// Kills the shell and the session's background jobs, and removes its scratch folder;
+    /// called once the slot is out of the map.
     async fn close(&self) {
+        // Jobs first: they do not hold the session lock, and a busy session still loses them.
+        self.jobs.kill_all().await;
         let mut session = self.session.lock().await;
         self.closed.store(true, Ordering::Release);
         session.close().await;
+        let _ = std::fs::remove_dir_all(&self.scratch);
     }
 }
 
@@ -93,7 +100,12 @@ pub struct ShellSessions {
     slots: Mutex<HashMap<String, Arc<Slot>>>,
     /// Cancelled by [`ShellSessions::close_all`]: running commands stop at once.
     closing: CancellationToken,
+    /// The current settings (timeout limits); `None`: the built-in limits.
+    settings: Option<SettingsSource>,
 }
+
+/// Reads the current settings (the daemon's settings handle).
+pub type SettingsSource = Arc<dyn Fn() -> synapse_shared::settings::Settings + Send + Sync>;
 
 impl ShellSessions {
     /// `bin_dir` (`$SYNAPSE_HOME/bin`) goes first on every shell's PATH.
@@ -104,7 +116,26 @@ impl ShellSessions {
             output_cap_chars: OUTPUT_CAP_CHARS,
             slots: Mutex::new(HashMap::new()),
             closing: CancellationToken::new(),
+            settings: None,
         }
+    }
+
+    /// Reads `shell.defaultTimeoutSec` / `shell.maxTimeoutSec` from `settings` before each call.
+    pub fn with_settings(mut self, settings: SettingsSource) -> Self {
+        self.settings = Some(settings);
+        self
+    }
+
+    fn timeouts(&self) -> super::timeouts::Timeouts {
+        self.settings
+            .as_ref()
+            .map(|read| super::timeouts::Timeouts::from_settings(&read()))
+            .unwrap_or_default()
+    }
+
+    /// Background jobs still running, over all sessions.
+    pub fn running_jobs(&self) -> usize {
+        self.lock_slots().values().map(|s| s.jobs.running()).sum()
     }
 
     /// Agent commands inside compound lines: listens on `socket` and gives every new session
@@ -210,14 +241,16 @@ impl ShellSessions {
                 }
             }),
         };
+        let scratch = session_dir(&self.router.output_policy().spill_dir, name);
+        let jobs = super::jobs::JobTable::new(scratch.clone());
         let slot = Arc::new(Slot {
-            session: Arc::new(tokio::sync::Mutex::new(ShellSession::new(
-                name,
-                spec,
-                self.output_cap_chars,
-            ))),
+            session: Arc::new(tokio::sync::Mutex::new(
+                ShellSession::new(name, spec, self.output_cap_chars).with_jobs(jobs.clone()),
+            )),
             last_used: Mutex::new(Instant::now()),
             closed: AtomicBool::new(false),
+            scratch,
+            jobs,
         });
         slots.insert(name.to_owned(), slot.clone());
         Ok(slot)
@@ -257,6 +290,7 @@ impl ShellSessions {
             }
         };
         session.set_sandbox(origin.sandbox.clone()).await;
+        session.set_timeouts(self.timeouts());
         let token = self.closing.child_token();
         let run = self.router.execute(&mut session, call, &token);
         tokio::pin!(run);
@@ -297,13 +331,16 @@ impl ShellSessions {
         futures::future::join_all(closing).await;
     }
 
-    /// Closes sessions idle for at least `idle` and not running anything; returns their names.
+    /// Closes sessions idle for at least `idle` and not running anything (no command, no
+    /// background job); returns their names.
     pub async fn close_idle(&self, idle: Duration) -> Vec<String> {
         let idle_slots: Vec<(String, Arc<Slot>)> = {
             let mut slots = self.lock_slots();
             let names: Vec<String> = slots
                 .iter()
-                .filter(|(_, s)| s.idle_for() >= idle && s.session.try_lock().is_ok())
+                .filter(|(_, s)| {
+                    s.idle_for() >= idle && s.jobs.running() == 0 && s.session.try_lock().is_ok()
+                })
                 .map(|(n, _)| n.clone())
                 .collect();
             names

@@ -299,7 +299,7 @@ async fn big_output_is_capped_with_an_elision_line() {
         "{}",
         &out[14000..16000]
     );
-    assert!(out.chars().count() < OUTPUT_CAP_CHARS + 200);
+    assert!(out.chars().count() < OUTPUT_CAP_CHARS + 700);
     let r = f.run("printf 'a\\0b\\0\\1\\2'").await;
     assert!(
         r.output.starts_with("[binary output (6 bytes)"),

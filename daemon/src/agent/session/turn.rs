@@ -53,6 +53,7 @@ impl ChatSession {
                 gate: self.gate.clone().map(crate::agent::gate::handle),
                 // Tool output never takes more than about a quarter of the real window.
                 output_cap: Some(crate::shell::cap_for_window(Some(window))),
+                progress: Some(self.progress_sink()),
             }),
             system: self.deps.system_prompt.clone(),
             limits: RunnerLimits {
@@ -109,6 +110,17 @@ impl ChatSession {
             turn,
             usage: outcome.total_usage,
         });
+    }
+
+    /// Sends the live tail of a running command to the session's clients.
+    fn progress_sink(&self) -> crate::shell::ProgressSink {
+        let events = self.events.clone();
+        crate::shell::ProgressSink::new(move |tail, total_bytes| {
+            let _ = events.send(SessionEvent::Agent(AgentEvent::ToolOutput {
+                tail,
+                total_bytes,
+            }));
+        })
     }
 
     /// Runs the turn with the user's `text`, or continues it from the history (`None`).

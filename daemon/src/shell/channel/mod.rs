@@ -56,6 +56,9 @@ pub struct ActiveCall {
     pub session_name: String,
     pub spec: ShellSpec,
     pub output_cap_chars: usize,
+    /// The session's background jobs, so `job` inside a compound line sees them.
+    pub jobs: Arc<super::jobs::JobTable>,
+    pub timeouts: super::timeouts::Timeouts,
     pub timeout: Duration,
     pub cancel: CancellationToken,
 }
@@ -227,10 +230,14 @@ async fn run(active: &ActiveCall, request: wire::Request) -> CommandOutput {
     if cwd.is_absolute() && cwd.is_dir() {
         spec.cwd = cwd;
     }
+    // Words that are not UTF-8 (file names) arrive as `\xNN` escapes, which path words accept.
     let words: Vec<String> = request
         .args
         .iter()
-        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .map(|a| match std::str::from_utf8(a) {
+            Ok(s) => s.to_owned(),
+            Err(_) => super::capture::escape_bytes(a),
+        })
         .collect();
     let stdin = request
         .stdin
@@ -239,7 +246,9 @@ async fn run(active: &ActiveCall, request: wire::Request) -> CommandOutput {
     text_words.extend(words.iter().cloned());
     let command = shlex::try_join(text_words.iter().map(String::as_str))
         .unwrap_or_else(|_| text_words.join(" "));
-    let mut session = ShellSession::new(active.session_name.clone(), spec, active.output_cap_chars);
+    let mut session = ShellSession::new(active.session_name.clone(), spec, active.output_cap_chars)
+        .with_jobs(active.jobs.clone());
+    session.set_timeouts(active.timeouts);
     let out = run_agent_command(
         &active.commands,
         &mut session,

@@ -1,10 +1,6 @@
 //! `bash <command>`: run a command line in the session's persistent shell explicitly.
 
-use std::time::Duration;
-
 use futures::future::BoxFuture;
-
-use crate::shell::router::COMMAND_TIMEOUT_MAX;
 
 use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
@@ -15,7 +11,8 @@ pub static SPEC: CommandSpec = CommandSpec {
     help: "\
 Arguments:
   <command>       one quoted command line; it may use pipes, redirects, && and the like
-  --timeout SECS  allow up to SECS seconds (default 120, max 600)
+  --timeout SECS  allow up to SECS seconds (default 120, at most 600; settings.json
+                  shell.defaultTimeoutSec and shell.maxTimeoutSec change both)
 
 Every command that is not an agent command already runs in the persistent shell, so this is
 only needed to be explicit, e.g. to run a program whose name is also an agent command
@@ -47,7 +44,7 @@ impl AgentCommand for BashCommand {
                     let Some((secs, rest)) = rest.split_first() else {
                         return SPEC.usage_error("--timeout needs a number of seconds");
                     };
-                    match parse_timeout(secs) {
+                    match ctx.timeouts().parse(secs) {
                         Ok(t) => (Some(t), rest.to_vec()),
                         Err(e) => return SPEC.usage_error(e),
                     }
@@ -74,39 +71,5 @@ impl AgentCommand for BashCommand {
                 None => ctx.run_native(&line).await,
             }
         })
-    }
-}
-
-/// `--timeout` seconds: positive and at most [`COMMAND_TIMEOUT_MAX`].
-pub fn parse_timeout(word: &str) -> Result<Duration, String> {
-    let max = COMMAND_TIMEOUT_MAX.as_secs();
-    match word.parse::<f64>() {
-        Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= max as f64 => {
-            Ok(Duration::from_secs_f64(secs))
-        }
-        Ok(secs) if secs.is_finite() && secs > max as f64 => Err(format!(
-            "--timeout {word} is over the limit of {max} s; run longer work in the background \
-             (nohup cmd > out.log 2>&1 &) and check on it"
-        )),
-        _ => Err(format!(
-            "--timeout expects a positive number of seconds up to {max} (got {word:?})"
-        )),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn timeouts_up_to_the_maximum_are_accepted() {
-        assert_eq!(parse_timeout("300"), Ok(Duration::from_secs(300)));
-        assert_eq!(parse_timeout("600"), Ok(COMMAND_TIMEOUT_MAX));
-        assert!(
-            parse_timeout("601")
-                .unwrap_err()
-                .contains("over the limit of 600 s")
-        );
-        assert!(parse_timeout("0").is_err() && parse_timeout("x").is_err());
     }
 }

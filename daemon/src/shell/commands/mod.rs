@@ -1,4 +1,4 @@
-//! The built-in agent shell commands: `read`, `write`, `edit`, `glob`, `search`, `bash`.
+//! The built-in agent shell commands: `read`, `write`, `edit`, `glob`, `search`, `bash`, `job`.
 //! Each file holds one command: its [`CommandSpec`](crate::shell::command::CommandSpec) (the
 //! single source of its usage, `-h`, `--help` and prompt text) and its implementation.
 
@@ -9,6 +9,7 @@ use crate::shell::command::CommandRegistry;
 pub mod bash;
 pub mod edit;
 pub mod glob;
+pub mod job;
 pub mod read;
 pub mod search;
 mod walk;
@@ -33,6 +34,7 @@ pub fn builtin_registry() -> CommandRegistry {
         .register(Arc::new(edit::EditCommand))
         .register(Arc::new(glob::GlobCommand))
         .register(Arc::new(search::SearchCommand))
-        .register(Arc::new(bash::BashCommand));
+        .register(Arc::new(bash::BashCommand))
+        .register(Arc::new(job::JobCommand));
     registry
 }

@@ -16,11 +16,14 @@ pub fn walker(root: &Path) -> WalkBuilder {
     builder
 }
 
-/// `path` relative to `cwd` when below it, else absolute.
+/// `path` relative to `cwd` when below it, else absolute; bytes that are not UTF-8 shown as
+/// `\xNN`, which `read` and the other path words accept back.
 pub fn display(cwd: &Path, path: &Path) -> String {
-    match path.strip_prefix(cwd) {
-        Ok(rel) if rel.as_os_str().is_empty() => ".".to_owned(),
-        Ok(rel) => rel.display().to_string(),
-        Err(_) => path.display().to_string(),
-    }
+    use std::os::unix::ffi::OsStrExt;
+    let shown = match path.strip_prefix(cwd) {
+        Ok(rel) if rel.as_os_str().is_empty() => return ".".to_owned(),
+        Ok(rel) => rel,
+        Err(_) => path,
+    };
+    crate::shell::capture::escape_bytes(shown.as_os_str().as_bytes())
 }
