@@ -203,3 +203,50 @@ fn a_user_only_skill_is_refused_to_the_agent_and_missing_from_its_search() {
     assert!(mine.success(), "{}", mine.stderr);
     assert!(mine.stdout.contains("Run the deploy."), "{}", mine.stdout);
 }
+
+async fn run_ask_mode(env: &TestEnv, fake: &FakeLlm) -> synapse_tests::Run {
+    let mut cmd = env.synapse_with_model(fake);
+    cmd.args(["run", "--permission-mode", "ask", "do the task"]);
+    synapse_tests::run_async(cmd).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_loaded_skills_allowed_tools_are_pre_approved_for_the_session() {
+    let env = TestEnv::new();
+    let dir = env.home().join("skills/stamper");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\nname: stamper\ndescription: Stamps files.\n\
+         allowed-tools: Bash(touch:*), Bash, Teleport\n---\n\nTouch the stamp.\n",
+    )
+    .unwrap();
+    // Without the skill: `touch` asks, and a non-interactive run refuses.
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("touch before-load")
+            .tool_call("skill load stamper")
+            .tool_call("touch after-load")
+            .tool_call("rm -f after-load")
+            .text("done"),
+    )
+    .await
+    .unwrap();
+    let out = run_ask_mode(&env, &fake).await;
+    assert!(out.success(), "{out:?}");
+    assert!(!env.workdir().join("before-load").exists());
+    let loaded = fake.requests()[2].last_tool_result().unwrap();
+    assert!(
+        loaded.contains("Pre-approved for this session by the skill's allowed-tools: touch:*"),
+        "{loaded}"
+    );
+    assert!(
+        loaded.contains("Bash: would allow every command"),
+        "{loaded}"
+    );
+    assert!(env.workdir().join("after-load").exists(), "{out:?}");
+    // Only what the skill named: `rm` still asks (and is refused here).
+    let rm = fake.requests()[4].last_tool_result().unwrap();
+    assert!(rm.contains("Permission denied"), "{rm}");
+    assert!(env.workdir().join("after-load").exists());
+}

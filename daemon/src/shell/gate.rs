@@ -96,6 +96,14 @@ pub trait CommandGate: Send + Sync {
     fn read_only(&self) -> Option<GateHandle> {
         None
     }
+
+    /// Adds allow patterns for the rest of the session, as `--allow` does, labelled `source`
+    /// (a loaded skill's `allowed-tools`); returns the patterns that could not be read. A gate
+    /// without session rules ignores them.
+    fn allow_for_session(&self, patterns: &[String], source: &str) -> Vec<String> {
+        let _ = (patterns, source);
+        Vec::new()
+    }
 }
 
 /// A cloneable, printable handle to a [`CommandGate`].

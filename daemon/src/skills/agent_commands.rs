@@ -235,7 +235,10 @@ async fn load(
         Err(e) => return CommandOutput::failure(format!("internal error: {e}"), 1),
     };
     match decision {
-        Ok(LoadDecision::Ready(text)) => CommandOutput::success(text),
+        Ok(LoadDecision::Ready(text)) => {
+            let note = pre_approve(ctx, &store, &name, &scope).await;
+            CommandOutput::success(format!("{text}{note}"))
+        }
         Ok(LoadDecision::NeedsApproval { id, name }) => {
             let title = format!("Load skill `{name}` ({id})?");
             let detail =
@@ -246,14 +249,63 @@ async fn load(
                     1,
                 );
             }
-            blocking(move || match store.load_approved_in(&name, &scope) {
+            let (st, n, sc) = (store.clone(), name.clone(), scope.clone());
+            let loaded = blocking(move || match st.load_approved_in(&n, &sc) {
                 Ok(text) => CommandOutput::success(text),
                 Err(e) => CommandOutput::failure(e.to_string(), 1),
             })
-            .await
+            .await;
+            if loaded.exit_code != 0 {
+                return loaded;
+            }
+            let note = pre_approve(ctx, &store, &name, &scope).await;
+            CommandOutput::success(format!("{}{note}", loaded.text))
         }
         Err(e) => CommandOutput::failure(e.to_string(), 1),
     }
+}
+
+/// Hands the loaded skill's `allowed-tools` to the session gate (see
+/// [`super::allowed_tools`]); the note tells the model what is now pre-approved or skipped.
+async fn pre_approve(
+    ctx: &CommandContext<'_>,
+    store: &Arc<SkillStore>,
+    name: &str,
+    scope: &std::path::Path,
+) -> String {
+    let Some(gate) = ctx.gate() else {
+        return String::new();
+    };
+    let (st, n, sc) = (store.clone(), name.to_string(), scope.to_path_buf());
+    let Ok(Ok(skill)) = tokio::task::spawn_blocking(move || st.show_in(&n, &sc)).await else {
+        return String::new();
+    };
+    if skill.allowed_tools.is_empty() {
+        return String::new();
+    }
+    let trust_file = store
+        .paths()
+        .settings_file
+        .with_file_name(synapse_shared::trust::TRUST_FILE);
+    if !super::allowed_tools::may_pre_approve(skill.source, &skill.dir, &trust_file) {
+        return "\n\n(This project skill's allowed-tools are not pre-approved: its folder is not trusted.)"
+            .to_string();
+    }
+    let t = super::allowed_tools::translate(&skill.allowed_tools);
+    let problems = gate
+        .0
+        .allow_for_session(&t.patterns, &format!("skill {} allowed-tools", skill.name));
+    let mut note = String::new();
+    if !t.patterns.is_empty() {
+        note.push_str(&format!(
+            "\n\n(Pre-approved for this session by the skill's allowed-tools: {}.)",
+            t.patterns.join(", ")
+        ));
+    }
+    for s in t.skipped.iter().chain(&problems) {
+        note.push_str(&format!("\n(allowed-tools not applied: {s})"));
+    }
+    note
 }
 
 async fn blocking(f: impl FnOnce() -> CommandOutput + Send + 'static) -> CommandOutput {

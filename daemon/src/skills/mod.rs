@@ -10,6 +10,7 @@
 //! the texts the agent's `skill` / `tools` commands print.
 
 pub mod agent_commands;
+pub mod allowed_tools;
 mod awareness;
 pub mod broken;
 pub mod catalog;

@@ -166,11 +166,20 @@ fn rule_kind(pattern: &str) -> RuleKind {
 }
 
 pub(super) fn session_rule_set(patterns: &[String], problems: &mut Vec<String>) -> RuleSet {
+    labelled_rule_set(patterns, "--allow", problems)
+}
+
+/// Allow rules from `patterns`, each labelled `source` (where a decision says it came from).
+pub(super) fn labelled_rule_set(
+    patterns: &[String],
+    source: &str,
+    problems: &mut Vec<String>,
+) -> RuleSet {
     let mut set = RuleSet::default();
     for p in patterns {
         match Pattern::parse(p) {
-            Ok(pat) => set.add(rule_kind(p), Verdict::Allow, pat, "--allow"),
-            Err(e) => problems.push(format!("--allow {p:?}: {e}")),
+            Ok(pat) => set.add(rule_kind(p), Verdict::Allow, pat, source),
+            Err(e) => problems.push(format!("{source} {p:?}: {e}")),
         }
     }
     set

@@ -279,6 +279,13 @@ impl CommandGate for SessionGate {
     fn read_only(&self) -> Option<GateHandle> {
         Some(GateHandle(Arc::new(self.read_only_child())))
     }
+
+    fn allow_for_session(&self, patterns: &[String], source: &str) -> Vec<String> {
+        let mut problems = Vec::new();
+        let extra = answer::labelled_rule_set(patterns, source, &mut problems);
+        self.state().session_rules.merge(extra);
+        problems
+    }
 }
 
 /// A handle for the router.
