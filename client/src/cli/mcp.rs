@@ -54,6 +54,19 @@ pub enum McpCommand {
     },
     /// Show one server: state, where it is configured, its entry (secrets masked) and tools.
     Get { name: String },
+    /// List a server's resources (and resource templates).
+    Resources { server: String },
+    /// Print a resource's contents.
+    Read { server: String, uri: String },
+    /// List a server's prompts with their arguments.
+    Prompts { server: String },
+    /// Print a prompt filled with `name=value` arguments (what `/mcp:<server>:<prompt>` sends).
+    Prompt {
+        server: String,
+        name: String,
+        /// Arguments as name=value.
+        args: Vec<String>,
+    },
     /// Approve this project's MCP servers as their entries read now, and start them. A
     /// project's servers run code: they start only in a trusted folder, once approved, and a
     /// changed entry needs approval again.
@@ -89,6 +102,19 @@ pub async fn run(paths: Paths, cmd: McpCommand) -> anyhow::Result<ExitCode> {
         McpCommand::Add(a) => super::mcp_edit::add(&paths, a).await,
         McpCommand::Remove { name, scope } => super::mcp_edit::remove(&paths, name, scope).await,
         McpCommand::Get { name } => super::mcp_edit::get(&paths, name).await,
+        McpCommand::Resources { server } => {
+            super::mcp_query::run(&paths, server, super::mcp_query::Ask::Resources).await
+        }
+        McpCommand::Read { server, uri } => {
+            super::mcp_query::run(&paths, server, super::mcp_query::Ask::Read(uri)).await
+        }
+        McpCommand::Prompts { server } => {
+            super::mcp_query::run(&paths, server, super::mcp_query::Ask::Prompts).await
+        }
+        McpCommand::Prompt { server, name, args } => {
+            let ask = super::mcp_query::Ask::Prompt { name, args };
+            super::mcp_query::run(&paths, server, ask).await
+        }
         McpCommand::Approve { servers, all } => {
             super::mcp_approve::approve(&paths, servers, all).await
         }

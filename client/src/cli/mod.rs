@@ -8,6 +8,7 @@ mod exec;
 mod mcp;
 mod mcp_approve;
 mod mcp_edit;
+pub mod mcp_query;
 pub mod run;
 mod sessions;
 mod skill;

@@ -128,13 +128,18 @@ fn parse_slash(text: &str) -> Slash {
             | "/compact",
             _,
         ) => Slash::Usage(usage_of(&name)),
+        // The name as typed: an MCP prompt's name may have capitals.
         _ => Slash::Other {
             args: text
                 .trim_start()
                 .split_once(char::is_whitespace)
                 .map(|(_, rest)| rest.trim().to_string())
                 .unwrap_or_default(),
-            name,
+            name: text
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_string(),
         },
     }
 }
@@ -256,7 +261,7 @@ mod tests {
         assert_eq!(
             s("/Fix-Issue  123 and  more "),
             Slash::Other {
-                name: "/fix-issue".into(),
+                name: "/Fix-Issue".into(),
                 args: "123 and  more".into()
             }
         );

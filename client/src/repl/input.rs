@@ -56,8 +56,32 @@ pub struct LineReader {
     replies: mpsc::Receiver<Reply>,
     printer: IdlePrinter,
     extras: SlashExtras,
+    groups: Groups,
     /// While set, the line being typed shows as `*` (an API key in the setup).
     masked: Arc<AtomicBool>,
+}
+
+/// Run-time slash commands by group (`skills`, `prompts`).
+type Groups =
+    Arc<std::sync::Mutex<std::collections::BTreeMap<&'static str, Vec<(String, String)>>>>;
+
+/// [`LineReader::set_slash_group`] for a task that does not own the reader.
+#[derive(Clone)]
+pub struct SlashGroups {
+    groups: Groups,
+    extras: SlashExtras,
+}
+
+impl SlashGroups {
+    pub fn set(&self, group: &'static str, entries: Vec<(String, String)>) {
+        let Ok(mut groups) = self.groups.lock() else {
+            return;
+        };
+        groups.insert(group, entries);
+        if let Ok(mut e) = self.extras.write() {
+            *e = groups.values().flatten().cloned().collect();
+        }
+    }
 }
 
 impl LineReader {
@@ -80,6 +104,7 @@ impl LineReader {
             replies,
             printer: IdlePrinter::spawn(printer_rx)?,
             extras,
+            groups: Arc::default(),
             masked,
         })
     }
@@ -91,8 +116,19 @@ impl LineReader {
 
     /// Replaces the run-time slash commands Tab offers (`/<skill>` and its argument hint).
     pub fn set_slash_extras(&self, extras: Vec<(String, String)>) {
-        if let Ok(mut e) = self.extras.write() {
-            *e = extras;
+        self.set_slash_group("skills", extras);
+    }
+
+    /// Replaces one group of run-time slash commands (`skills`, `prompts`); Tab offers them all.
+    pub fn set_slash_group(&self, group: &'static str, entries: Vec<(String, String)>) {
+        self.slash_groups().set(group, entries);
+    }
+
+    /// A handle that can replace a group from another task.
+    pub fn slash_groups(&self) -> SlashGroups {
+        SlashGroups {
+            groups: self.groups.clone(),
+            extras: self.extras.clone(),
         }
     }
 

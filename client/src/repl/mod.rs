@@ -12,6 +12,7 @@ mod input;
 mod keys;
 mod link;
 mod local;
+mod mcp_prompts;
 mod mentions;
 mod sessions_view;
 mod setup;
@@ -83,6 +84,7 @@ pub async fn run(
         repl.say(&theme.red(&format!("error: {e:#}\n")));
     }
     repl.refresh_skill_commands().await;
+    repl.refresh_prompt_commands();
     if repl.link.opened.turn_running {
         repl.say(&theme.dim("A turn of this session is running; its output follows.\n"));
         repl.follow_running_turn().await?;

@@ -58,7 +58,11 @@ impl Repl {
 
     /// `/<name> args`: runs the user-invocable skill `name`, or says the command is unknown.
     pub(super) async fn invoke_skill(&mut self, slash: String, args: String) -> anyhow::Result<()> {
-        let name = slash.trim_start_matches('/').to_string();
+        if slash.starts_with("/mcp:") {
+            return self.invoke_prompt(&slash, &args).await;
+        }
+        // Skill names are lower-case (the spec): `/Fix-Issue` finds `fix-issue`.
+        let name = slash.trim_start_matches('/').to_lowercase();
         let skills = self.list_skills().await.unwrap_or_default();
         self.input.set_slash_extras(slash_entries(&skills));
         let Some(skill) = skills.iter().find(|s| s.name == name && s.error.is_empty()) else {

@@ -31,6 +31,7 @@ pub mod manager;
 pub mod names;
 pub mod process;
 pub mod project_config;
+pub mod resources;
 pub mod result;
 pub mod schema;
 pub mod schema_doc;

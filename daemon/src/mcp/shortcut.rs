@@ -24,7 +24,16 @@ impl ExtensionShortcut for McpShortcut {
         cancel: CancellationToken,
     ) -> BoxFuture<'a, Option<CommandOutput>> {
         Box::pin(async move {
-            let call = self.0.call_command(name, &args, None);
+            let call = async {
+                match self.0.call_command(name, &args, None).await {
+                    Some(out) => Some(out),
+                    // Not a tool: `mcp:<server>:resources` / `mcp:<server>:read <uri>`.
+                    None => match resource_query(name, &args)? {
+                        Ok((server, query)) => Some(self.0.query(server, query).await),
+                        Err(usage) => Some(super::result::McpCallOutput::error(2, usage)),
+                    },
+                }
+            };
             let out = tokio::select! {
                 out = call => out?,
                 _ = cancel.cancelled() => {
@@ -44,5 +53,24 @@ impl ExtensionShortcut for McpShortcut {
                 CommandOutput::failure(text, out.exit_code)
             })
         })
+    }
+}
+
+/// `mcp:<server>:resources` and `mcp:<server>:read <uri>` (when no tool has that name):
+/// `None` for any other word; `Err` is a usage message.
+fn resource_query<'n>(
+    name: &'n str,
+    args: &[String],
+) -> Option<Result<(&'n str, super::resources::Query), String>> {
+    let rest = name.strip_prefix("mcp:")?;
+    let (server, verb) = rest.rsplit_once(':')?;
+    match (verb, args) {
+        ("resources", []) => Some(Ok((server, super::resources::Query::Resources))),
+        ("read", [uri]) => Some(Ok((server, super::resources::Query::Read(uri.clone())))),
+        ("read", _) => Some(Err(format!(
+            "usage: {name} <uri>  (list them with mcp:{server}:resources)"
+        ))),
+        ("resources", _) => Some(Err(format!("usage: {name}  (takes no arguments)"))),
+        _ => None,
     }
 }

@@ -8,8 +8,8 @@ use serde_json::Value;
 use synapse_shared::proto::mcp_server::Mcp;
 use synapse_shared::proto::{
     McpApproveRequest, McpApproveResponse, McpCallToolRequest, McpCallToolResponse, McpEditRequest,
-    McpEditResponse, McpListRequest, McpListResponse, McpRefreshRequest, McpRefreshResponse,
-    McpServer, McpServerState, McpTool,
+    McpEditResponse, McpListRequest, McpListResponse, McpQueryRequest, McpRefreshRequest,
+    McpRefreshResponse, McpServer, McpServerState, McpTool,
 };
 use tonic::{Request, Response, Status};
 
@@ -233,5 +233,35 @@ impl Mcp for McpService {
             file: target.file.display().to_string(),
             note,
         }))
+    }
+
+    /// → `McpManager::query` (daemon/src/mcp/resources.rs).
+    async fn query(
+        &self,
+        request: Request<McpQueryRequest>,
+    ) -> Result<Response<McpCallToolResponse>, Status> {
+        use crate::mcp::resources::Query;
+        let r = request.into_inner();
+        let query = match r.kind.as_str() {
+            "resources" => Query::Resources,
+            "read" => Query::Read(r.target),
+            "prompts" => Query::Prompts,
+            "prompt" => Query::Prompt {
+                name: r.target,
+                arguments: r
+                    .arguments
+                    .into_iter()
+                    .map(|(k, v)| (k, Value::String(v)))
+                    .collect(),
+            },
+            other => {
+                return Err(Status::invalid_argument(format!(
+                    "unknown query {other:?}: resources, read, prompts or prompt"
+                )));
+            }
+        };
+        Ok(Response::new(wire_output(
+            self.state.mcp.query(&r.server, query).await,
+        )))
     }
 }
