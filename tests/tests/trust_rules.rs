@@ -2,7 +2,8 @@
 //! a broken rules file (typo, byte-order mark, a list written as a string, `"Deny"`) never
 //! silently drops deny rules — at first start every command asks, later the last good rules
 //! stay in force — and it is said on every turn; the agent writing `.synapse/settings.json`
-//! through any shell route asks even in yolo mode with `--yes`, so the file survives.
+//! through any shell route asks even in yolo mode with `--yes`, so the file survives; a trusted
+//! project's rules changed by anyone count only once the user runs `synapse trust` again.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -162,4 +163,45 @@ async fn the_agent_cannot_rewrite_the_project_rules_even_in_yolo_mode() {
             );
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trusted_projects_rules_changed_by_anyone_wait_for_the_user_to_trust_again() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.home()).unwrap();
+    let dir = env.workdir().join(".synapse");
+    std::fs::create_dir_all(&dir).unwrap();
+    let settings = dir.join("settings.json");
+    std::fs::write(&settings, r#"{"permissions": {"defaultMode": "auto"}}"#).unwrap();
+    let trust = env.cli(&["trust"]);
+    assert!(trust.success(), "{trust:?}");
+    // A `git pull` (or anyone) makes the trusted project's rules permissive.
+    std::fs::write(&settings, r#"{"permissions": {"defaultMode": "yolo"}}"#).unwrap();
+    let outside = env.root().join("outside.txt");
+    let touch = format!("touch {}", outside.display());
+    let fake = FakeLlm::start(Script::new().tool_call(&touch).text("done"))
+        .await
+        .unwrap();
+    let out = run(&env, &fake, &[]).await;
+    assert!(out.success(), "{out:?}");
+    assert!(
+        out.stderr.contains("changed since the folder was trusted")
+            && out.stderr.contains("synapse trust"),
+        "{out:?}"
+    );
+    let result = fake.requests()[1].last_tool_result().unwrap();
+    assert!(result.contains("Permission denied"), "{result}");
+    assert!(
+        !outside.exists(),
+        "the changed project file put yolo in force"
+    );
+    // Reviewed and trusted again, the same file counts.
+    let again = env.cli(&["trust"]);
+    assert!(again.success(), "{again:?}");
+    let fake = FakeLlm::start(Script::new().tool_call(&touch).text("done"))
+        .await
+        .unwrap();
+    let out = run(&env, &fake, &[]).await;
+    assert!(out.success(), "{out:?}");
+    assert!(outside.exists(), "{out:?}");
 }

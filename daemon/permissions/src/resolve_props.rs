@@ -102,3 +102,28 @@ proptest! {
         );
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Any lines recorded and any command judged after them: an answer, never a panic.
+    #[test]
+    fn any_recorded_state_and_command_get_an_answer(
+        before in prop::collection::vec("[a-z =\"'$(){};|&<>*?\\[\\]-]{0,30}", 0..4),
+        command in "[a-z =\"'$(){};|&<>*?\\[\\]/-]{0,40}",
+        mode in modes(),
+    ) {
+        let mut state = ShellState::default();
+        for line in &before {
+            state.record(&format!("alias {line}"));
+            state.record(line);
+        }
+        let _ = decide_in_shell(
+            &Action::Native { command: &command },
+            mode,
+            &rules(),
+            &ctx(true),
+            &state,
+        );
+    }
+}

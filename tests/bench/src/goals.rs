@@ -41,6 +41,7 @@ pub const BENCHES: &[(&str, bool)] = &[
     ("growth", true),
     ("load", false),
     ("workspaces", true),
+    ("permissions", true),
 ];
 
 pub const GOALS: &[Goal] = &[
@@ -83,6 +84,16 @@ pub const GOALS: &[Goal] = &[
     g(
         "permission check of a 4-part command line (auto mode)",
         "permission check of a 4-part command line",
+        "—",
+    ),
+    g(
+        "permission check with shell resolution, 4-part line (populated shell)",
+        "permission check with shell resolution, 4-part line (aliases, functions, hash in the shell)",
+        "≤ 50 µs",
+    ),
+    g(
+        "permission check with shell resolution, 4-part line (fresh shell)",
+        "permission check with shell resolution, 4-part line (fresh shell)",
         "—",
     ),
     b(

@@ -21,6 +21,22 @@ impl SessionGate {
         }
     }
 
+    /// After the user's "always" wrote to the trusted project's rules file, that content is the
+    /// user's own: it stays trusted.
+    fn repin(&self, file: &Path, loaded: &LoadedRules) {
+        let project = loaded
+            .project
+            .as_ref()
+            .filter(|p| p.trusted && p.file == file);
+        if project.is_none() {
+            return;
+        }
+        let home = self.env.trust_file.parent().unwrap_or(Path::new("/"));
+        if let Err(e) = super::settings_pin::pin(&super::settings_pin::pin_file(home), file) {
+            (self.notify)(format!("could not pin {}: {e}", file.display()));
+        }
+    }
+
     /// Acts on a decision: runs, refuses, or asks (and remembers "session"/"always").
     pub(super) async fn resolve(
         &self,
@@ -119,7 +135,11 @@ impl SessionGate {
                     }
                     "always" => {
                         self.allow_for_session(&suggestion);
-                        match save_always(&file, &suggestion) {
+                        let saved = save_always(&file, &suggestion);
+                        if saved.is_ok() {
+                            self.repin(&file, loaded);
+                        }
+                        match saved {
                             Ok(()) => record("approved-always", &suggestion, "user"),
                             Err(e) => {
                                 (self.notify)(format!(

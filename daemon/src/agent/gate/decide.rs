@@ -138,7 +138,15 @@ impl SessionGate {
 
     /// The files that hold the rules themselves.
     fn protected(&self, loaded: &LoadedRules) -> Vec<PathBuf> {
-        let mut files = vec![self.env.user_settings.clone(), self.env.trust_file.clone()];
+        // The trust decisions too: the project-rules pins and the MCP server approvals.
+        let home = &self.env.synapse_home;
+        let mut files = vec![
+            self.env.user_settings.clone(),
+            self.env.trust_file.clone(),
+            super::settings_pin::pin_file(home),
+            // `mcp::approval::APPROVALS_FILE` (the gate does not reach into `mcp/`).
+            home.join("mcp").join("approved_servers.json"),
+        ];
         if let Some(p) = &loaded.project {
             files.push(p.file.clone());
         }

@@ -13,6 +13,7 @@ pub mod exec_gate;
 pub mod private_tmp;
 mod protect;
 pub mod rules_source;
+pub mod settings_pin;
 pub mod shell_state;
 mod summary;
 pub mod trust_list;

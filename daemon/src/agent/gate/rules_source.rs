@@ -1,7 +1,8 @@
 //! Where a session's permission rules come from: the user's `settings.json` and, when its
 //! folder is trusted, the project's `.synapse/settings.json` (the nearest one at or above the
-//! session's folder). Both are re-read when one of them (or the trust list) changes, so an
-//! "always" answer or a hand edit counts at the next command.
+//! session's folder) while it still has the content the user trusted ([`settings_pin`]). Both
+//! are re-read when one of them (or the trust list, or the pins) changes, so an "always" answer
+//! counts at the next command; a change by anyone else waits for `synapse trust` again.
 //!
 //! Rules fail closed: a file that does not parse, or has any wrong entry (a typo, a byte-order
 //! mark, `"deny": "rm:*"` as a string, `"Deny"`), is not used at all. Its last good content
@@ -17,6 +18,7 @@ use std::time::SystemTime;
 use serde_json::Value;
 use synapse_shared::trust;
 
+use super::settings_pin::{self, PinState};
 use synapse_permissions::{Mode, RuleSet, rules};
 
 /// The project settings file found for a session, and whether it counts.
@@ -80,9 +82,11 @@ impl RulesSource {
     /// The current rules; `fresh` is true when they were (re)loaded by this call.
     pub fn get(&self) -> (Arc<LoadedRules>, bool) {
         let project = trust::find_project_settings(&self.files.cwd);
+        let pins = self.pin_file();
         let stamp: Stamp = [
             Some(self.files.user_settings.as_path()),
             Some(self.files.trust_file.as_path()),
+            Some(pins.as_path()),
             project.as_ref().map(|(_, f)| f.as_path()),
         ]
         .iter()
@@ -111,12 +115,35 @@ impl RulesSource {
                     false
                 }
             };
+            // Trust counts for the content the user reviewed: a changed file waits for them.
+            let trusted = trusted && self.pinned(&dir, &file, &mut out);
             if trusted {
                 self.load_file(&file, &mut out);
             }
             out.project = Some(ProjectSettings { dir, file, trusted });
         }
         out
+    }
+
+    fn pin_file(&self) -> PathBuf {
+        let home = self.files.trust_file.parent().unwrap_or(Path::new("/"));
+        settings_pin::pin_file(home)
+    }
+
+    /// Whether a trusted project's `file` still has the content the user trusted; says why not.
+    fn pinned(&self, dir: &Path, file: &Path, out: &mut LoadedRules) -> bool {
+        let why = match settings_pin::state(&self.pin_file(), file) {
+            PinState::Matches => return true,
+            PinState::Unpinned => "was not there when the folder was trusted".to_string(),
+            PinState::Changed => "changed since the folder was trusted".to_string(),
+            PinState::Unreadable(e) => e,
+        };
+        out.broken.push(format!(
+            "{} {why}, so its rules do not count; review it, then run `synapse trust {}`",
+            file.display(),
+            dir.display()
+        ));
+        false
     }
 
     /// Reads one file; uses it only when it has no problem at all, else its last good content.

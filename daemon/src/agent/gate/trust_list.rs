@@ -1,9 +1,11 @@
 //! The trusted folders (`$SYNAPSE_HOME/trusted_folders.json`), changed only through the daemon
 //! (`Daemon.Trust`, used by `synapse trust`): the service refuses a change from a sandboxed
 //! client before calling [`change`], so an agent cannot trust the repository it works in.
+//! Trusting a folder also pins its `.synapse/settings.json` as it reads now.
 
 use std::path::{Path, PathBuf};
 
+use super::settings_pin;
 use synapse_shared::trust::{self, TrustError};
 
 #[derive(Debug, thiserror::Error)]
@@ -12,6 +14,8 @@ pub enum TrustListError {
     NotAFolder(PathBuf),
     #[error(transparent)]
     List(#[from] TrustError),
+    #[error(transparent)]
+    Pin(#[from] super::settings_pin::PinError),
 }
 
 /// What `synapse trust` asked for.
@@ -30,7 +34,12 @@ pub fn change(file: &Path, change: TrustChange) -> Result<(bool, Vec<PathBuf>), 
             if !folder.is_dir() {
                 return Err(TrustListError::NotAFolder(folder));
             }
-            trust::add(file, &folder)?
+            let added = trust::add(file, &folder)?;
+            // Trusting (again) is the user's review of the project's rules as they read now.
+            let home = file.parent().unwrap_or(Path::new("/"));
+            let settings = folder.join(trust::PROJECT_SETTINGS);
+            settings_pin::pin(&settings_pin::pin_file(home), &settings)?;
+            added
         }
         TrustChange::Remove(folder) => trust::remove(file, &folder)?,
     };

@@ -1,0 +1,146 @@
+//! Trust of a project's rules pinned by content: `synapse trust DIR` records a SHA-256 of
+//! `DIR/.synapse/settings.json` in `$SYNAPSE_HOME/trusted_settings.json`, and the gate honours
+//! a trusted project's rules only while the file still has that hash. A change by anyone — the
+//! agent, a `git pull`, a hand edit — is not honoured until the user runs `synapse trust` again;
+//! an "always" answer the user gives re-pins the file it wrote. A pin file that can't be read
+//! pins nothing (fail closed).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+/// The pin file, beside the trust list in `$SYNAPSE_HOME`.
+pub const PIN_FILE: &str = "trusted_settings.json";
+
+#[derive(Debug, thiserror::Error)]
+pub enum PinError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} is not a valid pin file ({reason}); delete it and run `synapse trust` again")]
+    Corrupt { path: PathBuf, reason: String },
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// How a project settings file stands against its pin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PinState {
+    Matches,
+    /// Never reviewed with `synapse trust`.
+    Unpinned,
+    Changed,
+    Unreadable(String),
+}
+
+pub fn pin_file(synapse_home: &Path) -> PathBuf {
+    synapse_home.join(PIN_FILE)
+}
+
+fn hash_of(file: &Path) -> Option<String> {
+    let bytes = std::fs::read(file).ok()?;
+    Some(
+        Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+    )
+}
+
+fn load(pins: &Path) -> Result<BTreeMap<String, String>, PinError> {
+    let text = match std::fs::read_to_string(pins) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+        Err(source) => {
+            return Err(PinError::Read {
+                path: pins.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let corrupt = |reason: &str| PinError::Corrupt {
+        path: pins.to_path_buf(),
+        reason: reason.to_string(),
+    };
+    let value: Value = serde_json::from_str(&text).map_err(|e| corrupt(&e.to_string()))?;
+    let map = value
+        .get("pinned")
+        .and_then(Value::as_object)
+        .ok_or_else(|| corrupt("expected an object `pinned`"))?;
+    map.iter()
+        .map(|(k, v)| {
+            v.as_str()
+                .map(|h| (k.clone(), h.to_string()))
+                .ok_or_else(|| corrupt("every pin must be a string"))
+        })
+        .collect()
+}
+
+/// Where `settings` (a project's `.synapse/settings.json`) stands against the pins in `pins`.
+pub fn state(pins: &Path, settings: &Path) -> PinState {
+    let map = match load(pins) {
+        Ok(m) => m,
+        Err(e) => return PinState::Unreadable(e.to_string()),
+    };
+    match (map.get(&settings.display().to_string()), hash_of(settings)) {
+        (None, _) => PinState::Unpinned,
+        (Some(pinned), Some(now)) if *pinned == now => PinState::Matches,
+        _ => PinState::Changed,
+    }
+}
+
+/// Pins `settings` as it reads now (nothing to pin when it does not exist).
+pub fn pin(pins: &Path, settings: &Path) -> Result<(), PinError> {
+    let Some(hash) = hash_of(settings) else {
+        return Ok(());
+    };
+    let write_err = |source| PinError::Write {
+        path: pins.to_path_buf(),
+        source,
+    };
+    let dir = pins.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(write_err)?;
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(".trusted_settings.lock"))
+        .map_err(write_err)?;
+    lock.lock().map_err(write_err)?;
+    // A pin file that can't be read is replaced: pinning is the user's own fresh review.
+    let mut map = load(pins).unwrap_or_default();
+    map.insert(settings.display().to_string(), hash);
+    let mut text = serde_json::to_string_pretty(&json!({ "pinned": map })).unwrap_or_default();
+    text.push('\n');
+    synapse_shared::atomic::write_atomic_mode(pins, text.as_bytes(), 0o600).map_err(write_err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pinned_file_counts_until_it_changes() {
+        let home = tempfile::tempdir().unwrap();
+        let pins = pin_file(home.path());
+        let project = tempfile::tempdir().unwrap();
+        let settings = project.path().join("settings.json");
+        std::fs::write(&settings, "{}").unwrap();
+        assert_eq!(state(&pins, &settings), PinState::Unpinned);
+        pin(&pins, &settings).unwrap();
+        assert_eq!(state(&pins, &settings), PinState::Matches);
+        std::fs::write(&settings, r#"{"permissions": {"defaultMode": "yolo"}}"#).unwrap();
+        assert_eq!(state(&pins, &settings), PinState::Changed);
+        std::fs::write(&pins, "[").unwrap();
+        assert!(matches!(state(&pins, &settings), PinState::Unreadable(_)));
+        pin(&pins, &settings).unwrap();
+        assert_eq!(state(&pins, &settings), PinState::Matches);
+    }
+}
