@@ -33,10 +33,10 @@ fn a_timeout_ends_the_whole_line_and_keeps_the_shell() {
     assert!(!r.stdout.contains("touched"), "{}", r.stdout);
     assert!(r.stdout.contains("timed out after 2 s"), "{}", r.stdout);
     assert!(!env.workdir().join("d/after").exists());
-    assert!(
-        processes_matching("sleep 1717.").is_empty(),
-        "a sleep survived"
-    );
+    // Killed with the line: gone once the kernel has reaped them (a loaded machine takes a moment).
+    wait_until(DEADLINE, "every sleep of the line to be gone", || {
+        processes_matching("sleep 1717.").is_empty()
+    });
     let r = exec(&env, &["echo $KEEP; basename $PWD"]);
     assert_eq!(r.stdout, "kept\nd\n");
 }

@@ -22,7 +22,9 @@ async fn continued_lines_paste_ctrl_c_history_and_the_spinner() {
             .reply(
                 Reply::new()
                     .text("first answer")
-                    .delay(Duration::from_millis(150)),
+                    // Before every event: the spinner stays up over a second, long enough for a loaded
+                    // machine's screen captures to see it.
+                    .delay(Duration::from_millis(400)),
             )
             .text("second answer"),
     )
