@@ -66,3 +66,32 @@ async fn the_api_key_typed_in_the_setup_never_shows_on_screen() {
     assert!(saved.contains("sk-ant-SECRET-1234"), "{saved}");
     assert!(!screen.text().contains("SECRET"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_status_line_counts_the_sessions_running_jobs() {
+    let env = TestEnv::new();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("job start sleep 300")
+            .text("Started it.")
+            .tool_call("job kill 1")
+            .text("Stopped it."),
+    )
+    .await
+    .unwrap();
+    let screen = Screen::start_with(
+        &env,
+        Some(&fake),
+        &["chat", "--permission-mode", "yolo"],
+        &[],
+    );
+    screen.wait_for("You (1)>");
+    screen.line("start a long job");
+    screen.wait_for("Started it.");
+    screen.wait_for("· 1 job running");
+    screen.line("stop it");
+    screen.wait_for("Stopped it.");
+    screen.wait_until("the job count gone", |s| {
+        s.contains("You (3)>") && !repl_support::after_last(s, "You (3)>").contains("job running")
+    });
+}

@@ -67,6 +67,7 @@ pub async fn run(
         unsent: String::new(),
         typeahead: typeahead::TypeAhead::default(),
         calls: Vec::new(),
+        jobs: 0,
     };
     if let Some(prompt) = prompt.filter(|p| !p.trim().is_empty()) {
         repl.typeahead.queue(prompt);
@@ -114,6 +115,8 @@ pub(crate) struct Repl {
     typeahead: typeahead::TypeAhead,
     /// Tool calls finished while this REPL watched, numbered from 1 for `/expand`.
     calls: Vec<synapse_shared::proto::ToolFinished>,
+    /// The session's background jobs running when the last turn ended (status line).
+    jobs: u32,
 }
 
 impl Repl {
@@ -200,6 +203,7 @@ impl Repl {
                 )),
                 Ev::TurnFinished(done) => {
                     self.turns = self.turns.max(done.turn);
+                    self.jobs = done.background_jobs;
                     if let Some(u) = &done.usage {
                         self.usage.add_turn(u);
                     }

@@ -1,5 +1,5 @@
 //! The status line under the prompt: model, how full the context window is, the session's
-//! estimated cost, the permission mode and the workspace. It is drawn on the row below the
+//! estimated cost, the permission mode, the workspace and the background jobs still running. It is drawn on the row below the
 //! prompt before rustyline starts reading (cursor moved back up), so rustyline never has to
 //! know about it, and cleared when the line is submitted. Numbers come from the same
 //! [`UsageStats`] as `/cost` and `/context`, so they always agree.
@@ -13,6 +13,8 @@ pub struct Status<'a> {
     pub usage: &'a UsageStats,
     pub mode: &'a str,
     pub workspace: &'a str,
+    /// The session's background jobs running when the last turn ended.
+    pub jobs: u32,
 }
 
 /// The status line's text (no newline), cut to `width` columns.
@@ -35,13 +37,18 @@ pub fn status_text(s: &Status<'_>, width: usize) -> String {
     } else {
         s.model
     };
-    let parts = [
+    let mut parts = vec![
         model.to_string(),
         context,
         cost,
         s.mode.to_string(),
         s.workspace.to_string(),
     ];
+    match s.jobs {
+        0 => {}
+        1 => parts.push("1 job running".into()),
+        n => parts.push(format!("{n} jobs running")),
+    }
     let line = parts.join(" · ");
     if line.chars().count() <= width {
         return line;
@@ -86,6 +93,7 @@ impl Repl {
             usage: &self.usage,
             mode: self.permission_mode.as_deref().unwrap_or("auto"),
             workspace: &workspace,
+            jobs: self.jobs,
         };
         let text = status_text(&status, width.saturating_sub(1));
         // New row, status, back up to the start of the (now empty) prompt row.
@@ -118,11 +126,14 @@ mod tests {
             usage: &usage,
             mode: "auto",
             workspace: "~/src/app",
+            jobs: 0,
         };
         assert_eq!(
             status_text(&s, 200),
             "claude-sonnet-4-5 · context 25% of 200k · $3.0000 · auto · ~/src/app"
         );
         assert_eq!(status_text(&s, 20).chars().count(), 20);
+        let busy = Status { jobs: 2, ..s };
+        assert!(status_text(&busy, 200).ends_with(" · ~/src/app · 2 jobs running"));
     }
 }

@@ -119,6 +119,7 @@ impl Repl {
                         }
                         Step::Finished(done) => {
                             self.turns = self.turns.max(done.turn);
+                            self.jobs = done.background_jobs;
                             view.finish(&done, &mut self.usage).await;
                             return Ok(());
                         }

@@ -144,6 +144,7 @@ impl Chat for ChatService {
             session.clone(),
             session.subscribe(),
             tx.clone(),
+            self.state.shell.clone(),
         ));
         let release = non_interactive.then(|| self.state.clone());
         let settings = self.state.settings_handle.clone();
@@ -185,6 +186,7 @@ async fn forward_events(
     session: Arc<ChatSession>,
     mut events: broadcast::Receiver<SessionEvent>,
     tx: mpsc::Sender<Result<ChatEvent, Status>>,
+    shell: Arc<crate::shell::ShellSessions>,
 ) {
     loop {
         let event = match events.recv().await {
@@ -194,11 +196,12 @@ async fn forward_events(
             }
             Err(broadcast::error::RecvError::Closed) => return,
         };
-        if tx
-            .send(Ok(to_wire(event, session.context_window())))
-            .await
-            .is_err()
-        {
+        let mut wire = to_wire(event, session.context_window());
+        // The REPL's status line shows the session's running jobs after each turn.
+        if let Some(Ev::TurnFinished(t)) = wire.kind.as_mut() {
+            t.background_jobs = u32::try_from(shell.running_jobs_of(&session.id)).unwrap_or(0);
+        }
+        if tx.send(Ok(wire)).await.is_err() {
             return;
         }
     }
@@ -383,6 +386,7 @@ fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -> ChatEvent
                 usage: Some(usage(&u, window)),
                 error_kind,
                 http_status,
+                background_jobs: 0,
             })
         }
     };

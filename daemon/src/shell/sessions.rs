@@ -138,6 +138,11 @@ impl ShellSessions {
         self.lock_slots().values().map(|s| s.jobs.running()).sum()
     }
 
+    /// Background jobs of session `name` still running.
+    pub fn running_jobs_of(&self, name: &str) -> usize {
+        self.lock_slots().get(name).map_or(0, |s| s.jobs.running())
+    }
+
     /// Agent commands inside compound lines: listens on `socket` and gives every new session
     /// shell the agent functions, which call `helper __agent …` (the `synapsed` executable).
     /// On failure the sessions keep working with the fast path only, and the error says why.
