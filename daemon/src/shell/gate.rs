@@ -72,6 +72,8 @@ pub struct GateInfo<'a> {
     /// The running session shell's pid (`None` before it starts): a new pid means a fresh
     /// shell, without the aliases and functions of the last one.
     pub shell_pid: Option<i32>,
+    /// The Bash-tool call this check belongs to (agent commands a line runs share its number).
+    pub call_seq: u64,
 }
 
 /// The gate's answer.

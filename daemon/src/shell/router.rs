@@ -100,6 +100,7 @@ impl BashRouter {
         cancel: &CancellationToken,
     ) -> ToolResult {
         let timeout = session.timeouts().for_call(call.timeout);
+        let call_seq = session.begin_call();
         let mut restarted = false;
         // Agent functions in this session's shell act for this call, and only while it runs.
         let _active = match (&self.channel, session.agent_token()) {
@@ -115,6 +116,7 @@ impl BashRouter {
                     timeouts: session.timeouts(),
                     timeout,
                     cancel: cancel.child_token(),
+                    call_seq,
                 },
             )),
             _ => None,
@@ -335,6 +337,7 @@ async fn check(call: &ToolCall, session: &ShellSession, action: GateAction<'_>) 
         is_session_pid: &is_session_pid,
         sandboxed: session.is_sandboxed() || session.sandbox().is_some_and(|_| sandbox_ready()),
         shell_pid: session.shell_pid(),
+        call_seq: session.call_seq(),
     };
     gate.0.check(action, info).await
 }

@@ -33,9 +33,30 @@ pub struct ShellSession {
     timeouts: super::timeouts::Timeouts,
     /// Who watches the running command's output (set for one call).
     progress: Option<super::progress::ProgressSink>,
+    /// The Bash-tool call running now (unique in the daemon; see [`ShellSession::begin_call`]).
+    call_seq: u64,
 }
 
+/// Numbers every Bash-tool call of the daemon, so a gate can tell one call from the next.
+static CALL_SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 impl ShellSession {
+    /// Starts a new Bash-tool call: a number no other call of this daemon had.
+    pub fn begin_call(&mut self) -> u64 {
+        self.call_seq = CALL_SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.call_seq
+    }
+
+    /// The call running now (0 before the first).
+    pub fn call_seq(&self) -> u64 {
+        self.call_seq
+    }
+
+    /// Runs on behalf of call `seq` (an agent-channel command of that call).
+    pub fn set_call_seq(&mut self, seq: u64) {
+        self.call_seq = seq;
+    }
+
     /// A session whose shell starts on first use.
     pub fn new(name: impl Into<String>, spec: ShellSpec, output_cap_chars: usize) -> Self {
         let cwd = spec.cwd.clone();
@@ -53,6 +74,7 @@ impl ShellSession {
             jobs: JobTable::new(log_dir),
             timeouts: super::timeouts::Timeouts::default(),
             progress: None,
+            call_seq: 0,
         }
     }
 

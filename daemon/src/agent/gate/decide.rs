@@ -73,6 +73,24 @@ impl SessionGate {
             Some(file) => protect::ask_for(decision, file),
             None => decision,
         };
+        // An agent command inside a line the user just approved (same call, named in the line)
+        // was part of what they said yes to: not asked again. Rules files are always asked.
+        if let GateAction::Agent { name, .. } = &action
+            && action.shell_line().is_none()
+            && rules_file.is_none()
+            && matches!(decision, Decision::Ask { .. })
+            && self.line_covers(info.call_seq, name)
+        {
+            self.audit.record(&super::audit::AuditEntry {
+                outcome: "approved",
+                command: text,
+                reason: "part of the line the user approved",
+                by: "user",
+                mode: mode.as_str(),
+            });
+            return GateVerdict::Run;
+        }
+        let asked = matches!(decision, Decision::Ask { .. });
         let native = matches!(action, GateAction::Native { .. })
             || matches!(action, GateAction::Agent { name: "bash", .. });
         let sandboxed = native && info.sandboxed;
@@ -90,7 +108,31 @@ impl SessionGate {
         if let Some(line) = action.shell_line().filter(|_| ran) {
             self.tracked_shell().record(info.shell_pid, &line);
         }
+        if let GateAction::Native { command } = &action {
+            let approved = (asked && ran).then(|| {
+                let parsed = permissions::parse(command);
+                let programs = parsed
+                    .all_commands()
+                    .filter_map(|c| c.program().map(str::to_string))
+                    .collect();
+                (info.call_seq, programs)
+            });
+            *self.approved_line() = approved;
+        }
         verdict
+    }
+
+    fn approved_line(&self) -> std::sync::MutexGuard<'_, Option<(u64, Vec<String>)>> {
+        self.approved_line.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether agent command `name` of call `seq` is named by the line approved in that call.
+    fn line_covers(&self, seq: u64, name: &str) -> bool {
+        seq != 0
+            && self
+                .approved_line()
+                .as_ref()
+                .is_some_and(|(s, programs)| *s == seq && programs.iter().any(|p| p == name))
     }
 
     fn tracked_shell(&self) -> std::sync::MutexGuard<'_, super::shell_state::TrackedShell> {

@@ -83,6 +83,9 @@ pub struct SessionGate {
     shell: Arc<Mutex<shell_state::TrackedShell>>,
     /// The session's temporary folder.
     tmp: private_tmp::SessionTmp,
+    /// The line the user approved in the running call, and the commands it names: agent
+    /// commands that line runs (through the agent channel) are not asked about again.
+    approved_line: Mutex<Option<(u64, Vec<String>)>>,
 }
 
 impl SessionGate {
@@ -121,6 +124,7 @@ impl SessionGate {
             notify,
             shell: Arc::default(),
             tmp: private_tmp::SessionTmp::Shared,
+            approved_line: Mutex::new(None),
         };
         (gate, problems)
     }
@@ -264,6 +268,7 @@ impl SessionGate {
             // A sub-agent runs in its own shell.
             shell: Arc::default(),
             tmp: self.tmp.clone(),
+            approved_line: Mutex::new(None),
         }
     }
 }

@@ -61,6 +61,8 @@ pub struct ActiveCall {
     pub timeouts: super::timeouts::Timeouts,
     pub timeout: Duration,
     pub cancel: CancellationToken,
+    /// The call's number ([`ShellSession::begin_call`]): its agent commands are judged as part of it.
+    pub call_seq: u64,
 }
 
 pub struct AgentChannel {
@@ -249,6 +251,7 @@ async fn run(active: &ActiveCall, request: wire::Request) -> CommandOutput {
     let mut session = ShellSession::new(active.session_name.clone(), spec, active.output_cap_chars)
         .with_jobs(active.jobs.clone());
     session.set_timeouts(active.timeouts);
+    session.set_call_seq(active.call_seq);
     let out = run_agent_command(
         &active.commands,
         &mut session,
