@@ -1,8 +1,7 @@
 //! Issue 17, end to end: an agent command inside a compound line is judged once. The line is
-//! asked about as a whole; the `write` it contains should then run (through the agent channel)
-//! without a second question. Today the gate asks again for the expanded `write`: only the gate
-//! knows whether the line's verdict came from the user (then the inner command was approved) or
-//! from a rule (then the inner check is still needed), so the fix belongs in `agent/gate` (#16).
+//! asked about as a whole; the `write` it contains then runs (through the agent channel) without
+//! a second question, because the gate remembers that the user approved that line in that call
+//! (a line a rule allowed gets no such pass). The next call is asked about on its own.
 
 use synapse_tests::TestEnv;
 use synapse_tests::fake_llm::{FakeLlm, Script};
