@@ -24,6 +24,7 @@ mod growth_enhance;
 mod growth_skills;
 mod llm_errors;
 mod llm_providers;
+mod llm_real;
 mod mcp_e2e;
 mod mcp_edit_cli;
 mod mcp_errors;

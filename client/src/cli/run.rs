@@ -192,6 +192,11 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
                             "session_id": session_id,
                             "turn": done.turn,
                             "usage": usage_json(&usage),
+                            "context_window": (usage.context_window > 0).then(|| serde_json::json!({
+                                "tokens": usage.context_window,
+                                "used": usage.context_tokens,
+                                "source": usage.context_source,
+                            })),
                             "skill_enhance": enhance_report,
                         });
                         writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;

