@@ -6,7 +6,9 @@
 //! and optional: a server that answers none of them leaves the decision to
 //! [`crate::limits::ModelLimits::resolve`]. The official APIs are never probed.
 
-use std::time::Duration;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -18,11 +20,43 @@ use super::config::{
 /// Time allowed for each probe.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 
-/// The context window the server reports for `config.model`, if it reports one.
+/// How long an answer (or the lack of one) is reused for the same server and model: a new
+/// session then starts its first request at once instead of probing again (a server restarted
+/// with another window is picked up after this).
+pub const CACHE_TTL: Duration = Duration::from_secs(600);
+
+type CacheKey = (String, String, bool);
+
+fn cache() -> &'static Mutex<HashMap<CacheKey, (Instant, Option<u64>)>> {
+    static CACHE: OnceLock<Mutex<HashMap<CacheKey, (Instant, Option<u64>)>>> = OnceLock::new();
+    CACHE.get_or_init(Mutex::default)
+}
+
+/// The context window the server reports for `config.model`, if it reports one; answers of the
+/// last [`CACHE_TTL`] are reused.
 pub async fn discover_context_window(config: &ProviderConfig) -> Option<u64> {
     if config.base_url == DEFAULT_ANTHROPIC_BASE_URL || config.base_url == DEFAULT_OPENAI_BASE_URL {
         return None;
     }
+    let key = (
+        config.base_url.clone(),
+        config.model.clone(),
+        config.kind == ProviderKind::OpenAi,
+    );
+    if let Ok(c) = cache().lock()
+        && let Some((at, window)) = c.get(&key)
+        && at.elapsed() < CACHE_TTL
+    {
+        return *window;
+    }
+    let window = probe(config).await;
+    if let Ok(mut c) = cache().lock() {
+        c.insert(key, (Instant::now(), window));
+    }
+    window
+}
+
+async fn probe(config: &ProviderConfig) -> Option<u64> {
     let client = reqwest::Client::builder()
         .timeout(PROBE_TIMEOUT)
         .build()
