@@ -33,8 +33,7 @@ document) before first use.
 3. **Native shell**: everything else runs in a persistent bash. `cd` and `export` persist, stdin \
 is closed (pass `--yes`/`-y` instead of waiting for input), commands time out after 120 s \
 (`bash --timeout SECS '<cmd>'` allows more), and long output is cut in the middle with the whole \
-saved to a file the result names. For longer work or servers use background jobs: `job start \
-'<cmd>'`, then `job read ID` (new output, exit status), `job list`, `job kill ID`.
+saved to a file the result names. Servers and longer work go in background jobs (`job`).
 
 Take one step at a time and read each result. On a non-zero exit, fix the cause instead of \
 repeating the command.";

@@ -11,15 +11,11 @@ pub static SPEC: CommandSpec = CommandSpec {
     help: "\
 Arguments:
   <command>       one quoted command line; it may use pipes, redirects, && and the like
-  --timeout SECS  allow up to SECS seconds (default 120, at most 600; settings.json
-                  shell.defaultTimeoutSec and shell.maxTimeoutSec change both)
+  --timeout SECS  allow up to SECS seconds (default 120, at most 600)
 
-Every command that is not an agent command already runs in the persistent shell, so this is
-only needed to be explicit, e.g. to run a program whose name is also an agent command
-(bash 'read -r line < f; echo \"$line\"'). cd and export persist between calls.
-
-`bash` with options (bash -c '…', bash -x script.sh) or with a script file that exists runs
-the real bash program instead, as a terminal would.
+Only needed to be explicit, e.g. for a program named like an agent command
+(bash 'read -r line < f; echo \"$line\"'). With options (bash -c '…') or an existing script
+file, the real bash program runs, as in a terminal.
 
 Examples:
   bash 'ls -la | head'

@@ -11,9 +11,8 @@ use crate::shell::paths::PathResolver;
 pub static SPEC: CommandSpec = CommandSpec {
     name: "job",
     usage: "job start <command> | job list | job read <id> | job kill <id>",
-    summary: "Background jobs for long work (no timeout): `job start '<cmd>'` prints an id; \
-              `job list`; `job read ID` shows new output and the exit status; `job kill ID`. \
-              Jobs end with the session.",
+    summary: "Background jobs, no timeout: `job start '<cmd>'` prints an id; `job read ID` \
+              (new output, exit status); `job list`; `job kill ID`.",
     help: "\
 Subcommands:
   start <command>  start <command> (one quoted line) in the background, in the current folder;
