@@ -66,8 +66,8 @@ fn run(options: Options) -> anyhow::Result<()> {
         }
         let state = Arc::new(DaemonState::new(paths.clone(), loaded));
         tokio::spawn(signals::watch(state.shutdown.clone()));
-        // MCP servers connect in the background; project config is read from our cwd.
-        state.mcp.start(std::env::current_dir().ok());
+        // The user's MCP servers connect in the background; a project's start with its first session.
+        state.mcp.user().start();
         tracing::info!(
             version = synapse_shared::VERSION,
             pid = std::process::id(),

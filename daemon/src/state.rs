@@ -20,7 +20,7 @@ use crate::agent::subagent_context::SubAgentContexts;
 use crate::agent::task_command::{TaskCommand, TaskKind};
 use crate::growth;
 use crate::mcp::shortcut::McpShortcut;
-use crate::mcp::{McpManager, McpOptions};
+use crate::mcp::{McpHub, McpOptions};
 use crate::shell::{ShellSessions, builtin_registry};
 use crate::skills::agent_commands::{SkillCommand, SkillLoadCommand, ToolsCommand};
 use crate::skills::{
@@ -40,14 +40,16 @@ pub struct DaemonState {
     pub shell: Arc<ShellSessions>,
     /// Chat sessions (the agent conversations).
     pub chats: Arc<ChatSessions>,
-    /// MCP servers and their commands.
-    pub mcp: McpManager,
+    /// MCP servers and their commands: the user's, and each workspace's project servers.
+    pub mcp: McpHub,
     /// Every skill, its wrappers and index.json, kept current by `_skill_watcher`.
     pub skills: Arc<SkillStore>,
     /// Every extension command for `tools search` (skills now; MCP adds itself as a source).
     pub tools: ToolCatalog,
     /// The skill sub-agent (search, enhance, evaluate, versions).
     pub skill_agent: Arc<growth::SkillAgent>,
+    /// What every permission gate shares (the last good rules of a broken file among it).
+    gate_base: GateEnv,
     _skill_watcher: Option<SkillWatcher>,
 }
 
@@ -55,7 +57,11 @@ impl DaemonState {
     pub fn new(paths: Paths, settings: Result<Settings, String>) -> Self {
         let settings = Arc::new(SettingsHandle::new(paths.settings_file(), settings));
         let todo_store = TodoStore::new(paths.sessions_dir());
-        let mcp = McpManager::new(McpOptions::for_home(&paths, crate::mcp::client_binary()));
+        let mcp = McpHub::new(
+            McpOptions::for_home(&paths, crate::mcp::client_binary()),
+            paths.home().join("workspaces"),
+            reader(&settings, project_idle_stop),
+        );
         let meta_dir = growth::meta::meta_dir(
             paths.home(),
             std::env::var_os(growth::meta::ENV_META_SKILLS_DIR),
@@ -139,11 +145,12 @@ impl DaemonState {
             shell: shell.clone(),
             settings: snapshot(&settings),
         });
+        let gate_base = gate_env(&paths, &mcp, None);
         let chats = Arc::new(ChatSessions::new(
             paths.sessions_dir(),
             chat_deps(
                 shell.clone(),
-                gate_env(&paths, &mcp),
+                gate_base.clone(),
                 settings.clone(),
                 commands_doc,
                 todo_store,
@@ -168,6 +175,7 @@ impl DaemonState {
             skills,
             tools,
             skill_agent,
+            gate_base,
             _skill_watcher: skill_watcher,
         }
     }
@@ -182,16 +190,15 @@ impl DaemonState {
         self.settings_handle.error()
     }
 
-    /// Binds a session opened in `cwd` to its workspace (the project root above it): project MCP
-    /// servers follow that root and expand `${VAR}` from the opening client's `env`.
+    /// Binds a shell opened in `cwd` to its workspace (the project root above it): the
+    /// project's MCP servers start (expanding `${VAR}` from the opening client's `env`) and stay
+    /// up while the returned value lives; its bin folder goes on the shell's PATH.
     pub fn bind_workspace(
         &self,
         cwd: &std::path::Path,
         env: std::collections::HashMap<String, String>,
-    ) {
-        let home = std::env::var_os("HOME").map(PathBuf::from);
-        let root = crate::workspace::project_root(cwd, home.as_deref());
-        self.mcp.follow_workspace(root, Some(env));
+    ) -> crate::shell::ShellWorkspace {
+        bind(&self.mcp, cwd, env)
     }
 
     /// Puts settings just written to the file in force.
@@ -204,17 +211,41 @@ impl DaemonState {
 struct AgentCommandTools(Vec<ToolEntry>);
 
 impl ToolSource for AgentCommandTools {
-    fn visit_tools(&self, f: &mut dyn FnMut(&ToolEntry)) {
+    fn visit_tools(&self, _: Option<&std::path::Path>, f: &mut dyn FnMut(&ToolEntry)) {
         self.0.iter().for_each(f);
     }
 }
 
-/// MCP commands in `tools search`, next to the skill commands.
-struct McpTools(McpManager);
+/// `mcp.projectIdleStopSec`: how long a workspace's project servers outlive its last session.
+fn project_idle_stop(s: &Settings) -> std::time::Duration {
+    s.other
+        .get("mcp")
+        .and_then(|m| m.get("projectIdleStopSec"))
+        .and_then(serde_json::Value::as_f64)
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .map_or(crate::mcp::hub::PROJECT_IDLE_STOP_DEFAULT, |secs| {
+            std::time::Duration::from_secs_f64(secs.min(30.0 * 86_400.0))
+        })
+}
+
+/// The workspace of a session opened in `cwd`.
+fn bind(
+    mcp: &McpHub,
+    cwd: &std::path::Path,
+    env: std::collections::HashMap<String, String>,
+) -> crate::shell::ShellWorkspace {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let root = crate::workspace::project_root(cwd, home.as_deref());
+    mcp.bind(&root, env)
+}
+
+/// MCP commands in `tools search`, next to the skill commands: the caller's project's and the
+/// user's.
+struct McpTools(McpHub);
 
 impl ToolSource for McpTools {
-    fn visit_tools(&self, f: &mut dyn FnMut(&ToolEntry)) {
-        for e in self.0.catalog_entries() {
+    fn visit_tools(&self, workspace: Option<&std::path::Path>, f: &mut dyn FnMut(&ToolEntry)) {
+        for e in self.0.catalog_entries(workspace) {
             f(&ToolEntry {
                 command: e.command,
                 description: e.description,
@@ -227,13 +258,23 @@ impl ToolSource for McpTools {
 /// rendered for its working directory, and the reminder of its unfinished todo items.
 impl DaemonState {
     /// What a permission gate outside a chat session (`synapse exec --permission-mode`) needs.
-    pub fn gate_env(&self) -> GateEnv {
-        gate_env(&self.paths, &self.mcp)
+    pub fn gate_env(&self, workspace: Option<PathBuf>) -> GateEnv {
+        for_workspace(&self.gate_base, &self.mcp, workspace)
     }
 }
 
-/// What every session's permission gate needs from the daemon.
-fn gate_env(paths: &Paths, mcp: &McpManager) -> GateEnv {
+/// `base` for a session of `workspace`: MCP annotations are looked up among that workspace's
+/// commands; everything else is shared.
+fn for_workspace(base: &GateEnv, mcp: &McpHub, workspace: Option<PathBuf>) -> GateEnv {
+    let mcp = mcp.clone();
+    GateEnv {
+        mcp_hints: Arc::new(move |command| mcp.hints(workspace.as_deref(), command)),
+        ..base.clone()
+    }
+}
+
+/// What a permission gate needs from the daemon, for a session of `workspace`.
+fn gate_env(paths: &Paths, mcp: &McpHub, workspace: Option<PathBuf>) -> GateEnv {
     let mcp = mcp.clone();
     GateEnv {
         synapse_home: paths.home().to_path_buf(),
@@ -243,7 +284,7 @@ fn gate_env(paths: &Paths, mcp: &McpManager) -> GateEnv {
             .map(PathBuf::from)
             .unwrap_or_else(|| "/".into()),
         temp_dir: std::env::temp_dir(),
-        mcp_hints: Arc::new(move |command| mcp.catalog().hints(command)),
+        mcp_hints: Arc::new(move |command| mcp.hints(workspace.as_deref(), command)),
         last_good_rules: Default::default(),
     }
 }
@@ -252,16 +293,16 @@ fn gate_env(paths: &Paths, mcp: &McpManager) -> GateEnv {
 #[allow(clippy::too_many_arguments)]
 fn chat_deps(
     shell: Arc<ShellSessions>,
-    gate_env: GateEnv,
+    gate_base: GateEnv,
     settings: Arc<SettingsHandle>,
     commands_doc: String,
     todo_store: TodoStore,
     stop_hook: Arc<dyn StopHook>,
     skill_contexts: Arc<SubAgentContexts>,
     skills: Arc<SkillStore>,
-    mcp: McpManager,
+    mcp: McpHub,
 ) -> DepsFactory {
-    Arc::new(move |cwd, id| {
+    Arc::new(move |cwd, id, client_env| {
         let model = String::new();
         let date = chrono::Local::now().format("%Y-%m-%d").to_string();
         let env = PromptEnv {
@@ -275,6 +316,10 @@ fn chat_deps(
         if cwd.is_absolute() {
             skills.add_project_cwd(cwd);
         }
+        let workspace = cwd
+            .is_absolute()
+            .then(|| bind(&mcp, cwd, client_env.clone()));
+        let root = workspace.as_ref().map(|w| w.root.clone());
         SessionDeps {
             shell: shell.clone(),
             settings: snapshot(&settings),
@@ -282,13 +327,14 @@ fn chat_deps(
                 &env,
                 &commands_doc,
                 &skills.awareness_section(cwd, awareness_budget(&settings.current())),
-            ) + &mcp.instructions_section(),
+            ) + &mcp.instructions_section(root.as_deref()),
             limits: RunnerLimits::default(),
             // The shell session a chat runs its commands in is named by the chat's id.
             turn_guard: Some(Arc::new(TodoGuard::new(todo_store.clone(), id))),
             stop_hook: Some(stop_hook.clone()),
             subagent_context: Some(skill_contexts.open(id)),
-            gate_env: Some(gate_env.clone()),
+            gate_env: Some(for_workspace(&gate_base, &mcp, root)),
+            workspace,
         }
     })
 }

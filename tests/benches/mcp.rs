@@ -153,7 +153,7 @@ fn main() {
     let argv = vec!["hello".to_string()];
     let in_process = rt.block_on(async {
         let m = McpManager::new(opts);
-        m.refresh(None).await;
+        m.refresh().await;
         for _ in 0..200 {
             m.call_argv("bad", "echo", &argv, None).await;
         }

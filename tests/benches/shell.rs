@@ -41,6 +41,7 @@ fn in_process(c: &mut Criterion) {
         cwd: dir.path().to_path_buf(),
         env: Vec::new(),
         sandbox: None,
+        workspace: None,
     };
     let cancel = CancellationToken::new();
     let run = |command: &str| {
@@ -95,6 +96,7 @@ fn agent_channel(c: &mut Criterion) {
         cwd: dir.path().to_path_buf(),
         env: Vec::new(),
         sandbox: None,
+        workspace: None,
     };
     let cancel = CancellationToken::new();
     let run = |command: &str| {

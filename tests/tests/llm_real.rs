@@ -101,12 +101,13 @@ fn json(out: &Run) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", out.stdout, out.stderr))
 }
 
-/// Small, fast answers: a short reply limit for the model on this server.
+/// A reply limit for the model on this server: roomy enough that a short answer is never cut
+/// (a cut reply is an error result by design), small enough that a rambling one stays quick.
 fn small_replies(env: &TestEnv) {
     std::fs::create_dir_all(env.home()).unwrap();
     std::fs::write(
         env.paths().settings_file(),
-        r#"{"llm": {"models": {"smollm2": {"maxOutputTokens": 48}}}}"#,
+        r#"{"llm": {"models": {"smollm2": {"maxOutputTokens": 128}}}}"#,
     )
     .unwrap();
 }

@@ -62,5 +62,6 @@ mod trust_socket;
 mod trust_tmpdir;
 mod web_fetch;
 mod web_search;
+mod workspaces_mcp;
 mod workspaces_projects;
 mod workspaces_settings;

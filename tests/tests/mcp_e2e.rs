@@ -314,7 +314,12 @@ async fn a_session_in_a_project_folder_brings_its_project_servers() {
         .stdin(Stdio::null());
     let out = Run::from(tokio::process::Command::from(cmd).output().await.unwrap());
     assert!(out.success(), "{out:?}");
-    wait_for_wrapper(&env, "mcp:proj:echo");
-    let r = run(wrapper(&env, "mcp:proj:echo").arg("from the project"));
+    // The project's commands belong to the project: its wrappers are not in the user's bin
+    // folder, and from the user's terminal in the project folder the server answers.
+    assert!(!env.home().join("bin/mcp:proj:echo").exists());
+    let mut call = env.synapse();
+    call.current_dir(&project)
+        .args(["mcp", "call", "proj", "echo", "from the project"]);
+    let r = run(&mut call);
     assert_eq!(r.stdout, "from the project\n", "{r:?}");
 }

@@ -19,7 +19,7 @@ async fn crash_then_reconnect_on_next_call() {
         "bad": stdio(&bad_mcp(), &["--crash-after", "2", "--tag", &tag])
     }}));
     let m = home.manager(&[]);
-    m.start(None);
+    m.start();
     wait_ready(&m, "bad").await;
     let first_pid = m.list()[0].pid.unwrap();
 
@@ -63,7 +63,7 @@ async fn hung_call_times_out_and_keeps_the_server() {
     entry["toolTimeoutSec"] = json!(0.5);
     home.write_config(&json!({"mcpServers": {"hang": entry}}));
     let m = home.manager(&[]);
-    m.start(None);
+    m.start();
     wait_ready(&m, "hang").await;
     let pid = m.list()[0].pid;
     let o = m.call_argv("hang", "echo", &args(&["x"]), None).await;
@@ -99,7 +99,7 @@ async fn garbage_and_silent_servers_are_isolated() {
         "good": stdio(&bad_mcp(), &[]),
     }}));
     let m = home.manager(&[]);
-    let summary = m.refresh(None).await;
+    let summary = m.refresh().await;
     let failed: Vec<&str> = summary.failed.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(failed, vec!["garbage", "missing", "silent"], "{summary:?}");
     let reason = |n: &str| {
@@ -150,7 +150,7 @@ async fn paginated_tools_and_list_changed_update_wrappers() {
         "paged": stdio(&bad_mcp(), &["--page-size", "2", "--extra-tools", "7"])
     }}));
     let m = home.manager(&[]);
-    m.refresh(None).await;
+    m.refresh().await;
     assert_eq!(m.list()[0].tool_count, 10);
     assert_eq!(home.wrappers().len(), 10);
     let o = m
@@ -181,7 +181,7 @@ async fn refresh_after_config_edit_adds_and_removes_wrappers() {
     let home = Home::new();
     home.write_config(&json!({"mcpServers": {"a": stdio(&bad_mcp(), &[])}}));
     let m = home.manager(&[]);
-    let s = m.refresh(None).await;
+    let s = m.refresh().await;
     assert_eq!(s.added, vec!["a"]);
     assert_eq!(
         home.wrappers(),
@@ -191,7 +191,7 @@ async fn refresh_after_config_edit_adds_and_removes_wrappers() {
     let mut b = stdio(&bad_mcp(), &["--extra-tools", "1"]);
     b["disabledTools"] = json!(["grow", "sleep*"]);
     home.write_config(&json!({"mcpServers": {"b": b}}));
-    let s = m.refresh(None).await;
+    let s = m.refresh().await;
     assert_eq!(
         (s.added.clone(), s.removed.clone()),
         (vec!["b".to_string()], vec!["a".to_string()])
@@ -209,7 +209,7 @@ async fn refresh_after_config_edit_adds_and_removes_wrappers() {
 
     // Unchanged config: nothing reconnects, nothing is rewritten.
     let pid = m.list()[0].pid;
-    let s = m.refresh(None).await;
+    let s = m.refresh().await;
     assert_eq!(s.unchanged, vec!["b"]);
     assert!(
         s.wrappers.written.is_empty() && s.wrappers.removed.is_empty(),
@@ -229,7 +229,7 @@ async fn hundred_restart_cycles_leave_no_orphans() {
     }}));
     for cycle in 0..100 {
         let m = home.manager(&[]);
-        let s = m.refresh(None).await;
+        let s = m.refresh().await;
         assert!(s.failed.is_empty(), "cycle {cycle}: {s:?}");
         if cycle % 10 == 0 {
             let o = m.call_argv("s1", "echo", &args(&["x"]), None).await;

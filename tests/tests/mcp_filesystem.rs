@@ -23,7 +23,7 @@ fn fs_home(root: &Path) -> Home {
 
 async fn fs_manager(home: &Home, root: &Path) -> McpManager {
     let m = home.manager(&[("ROOT", root.to_str().unwrap())]);
-    let s = m.refresh(None).await;
+    let s = m.refresh().await;
     assert!(s.failed.is_empty(), "{s:?}");
     m
 }

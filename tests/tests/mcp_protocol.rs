@@ -26,7 +26,7 @@ async fn slow_call_is_cancelled_and_server_stays_connected() {
         "toolTimeoutSec": 0.5,
     }}}));
     let m = home.manager(&[]);
-    let s = m.refresh(None).await;
+    let s = m.refresh().await;
     assert!(s.failed.is_empty(), "{s:?}");
     let pid = m.list()[0].pid.unwrap();
 
@@ -105,7 +105,7 @@ async fn every_memory_tool_help_example_runs() {
         "env": {"MEMORY_FILE_PATH": store.path().join("memory.jsonl")},
     }}}));
     let m = home.manager(&[]);
-    let s = m.refresh(None).await;
+    let s = m.refresh().await;
     assert!(s.failed.is_empty(), "{s:?}");
     let catalog = m.catalog();
     let help_of = |tool: &str| {

@@ -60,7 +60,8 @@ async fn claude_and_vscode_configs_are_read_with_their_source() {
     let synapse_own = home.path().join("mcp/mcp_servers.json");
     home.write_config(&json!({"mcpServers": {"shadowed": stdio(&bad_mcp(), &[])}}));
 
-    let m = home.manager(&[("HOME", user_home.path().to_str().unwrap())]);
+    let hub = home.hub(&[("HOME", user_home.path().to_str().unwrap())]);
+    let m = hub.workspace(project.path(), None);
     // The project's own server also needs the user's approval of its entry.
     let approved = synapse_daemon::mcp::approval::approve_project_servers(
         &m,
@@ -72,10 +73,11 @@ async fn claude_and_vscode_configs_are_read_with_their_source() {
     .await
     .unwrap();
     assert_eq!(approved.approved, ["from-vscode"]);
-    let summary = m.refresh(Some(project.path().to_path_buf())).await;
+    let mut summary = hub.user().refresh().await;
+    summary.merge(m.refresh().await);
     assert!(summary.failed.is_empty(), "{summary:?}");
     assert!(summary.problems.is_empty(), "{summary:?}");
-    let list = m.list();
+    let (list, _) = hub.list(Some(project.path()));
     let source_of = |name: &str| {
         list.iter()
             .find(|s| s.name == name)
@@ -95,18 +97,20 @@ async fn claude_and_vscode_configs_are_read_with_their_source() {
         assert_eq!(s.state, StateKind::Ready, "{s:?}");
     }
     // A server from VS Code's file runs like any other.
-    let o = m
+    let o = hub
+        .serving(Some(project.path()), "from-vscode")
         .call_argv("from-vscode", "echo", &args(&["hi"]), None)
         .await;
     assert_eq!(o.exit_code, EXIT_OK, "{}", err(&o));
     assert_eq!(out(&o).trim(), "hi");
-    m.shutdown().await;
+    hub.shutdown().await;
 
     // A broken ~/.claude.json is reported with its path; Synapse's own servers still run.
     std::fs::write(&claude_json, "{ \"mcpServers\": ").unwrap();
     std::fs::remove_file(&vscode).unwrap();
-    let m = home.manager(&[("HOME", user_home.path().to_str().unwrap())]);
-    let summary = m.refresh(Some(project.path().to_path_buf())).await;
+    let hub = home.hub(&[("HOME", user_home.path().to_str().unwrap())]);
+    let mut summary = hub.user().refresh().await;
+    summary.merge(hub.workspace(project.path(), None).refresh().await);
     assert!(
         summary
             .problems
@@ -114,7 +118,12 @@ async fn claude_and_vscode_configs_are_read_with_their_source() {
             .any(|p| p.contains(".claude.json") && p.contains("invalid JSON")),
         "{summary:?}"
     );
-    let names: Vec<String> = m.list().into_iter().map(|s| s.name).collect();
+    let names: Vec<String> = hub
+        .list(Some(project.path()))
+        .0
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
     assert_eq!(names, vec!["shadowed".to_string()]);
-    m.shutdown().await;
+    hub.shutdown().await;
 }

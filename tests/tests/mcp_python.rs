@@ -28,7 +28,7 @@ async fn stdio_manager(home: &Home, vars: &[(&str, &str)]) -> McpManager {
         "FIXTURE_PLAIN": "plain",
     }))}}));
     let m = home.manager(vars);
-    let s = m.refresh(None).await;
+    let s = m.refresh().await;
     assert!(s.failed.is_empty(), "{s:?}");
     m
 }
@@ -223,7 +223,7 @@ async fn streamable_http_server() {
     }}));
     let port = server.port.to_string();
     let m = home.manager(&[("PORT", &port)]);
-    let s = m.refresh(None).await;
+    let s = m.refresh().await;
     assert_eq!(
         s.failed.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
         vec!["dead"],

@@ -249,7 +249,8 @@ fn stopping_the_daemon_kills_every_shell_and_its_jobs() {
 
 /// Live `bash` processes whose PATH starts with this installation's bin folder.
 fn shells_of(home: &str) -> usize {
-    let needle = format!("PATH={home}/bin:");
+    // The user's bin folder on PATH (after the workspace's own).
+    let needle = format!("{home}/bin:");
     std::fs::read_dir("/proc")
         .into_iter()
         .flatten()
@@ -261,8 +262,10 @@ fn shells_of(home: &str) -> usize {
         })
         .filter(|pid| {
             std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|e| {
-                e.split(|&b| b == 0)
-                    .any(|v| v.starts_with(needle.as_bytes()))
+                e.split(|&b| b == 0).any(|v| {
+                    v.starts_with(b"PATH=")
+                        && v.windows(needle.len()).any(|w| w == needle.as_bytes())
+                })
             })
         })
         .count()

@@ -48,6 +48,25 @@ fn each_project_loads_its_own_skill_and_other_folders_get_the_users() {
     assert!(third.success(), "{third:?}");
     assert!(third.stdout.contains("USER BODY"), "{third:?}");
 
+    // A script of A's skill is a command in A only: `tools search` in B does not offer it.
+    let scripts = a.join(".synapse/skills/dup-skill/scripts");
+    std::fs::create_dir_all(&scripts).unwrap();
+    std::fs::write(
+        scripts.join("only_in_a.sh"),
+        "#!/bin/bash\n# Does the thing only project A has.\necho a\n",
+    )
+    .unwrap();
+    wait_until(DEADLINE, "A's script is a command in A", || {
+        cli_in(&env, &a_sub, &["tools", "search", "only_in_a"])
+            .stdout
+            .contains("skill:dup-skill:only_in_a")
+    });
+    let from_b = cli_in(&env, &b, &["tools", "search", "only_in_a"]);
+    assert!(
+        !from_b.stdout.contains("skill:dup-skill:only_in_a"),
+        "{from_b:?}"
+    );
+
     let list_b = cli_in(&env, &b, &["skill", "list", "--json"]);
     let listed = if list_b.success() {
         list_b

@@ -34,6 +34,10 @@ pub enum McpCommand {
     /// `-h`/`--help` after the tool name print the tool's help.
     #[command(disable_help_flag = true)]
     Call {
+        /// Answer as in this project root (a project server's wrapper names its project, so
+        /// the call reaches it wherever the shell is); default: the project above the cwd.
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<String>,
         /// Server name as configured.
         server: String,
         /// Tool name as the server lists it.
@@ -95,10 +99,28 @@ pub enum RefreshTarget {
     Mcp,
 }
 
+/// The caller's working directory as the daemon wants it (its project's servers answer first);
+/// empty when it cannot be read.
+pub(crate) fn caller_cwd() -> String {
+    std::env::current_dir()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default()
+}
+
+/// The caller's environment (`${VAR}` in its project's MCP config expands from it).
+pub(crate) fn caller_env() -> std::collections::HashMap<String, String> {
+    std::env::vars().collect()
+}
+
 pub async fn run(paths: Paths, cmd: McpCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         McpCommand::List { tools, json } => list(&paths, tools, json).await,
-        McpCommand::Call { server, tool, args } => Ok(call(&paths, server, tool, args).await),
+        McpCommand::Call {
+            workspace,
+            server,
+            tool,
+            args,
+        } => Ok(call(&paths, workspace, server, tool, args).await),
         McpCommand::Add(a) => super::mcp_edit::add(&paths, a).await,
         McpCommand::Remove { name, scope } => super::mcp_edit::remove(&paths, name, scope).await,
         McpCommand::Get { name } => super::mcp_edit::get(&paths, name).await,
@@ -137,7 +159,13 @@ fn wants_stdin(args: &[String]) -> bool {
         || args.iter().any(|a| a == "--json=-")
 }
 
-async fn call(paths: &Paths, server: String, tool: String, argv: Vec<String>) -> ExitCode {
+async fn call(
+    paths: &Paths,
+    workspace: Option<String>,
+    server: String,
+    tool: String,
+    argv: Vec<String>,
+) -> ExitCode {
     let stdin = if wants_stdin(&argv) {
         let mut buf = Vec::new();
         if let Err(e) = std::io::stdin().read_to_end(&mut buf) {
@@ -162,6 +190,8 @@ async fn call(paths: &Paths, server: String, tool: String, argv: Vec<String>) ->
         has_stdin: stdin.is_some(),
         stdin: stdin.unwrap_or_default(),
         arguments_json: String::new(),
+        workspace: workspace.unwrap_or_default(),
+        cwd: caller_cwd(),
     };
     match McpClient::new(channel).call_tool(request).await {
         Ok(response) => {
@@ -212,6 +242,8 @@ async fn list(paths: &Paths, tools: bool, json: bool) -> anyhow::Result<ExitCode
     let r = McpClient::new(channel)
         .list(McpListRequest {
             include_tools: tools || json,
+            cwd: caller_cwd(),
+            env: caller_env(),
         })
         .await?
         .into_inner();

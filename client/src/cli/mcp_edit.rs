@@ -186,6 +186,8 @@ pub async fn get(paths: &Paths, name: String) -> anyhow::Result<ExitCode> {
     let servers = McpClient::new(channel)
         .list(McpListRequest {
             include_tools: true,
+            cwd: super::mcp::caller_cwd(),
+            env: super::mcp::caller_env(),
         })
         .await
         .map_err(|s| anyhow::anyhow!("{}", s.message()))?

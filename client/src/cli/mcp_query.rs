@@ -46,6 +46,7 @@ pub fn request(server: String, ask: Ask) -> Result<McpQueryRequest, String> {
         kind: kind.into(),
         target,
         arguments,
+        cwd: super::mcp::caller_cwd(),
     })
 }
 

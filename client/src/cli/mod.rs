@@ -5,7 +5,7 @@
 mod chat;
 mod daemon;
 mod exec;
-mod mcp;
+pub(crate) mod mcp;
 mod mcp_approve;
 mod mcp_edit;
 pub mod mcp_query;

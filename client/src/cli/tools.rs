@@ -71,7 +71,11 @@ pub async fn run(paths: Paths, cmd: ToolsCommand) -> anyhow::Result<ExitCode> {
         ToolsCommand::Search { query, limit, json } => {
             let query = query.join(" ");
             let r = client
-                .search_tools(SearchToolsRequest { query, limit })
+                .search_tools(SearchToolsRequest {
+                    query,
+                    limit,
+                    cwd: super::mcp::caller_cwd(),
+                })
                 .await
                 .map_err(rpc)?
                 .into_inner();

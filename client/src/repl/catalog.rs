@@ -15,6 +15,8 @@ impl Repl {
         let servers = McpClient::new(self.link.channel.clone())
             .list(McpListRequest {
                 include_tools: true,
+                cwd: crate::cli::mcp::caller_cwd(),
+                env: crate::cli::mcp::caller_env(),
             })
             .await
             .map_err(|s| anyhow::anyhow!("{}", s.message()))?

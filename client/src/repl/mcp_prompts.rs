@@ -102,6 +102,8 @@ pub async fn refresh(channel: Channel, groups: SlashGroups) {
     let Ok(list) = McpClient::new(channel.clone())
         .list(McpListRequest {
             include_tools: false,
+            cwd: crate::cli::mcp::caller_cwd(),
+            env: crate::cli::mcp::caller_env(),
         })
         .await
     else {
@@ -166,6 +168,7 @@ impl Repl {
                 kind: "prompt".into(),
                 target: prompt.to_string(),
                 arguments,
+                cwd: crate::cli::mcp::caller_cwd(),
             })
             .await
             .map_err(|s| anyhow::anyhow!("{}", s.message()))?

@@ -25,10 +25,11 @@ pub const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 /// with another window is picked up after this).
 pub const CACHE_TTL: Duration = Duration::from_secs(600);
 
-type CacheKey = (String, String, bool);
+/// (base URL, model, OpenAI API?) → (when asked, the window or none).
+type Cache = Mutex<HashMap<(String, String, bool), (Instant, Option<u64>)>>;
 
-fn cache() -> &'static Mutex<HashMap<CacheKey, (Instant, Option<u64>)>> {
-    static CACHE: OnceLock<Mutex<HashMap<CacheKey, (Instant, Option<u64>)>>> = OnceLock::new();
+fn cache() -> &'static Cache {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
     CACHE.get_or_init(Mutex::default)
 }
 

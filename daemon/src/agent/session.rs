@@ -7,7 +7,7 @@ mod limits;
 mod turn;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -80,6 +80,8 @@ pub struct SessionDeps {
     pub subagent_context: Option<Arc<super::subagent_context::SubAgentContext>>,
     /// What the permission gate needs; `None` runs every command unchecked (tests).
     pub gate_env: Option<GateEnv>,
+    /// The workspace (project root) the session is bound to; held while the session lives.
+    pub workspace: Option<crate::shell::ShellWorkspace>,
 }
 
 pub(super) struct Conversation {
@@ -240,7 +242,13 @@ impl ChatSession {
             cwd: self.cwd.clone(),
             env,
             sandbox: self.gate.as_ref().and_then(|g| g.sandbox_spec()),
+            workspace: self.deps.workspace.clone(),
         }
+    }
+
+    /// The root of the workspace the session is bound to.
+    pub fn workspace_root(&self) -> Option<&Path> {
+        self.deps.workspace.as_ref().map(|w| w.root.as_path())
     }
 
     /// Starts the session's shell in the background, so the first command finds it running

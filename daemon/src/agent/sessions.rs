@@ -67,7 +67,10 @@ pub struct SessionSummary {
 }
 
 /// Builds the dependencies of a new session (settings, prompt, shell) when it opens.
-pub type DepsFactory = Arc<dyn Fn(&Path, &str) -> SessionDeps + Send + Sync>;
+/// Builds a session's dependencies from its folder, id and the opening client's environment
+/// (which also binds the session to its workspace).
+pub type DepsFactory =
+    Arc<dyn Fn(&Path, &str, &HashMap<String, String>) -> SessionDeps + Send + Sync>;
 
 pub struct ChatSessions {
     dir: PathBuf,
@@ -168,7 +171,7 @@ impl ChatSessions {
         // The model in the file is what the session last used; resuming follows the settings
         // (and key, and provider) in force now unless the client names a model.
         let model = req.model;
-        let deps = (self.deps)(&cwd, &id);
+        let deps = (self.deps)(&cwd, &id, &req.env);
         let session = Arc::new(ChatSession::new(
             id.clone(),
             cwd,
@@ -193,7 +196,7 @@ impl ChatSessions {
             return Err(ChatError::BadCwd(req.cwd));
         }
         let id = new_session_id();
-        let deps = (self.deps)(&req.cwd, &id);
+        let deps = (self.deps)(&req.cwd, &id, &req.env);
         let model = resolve_config(&(deps.settings)(), &req.env, req.model.as_deref())
             .map(|c| c.model)
             .unwrap_or_else(|_| req.model.clone().unwrap_or_default());

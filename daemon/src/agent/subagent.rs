@@ -64,6 +64,8 @@ pub struct SubAgentRequest {
     pub gate: Option<GateHandle>,
     /// The OS sandbox of its shell.
     pub sandbox: Option<SandboxSpec>,
+    /// The caller's workspace (its project's commands on the sub-agent's PATH).
+    pub workspace: Option<crate::shell::ShellWorkspace>,
     /// History kept between runs (`None`: a one-off run from an empty history).
     pub context: Option<Arc<SubAgentContext>>,
 }
@@ -100,6 +102,7 @@ impl SubAgents {
                     .map(|(k, v)| (k.into(), v.into()))
                     .collect(),
                 sandbox: request.sandbox,
+                workspace: request.workspace,
             },
             gate: request.gate,
             policy: request.policy,

@@ -129,6 +129,7 @@ impl AgentCommand for TaskCommand {
                     max_iterations: TASK_MAX_ITERATIONS,
                     ..RunnerLimits::default()
                 },
+                workspace: ctx.shell_workspace(),
                 gate: match self.kind {
                     TaskKind::General => ctx.gate().cloned(),
                     TaskKind::Explore => ctx.gate().and_then(|g| g.0.read_only()),

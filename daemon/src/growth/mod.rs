@@ -201,6 +201,7 @@ impl SkillAgent {
                 ..RunnerLimits::default()
             },
             gate: Some(GateHandle(Arc::new(gate.clone()))),
+            workspace: None,
             sandbox: Some(match mode {
                 RunMode::Author => author_sandbox(&self.skills_dir(), caller),
                 RunMode::ReadOnly => SandboxSpec {

@@ -210,7 +210,7 @@ pub async fn approve_project_servers(
     names: &[String],
     all: bool,
 ) -> Result<ApproveOutcome, ApprovalError> {
-    let config = mcp.load_config(Some(root));
+    let config = mcp.load_config();
     let mut outcome = ApproveOutcome::default();
     let chosen: Vec<&ServerConfig> = if all {
         config.held.values().collect()
@@ -236,16 +236,18 @@ pub async fn approve_project_servers(
     }
     approve(mcp_dir, root, &chosen)?;
     outcome.approved = chosen.iter().map(|s| s.name.clone()).collect();
-    mcp.refresh(Some(root.to_path_buf())).await;
+    mcp.refresh().await;
     Ok(outcome)
 }
 
-/// One line for a session opened in `cwd` naming the project servers waiting for approval and
-/// the command that approves them; `None` when none wait (or the folder is not trusted).
-pub fn waiting_notice(mcp: &super::McpManager, cwd: &Path) -> Option<String> {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let root = crate::workspace::project_root(cwd, home.as_deref());
-    let config = mcp.load_config(Some(&root));
+/// One line for a session of the workspace `mcp` serves naming the project servers waiting for
+/// approval and the command that approves them; `None` when none wait (or the folder is not
+/// trusted).
+pub fn waiting_notice(mcp: &super::McpManager) -> Option<String> {
+    let super::Scope::Project(root) = mcp.scope() else {
+        return None;
+    };
+    let config = mcp.load_config();
     if config.held.is_empty() {
         return None;
     }

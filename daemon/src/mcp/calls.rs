@@ -89,7 +89,7 @@ impl McpManager {
         if let Some(r) = self.catalog().resolve(command) {
             return Some((r.server.clone(), r.tool.clone()));
         }
-        let manifest = self.inner_writer_manifest();
+        let manifest = self.wrapper_manifest();
         manifest
             .get(command)
             .map(|r| (r.server.clone(), r.tool.clone()))
@@ -195,15 +195,6 @@ impl McpManager {
             }
             Err(e) => McpCallOutput::error(EXIT_TOOL_ERROR, format!("{command}: {e}")),
         }
-    }
-
-    fn inner_writer_manifest(&self) -> std::collections::BTreeMap<String, super::names::ToolRef> {
-        super::wrappers::WrapperWriter::new(
-            self.inner.opts.bin_dir.clone(),
-            &self.inner.opts.mcp_dir,
-            self.inner.opts.client_bin.clone(),
-        )
-        .read_manifest()
     }
 }
 

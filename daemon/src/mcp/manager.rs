@@ -1,5 +1,8 @@
-//! [`McpManager`]: every configured server, kept connected in the background, and the views the
-//! rest of the daemon uses — the command catalog, the wrappers in `$SYNAPSE_HOME/bin`, listings.
+//! [`McpManager`]: the servers of one layer — the user's (`$SYNAPSE_HOME/mcp`, `~/.claude.json`,
+//! Codex; wrappers in `$SYNAPSE_HOME/bin`) or one workspace's project files (wrappers in the
+//! workspace's own bin folder) — kept connected in the background, and the views the rest of the
+//! daemon uses: the command catalog, the wrappers, listings. [`super::hub::McpHub`] holds one
+//! user manager and one manager per active workspace.
 //!
 //! Flow: [`McpManager::start`] (daemon start) and [`McpManager::refresh`] (`synapse tools refresh
 //! mcp`) load the config, diff it against the running servers, (re)connect what changed, then
@@ -100,14 +103,24 @@ pub struct RefreshSummary {
     pub problems: Vec<String>,
 }
 
+/// Which layer of MCP config a manager serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// The user's servers, shared by every session.
+    User,
+    /// The project files of one workspace root (`.mcp.json`, `mcp_servers.json`,
+    /// `.vscode/mcp.json`, its `~/.claude.json` entry).
+    Project(PathBuf),
+}
+
 pub(crate) struct Inner {
     pub(crate) opts: McpOptions,
+    pub(crate) scope: Scope,
     pub(crate) servers: RwLock<BTreeMap<String, Arc<Server>>>,
     pub(crate) invalid: RwLock<BTreeMap<String, ConfigProblem>>,
     problems: RwLock<Vec<ConfigProblem>>,
-    project_dir: Mutex<Option<PathBuf>>,
-    /// The environment of the client that opened the followed workspace (`${VAR}` in project
-    /// files expands from it).
+    /// The environment of the client that last opened a session in the workspace (`${VAR}` in
+    /// project files expands from it).
     pub(crate) project_env: Mutex<Option<Arc<std::collections::HashMap<String, String>>>>,
     pub(crate) events: mpsc::UnboundedSender<ConnectionEvent>,
     pub(crate) catalog: RwLock<Arc<Catalog>>,
@@ -125,18 +138,30 @@ pub struct McpManager {
 }
 
 impl McpManager {
-    /// A manager with no servers yet; call [`start`](Self::start) or [`refresh`](Self::refresh)
-    /// from within a tokio runtime.
+    /// The user's manager, with no servers yet; call [`start`](Self::start) or
+    /// [`refresh`](Self::refresh) from within a tokio runtime.
     pub fn new(opts: McpOptions) -> McpManager {
-        let (tx, rx) = mpsc::unbounded_channel();
         let writer =
             WrapperWriter::new(opts.bin_dir.clone(), &opts.mcp_dir, opts.client_bin.clone());
+        Self::with_scope(opts, Scope::User, writer)
+    }
+
+    /// The manager of workspace `root`'s project servers: its wrappers (which name the
+    /// workspace) and their manifest live in `state_dir` (`<state_dir>/bin`).
+    pub fn for_project(opts: McpOptions, root: PathBuf, state_dir: &Path) -> McpManager {
+        let writer = WrapperWriter::new(state_dir.join("bin"), state_dir, opts.client_bin.clone())
+            .for_workspace(root.clone());
+        Self::with_scope(opts, Scope::Project(root), writer)
+    }
+
+    fn with_scope(opts: McpOptions, scope: Scope, writer: WrapperWriter) -> McpManager {
+        let (tx, rx) = mpsc::unbounded_channel();
         let inner = Arc::new(Inner {
             opts,
+            scope,
             servers: RwLock::new(BTreeMap::new()),
             invalid: RwLock::new(BTreeMap::new()),
             problems: RwLock::new(Vec::new()),
-            project_dir: Mutex::new(None),
             project_env: Mutex::new(None),
             events: tx,
             catalog: RwLock::new(Arc::new(Catalog::default())),
@@ -154,13 +179,17 @@ impl McpManager {
         }
     }
 
-    /// Loads the config (project files from `project_dir`) and connects every server in the
-    /// background. Returns at once.
-    pub fn start(&self, project_dir: Option<PathBuf>) {
+    /// Which layer this manager serves.
+    pub fn scope(&self) -> &Scope {
+        &self.inner.scope
+    }
+
+    /// Loads the config and connects every server in the background. Returns at once.
+    pub fn start(&self) {
         self.ensure_event_loop();
         let this = self.clone();
         tokio::spawn(async move {
-            let summary = this.refresh_inner(project_dir, false).await;
+            let summary = this.refresh_inner(false).await;
             for p in &summary.problems {
                 tracing::warn!("MCP config: {p}");
             }
@@ -168,23 +197,15 @@ impl McpManager {
     }
 
     /// Re-reads the config, reconnects changed and failed servers (waiting for them, each within
-    /// its start-up timeout), regenerates wrappers and deletes stale ones. `project_dir` replaces
-    /// the remembered project folder when given.
-    pub async fn refresh(&self, project_dir: Option<PathBuf>) -> RefreshSummary {
-        self.refresh_inner(project_dir, true).await
+    /// its start-up timeout), regenerates wrappers and deletes stale ones.
+    pub async fn refresh(&self) -> RefreshSummary {
+        self.refresh_inner(true).await
     }
 
-    async fn refresh_inner(&self, project_dir: Option<PathBuf>, wait: bool) -> RefreshSummary {
+    async fn refresh_inner(&self, wait: bool) -> RefreshSummary {
         self.ensure_event_loop();
         let _refresh = self.inner.refresh_lock.lock().await;
-        let project = {
-            let mut remembered = lock(&self.inner.project_dir);
-            if project_dir.is_some() {
-                *remembered = project_dir;
-            }
-            remembered.clone()
-        };
-        let config = self.load_config(project.as_deref());
+        let config = self.load_config();
         let mut summary = RefreshSummary {
             problems: config.problems.iter().map(ToString::to_string).collect(),
             ..RefreshSummary::default()
@@ -418,6 +439,11 @@ impl McpManager {
         self.inner.writer.bin_dir()
     }
 
+    /// The command map of the wrappers as last written.
+    pub(crate) fn wrapper_manifest(&self) -> BTreeMap<String, super::names::ToolRef> {
+        self.inner.writer.read_manifest()
+    }
+
     /// Stops every server and waits until their processes are gone (daemon shutdown).
     pub async fn shutdown(&self) {
         let servers: Vec<Arc<Server>> = {
@@ -431,6 +457,17 @@ impl McpManager {
         join_all(servers.iter().map(|s| s.stop("synapsed is shutting down"))).await;
     }
 
+    /// True when `name` is configured here (connected or not, or with a broken entry).
+    pub fn has_server(&self, name: &str) -> bool {
+        self.server(name).is_some()
+            || self
+                .inner
+                .invalid
+                .read()
+                .unwrap_or_else(|p| p.into_inner())
+                .contains_key(name)
+    }
+
     pub(crate) fn server(&self, name: &str) -> Option<Arc<Server>> {
         self.inner
             .servers
@@ -438,6 +475,22 @@ impl McpManager {
             .unwrap_or_else(|p| p.into_inner())
             .get(name)
             .cloned()
+    }
+}
+
+impl RefreshSummary {
+    /// Adds another manager's refresh (the caller's workspace) to this one.
+    pub fn merge(&mut self, other: RefreshSummary) {
+        self.added.extend(other.added);
+        self.removed.extend(other.removed);
+        self.reconnected.extend(other.reconnected);
+        self.unchanged.extend(other.unchanged);
+        self.failed.extend(other.failed);
+        self.problems.extend(other.problems);
+        self.wrappers.written.extend(other.wrappers.written);
+        self.wrappers.removed.extend(other.wrappers.removed);
+        self.wrappers.skipped.extend(other.wrappers.skipped);
+        self.wrappers.unchanged += other.wrappers.unchanged;
     }
 }
 

@@ -12,8 +12,9 @@
 //! - [`catalog`] names the commands ([`names`]) and [`wrappers`] writes them to
 //!   `$SYNAPSE_HOME/bin` as bash scripts that exec `synapse mcp call`.
 //!
-//! The router's in-process short-cut is [`McpManager::call_command`] (or
-//! [`McpManager::call_argv`]); `tools search` reads [`McpManager::catalog_entries`].
+//! [`hub`] holds the user's manager and one per workspace (a project's own servers). The router's
+//! in-process short-cut is [`McpHub::call_command`]; `tools search` reads
+//! [`McpHub::catalog_entries`] for the caller's workspace.
 
 pub mod approval;
 pub mod args;
@@ -26,6 +27,7 @@ pub mod edit;
 pub mod error_words;
 pub mod expand;
 pub mod filter;
+pub mod hub;
 pub mod instructions;
 pub mod manager;
 pub mod names;
@@ -41,6 +43,9 @@ pub mod sources;
 pub mod wrappers;
 
 pub use catalog::{Catalog, CatalogEntry};
-pub use manager::{EnvLookup, McpManager, McpOptions, RefreshSummary, ServerStatus, client_binary};
+pub use hub::McpHub;
+pub use manager::{
+    EnvLookup, McpManager, McpOptions, RefreshSummary, Scope, ServerStatus, client_binary,
+};
 pub use result::{EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE, EXIT_USAGE, McpCallOutput};
 pub use server::StateKind;

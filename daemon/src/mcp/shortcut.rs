@@ -4,13 +4,16 @@
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
-use super::McpManager;
+use std::path::Path;
+
+use super::McpHub;
 use crate::shell::command::{CommandOutput, ExtensionShortcut};
 
 /// Exit status of a cancelled call (as for a command killed by SIGINT).
 const EXIT_CANCELLED: i32 = 130;
 
-pub struct McpShortcut(pub McpManager);
+/// Answers for the calling session's workspace: its project's servers, then the user's.
+pub struct McpShortcut(pub McpHub);
 
 impl ExtensionShortcut for McpShortcut {
     fn prefix(&self) -> &'static str {
@@ -21,15 +24,18 @@ impl ExtensionShortcut for McpShortcut {
         &'a self,
         name: &'a str,
         args: Vec<String>,
+        workspace: Option<&'a Path>,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, Option<CommandOutput>> {
         Box::pin(async move {
             let call = async {
-                match self.0.call_command(name, &args, None).await {
+                match self.0.call_command(workspace, name, &args).await {
                     Some(out) => Some(out),
                     // Not a tool: `mcp:<server>:resources` / `mcp:<server>:read <uri>`.
                     None => match resource_query(name, &args)? {
-                        Ok((server, query)) => Some(self.0.query(server, query).await),
+                        Ok((server, query)) => {
+                            Some(self.0.serving(workspace, server).query(server, query).await)
+                        }
                         Err(usage) => Some(super::result::McpCallOutput::error(2, usage)),
                     },
                 }

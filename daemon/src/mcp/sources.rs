@@ -21,7 +21,9 @@ pub const CLAUDE_JSON: &str = ".claude.json";
 /// VS Code's workspace MCP file, relative to the project folder.
 pub const VSCODE_MCP_JSON: &str = ".vscode/mcp.json";
 
-/// Adds the servers of the other clients' files to `config`, below every server it has.
+/// Adds the servers of the other clients' files to `config`, below every server it has: with
+/// `project`, that project's layer (its `~/.claude.json` entry, its `.vscode/mcp.json`);
+/// without, the user's layer (`~/.claude.json`'s own map, Codex).
 pub fn add_foreign(
     config: &mut McpConfig,
     home: Option<&Path>,
@@ -31,11 +33,13 @@ pub fn add_foreign(
     let mut foreign = McpConfig::default();
     if let Some(home) = home {
         merge_claude_json(&mut foreign, &home.join(CLAUDE_JSON), project, lookup);
-        merge_codex_toml(
-            &mut foreign,
-            &super::codex::config_file(home, lookup("CODEX_HOME")),
-            lookup,
-        );
+        if project.is_none() {
+            merge_codex_toml(
+                &mut foreign,
+                &super::codex::config_file(home, lookup("CODEX_HOME")),
+                lookup,
+            );
+        }
     }
     if let Some(project) = project {
         let path = project.join(VSCODE_MCP_JSON);
@@ -63,7 +67,7 @@ pub fn add_foreign(
     config.files.extend(foreign.files);
 }
 
-/// `~/.claude.json`: user-level servers, then the current project's (which win by name).
+/// `~/.claude.json`: its user-level servers, or (with `project`) that project's own entry.
 fn merge_claude_json(
     config: &mut McpConfig,
     path: &Path,
@@ -82,14 +86,19 @@ fn merge_claude_json(
         }
     };
     let mut servers = Map::new();
-    if let Some(user) = doc.get("mcpServers").and_then(Value::as_object) {
-        servers.extend(user.clone());
-    }
-    if let Some(project) = project
-        && let Some(entry) = project_entry(&doc, project)
-        && let Some(own) = entry.get("mcpServers").and_then(Value::as_object)
-    {
-        servers.extend(own.clone());
+    match project {
+        None => {
+            if let Some(user) = doc.get("mcpServers").and_then(Value::as_object) {
+                servers.extend(user.clone());
+            }
+        }
+        Some(project) => {
+            if let Some(entry) = project_entry(&doc, project)
+                && let Some(own) = entry.get("mcpServers").and_then(Value::as_object)
+            {
+                servers.extend(own.clone());
+            }
+        }
     }
     if servers.is_empty() {
         return;

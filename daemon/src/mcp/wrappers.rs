@@ -74,6 +74,9 @@ pub struct WrapperWriter {
     bin_dir: PathBuf,
     manifest: PathBuf,
     client_bin: PathBuf,
+    /// The workspace root a project server's wrappers name (`mcp call --workspace`), so a call
+    /// reaches that project's server wherever the shell has `cd`-ed to.
+    workspace: Option<PathBuf>,
 }
 
 impl WrapperWriter {
@@ -83,7 +86,14 @@ impl WrapperWriter {
             bin_dir,
             manifest: mcp_dir.join(MANIFEST_FILE),
             client_bin,
+            workspace: None,
         }
+    }
+
+    /// Wrappers for the project servers of workspace `root`.
+    pub fn for_workspace(mut self, root: PathBuf) -> WrapperWriter {
+        self.workspace = Some(root);
+        self
     }
 
     pub fn bin_dir(&self) -> &Path {
@@ -123,7 +133,7 @@ impl WrapperWriter {
                 continue;
             }
             let path = self.bin_dir.join(command);
-            let script = match render_script(entry, &self.client_bin) {
+            let script = match render_script(entry, &self.client_bin, self.workspace.as_deref()) {
                 Ok(s) => s,
                 Err(e) => {
                     skip(&mut report, e.to_string());
@@ -234,8 +244,19 @@ fn heredoc(text: &str) -> String {
 }
 
 /// The full script of one wrapper.
-pub fn render_script(entry: &WrapperEntry, client_bin: &Path) -> Result<String, WrapperError> {
+pub fn render_script(
+    entry: &WrapperEntry,
+    client_bin: &Path,
+    workspace: Option<&Path>,
+) -> Result<String, WrapperError> {
     let client = quote("client path", &client_bin.to_string_lossy())?;
+    let workspace = match workspace {
+        Some(root) => format!(
+            "--workspace {} ",
+            quote("workspace", &root.to_string_lossy())?
+        ),
+        None => String::new(),
+    };
     let server = quote("server name", &entry.target.server)?;
     let tool = quote("tool name", &entry.target.tool)?;
     Ok(format!(
@@ -248,7 +269,7 @@ pub fn render_script(entry: &WrapperEntry, client_bin: &Path) -> Result<String, 
          -h)\n{short}exit 0 ;;\n\
          --help)\n{full}exit 0 ;;\n\
          esac\n\
-         exec {client} mcp call {server} {tool} \"$@\"\n",
+         exec {client} mcp call {workspace}{server} {tool} \"$@\"\n",
         command = comment_safe(&entry.spec.command),
         server_c = comment_safe(&entry.target.server),
         tool_c = comment_safe(&entry.target.tool),

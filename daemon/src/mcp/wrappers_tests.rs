@@ -52,7 +52,7 @@ fn hostile_names_and_descriptions_cannot_inject() {
         &evil,
     );
     let client = fake_client(dir.path());
-    let script = render_script(&e, &client).unwrap();
+    let script = render_script(&e, &client, None).unwrap();
     let path = dir.path().join("mcp:s_rv___x_:t_ool");
     fs::write(&path, &script).unwrap();
     fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();

@@ -86,14 +86,13 @@ impl Chat for ChatService {
             .chats
             .open(OpenRequest {
                 cwd: PathBuf::from(&open.cwd),
-                env: client_env.clone(),
+                env: client_env,
                 model: Some(open.model).filter(|m| !m.is_empty()),
                 resume,
             })
             .map_err(chat_status)?;
         let session = opened.session;
         let non_interactive = open.non_interactive;
-        self.state.bind_workspace(&session.cwd, client_env);
         let mut permission_problems = match session.configure_permissions(
             &open.permission_mode,
             open.allow,
@@ -103,10 +102,11 @@ impl Chat for ChatService {
             Ok(problems) => problems,
             Err(e) => return Err(Status::invalid_argument(e)),
         };
-        permission_problems.extend(crate::mcp::approval::waiting_notice(
-            &self.state.mcp,
-            &session.cwd,
-        ));
+        if let Some(root) = session.workspace_root() {
+            permission_problems.extend(crate::mcp::approval::waiting_notice(
+                &self.state.mcp.workspace(root, None),
+            ));
+        }
         // Its sandbox is known now: start the shell while the client sends its first input.
         session.warm_shell();
         let (turns, messages) = session.counts_now();

@@ -1,4 +1,6 @@
-//! `Mcp` service: thin mapping between the wire types and [`crate::mcp::McpManager`].
+//! `Mcp` service: thin mapping between the wire types and [`crate::mcp::McpHub`]. Every request
+//! is answered for the caller's workspace (the project root above its cwd, or the one a project
+//! wrapper names): that project's servers first, then the user's.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -27,14 +29,13 @@ impl McpService {
 
     /// A tool called from inside a sandboxed session shell (a wrapper the router could not see
     /// in the command line) still obeys the user's `permissions.mcp` deny rules.
-    fn check_deny_rules(&self, server: &str, tool: &str) -> Result<(), Status> {
-        let Some(command) = self
-            .state
-            .mcp
-            .catalog()
-            .spec(server, tool)
-            .map(|s| s.command.clone())
-        else {
+    fn check_deny_rules(
+        &self,
+        workspace: Option<&std::path::Path>,
+        server: &str,
+        tool: &str,
+    ) -> Result<(), Status> {
+        let Some(command) = self.state.mcp.command_of(workspace, server, tool) else {
             return Ok(());
         };
         let settings = self.state.settings();
@@ -51,6 +52,16 @@ impl McpService {
             _ => Ok(()),
         }
     }
+}
+
+/// The project root above `cwd` (an absolute path), the caller's workspace.
+fn root_of(cwd: &str) -> Option<PathBuf> {
+    let cwd = std::path::Path::new(cwd);
+    if !cwd.is_absolute() {
+        return None;
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    Some(crate::workspace::project_root(cwd, home.as_deref()))
 }
 
 fn wire_server(s: ServerStatus, include_tools: bool) -> McpServer {
@@ -97,15 +108,20 @@ impl Mcp for McpService {
         &self,
         request: Request<McpListRequest>,
     ) -> Result<Response<McpListResponse>, Status> {
-        let include = request.into_inner().include_tools;
-        let mcp = &self.state.mcp;
+        let r = request.into_inner();
+        let root = root_of(&r.cwd);
+        if let Some(root) = &root {
+            self.state
+                .mcp
+                .workspace(root, Some(r.env.into_iter().collect()));
+        }
+        let (servers, config_problems) = self.state.mcp.list(root.as_deref());
         Ok(Response::new(McpListResponse {
-            servers: mcp
-                .list()
+            servers: servers
                 .into_iter()
-                .map(|s| wire_server(s, include))
+                .map(|s| wire_server(s, r.include_tools))
                 .collect(),
-            config_problems: mcp.config_problems(),
+            config_problems,
         }))
     }
 
@@ -116,10 +132,15 @@ impl Mcp for McpService {
     ) -> Result<Response<McpCallToolResponse>, Status> {
         let confined = from_confined_client(&request);
         let r = request.into_inner();
-        let mcp = &self.state.mcp;
+        let root = if std::path::Path::new(&r.workspace).is_absolute() {
+            Some(PathBuf::from(&r.workspace))
+        } else {
+            root_of(&r.cwd)
+        };
         if confined {
-            self.check_deny_rules(&r.server, &r.tool)?;
+            self.check_deny_rules(root.as_deref(), &r.server, &r.tool)?;
         }
+        let mcp = self.state.mcp.serving(root.as_deref(), &r.server);
         if !r.arguments_json.is_empty() {
             let arguments = match serde_json::from_str::<Value>(&r.arguments_json) {
                 Ok(Value::Object(map)) => map,
@@ -154,11 +175,12 @@ impl Mcp for McpService {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let root = crate::workspace::project_root(std::path::Path::new(&r.cwd), home.as_deref());
         // The approving client stands for the project's opener: its variables fill `${VAR}`.
-        self.state
+        let project = self
+            .state
             .mcp
-            .follow_workspace(root.clone(), Some(r.env.into_iter().collect()));
+            .workspace(&root, Some(r.env.into_iter().collect()));
         let outcome = crate::mcp::approval::approve_project_servers(
-            &self.state.mcp,
+            &project,
             &self.state.paths.mcp_dir(),
             &root,
             &r.servers,
@@ -181,11 +203,13 @@ impl Mcp for McpService {
         // A refresh reads the project's `.mcp.json` and starts what it names: never for a
         // sandboxed command, which could have written that file.
         crate::lifecycle::peer::refuse_confined(&request, "refreshing MCP servers")?;
-        let cwd = request.into_inner().cwd;
-        let project = (!cwd.is_empty()).then(|| PathBuf::from(cwd));
-        let mcp = &self.state.mcp;
-        let s = mcp.refresh(project).await;
-        let statuses = mcp.list();
+        let root = root_of(&request.into_inner().cwd);
+        let hub = &self.state.mcp;
+        let mut s = hub.user().refresh().await;
+        if let Some(root) = &root {
+            s.merge(hub.workspace(root, None).refresh().await);
+        }
+        let (statuses, _) = hub.list(root.as_deref());
         let failed = s
             .failed
             .iter()
@@ -226,9 +250,17 @@ impl Mcp for McpService {
         tokio::task::spawn_blocking(move || super::mcp_edit::apply(&r, &file))
             .await
             .map_err(|e| Status::internal(e.to_string()))??;
-        let mcp = &self.state.mcp;
-        mcp.refresh(Some(target.cwd.clone())).await;
-        let note = super::mcp_edit::note(&target, &action, &name, &mcp.list());
+        let hub = &self.state.mcp;
+        let root = root_of(&target.cwd.to_string_lossy());
+        match (&target.project, &root) {
+            (Some(_), Some(root)) => {
+                hub.workspace(root, None).refresh().await;
+            }
+            _ => {
+                hub.user().refresh().await;
+            }
+        }
+        let note = super::mcp_edit::note(&target, &action, &name, &hub.list(root.as_deref()).0);
         Ok(Response::new(McpEditResponse {
             file: target.file.display().to_string(),
             note,
@@ -260,8 +292,13 @@ impl Mcp for McpService {
                 )));
             }
         };
+        let root = root_of(&r.cwd);
         Ok(Response::new(wire_output(
-            self.state.mcp.query(&r.server, query).await,
+            self.state
+                .mcp
+                .serving(root.as_deref(), &r.server)
+                .query(&r.server, query)
+                .await,
         )))
     }
 }

@@ -333,8 +333,13 @@ impl Skills for SkillsService {
             r.limit as usize
         };
         let tools = self.tools.clone();
+        // From a project folder, that project's commands count too.
+        let workspace = (!r.cwd.is_empty()).then(|| {
+            let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+            crate::workspace::project_root(std::path::Path::new(&r.cwd), home.as_deref())
+        });
         let (o, text) = tokio::task::spawn_blocking(move || {
-            let o = tools.search(&r.query, limit);
+            let o = tools.search_in(workspace.as_deref(), &r.query, limit);
             let text = render_outcome(&r.query, &o);
             (o, text)
         })

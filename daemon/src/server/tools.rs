@@ -58,8 +58,10 @@ impl Tools for ToolsService {
                     .map_err(|e| Status::invalid_argument(e.to_string()))?;
                 let cwd = std::path::PathBuf::from(&req.cwd);
                 let gated = crate::agent::gate::exec_gate::gated_session(&name);
+                let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+                let root = crate::workspace::project_root(&cwd, home.as_deref());
                 let gate = crate::agent::gate::exec_gate::exec_gate(
-                    self.state.gate_env(),
+                    self.state.gate_env(Some(root)),
                     cwd,
                     mode,
                     &gated,
@@ -68,14 +70,21 @@ impl Tools for ToolsService {
                 (gated, Some(gate))
             }
         };
+        let cwd = std::path::PathBuf::from(req.cwd);
+        // A new shell joins the caller's workspace (its project's commands on PATH).
+        let workspace = (cwd.is_absolute() && cwd.is_dir()).then(|| {
+            self.state
+                .bind_workspace(&cwd, req.env.clone().into_iter().collect())
+        });
         let origin = SessionOrigin {
-            cwd: req.cwd.into(),
+            cwd,
             env: req
                 .env
                 .into_iter()
                 .map(|(k, v)| (k.into(), v.into()))
                 .collect(),
             sandbox: exec_gate.as_ref().and_then(|g| g.sandbox.clone()),
+            workspace,
         };
         let call = ToolCall {
             command: req.command,

@@ -164,11 +164,13 @@ pub trait ExtensionShortcut: Send + Sync {
     /// The command-name prefix this family answers for (`"mcp:"`).
     fn prefix(&self) -> &'static str;
 
-    /// Runs `name` with its words; `None` when `name` is not one of this family's commands.
+    /// Runs `name` with its words for a session of `workspace`; `None` when `name` is not one
+    /// of this family's commands there.
     fn run<'a>(
         &'a self,
         name: &'a str,
         args: Vec<String>,
+        workspace: Option<&'a Path>,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, Option<CommandOutput>>;
 }
@@ -219,6 +221,16 @@ impl CommandContext<'_> {
             Some(a) => a.0.ask(title, detail).await,
             None => false,
         }
+    }
+
+    /// The root of the workspace the session is bound to.
+    pub fn workspace(&self) -> Option<&Path> {
+        self.session.workspace_root()
+    }
+
+    /// The session's workspace binding (a sub-agent started here shares it).
+    pub fn shell_workspace(&self) -> Option<super::spec::ShellWorkspace> {
+        self.session.spec().workspace.clone()
     }
 
     /// The session shell's current directory (what `pwd` printed after the last command).

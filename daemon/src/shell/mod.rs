@@ -55,5 +55,5 @@ pub use progress::ProgressSink;
 pub use router::{BashRouter, COMMAND_TIMEOUT_DEFAULT, COMMAND_TIMEOUT_MAX, ToolCall, ToolResult};
 pub use session::ShellSession;
 pub use sessions::{SESSION_IDLE_TIMEOUT, SessionError, SessionOrigin, ShellSessions};
-pub use spec::ShellSpec;
+pub use spec::{ShellSpec, ShellWorkspace};
 pub use timeouts::Timeouts;

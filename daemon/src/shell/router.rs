@@ -5,6 +5,7 @@
 //! else runs in the session's persistent shell as typed. Every result carries the exit code in
 //! its text when it is not zero, so the model sees what a terminal user would.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -259,7 +260,9 @@ impl BashRouter {
         {
             // The line's timeout bounds the in-process call as it bounds the wrapper process;
             // dropping the call tells the extension (MCP: `notifications/cancelled`).
-            match tokio::time::timeout(timeout, shortcut.run(name, words, cancel.clone())).await {
+            let workspace = session.workspace_root().map(Path::to_path_buf);
+            let run = shortcut.run(name, words, workspace.as_deref(), cancel.clone());
+            match tokio::time::timeout(timeout, run).await {
                 Ok(Some(out)) => return out,
                 Ok(None) => {}
                 Err(_) => return shortcut_timed_out(name, timeout),

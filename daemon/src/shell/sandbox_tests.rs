@@ -47,6 +47,7 @@ fn spec(cwd: &Path, writable: &Path) -> ShellSpec {
         cwd: cwd.to_path_buf(),
         env: vec![("PATH".into(), path)],
         bin_dir: None,
+        workspace: None,
         sandbox: Some(SandboxSpec {
             writable: vec![writable.to_path_buf()],
             read_only: false,

@@ -112,6 +112,11 @@ impl ShellSession {
         &self.cwd
     }
 
+    /// The root of the workspace the session is bound to.
+    pub fn workspace_root(&self) -> Option<&Path> {
+        self.spec.workspace.as_ref().map(|w| w.root.as_path())
+    }
+
     /// The spec new shells of this session start from.
     pub fn spec(&self) -> &ShellSpec {
         &self.spec

@@ -37,6 +37,8 @@ pub struct SessionOrigin {
     /// The OS sandbox of the session's shell; a call with a different one restarts the shell
     /// in it (same folder).
     pub sandbox: Option<SandboxSpec>,
+    /// The workspace the session is bound to (its project commands on PATH).
+    pub workspace: Option<super::spec::ShellWorkspace>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -237,6 +239,7 @@ impl ShellSessions {
             cwd: origin.cwd.clone(),
             env,
             bin_dir: self.bin_dir.clone(),
+            workspace: origin.workspace.clone(),
             sandbox: origin.sandbox.clone(),
             agent: self.router.channel().map(|channel| {
                 let token = super::channel::new_token();

@@ -15,14 +15,42 @@ pub struct ShellSpec {
     pub cwd: PathBuf,
     /// The complete environment (the session's; [`ShellSpec::shell_env`] adds Synapse's part).
     pub env: Vec<(OsString, OsString)>,
-    /// `$SYNAPSE_HOME/bin`, put first on PATH.
+    /// `$SYNAPSE_HOME/bin`, put first on PATH (after the workspace's own bin folder).
     pub bin_dir: Option<PathBuf>,
+    /// The workspace the session belongs to; its bin folder goes first on PATH.
+    pub workspace: Option<ShellWorkspace>,
     /// Confine the shell and everything it starts to these writable folders
     /// ([`synapse_sandbox`]). Ignored (plain bash) when this machine cannot sandbox.
     pub sandbox: Option<SandboxSpec>,
     /// The agent functions and the session's channel token ([`super::channel`]); `None`: agent
     /// commands run only on the fast path.
     pub agent: Option<AgentHook>,
+}
+
+/// The workspace (project root) a session is bound to: the folder of its project's own commands
+/// (`mcp:*` of the project's servers), first on PATH, and a hold that keeps the workspace's
+/// servers up while the session lives.
+#[derive(Clone)]
+pub struct ShellWorkspace {
+    pub root: PathBuf,
+    pub bin_dir: PathBuf,
+    /// Dropped with the last copy: the workspace may then stop when idle.
+    pub hold: std::sync::Arc<dyn std::any::Any + Send + Sync>,
+}
+
+impl std::fmt::Debug for ShellWorkspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShellWorkspace")
+            .field("root", &self.root)
+            .field("bin_dir", &self.bin_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for ShellWorkspace {
+    fn eq(&self, other: &Self) -> bool {
+        self.root == other.root && self.bin_dir == other.bin_dir
+    }
 }
 
 /// What a shell needs to run agent commands through the agent channel.
@@ -77,7 +105,13 @@ impl ShellSpec {
             .find(|(k, _)| k == "PATH")
             .map(|(_, v)| v.clone());
         let mut path = OsString::new();
+        if let Some(ws) = &self.workspace {
+            path.push(ws.bin_dir.as_os_str());
+        }
         if let Some(bin) = &self.bin_dir {
+            if !path.is_empty() {
+                path.push(":");
+            }
             path.push(bin.as_os_str());
         }
         match old_path {

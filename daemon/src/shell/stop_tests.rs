@@ -66,6 +66,7 @@ async fn cancel_kills_the_command() {
         cwd: f.root(),
         env: Vec::new(),
         sandbox: None,
+        workspace: None,
     };
     let call = ToolCall {
         command: "sleep 987.31 & sleep 987.32; wait".into(),

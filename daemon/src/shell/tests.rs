@@ -36,6 +36,7 @@ impl Fixture {
             cwd: self.root(),
             env: Vec::new(),
             sandbox: None,
+            workspace: None,
         };
         self.sessions
             .execute(session, &origin, &call, &CancellationToken::new())
@@ -372,6 +373,7 @@ fn model_api_keys_never_reach_the_shell() {
             ("MY_TOOL_TOKEN".into(), "kept".into()),
         ],
         bin_dir: None,
+        workspace: None,
         sandbox: None,
         agent: None,
     };

@@ -189,7 +189,7 @@ impl AgentCommand for ToolsCommand {
 
     fn run<'a>(
         &'a self,
-        _ctx: &'a mut CommandContext<'_>,
+        ctx: &'a mut CommandContext<'_>,
         args: Vec<String>,
     ) -> BoxFuture<'a, CommandOutput> {
         Box::pin(async move {
@@ -197,7 +197,11 @@ impl AgentCommand for ToolsCommand {
                 Some((sub, rest)) if sub == "search" && !rest.is_empty() => {
                     let query = rest.join(" ");
                     let tools = self.tools.clone();
-                    blocking(move || CommandOutput::success(tools.search_text(&query))).await
+                    let workspace = ctx.workspace().map(std::path::Path::to_path_buf);
+                    blocking(move || {
+                        CommandOutput::success(tools.search_text_in(workspace.as_deref(), &query))
+                    })
+                    .await
                 }
                 Some((sub, _)) if sub == "search" => {
                     TOOLS_SPEC.usage_error("missing <keywords|regex>")

@@ -7,6 +7,7 @@
 //! a description word, a description substring), then by name. A query with regex characters
 //! (`^$*+?()[]{}|\`) is a case-insensitive regex over command and description.
 
+use std::path::Path;
 use std::sync::{Arc, RwLock};
 
 /// One command the agent can run.
@@ -16,15 +17,16 @@ pub struct ToolEntry {
     pub description: String,
 }
 
-/// Anything that contributes commands (the skill store, the MCP manager).
+/// Anything that contributes commands (the skill store, the MCP servers).
 pub trait ToolSource: Send + Sync {
-    /// Calls `f` once per command.
-    fn visit_tools(&self, f: &mut dyn FnMut(&ToolEntry));
+    /// Calls `f` once per command a caller in `workspace` (a project root; `None`: outside any
+    /// session) can run.
+    fn visit_tools(&self, workspace: Option<&Path>, f: &mut dyn FnMut(&ToolEntry));
 }
 
 /// A fixed list, handy for tests and for sources that rebuild a list on change.
 impl ToolSource for Vec<ToolEntry> {
-    fn visit_tools(&self, f: &mut dyn FnMut(&ToolEntry)) {
+    fn visit_tools(&self, _: Option<&Path>, f: &mut dyn FnMut(&ToolEntry)) {
         self.iter().for_each(f);
     }
 }
@@ -75,22 +77,28 @@ impl ToolCatalog {
     /// Number of commands over all sources.
     pub fn count(&self) -> usize {
         let mut n = 0;
-        self.visit(&mut |_| n += 1);
+        self.visit(None, &mut |_| n += 1);
         n
     }
 
-    fn visit(&self, f: &mut dyn FnMut(&ToolEntry)) {
+    fn visit(&self, workspace: Option<&Path>, f: &mut dyn FnMut(&ToolEntry)) {
         let sources: Vec<Arc<dyn ToolSource>> = match self.sources.read() {
             Ok(s) => s.clone(),
             Err(_) => return,
         };
         for s in sources {
-            s.visit_tools(f);
+            s.visit_tools(workspace, f);
         }
     }
 
     /// Searches every source; `limit` caps the hits returned.
     pub fn search(&self, query: &str, limit: usize) -> SearchOutcome {
+        self.search_in(None, query, limit)
+    }
+
+    /// [`search`](Self::search) for a caller in `workspace`: its project's commands, and none
+    /// of another project's.
+    pub fn search_in(&self, workspace: Option<&Path>, query: &str, limit: usize) -> SearchOutcome {
         let query = query.trim();
         let mut note = None;
         if looks_like_regex(query) {
@@ -99,7 +107,7 @@ impl ToolCatalog {
                 .size_limit(1 << 20)
                 .build()
             {
-                Ok(re) => return self.search_regex(&re, limit),
+                Ok(re) => return self.search_regex(workspace, &re, limit),
                 Err(e) => {
                     note = Some(format!(
                         "not a valid regex ({}); searched as keywords",
@@ -110,7 +118,7 @@ impl ToolCatalog {
         }
         let terms: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
         let mut scored: Vec<(usize, u32, ToolEntry)> = Vec::new();
-        self.visit(&mut |t| {
+        self.visit(workspace, &mut |t| {
             if let Some((n, score)) = keyword_score(&terms, t) {
                 scored.push((n, score, t.clone()));
             }
@@ -130,9 +138,14 @@ impl ToolCatalog {
         }
     }
 
-    fn search_regex(&self, re: &regex::Regex, limit: usize) -> SearchOutcome {
+    fn search_regex(
+        &self,
+        workspace: Option<&Path>,
+        re: &regex::Regex,
+        limit: usize,
+    ) -> SearchOutcome {
         let mut found: Vec<(bool, ToolEntry)> = Vec::new();
-        self.visit(&mut |t| {
+        self.visit(workspace, &mut |t| {
             if re.is_match(&t.command) {
                 found.push((true, t.clone()));
             } else if re.is_match(&t.description) {
@@ -152,10 +165,18 @@ impl ToolCatalog {
 
     /// The text the model sees for `tools search <query>`.
     pub fn search_text(&self, query: &str) -> String {
+        self.search_text_in(None, query)
+    }
+
+    /// [`search_text`](Self::search_text) for a caller in `workspace`.
+    pub fn search_text_in(&self, workspace: Option<&Path>, query: &str) -> String {
         if query.trim().is_empty() {
             return TOOLS_USAGE.to_string();
         }
-        render_outcome(query, &self.search(query, SEARCH_LIMIT_DEFAULT))
+        render_outcome(
+            query,
+            &self.search_in(workspace, query, SEARCH_LIMIT_DEFAULT),
+        )
     }
 }
 

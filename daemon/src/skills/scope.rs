@@ -98,6 +98,18 @@ fn scoped_summary(st: &State, view: &View, r: &SkillRecord) -> SkillSummary {
 }
 
 impl SkillStore {
+    /// The commands of the skills a caller in `cwd` sees (`tools search`): another project's
+    /// skills and the skills a project one hides are left out.
+    pub fn visit_tools_in(&self, cwd: &Path, f: &mut dyn FnMut(&super::ToolEntry)) {
+        let st = self.read();
+        let view = view_from(&st, cwd);
+        for r in view.active.values().filter(|r| st.is_visible(r)) {
+            for s in &r.scripts {
+                f(&super::state::tool_entry(s));
+            }
+        }
+    }
+
     /// `skill list` as seen from `cwd`.
     pub fn list_in(&self, cwd: &Path) -> Vec<SkillSummary> {
         let st = self.read();

@@ -288,8 +288,11 @@ impl SkillStore {
 }
 
 impl ToolSource for SkillStore {
-    fn visit_tools(&self, f: &mut dyn FnMut(&ToolEntry)) {
-        self.read().tools.values().for_each(f);
+    fn visit_tools(&self, workspace: Option<&Path>, f: &mut dyn FnMut(&ToolEntry)) {
+        match workspace {
+            Some(root) => self.visit_tools_in(root, f),
+            None => self.read().tools.values().for_each(f),
+        }
     }
 }
 

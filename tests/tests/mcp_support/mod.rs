@@ -81,6 +81,14 @@ impl Home {
             env: Arc::new(move |k| map.get(k).cloned()),
         }
     }
+    /// The user's servers and one manager per workspace, as the daemon holds them.
+    pub fn hub(&self, vars: &[(&str, &str)]) -> synapse_daemon::mcp::McpHub {
+        synapse_daemon::mcp::McpHub::new(
+            self.options(Path::new("/nonexistent/synapse"), vars),
+            self.path().join("workspaces"),
+            Arc::new(|| std::time::Duration::from_secs(600)),
+        )
+    }
     pub fn manager(&self, vars: &[(&str, &str)]) -> McpManager {
         McpManager::new(self.options(Path::new("/nonexistent/synapse"), vars))
     }

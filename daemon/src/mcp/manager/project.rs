@@ -1,51 +1,44 @@
-//! Project MCP servers follow the workspace (project root) of the most recently opened session,
-//! and read its config with the environment of the client that opened it.
+//! What a manager's config is: the user's layer, or one workspace's project files read with the
+//! environment of the client that opened the workspace.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{McpManager, lock};
-use crate::mcp::config::McpConfig;
+use super::{McpManager, Scope, lock};
+use crate::mcp::config::{ConfigProblem, McpConfig, PROJECT_CONFIG_FILES};
 
 impl McpManager {
-    /// Project servers follow the folder of the most recently opened session: when `dir` differs
-    /// from the remembered project folder and either of them has a project config
-    /// (`.mcp.json`, `mcp_servers.json`), the config is reloaded in the background; servers whose
-    /// config did not change stay connected.
-    pub fn follow_project(&self, dir: PathBuf) {
-        self.follow_workspace(dir, None);
+    /// Remembers the environment of the client that opened a session in this workspace
+    /// (`${VAR}` in the project's files expands from it). True when it changed.
+    pub fn set_client_env(&self, env: HashMap<String, String>) -> bool {
+        if env.is_empty() {
+            return false;
+        }
+        let mut current = lock(&self.inner.project_env);
+        if current.as_deref() == Some(&env) {
+            return false;
+        }
+        *current = Some(Arc::new(env));
+        true
     }
 
-    /// [`follow_project`](Self::follow_project) for a workspace root, remembering `env` (the
-    /// opening client's environment) for `${VAR}` in the project's files.
-    pub fn follow_workspace(&self, dir: PathBuf, env: Option<HashMap<String, String>>) {
-        if let Some(env) = env.filter(|e| !e.is_empty()) {
-            *lock(&self.inner.project_env) = Some(Arc::new(env));
-        }
-        let has_config = |d: &std::path::Path| {
-            d.join(".mcp.json").is_file() || d.join("mcp_servers.json").is_file()
-        };
-        let reload = {
-            let mut remembered = lock(&self.inner.project_dir);
-            if remembered.as_deref() == Some(dir.as_path()) {
-                return;
-            }
-            let reload = has_config(&dir) || remembered.as_deref().is_some_and(has_config);
-            if !reload {
-                *remembered = Some(dir.clone());
-            }
-            reload
-        };
-        if reload {
-            self.start(Some(dir));
-        }
-    }
-
-    /// The merged config: the user file with the daemon's environment, the project files of
-    /// `project` with the opening client's (falling back to the daemon's for unset names).
-    pub(crate) fn load_config(&self, project: Option<&Path>) -> McpConfig {
+    /// This manager's config. The user's layer: `$SYNAPSE_HOME/mcp/mcp_servers.json`, then
+    /// `~/.claude.json`'s own map and Codex, with the daemon's environment. A workspace's
+    /// layer: the project's files (only in a folder the user trusted, and only the servers the
+    /// user approved), with the opening client's environment (the daemon's for unset names).
+    pub(crate) fn load_config(&self) -> McpConfig {
         let daemon_env = self.inner.opts.env.clone();
+        let home = daemon_env("HOME").map(std::path::PathBuf::from);
+        let root = match &self.inner.scope {
+            Scope::User => {
+                let lookup = |k: &str| daemon_env(k);
+                let mut config =
+                    McpConfig::load_layers(&self.inner.opts.mcp_dir, None, &lookup, &lookup);
+                crate::mcp::sources::add_foreign(&mut config, home.as_deref(), None, &lookup);
+                return config;
+            }
+            Scope::Project(root) => root,
+        };
         let client_env = lock(&self.inner.project_env).clone();
         let project_lookup = |k: &str| {
             client_env
@@ -53,26 +46,16 @@ impl McpManager {
                 .and_then(|e| e.get(k).cloned())
                 .or_else(|| daemon_env(k))
         };
+        let mut config = McpConfig::default();
         // A repository's own MCP config runs code: it counts only in a folder the user trusted
         // (`synapse trust`). A trust list that can't be read counts as trusting nothing.
-        let untrusted = project.filter(|root| !project_trusted(&self.inner.opts.mcp_dir, root));
-        let project = project.filter(|_| untrusted.is_none());
-        let mut config = McpConfig::load_layers(
-            &self.inner.opts.mcp_dir,
-            project,
-            &|k| daemon_env(k),
-            &project_lookup,
-        );
-        // Configs other tools wrote (~/.claude.json, .vscode/mcp.json, ~/.codex/config.toml).
-        let home = daemon_env("HOME").map(std::path::PathBuf::from);
-        crate::mcp::sources::add_foreign(&mut config, home.as_deref(), project, &project_lookup);
-        if let Some(root) = untrusted {
-            for path in crate::mcp::config::PROJECT_CONFIG_FILES
+        if !project_trusted(&self.inner.opts.mcp_dir, root) {
+            for path in PROJECT_CONFIG_FILES
                 .iter()
                 .map(|f| root.join(f))
                 .filter(|p| p.is_file())
             {
-                config.problems.push(crate::mcp::config::ConfigProblem {
+                config.problems.push(ConfigProblem {
                     path: path.clone(),
                     line: 0,
                     column: 0,
@@ -85,8 +68,14 @@ impl McpManager {
                     ),
                 });
             }
+            return config;
         }
-        crate::mcp::approval::hold_unapproved(&mut config, project, &self.inner.opts.mcp_dir);
+        for path in PROJECT_CONFIG_FILES.iter().map(|f| root.join(f)) {
+            config.merge_file(&path, &project_lookup, Some(root));
+        }
+        // Configs other tools wrote for this project (~/.claude.json's entry, .vscode/mcp.json).
+        crate::mcp::sources::add_foreign(&mut config, home.as_deref(), Some(root), &project_lookup);
+        crate::mcp::approval::hold_unapproved(&mut config, Some(root), &self.inner.opts.mcp_dir);
         config
     }
 }

@@ -1,0 +1,316 @@
+//! [`McpHub`]: the user's MCP servers (one [`McpManager`], shared by every session, wrappers in
+//! `$SYNAPSE_HOME/bin`) and one manager per workspace for that project's own servers (wrappers
+//! in `$SYNAPSE_HOME/workspaces/<id>/bin`, which only that workspace's shells have on PATH).
+//!
+//! A caller is answered for its workspace: a project server shadows the user's server of the same
+//! name there and nowhere else. Two sessions in one project share its manager (and the warm
+//! server processes); a workspace's manager stops its servers once no session has held it for
+//! `mcp.projectIdleStopSec` seconds (default 600), and starts again on the next use.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use super::manager::{McpManager, McpOptions, ServerStatus};
+use super::server::lock;
+use crate::mcp::catalog::CatalogEntry;
+use crate::mcp::result::McpCallOutput;
+use crate::shell::ShellWorkspace;
+
+/// Default idle period after which a workspace's project servers stop.
+pub const PROJECT_IDLE_STOP_DEFAULT: Duration = Duration::from_secs(600);
+
+/// Reads the idle period now (the live `mcp.projectIdleStopSec` setting).
+pub type IdleSetting = Arc<dyn Fn() -> Duration + Send + Sync>;
+
+struct Slot {
+    manager: McpManager,
+    bin_dir: PathBuf,
+    /// Sessions holding the workspace (their [`Lease`]s).
+    leases: AtomicUsize,
+    /// When the workspace was last used or last released.
+    last_used: Mutex<Instant>,
+}
+
+impl Slot {
+    fn touch(&self) {
+        *lock(&self.last_used) = Instant::now();
+    }
+}
+
+/// A session's hold on its workspace's project servers; released when dropped.
+pub struct Lease {
+    slot: Arc<Slot>,
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        self.slot.touch();
+        self.slot.leases.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+struct HubInner {
+    user: McpManager,
+    opts: McpOptions,
+    workspaces_dir: PathBuf,
+    slots: Mutex<HashMap<PathBuf, Arc<Slot>>>,
+    idle: IdleSetting,
+    reaper_started: std::sync::Once,
+}
+
+/// Every MCP manager of the daemon. Cheap to clone.
+#[derive(Clone)]
+pub struct McpHub {
+    inner: Arc<HubInner>,
+}
+
+impl McpHub {
+    /// `workspaces_dir` is `$SYNAPSE_HOME/workspaces`; `idle` reads `mcp.projectIdleStopSec`.
+    pub fn new(opts: McpOptions, workspaces_dir: PathBuf, idle: IdleSetting) -> McpHub {
+        McpHub {
+            inner: Arc::new(HubInner {
+                user: McpManager::new(opts.clone()),
+                opts,
+                workspaces_dir,
+                slots: Mutex::new(HashMap::new()),
+                idle,
+                reaper_started: std::sync::Once::new(),
+            }),
+        }
+    }
+
+    /// The user's servers.
+    pub fn user(&self) -> &McpManager {
+        &self.inner.user
+    }
+
+    /// The manager of workspace `root`'s project servers, created (and started) on first use.
+    /// `env` is the environment of the client asking: when it differs from the one the
+    /// project's config was read with, the config is read again in the background (servers whose
+    /// entry did not change stay connected).
+    pub fn workspace(&self, root: &Path, env: Option<HashMap<String, String>>) -> McpManager {
+        self.slot(root, env).manager.clone()
+    }
+
+    /// Binds a session to workspace `root`: its manager, and the bin folder the session's shell
+    /// puts first on PATH. The workspace stays up while the returned value lives.
+    pub fn bind(&self, root: &Path, env: HashMap<String, String>) -> ShellWorkspace {
+        let slot = self.slot(root, Some(env));
+        slot.leases.fetch_add(1, Ordering::AcqRel);
+        ShellWorkspace {
+            root: root.to_path_buf(),
+            bin_dir: slot.bin_dir.clone(),
+            hold: Arc::new(Lease { slot: slot.clone() }),
+        }
+    }
+
+    fn slot(&self, root: &Path, env: Option<HashMap<String, String>>) -> Arc<Slot> {
+        self.start_reaper();
+        let (slot, fresh) = {
+            let mut slots = lock(&self.inner.slots);
+            match slots.get(root) {
+                Some(slot) => (slot.clone(), false),
+                None => {
+                    let state_dir = self
+                        .inner
+                        .workspaces_dir
+                        .join(crate::workspace::workspace_id(root));
+                    let manager =
+                        McpManager::for_project(self.inner.opts.clone(), root.into(), &state_dir);
+                    let slot = Arc::new(Slot {
+                        bin_dir: manager.bin_dir().to_path_buf(),
+                        manager,
+                        leases: AtomicUsize::new(0),
+                        last_used: Mutex::new(Instant::now()),
+                    });
+                    slots.insert(root.to_path_buf(), slot.clone());
+                    (slot, true)
+                }
+            }
+        };
+        slot.touch();
+        let env_changed = env.is_some_and(|e| slot.manager.set_client_env(e));
+        if fresh || env_changed {
+            slot.manager.start();
+        }
+        slot
+    }
+
+    /// The workspace's manager when it is running (no start, no touch).
+    fn running(&self, root: &Path) -> Option<McpManager> {
+        lock(&self.inner.slots).get(root).map(|s| s.manager.clone())
+    }
+
+    /// Who serves `server` for a caller in `root`: the project's own server of that name, else
+    /// the user's.
+    pub fn serving(&self, root: Option<&Path>, server: &str) -> McpManager {
+        if let Some(project) = root.map(|r| self.workspace(r, None))
+            && project.has_server(server)
+        {
+            return project;
+        }
+        self.inner.user.clone()
+    }
+
+    /// Runs the command word `mcp:<server>:<tool>` for a caller in `root` (the router's
+    /// in-process path); `None` when no manager of the caller knows the command.
+    pub async fn call_command(
+        &self,
+        root: Option<&Path>,
+        command: &str,
+        argv: &[String],
+    ) -> Option<McpCallOutput> {
+        if let Some(project) = root.map(|r| self.workspace(r, None))
+            && project.resolve_command(command).is_some()
+        {
+            return project.call_command(command, argv, None).await;
+        }
+        self.inner.user.call_command(command, argv, None).await
+    }
+
+    /// The managers a caller in `root` sees, the project's first.
+    fn visible(&self, root: Option<&Path>) -> Vec<McpManager> {
+        let mut out = Vec::with_capacity(2);
+        if let Some(project) = root.and_then(|r| self.running(r)) {
+            out.push(project);
+        }
+        out.push(self.inner.user.clone());
+        out
+    }
+
+    /// `synapse mcp list` for a caller in `root`: the project's servers, then the user's the
+    /// project does not shadow; and the config problems, with a warning per shadowed server.
+    pub fn list(&self, root: Option<&Path>) -> (Vec<ServerStatus>, Vec<String>) {
+        let project = root.map(|r| self.workspace(r, None));
+        let mut servers: Vec<ServerStatus> = Vec::new();
+        let mut problems: Vec<String> = Vec::new();
+        if let Some(project) = &project {
+            servers.extend(project.list());
+            problems.extend(project.config_problems());
+        }
+        for s in self.inner.user.list() {
+            match servers.iter().find(|p| p.name == s.name) {
+                Some(p) => problems.push(format!(
+                    "{}: the project server {:?} shadows your user server of the same name \
+                     ({}) in this project",
+                    p.source.display(),
+                    s.name,
+                    s.source.display()
+                )),
+                None => servers.push(s),
+            }
+        }
+        problems.extend(self.inner.user.config_problems());
+        servers.sort_by(|a, b| a.name.cmp(&b.name));
+        (servers, problems)
+    }
+
+    /// Every exposed MCP command a caller in `root` can run (`tools search`): the project's,
+    /// then the user's whose server the project does not shadow.
+    pub fn catalog_entries(&self, root: Option<&Path>) -> Vec<CatalogEntry> {
+        let mut out: Vec<CatalogEntry> = Vec::new();
+        let mut shadowing: Vec<String> = Vec::new();
+        if let Some(project) = root.and_then(|r| self.running(r)) {
+            out.extend(project.catalog_entries());
+            shadowing = project.list().into_iter().map(|s| s.name).collect();
+        }
+        let user = self.inner.user.catalog();
+        out.extend(user.entries().into_iter().filter(|e| {
+            user.resolve(&e.command)
+                .is_none_or(|r| !shadowing.contains(&r.server))
+        }));
+        out
+    }
+
+    /// The system-prompt section of server instructions for a session in `root`.
+    pub fn instructions_section(&self, root: Option<&Path>) -> String {
+        let mut items: Vec<(String, String)> = Vec::new();
+        for m in self.visible(root) {
+            for (name, text) in m.server_instructions() {
+                if !items.iter().any(|(n, _)| *n == name) {
+                    items.push((name, text));
+                }
+            }
+        }
+        super::instructions::render_section(&items)
+    }
+
+    /// The annotation hints (read-only, destructive) of a command for a caller in `root`.
+    pub fn hints(&self, root: Option<&Path>, command: &str) -> (Option<bool>, Option<bool>) {
+        for m in self.visible(root) {
+            if m.catalog().resolve(command).is_some() {
+                return m.catalog().hints(command);
+            }
+        }
+        (None, None)
+    }
+
+    /// The exposed command name of `server`'s `tool` for a caller in `root`.
+    pub fn command_of(&self, root: Option<&Path>, server: &str, tool: &str) -> Option<String> {
+        let m = self.serving(root, server);
+        let catalog = m.catalog();
+        catalog.spec(server, tool).map(|s| s.command.clone())
+    }
+
+    /// Workspaces with a running manager, and how many sessions hold each (status, tests).
+    pub fn workspaces(&self) -> Vec<(PathBuf, usize)> {
+        let mut out: Vec<(PathBuf, usize)> = lock(&self.inner.slots)
+            .iter()
+            .map(|(root, s)| (root.clone(), s.leases.load(Ordering::Acquire)))
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Stops every server of every workspace and the user's (daemon shutdown).
+    pub async fn shutdown(&self) {
+        let slots: Vec<Arc<Slot>> = lock(&self.inner.slots).drain().map(|(_, s)| s).collect();
+        let mut all: Vec<McpManager> = slots.iter().map(|s| s.manager.clone()).collect();
+        all.push(self.inner.user.clone());
+        futures::future::join_all(all.iter().map(McpManager::shutdown)).await;
+    }
+
+    fn start_reaper(&self) {
+        let weak = Arc::downgrade(&self.inner);
+        self.inner.reaper_started.call_once(|| {
+            if tokio::runtime::Handle::try_current().is_ok() {
+                tokio::spawn(reaper(weak));
+            }
+        });
+    }
+}
+
+/// Stops the servers of workspaces nobody has held for the idle period.
+async fn reaper(hub: Weak<HubInner>) {
+    loop {
+        let tick = {
+            let Some(hub) = hub.upgrade() else { return };
+            let idle = (hub.idle)();
+            (idle / 4).clamp(Duration::from_millis(200), Duration::from_secs(5))
+        };
+        tokio::time::sleep(tick).await;
+        let Some(hub) = hub.upgrade() else { return };
+        let idle = (hub.idle)();
+        let stale: Vec<(PathBuf, Arc<Slot>)> = {
+            let mut slots = lock(&hub.slots);
+            let roots: Vec<PathBuf> = slots
+                .iter()
+                .filter(|(_, s)| {
+                    s.leases.load(Ordering::Acquire) == 0 && lock(&s.last_used).elapsed() >= idle
+                })
+                .map(|(r, _)| r.clone())
+                .collect();
+            roots
+                .into_iter()
+                .filter_map(|r| slots.remove(&r).map(|s| (r, s)))
+                .collect()
+        };
+        for (root, slot) in stale {
+            tracing::info!(workspace = %root.display(), "project MCP servers stopped: idle");
+            slot.manager.shutdown().await;
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! Issue 15, MCP part: one daemon, several projects. Each project's `.mcp.json` servers belong to
+//! that project's workspace: same-named servers of two projects and of the user never answer for
+//! each other, a project server starts in its project root (`./srv.py` works) with `${VAR}` from
+//! the opening client's environment, two sessions of one project share one server process, and
+//! the project's servers stop once its last session has been gone for `mcp.projectIdleStopSec`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+
+use crate::mcp_support::{processes_with, py_server, unique_tag, venv_python};
+use serde_json::json;
+use synapse_tests::fake_llm::{FakeLlm, Reply, Script};
+use synapse_tests::{DEADLINE, Run, TestEnv, run, wait_until};
+
+/// A project folder whose `.mcp.json` runs a copy of the Python fixture by a relative path
+/// (`./<script>`, unique per project so its processes can be counted) with `TAG` from the
+/// opening client's `PROJ_TAG`.
+fn project(env: &TestEnv, name: &str) -> (PathBuf, String) {
+    let dir = env.workdir().join(name);
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
+    let script = format!("{}.py", unique_tag(&format!("srv-{name}")));
+    std::fs::copy(py_server(), dir.join(&script)).unwrap();
+    std::fs::write(
+        dir.join(".mcp.json"),
+        json!({"mcpServers": {"proj": {
+            "command": venv_python(),
+            "args": [format!("./{script}"), "stdio"],
+            "env": {"TAG": "${PROJ_TAG}"},
+        }}})
+        .to_string(),
+    )
+    .unwrap();
+    let trusted = env.cli(&["trust", dir.to_str().unwrap()]);
+    assert!(trusted.success(), "{trusted:?}");
+    (dir, script)
+}
+
+fn user_server(env: &TestEnv) {
+    let dir = env.home().join("mcp");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("mcp_servers.json"),
+        json!({"mcpServers": {"proj": {
+            "command": venv_python(),
+            "args": [py_server(), "stdio"],
+            "env": {"TAG": "user"},
+        }}})
+        .to_string(),
+    )
+    .unwrap();
+}
+
+/// `synapse <args>` in `cwd` with `PROJ_TAG=tag`.
+fn cli_in(env: &TestEnv, cwd: &Path, tag: &str, args: &[&str]) -> Run {
+    let mut cmd = env.synapse();
+    cmd.current_dir(cwd).env("PROJ_TAG", tag).args(args);
+    run(&mut cmd)
+}
+
+fn approve(env: &TestEnv, dir: &Path, tag: &str) {
+    let approved = cli_in(env, dir, tag, &["mcp", "approve", "proj"]);
+    assert!(approved.success(), "{approved:?}");
+}
+
+/// `synapse run` in `cwd` (with `PROJ_TAG=tag`) whose model runs `command` once.
+fn agent_runs(env: &TestEnv, fake: &FakeLlm, cwd: &Path, tag: &str, command: &str) -> String {
+    fake.push(Reply::new().tool_call(command));
+    fake.push(Reply::new().text("done"));
+    let before = fake.requests().len();
+    let mut cmd = env.synapse_with_model(fake);
+    cmd.current_dir(cwd)
+        .env("PROJ_TAG", tag)
+        .args(["run", "go"]);
+    let out = run(&mut cmd);
+    assert!(out.success(), "{out:?}");
+    let requests = fake.requests();
+    requests[before..]
+        .iter()
+        .find_map(|r| r.last_tool_result())
+        .expect("the command's result reached the model")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_project_sees_its_own_servers_and_the_user_keeps_theirs() {
+    let env = TestEnv::new();
+    user_server(&env);
+    let (alpha, _) = project(&env, "alpha");
+    let (beta, _) = project(&env, "beta");
+    let elsewhere = env.workdir().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    env.start_daemon();
+    approve(&env, &alpha, "from-alpha");
+    approve(&env, &beta, "from-beta");
+
+    // From the user's terminal: the project's server in its project (started in the project
+    // root, so `./srv.py` ran; `${PROJ_TAG}` from this client), the user's anywhere else.
+    let a = cli_in(
+        &env,
+        &alpha.join(".git"),
+        "from-alpha",
+        &["mcp", "call", "proj", "env", "TAG"],
+    );
+    assert_eq!(a.stdout.trim(), "from-alpha", "{a:?}");
+    let b = cli_in(
+        &env,
+        &beta,
+        "from-beta",
+        &["mcp", "call", "proj", "env", "TAG"],
+    );
+    assert_eq!(b.stdout.trim(), "from-beta", "{b:?}");
+    let u = cli_in(
+        &env,
+        &elsewhere,
+        "x",
+        &["mcp", "call", "proj", "env", "TAG"],
+    );
+    assert_eq!(u.stdout.trim(), "user", "{u:?}");
+
+    // `mcp list` in a project says its server hides the user's; elsewhere it is the user's.
+    let list = cli_in(&env, &alpha, "from-alpha", &["mcp", "list"]);
+    assert!(
+        list.stdout.contains(".mcp.json") || list.stderr.contains(".mcp.json"),
+        "{list:?}"
+    );
+    assert!(
+        format!("{}{}", list.stdout, list.stderr).contains("shadows your user server"),
+        "{list:?}"
+    );
+    let list = cli_in(&env, &elsewhere, "x", &["mcp", "list"]);
+    assert!(
+        !format!("{}{}", list.stdout, list.stderr).contains("shadows"),
+        "{list:?}"
+    );
+
+    // The agent in each project: the in-process path and the wrapper on its PATH (a pipeline)
+    // both reach its own project's server, even after `cd` out of the project.
+    let fake = FakeLlm::start(Script::new()).await.unwrap();
+    let got = agent_runs(&env, &fake, &alpha, "from-alpha", "mcp:proj:env TAG");
+    assert_eq!(got.trim(), "from-alpha");
+    let got = agent_runs(
+        &env,
+        &fake,
+        &beta,
+        "from-beta",
+        "cd / && mcp:proj:env TAG | cat",
+    );
+    assert_eq!(got.trim(), "from-beta");
+    let got = agent_runs(&env, &fake, &elsewhere, "x", "mcp:proj:env TAG | cat");
+    assert_eq!(got.trim(), "user");
+    // The user's own wrapper is the user's server's, not a project's.
+    let user_wrapper = std::fs::read_to_string(env.home().join("bin/mcp:proj:env")).unwrap();
+    assert!(!user_wrapper.contains("--workspace"), "{user_wrapper}");
+    // `tools search` in a session finds the command; the description is the one server's.
+    let got = agent_runs(
+        &env,
+        &fake,
+        &alpha,
+        "from-alpha",
+        "tools search mcp:proj:env",
+    );
+    assert_eq!(got.matches("mcp:proj:env").count(), 1, "{got}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_of_one_project_share_its_server_which_stops_when_idle() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.home()).unwrap();
+    std::fs::write(
+        env.paths().settings_file(),
+        json!({"mcp": {"projectIdleStopSec": 600}}).to_string(),
+    )
+    .unwrap();
+    let (alpha, script) = project(&env, "alpha");
+    let sub = alpha.join("src");
+    std::fs::create_dir_all(&sub).unwrap();
+    env.start_daemon();
+    approve(&env, &alpha, "t");
+    let fake = FakeLlm::start(Script::new()).await.unwrap();
+    let first = agent_runs(&env, &fake, &alpha, "t", "mcp:proj:env TAG");
+    assert_eq!(first.trim(), "t");
+    let second = agent_runs(&env, &fake, &sub, "t", "mcp:proj:env TAG | cat");
+    assert_eq!(second.trim(), "t");
+    // One process served both sessions.
+    wait_until(DEADLINE, "one server process for the project", || {
+        processes_with(&script).len() == 1
+    });
+
+    // A hand edit shortens the idle period: with no session left, the server stops.
+    std::fs::write(
+        env.paths().settings_file(),
+        json!({"mcp": {"projectIdleStopSec": 1}}).to_string(),
+    )
+    .unwrap();
+    wait_until(DEADLINE, "the idle project's server stopped", || {
+        processes_with(&script).is_empty()
+    });
+    // The next use starts it again.
+    let again = agent_runs(&env, &fake, &alpha, "t", "mcp:proj:env TAG");
+    assert_eq!(again.trim(), "t");
+}
