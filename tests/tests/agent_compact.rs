@@ -126,3 +126,55 @@ async fn compaction_offloads_summarises_and_keeps_the_latest_messages() {
     ]);
     assert!(out.stdout.contains("2000"), "{out:?}");
 }
+
+/// A request the server rejects as too long (its own error shape) is compacted and sent once
+/// more: the user gets the answer, not the error, and the retry carries the summary.
+#[test]
+fn a_too_long_request_is_compacted_and_retried_once() {
+    use synapse_tests::fake_llm::ErrorReply;
+    let env = TestEnv::new();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let fake = rt
+        .block_on(FakeLlm::start(
+            Script::new()
+                .text("a1")
+                .text("a2")
+                .text("a3")
+                .text("a4")
+                .error(ErrorReply::new(
+                    400,
+                    "invalid_request_error",
+                    "prompt is too long: 210000 tokens > 200000 maximum",
+                ))
+                .text("SUMMARY-OVERFLOW: four earlier questions were answered")
+                .text("answered after compacting"),
+        ))
+        .unwrap();
+    for prompt in ["one", "two", "three", "four"] {
+        let extra: &[&str] = if prompt == "one" {
+            &[]
+        } else {
+            &["--continue"]
+        };
+        let mut args = vec!["run"];
+        args.extend_from_slice(extra);
+        args.push(prompt);
+        let out = env.cli_with_model(&fake, &args);
+        assert!(out.success(), "{out:?}");
+    }
+    let out = env.cli_with_model(&fake, &["run", "--continue", "five"]);
+    assert!(out.success(), "{out:?}");
+    assert_eq!(out.stdout.trim(), "answered after compacting", "{out:?}");
+    assert!(
+        out.stderr
+            .contains("too long for the model's context window"),
+        "the user is told why: {out:?}"
+    );
+    let requests = fake.requests();
+    let retry = requests.last().unwrap();
+    assert!(
+        retry.body.to_string().contains("SUMMARY-OVERFLOW"),
+        "the retry carries the summary"
+    );
+    assert_eq!(retry.last_user_text().as_deref(), Some("five"));
+}

@@ -26,6 +26,38 @@ fn env_with_asking_skill() -> TestEnv {
     env
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repl_killed_while_asking_leaves_the_question_answered_no_and_the_daemon_stoppable() {
+    let env = env_with_asking_skill();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("skill load secret-notes")
+            .text("after the question"),
+    )
+    .await
+    .unwrap();
+    let screen = Screen::start(&env, Some(&fake), &["chat"]);
+    screen.wait_for("You (1)>");
+    screen.line("load it");
+    screen.wait_for("Load skill `secret-notes`");
+    screen.kill_client();
+    // Nobody is left to answer: the question resolves as "no" and the turn ends.
+    synapse_tests::wait_until(synapse_tests::DEADLINE, "the turn ended", || {
+        fake.requests().len() == 2
+    });
+    let result = fake.requests()[1].last_tool_result().unwrap();
+    assert!(result.contains("was not approved"), "{result}");
+    // And the daemon stops when asked, within its deadline.
+    let started = std::time::Instant::now();
+    let stop = env.cli(&["daemon", "stop"]);
+    assert!(stop.success(), "{stop:?}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
 async fn run(env: &TestEnv, fake: &FakeLlm, extra: &[&str]) -> Run {
     let mut cmd = env.synapse_with_model(fake);
     cmd.args(["run", "use the secret skill"]).args(extra);

@@ -76,8 +76,39 @@ impl McpManager {
         argv: &[String],
         stdin: Option<&[u8]>,
     ) -> Option<McpCallOutput> {
-        let target = self.resolve_command(command)?;
+        let target = self.resolve_command_waiting(command).await?;
         Some(self.call_argv(&target.0, &target.1, argv, stdin).await)
+    }
+
+    /// [`resolve_command`](Self::resolve_command), and when that finds nothing but a server
+    /// whose commands start like `command` is still connecting (its tools not known yet: the
+    /// daemon or the workspace just started), waits for it once and looks again.
+    pub async fn resolve_command_waiting(&self, command: &str) -> Option<(String, String)> {
+        if let Some(found) = self.resolve_command(command) {
+            return Some(found);
+        }
+        let rest = command.strip_prefix(COMMAND_PREFIX)?;
+        let pending: Vec<Arc<Server>> = self
+            .inner
+            .servers
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .filter(|(name, s)| {
+                s.config().enabled
+                    && s.tools().is_none()
+                    && rest.starts_with(&format!("{}:", super::names::safe_part(name)))
+            })
+            .map(|(_, s)| s.clone())
+            .collect();
+        if pending.is_empty() {
+            return None;
+        }
+        for srv in &pending {
+            let _ = srv.ensure_connected(&self.inner.events).await;
+        }
+        self.sync_wrappers().await;
+        self.resolve_command(command)
     }
 
     /// The (server, tool) behind a command name, from the live catalog or the wrapper manifest

@@ -27,6 +27,8 @@ pub type IdleSetting = Arc<dyn Fn() -> Duration + Send + Sync>;
 
 struct Slot {
     manager: McpManager,
+    /// `$SYNAPSE_HOME/workspaces/<id>`: the wrappers and their manifest.
+    state_dir: PathBuf,
     bin_dir: PathBuf,
     /// Sessions holding the workspace (their [`Lease`]s).
     leases: AtomicUsize,
@@ -121,6 +123,7 @@ impl McpHub {
                     let manager =
                         McpManager::for_project(self.inner.opts.clone(), root.into(), &state_dir);
                     let slot = Arc::new(Slot {
+                        state_dir,
                         bin_dir: manager.bin_dir().to_path_buf(),
                         manager,
                         leases: AtomicUsize::new(0),
@@ -164,7 +167,7 @@ impl McpHub {
         argv: &[String],
     ) -> Option<McpCallOutput> {
         if let Some(project) = root.map(|r| self.workspace(r, None))
-            && project.resolve_command(command).is_some()
+            && project.resolve_command_waiting(command).await.is_some()
         {
             return project.call_command(command, argv, None).await;
         }
@@ -303,10 +306,20 @@ async fn reaper(hub: Weak<HubInner>) {
                 })
                 .map(|(r, _)| r.clone())
                 .collect();
-            roots
+            let stale: Vec<(PathBuf, Arc<Slot>)> = roots
                 .into_iter()
                 .filter_map(|r| slots.remove(&r).map(|s| (r, s)))
-                .collect()
+                .collect();
+            // Its wrappers go with it (written again on the next start); done under the lock
+            // so a workspace opened again meanwhile never loses the files it writes.
+            for (_, slot) in &stale {
+                if let Err(e) = std::fs::remove_dir_all(&slot.state_dir)
+                    && e.kind() != std::io::ErrorKind::NotFound
+                {
+                    tracing::warn!(dir = %slot.state_dir.display(), error = %e, "cannot remove an idle workspace's wrappers");
+                }
+            }
+            stale
         };
         for (root, slot) in stale {
             tracing::info!(workspace = %root.display(), "project MCP servers stopped: idle");

@@ -106,6 +106,10 @@ impl WrapperWriter {
         entries: &[WrapperEntry],
         keep_servers: &HashSet<String>,
     ) -> Result<SyncReport, WrapperError> {
+        // Nothing to write into a folder that is not there (a workspace without servers).
+        if entries.is_empty() && !self.bin_dir.exists() {
+            return Ok(SyncReport::default());
+        }
         fs::create_dir_all(&self.bin_dir).map_err(|source| WrapperError::List {
             path: self.bin_dir.clone(),
             source,

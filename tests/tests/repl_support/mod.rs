@@ -148,6 +148,20 @@ impl Screen {
         }
     }
 
+    /// Kills the REPL process with SIGKILL (a terminal closed, an OOM kill): no goodbye to the
+    /// daemon, just a stream that ends.
+    pub fn kill_client(&self) {
+        let out = self.tmux(&["display-message", "-p", "-t", "repl", "#{pane_pid}"]);
+        let pid: i32 = String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse()
+            .expect("the pane has a process");
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+        synapse_tests::wait_until(DEADLINE, "the REPL is gone", || self.exited());
+    }
+
     /// True once the REPL process has exited (the pane is dead).
     pub fn exited(&self) -> bool {
         let out = self.tmux(&["display-message", "-p", "-t", "repl", "#{pane_dead}"]);

@@ -70,7 +70,11 @@ impl ChatSession {
             };
         let window_limit = (window as f64 * context::COMPACT_THRESHOLD) as u64;
         let mut summarised = 0;
-        if (force || context::estimate_tokens(&conv.history) > window_limit)
+        // The server said the request is too long: when offloading freed nothing, our own
+        // estimate was wrong, so summarise whatever can be.
+        if (force
+            || (overflowed && offloaded == 0)
+            || context::estimate_tokens(&conv.history) > window_limit)
             && let Some(cut) = context::summary_cut(&conv.history)
         {
             let model = provider.model().to_string();
