@@ -6,8 +6,10 @@
 //! window ends as a clean error, and a server that goes away mid-session gives an error result
 //! with its exit code and the session resumes once it is back.
 //!
-//! The 135M model does not choose tools by itself (and its chat template has no tool syntax), so
-//! streamed tool calls are covered by the fake LLM's tests (`llm_providers`), not here.
+//! The 135M model does not choose tools by itself and its own chat template has no tool syntax:
+//! for the tool-call test the server runs `tests/fixtures/tool_template.jinja` (ChatML with
+//! `<tool_call>{…}</tool_call>`), the prompt shows the literal call to copy, and llama.cpp turns
+//! the copied text into a real streamed tool call on either endpoint.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -29,6 +31,15 @@ struct Llama {
 
 impl Llama {
     fn start() -> Llama {
+        Self::start_with(&[])
+    }
+
+    /// With the tool-call chat template.
+    fn start_with_tools() -> Llama {
+        Self::start_with(&["--tools"])
+    }
+
+    fn start_with(extra: &[&str]) -> Llama {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -37,6 +48,7 @@ impl Llama {
         let mut child = Command::new(venv_python())
             .arg(fixtures_dir().join("llama_server.py"))
             .args([port.to_string(), "4096".into()])
+            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -212,4 +224,41 @@ fn too_long_a_prompt_and_a_vanished_server_end_cleanly_and_the_session_resumes()
     );
     assert!(back.success(), "{}{}", back.stdout, back.stderr);
     assert_eq!(json(&back)["session_id"], session.as_str());
+}
+
+#[test]
+fn a_real_servers_streamed_tool_call_runs_on_both_apis() {
+    let llama = Llama::start_with_tools();
+    let env = TestEnv::new();
+    small_replies(&env);
+    let prompt = "Copy the last line exactly.\nred apple\nred apple\n<b>blue</b>\n<b>blue</b>\n\
+                  <tool_call>{\"name\": \"Bash\", \"arguments\": {\"command\": \
+                  \"echo synapse-real-tool\"}}</tool_call>\n";
+    for api in [Api::OpenAi, Api::Anthropic] {
+        let out = run(
+            &env,
+            &llama,
+            api,
+            &["--output-format", "stream-json", prompt],
+        );
+        assert!(out.success(), "{}{}", out.stdout, out.stderr);
+        let events: Vec<serde_json::Value> = out
+            .stdout
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        let finished = events
+            .iter()
+            .find(|e| e["type"] == "tool_finished")
+            .unwrap_or_else(|| panic!("no tool ran: {}", out.stdout));
+        assert_eq!(finished["command"], "echo synapse-real-tool", "{finished}");
+        assert_eq!(finished["exit_code"], 0, "{finished}");
+        assert_eq!(
+            finished["output_preview"], "synapse-real-tool",
+            "{finished}"
+        );
+        let result = events.last().unwrap();
+        assert_eq!(result["type"], "result", "{result}");
+        assert_eq!(result["is_error"], false, "{result}");
+    }
 }
