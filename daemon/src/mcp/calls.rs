@@ -107,7 +107,7 @@ impl McpManager {
         for srv in &pending {
             let _ = srv.ensure_connected(&self.inner.events).await;
         }
-        self.sync_wrappers().await;
+        self.refresh_catalog();
         self.resolve_command(command)
     }
 
@@ -163,7 +163,7 @@ impl McpManager {
             if let Err(reason) = srv.ensure_connected(&self.inner.events).await {
                 return Err(unavailable(server, &reason));
             }
-            self.sync_wrappers().await;
+            self.refresh_catalog();
         }
         if let Some(spec) = self.catalog().spec(server, tool) {
             return Ok((srv, spec.clone()));
@@ -173,7 +173,7 @@ impl McpManager {
             .tools()
             .is_some_and(|t| t.iter().any(|t| t.name == tool))
         {
-            self.sync_wrappers().await;
+            self.refresh_catalog();
             if let Some(spec) = self.catalog().spec(server, tool) {
                 return Ok((srv, spec.clone()));
             }

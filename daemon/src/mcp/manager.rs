@@ -309,10 +309,36 @@ impl McpManager {
         summary
     }
 
-    /// Rebuilds the catalog from the servers' known tools and makes the wrappers match it.
-    /// Servers that are configured but have no tool list yet keep their existing wrappers.
-    pub async fn sync_wrappers(&self) -> SyncReport {
-        let _sync = self.inner.sync_lock.lock().await;
+    /// The catalog rebuilt from the servers' known tools, in memory only: what a call needs
+    /// when a server just came up. The files follow in the background
+    /// ([`sync_wrappers_later`](Self::sync_wrappers_later)), never on the call's path.
+    pub(crate) fn refresh_catalog(&self) {
+        let (known, _) = self.known_tools();
+        *self
+            .inner
+            .catalog
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = Arc::new(Catalog::build(&known));
+        self.sync_wrappers_later();
+    }
+
+    /// Makes the wrappers match the catalog in a background task.
+    pub(crate) fn sync_wrappers_later(&self) {
+        let this = self.clone();
+        tokio::spawn(async move {
+            this.sync_wrappers().await;
+        });
+    }
+
+    /// The (server, tools, filter) of every enabled server whose tools are known, and the names
+    /// of enabled servers whose tools are not known yet.
+    #[allow(clippy::type_complexity)]
+    fn known_tools(
+        &self,
+    ) -> (
+        Vec<(String, Arc<Vec<ToolInfo>>, super::filter::ToolFilter)>,
+        HashSet<String>,
+    ) {
         let servers: Vec<Arc<Server>> = self
             .inner
             .servers
@@ -335,6 +361,14 @@ impl McpManager {
                 }
             }
         }
+        (known, keep)
+    }
+
+    /// Rebuilds the catalog from the servers' known tools and makes the wrappers match it.
+    /// Servers that are configured but have no tool list yet keep their existing wrappers.
+    pub async fn sync_wrappers(&self) -> SyncReport {
+        let _sync = self.inner.sync_lock.lock().await;
+        let (known, keep) = self.known_tools();
         let catalog = Arc::new(Catalog::build(&known));
         *self
             .inner

@@ -36,6 +36,7 @@ pub const BENCHES: &[(&str, bool)] = &[
     ("shell", true),
     ("mcp", false),
     ("agent", false),
+    ("llm_real", false),
     ("repl", false),
     ("skills", true),
     ("growth", true),
@@ -152,6 +153,21 @@ pub const GOALS: &[Goal] = &[
         "agent.daemon_rss",
         "peak RSS, daemon (after the runs)",
         "≤ 30 MB",
+    ),
+    g(
+        "llm_real.synapse_turn",
+        "real llama.cpp server: `synapse run` text turn",
+        "—",
+    ),
+    g(
+        "llm_real.direct_turn",
+        "real llama.cpp server: the same request posted directly",
+        "—",
+    ),
+    g(
+        "llm_real.added",
+        "real llama.cpp server: latency added by Synapse",
+        "≤ 5 ms",
     ),
     g(
         "repl.start_to_prompt",

@@ -42,7 +42,8 @@ fn parse_args() -> Result<Options, String> {
             "-h" | "--help" => {
                 return Err(
                     "usage: synapse-bench [--quick] [--only NAME,…]\nbenches: daemon, \
-                            shell, mcp, agent, repl, skills, growth, load"
+                            shell, mcp, agent, llm_real, repl, skills, growth, load, \
+                            workspaces, permissions"
                         .into(),
                 );
             }
