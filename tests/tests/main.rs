@@ -34,6 +34,7 @@ mod mcp_protocol;
 mod mcp_protocol_config;
 mod mcp_python;
 mod mcp_resources;
+mod mcp_roots;
 mod mcp_support;
 mod permissions;
 mod repl_chat;

@@ -4,8 +4,12 @@
 //!
 //! Notifications and process exits are reported as [`ConnectionEvent`]s tagged with the
 //! connection id, so the manager can ignore events from a connection it already replaced.
+//! Synapse declares the `roots` capability: `roots/list` answers with the workspace roots the
+//! manager serves ([`Link::roots`]), and a change is announced with
+//! `notifications/roots/list_changed` ([`McpConnection::roots_changed`]).
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -29,6 +33,17 @@ use super::server::lock;
 /// Largest message a stdio server may send (one JSON line). rmcp's own limit is 16 MiB, which
 /// a big tool result passes; a larger line is dropped and its call fails by its timeout.
 pub const STDIO_MESSAGE_MAX_BYTES: usize = 512 * 1024 * 1024;
+
+/// The folders announced to servers as roots (a workspace's root; for the user's servers,
+/// every workspace with a session).
+pub type Roots = Arc<dyn Fn() -> Vec<PathBuf> + Send + Sync>;
+
+/// What a connection reports to its manager and asks of it.
+#[derive(Clone)]
+pub struct Link {
+    pub events: mpsc::UnboundedSender<ConnectionEvent>,
+    pub roots: Roots,
+}
 
 /// Something a connection noticed on its own.
 #[derive(Debug, Clone)]
@@ -88,6 +103,7 @@ struct Events {
     server: String,
     conn_id: u64,
     tx: mpsc::UnboundedSender<ConnectionEvent>,
+    roots: Roots,
 }
 
 impl ClientHandler for Events {
@@ -98,9 +114,35 @@ impl ClientHandler for Events {
         });
     }
 
+    // Roots are deprecated from the 2026 protocol on (rmcp marks them so) but servers of the
+    // 2025 revisions ask for them.
+    #[allow(deprecated)]
+    async fn list_roots(
+        &self,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
+        let roots = (self.roots)()
+            .into_iter()
+            .filter_map(|dir| {
+                let uri = reqwest::Url::from_file_path(&dir).ok()?;
+                let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+                let root = rmcp::model::Root::new(uri.to_string());
+                Some(match name {
+                    Some(n) => root.with_name(n),
+                    None => root,
+                })
+            })
+            .collect();
+        Ok(rmcp::model::ListRootsResult::new(roots))
+    }
+
     fn get_info(&self) -> ClientConfig {
+        let mut roots = rmcp::model::RootsCapabilities::default();
+        roots.list_changed = Some(true);
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.roots = Some(roots);
         ClientConfig::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new("synapse", synapse_shared::VERSION),
         )
     }
@@ -126,17 +168,29 @@ impl std::fmt::Debug for McpConnection {
 }
 
 impl McpConnection {
+    /// Tells the server its roots changed (`notifications/roots/list_changed`); it asks for
+    /// them again. Sent in the background; a server that is gone is not waited for.
+    pub fn roots_changed(&self) {
+        let peer = self.service.peer().clone();
+        tokio::spawn(async move {
+            #[allow(deprecated)]
+            let _ = peer.notify_roots_list_changed().await;
+        });
+    }
+
     /// Connects and lists the tools, all within `config.startup_timeout`. On failure nothing is
     /// left running.
     pub async fn connect(
         config: &ServerConfig,
         conn_id: u64,
-        events: mpsc::UnboundedSender<ConnectionEvent>,
+        link: Link,
     ) -> Result<(McpConnection, Vec<Tool>), ConnectionError> {
+        let events = link.events.clone();
         let handler = Events {
             server: config.name.clone(),
             conn_id,
             tx: events.clone(),
+            roots: link.roots,
         };
         let startup = config.startup_timeout;
         let attempt = async {

@@ -6,6 +6,9 @@
 //! name there and nowhere else. Two sessions in one project share its manager (and the warm
 //! server processes); a workspace's manager stops its servers once no session has held it for
 //! `mcp.projectIdleStopSec` seconds (default 600), and starts again on the next use.
+//!
+//! Roots: a project's servers are told their workspace root; the user's servers are told every
+//! workspace that is up, and are notified when one comes or goes.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -56,6 +59,8 @@ impl Drop for Lease {
 
 struct HubInner {
     user: McpManager,
+    /// The roots of the workspaces that are up (what the user's servers are told).
+    active_roots: Arc<Mutex<Vec<PathBuf>>>,
     opts: McpOptions,
     workspaces_dir: PathBuf,
     slots: Mutex<HashMap<PathBuf, Arc<Slot>>>,
@@ -72,9 +77,13 @@ pub struct McpHub {
 impl McpHub {
     /// `workspaces_dir` is `$SYNAPSE_HOME/workspaces`; `idle` reads `mcp.projectIdleStopSec`.
     pub fn new(opts: McpOptions, workspaces_dir: PathBuf, idle: IdleSetting) -> McpHub {
+        let active_roots: Arc<Mutex<Vec<PathBuf>>> = Arc::default();
+        let announced = active_roots.clone();
+        let roots = Arc::new(move || lock(&announced).clone());
         McpHub {
             inner: Arc::new(HubInner {
-                user: McpManager::new(opts.clone()),
+                user: McpManager::new_with_roots(opts.clone(), roots),
+                active_roots,
                 opts,
                 workspaces_dir,
                 slots: Mutex::new(HashMap::new()),
@@ -130,6 +139,7 @@ impl McpHub {
                         last_used: Mutex::new(Instant::now()),
                     });
                     slots.insert(root.to_path_buf(), slot.clone());
+                    set_roots(&self.inner.active_roots, &slots);
                     (slot, true)
                 }
             }
@@ -138,6 +148,9 @@ impl McpHub {
         let env_changed = env.is_some_and(|e| slot.manager.set_client_env(e));
         if fresh || env_changed {
             slot.manager.start();
+        }
+        if fresh {
+            self.inner.user.roots_changed();
         }
         slot
     }
@@ -319,11 +332,24 @@ async fn reaper(hub: Weak<HubInner>) {
                     tracing::warn!(dir = %slot.state_dir.display(), error = %e, "cannot remove an idle workspace's wrappers");
                 }
             }
+            if !stale.is_empty() {
+                set_roots(&hub.active_roots, &slots);
+            }
             stale
         };
+        if !stale.is_empty() {
+            hub.user.roots_changed();
+        }
         for (root, slot) in stale {
             tracing::info!(workspace = %root.display(), "project MCP servers stopped: idle");
             slot.manager.shutdown().await;
         }
     }
+}
+
+/// The roots of the workspaces in `slots`, sorted.
+fn set_roots(active: &Mutex<Vec<PathBuf>>, slots: &HashMap<PathBuf, Arc<Slot>>) {
+    let mut roots: Vec<PathBuf> = slots.keys().cloned().collect();
+    roots.sort();
+    *lock(active) = roots;
 }

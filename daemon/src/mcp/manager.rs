@@ -122,7 +122,8 @@ pub(crate) struct Inner {
     /// The environment of the client that last opened a session in the workspace (`${VAR}` in
     /// project files expands from it).
     pub(crate) project_env: Mutex<Option<Arc<std::collections::HashMap<String, String>>>>,
-    pub(crate) events: mpsc::UnboundedSender<ConnectionEvent>,
+    /// Where connections report (and which roots they announce).
+    pub(crate) events: super::connection::Link,
     pub(crate) catalog: RwLock<Arc<Catalog>>,
     writer: WrapperWriter,
     sync_lock: tokio::sync::Mutex<()>,
@@ -141,9 +142,14 @@ impl McpManager {
     /// The user's manager, with no servers yet; call [`start`](Self::start) or
     /// [`refresh`](Self::refresh) from within a tokio runtime.
     pub fn new(opts: McpOptions) -> McpManager {
+        Self::new_with_roots(opts, Arc::new(Vec::new))
+    }
+
+    /// The user's manager, announcing `roots` (the workspaces with a session) to its servers.
+    pub fn new_with_roots(opts: McpOptions, roots: super::connection::Roots) -> McpManager {
         let writer =
             WrapperWriter::new(opts.bin_dir.clone(), &opts.mcp_dir, opts.client_bin.clone());
-        Self::with_scope(opts, Scope::User, writer)
+        Self::with_scope(opts, Scope::User, writer, roots)
     }
 
     /// The manager of workspace `root`'s project servers: its wrappers (which name the
@@ -151,10 +157,17 @@ impl McpManager {
     pub fn for_project(opts: McpOptions, root: PathBuf, state_dir: &Path) -> McpManager {
         let writer = WrapperWriter::new(state_dir.join("bin"), state_dir, opts.client_bin.clone())
             .for_workspace(root.clone());
-        Self::with_scope(opts, Scope::Project(root), writer)
+        let announced = root.clone();
+        let roots: super::connection::Roots = Arc::new(move || vec![announced.clone()]);
+        Self::with_scope(opts, Scope::Project(root), writer, roots)
     }
 
-    fn with_scope(opts: McpOptions, scope: Scope, writer: WrapperWriter) -> McpManager {
+    fn with_scope(
+        opts: McpOptions,
+        scope: Scope,
+        writer: WrapperWriter,
+        roots: super::connection::Roots,
+    ) -> McpManager {
         let (tx, rx) = mpsc::unbounded_channel();
         let inner = Arc::new(Inner {
             opts,
@@ -163,7 +176,7 @@ impl McpManager {
             invalid: RwLock::new(BTreeMap::new()),
             problems: RwLock::new(Vec::new()),
             project_env: Mutex::new(None),
-            events: tx,
+            events: super::connection::Link { events: tx, roots },
             catalog: RwLock::new(Arc::new(Catalog::default())),
             writer,
             sync_lock: tokio::sync::Mutex::new(()),
@@ -489,6 +502,21 @@ impl McpManager {
             std::mem::take(&mut *map).into_values().collect()
         };
         join_all(servers.iter().map(|s| s.stop("synapsed is shutting down"))).await;
+    }
+
+    /// Tells every connected server its roots changed.
+    pub fn roots_changed(&self) {
+        for s in self
+            .inner
+            .servers
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+        {
+            if let Some(conn) = s.ready() {
+                conn.roots_changed();
+            }
+        }
     }
 
     /// True when `name` is configured here (connected or not, or with a broken entry).

@@ -11,10 +11,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
-use tokio::sync::mpsc;
 
 use super::config::ServerConfig;
-use super::connection::{ConnectionError, ConnectionEvent, McpConnection};
+use super::connection::{ConnectionError, McpConnection};
 
 /// Longest wait between reconnect attempts.
 pub const BACKOFF_MAX: Duration = Duration::from_secs(60);
@@ -133,7 +132,7 @@ impl Server {
     /// server is retried only once its backoff has passed. Returns the connection or the reason.
     pub async fn ensure_connected(
         &self,
-        events: &mpsc::UnboundedSender<ConnectionEvent>,
+        events: &super::connection::Link,
     ) -> Result<Arc<McpConnection>, String> {
         if let Some(conn) = self.ready() {
             return Ok(conn);
@@ -151,7 +150,7 @@ impl Server {
     /// Forces a new connection (used at start and on refresh), replacing any live one.
     pub async fn reconnect(
         &self,
-        events: &mpsc::UnboundedSender<ConnectionEvent>,
+        events: &super::connection::Link,
     ) -> Result<Arc<McpConnection>, String> {
         let _guard = self.connect_lock.lock().await;
         if !self.config().enabled {
@@ -178,7 +177,7 @@ impl Server {
 
     async fn connect_locked(
         &self,
-        events: &mpsc::UnboundedSender<ConnectionEvent>,
+        events: &super::connection::Link,
     ) -> Result<Arc<McpConnection>, String> {
         let config = self.config();
         let previous = std::mem::replace(&mut *lock(&self.state), ServerState::Connecting);

@@ -1,0 +1,67 @@
+//! Issue 19, roots: Synapse declares the `roots` capability, so a real server (npm
+//! `server-everything`, whose `get-roots-list` tool exists only for clients that do) learns
+//! which folders it serves: a project's own server its project root; the user's server every
+//! workspace that is up, updated (`notifications/roots/list_changed`) when one opens.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::mcp_support::fixtures_dir;
+use serde_json::json;
+use synapse_tests::{DEADLINE, TestEnv, run, wait_until};
+
+fn everything() -> serde_json::Value {
+    let server =
+        fixtures_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    json!({"command": "node", "args": [server, "stdio"]})
+}
+
+fn uri(dir: &std::path::Path) -> String {
+    format!("file://{}", dir.display())
+}
+
+#[test]
+fn servers_learn_the_workspace_roots_and_their_changes() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.home().join("mcp")).unwrap();
+    std::fs::write(
+        env.home().join("mcp/mcp_servers.json"),
+        json!({"mcpServers": {"mine": everything()}}).to_string(),
+    )
+    .unwrap();
+    let project = env.workdir().join("proj");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    std::fs::write(
+        project.join(".mcp.json"),
+        json!({"mcpServers": {"theirs": everything()}}).to_string(),
+    )
+    .unwrap();
+    assert!(env.cli(&["trust", project.to_str().unwrap()]).success());
+    env.start_daemon();
+    let in_project = |args: &[&str]| {
+        let mut cmd = env.synapse();
+        cmd.current_dir(&project).args(args);
+        run(&mut cmd)
+    };
+    assert!(in_project(&["mcp", "approve", "theirs"]).success());
+
+    // The project's server: its root, and only that.
+    let theirs = in_project(&["mcp", "call", "theirs", "get-roots-list"]);
+    assert!(theirs.success(), "{theirs:?}");
+    assert!(theirs.stdout.contains(&uri(&project)), "{theirs:?}");
+
+    // The user's server: the workspaces that are up, the project among them once it opened.
+    wait_until(DEADLINE, "the user's server knows the project", || {
+        let mine = in_project(&["mcp", "call", "mine", "get-roots-list"]);
+        mine.stdout.contains(&uri(&project))
+    });
+    // A second workspace opens: the user's server is told and asks again.
+    let other = env.workdir().join("other");
+    std::fs::create_dir_all(other.join(".git")).unwrap();
+    let mut cmd = env.synapse();
+    cmd.current_dir(&other).args(["mcp", "list"]);
+    assert!(run(&mut cmd).success());
+    wait_until(DEADLINE, "the user's server knows both workspaces", || {
+        let mine = in_project(&["mcp", "call", "mine", "get-roots-list"]);
+        mine.stdout.contains(&uri(&project)) && mine.stdout.contains(&uri(&other))
+    });
+}
