@@ -119,8 +119,12 @@ fn main() {
             let mut samples = Vec::new();
             for i in 0..n(20, 2) as u64 {
                 let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+                let link = synapse_daemon::mcp::connection::Link {
+                    events: tx,
+                    roots: std::sync::Arc::new(Vec::new),
+                };
                 let t = Instant::now();
-                let (conn, _) = McpConnection::connect(&fs_cfg, 1_000_000 + i, tx)
+                let (conn, _) = McpConnection::connect(&fs_cfg, 1_000_000 + i, link)
                     .await
                     .unwrap();
                 let mut args = serde_json::Map::new();
