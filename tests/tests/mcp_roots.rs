@@ -65,3 +65,53 @@ fn servers_learn_the_workspace_roots_and_their_changes() {
         mine.stdout.contains(&uri(&project)) && mine.stdout.contains(&uri(&other))
     });
 }
+
+/// A tool's `notifications/progress` reach the user while it runs: `synapse run --output-format
+/// stream-json` emits them as `tool_progress` events before the call finishes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_tools_progress_is_shown_while_it_runs() {
+    use synapse_tests::fake_llm::{FakeLlm, Script};
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.home().join("mcp")).unwrap();
+    std::fs::write(
+        env.home().join("mcp/mcp_servers.json"),
+        json!({"mcpServers": {"every": everything()}}).to_string(),
+    )
+    .unwrap();
+    env.start_daemon();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("mcp:every:trigger-long-running-operation --duration 1 --steps 3")
+            .text("done"),
+    )
+    .await
+    .unwrap();
+    let out = env.cli_with_model(&fake, &["run", "go", "--output-format", "stream-json"]);
+    assert!(out.success(), "{out:?}");
+    let events: Vec<serde_json::Value> = out
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let progress: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "tool_progress")
+        .filter_map(|e| e["tail"].as_str())
+        .collect();
+    assert!(
+        progress
+            .iter()
+            .any(|t| t.contains("every: progress") && t.contains("/3")),
+        "{}",
+        out.stdout
+    );
+    let finished = events
+        .iter()
+        .position(|e| e["type"] == "tool_finished")
+        .unwrap();
+    let first_progress = events
+        .iter()
+        .position(|e| e["type"] == "tool_progress")
+        .unwrap();
+    assert!(first_progress < finished);
+}

@@ -104,7 +104,11 @@ struct Events {
     conn_id: u64,
     tx: mpsc::UnboundedSender<ConnectionEvent>,
     roots: Roots,
+    /// Calls waiting for `notifications/progress`, by their progress token.
+    progress: ProgressWatchers,
 }
+
+type ProgressWatchers = Arc<Mutex<HashMap<String, crate::shell::ProgressSink>>>;
 
 impl ClientHandler for Events {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
@@ -112,6 +116,28 @@ impl ClientHandler for Events {
             server: self.server.clone(),
             conn_id: self.conn_id,
         });
+    }
+
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let token = progress_key(&params.progress_token);
+        let Some(sink) = lock(&self.progress).get(&token).cloned() else {
+            return;
+        };
+        let amount = match params.total {
+            Some(total) => format!("{}/{}", params.progress, total),
+            None => params.progress.to_string(),
+        };
+        let line = match params.message {
+            Some(m) if !m.trim().is_empty() => {
+                format!("{}: progress {amount}: {}", self.server, m.trim())
+            }
+            _ => format!("{}: progress {amount}", self.server),
+        };
+        sink.report(line, 0);
     }
 
     // Roots are deprecated from the 2026 protocol on (rmcp marks them so) but servers of the
@@ -151,6 +177,7 @@ impl ClientHandler for Events {
 /// A connected server.
 pub struct McpConnection {
     pub conn_id: u64,
+    progress: ProgressWatchers,
     service: RunningService<RoleClient, Events>,
     process: Mutex<Option<ServerProcess>>,
     pid: Option<u32>,
@@ -186,11 +213,13 @@ impl McpConnection {
         link: Link,
     ) -> Result<(McpConnection, Vec<Tool>), ConnectionError> {
         let events = link.events.clone();
+        let progress = ProgressWatchers::default();
         let handler = Events {
             server: config.name.clone(),
             conn_id,
             tx: events.clone(),
             roots: link.roots,
+            progress: progress.clone(),
         };
         let startup = config.startup_timeout;
         let attempt = async {
@@ -245,6 +274,7 @@ impl McpConnection {
             listen_for_tool_changes(&service, &config.name, conn_id, events.clone());
             let conn = McpConnection {
                 conn_id,
+                progress,
                 service,
                 pid: process.as_ref().map(ServerProcess::pid),
                 exited: process.as_ref().map(ServerProcess::exit_watch),
@@ -281,12 +311,48 @@ impl McpConnection {
         arguments: Map<String, Value>,
     ) -> Result<Value, ConnectionError> {
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
-        match tokio::time::timeout(self.call_timeout, self.service.call_tool(params)).await {
+        // A call someone watches (a session's tool call) has its progress shown.
+        let call = async {
+            match crate::shell::progress::call_progress() {
+                Some(sink) => self.call_watched(params, sink).await,
+                None => self.service.call_tool(params).await,
+            }
+        };
+        match tokio::time::timeout(self.call_timeout, call).await {
             Ok(Ok(result)) => {
                 serde_json::to_value(&result).map_err(|e| ConnectionError::Lost(e.to_string()))
             }
             Ok(Err(e)) => Err(self.classify(e, ConnectionError::Lost)),
             Err(_) => Err(ConnectionError::CallTimeout(self.call_timeout)),
+        }
+    }
+
+    /// `tools/call` whose `notifications/progress` (matched by the token rmcp gave the request)
+    /// go to `sink`. Dropped before the answer (a timeout, a cancel), the request is cancelled on
+    /// the wire, as rmcp's own `call_tool` does.
+    async fn call_watched(
+        &self,
+        params: CallToolRequestParams,
+        sink: crate::shell::ProgressSink,
+    ) -> Result<rmcp::model::CallToolResult, rmcp::ServiceError> {
+        let peer = self.service.peer().clone();
+        let request =
+            rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
+        let handle = peer
+            .send_request_with_option(request, rmcp::service::PeerRequestOptions::no_options())
+            .await?;
+        let token = progress_key(&handle.progress_token);
+        lock(&self.progress).insert(token.clone(), sink);
+        let mut watch = ProgressWatch {
+            watchers: self.progress.clone(),
+            token,
+            pending: Some((peer, handle.id.clone())),
+        };
+        let result = handle.await_response().await;
+        watch.pending = None;
+        match result? {
+            rmcp::model::ServerResult::CallToolResult(r) => Ok(r),
+            _ => Err(rmcp::ServiceError::UnexpectedResponse),
         }
     }
 
@@ -505,4 +571,34 @@ fn to_values<T: serde::Serialize>(items: &[T]) -> Vec<Value> {
         .iter()
         .filter_map(|i| serde_json::to_value(i).ok())
         .collect()
+}
+
+/// Removes a call's progress watcher when the call ends; a call dropped before its answer is
+/// cancelled on the wire (`notifications/cancelled`).
+struct ProgressWatch {
+    watchers: ProgressWatchers,
+    token: String,
+    pending: Option<(rmcp::service::Peer<RoleClient>, rmcp::model::RequestId)>,
+}
+
+impl Drop for ProgressWatch {
+    fn drop(&mut self) {
+        lock(&self.watchers).remove(&self.token);
+        if let Some((peer, id)) = self.pending.take() {
+            tokio::spawn(async move {
+                let param = rmcp::model::CancelledNotificationParam::new(
+                    Some(id),
+                    Some("the call was stopped".into()),
+                );
+                let _ = peer.notify_cancelled(param).await;
+            });
+        }
+    }
+}
+
+fn progress_key(token: &rmcp::model::ProgressToken) -> String {
+    match &token.0 {
+        rmcp::model::NumberOrString::String(s) => s.to_string(),
+        rmcp::model::NumberOrString::Number(n) => n.to_string(),
+    }
 }

@@ -27,6 +27,17 @@ impl ProgressSink {
     }
 }
 
+tokio::task_local! {
+    /// The progress sink of the call an in-process extension command runs for (set by the
+    /// router around the call): an MCP tool's `notifications/progress` reach the user through it.
+    pub static CALL_PROGRESS: ProgressSink;
+}
+
+/// The sink of the call running in this task, if any.
+pub fn call_progress() -> Option<ProgressSink> {
+    CALL_PROGRESS.try_with(Clone::clone).ok()
+}
+
 impl std::fmt::Debug for ProgressSink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("ProgressSink")

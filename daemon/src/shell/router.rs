@@ -262,6 +262,12 @@ impl BashRouter {
             // dropping the call tells the extension (MCP: `notifications/cancelled`).
             let workspace = session.workspace_root().map(Path::to_path_buf);
             let run = shortcut.run(name, words, workspace.as_deref(), cancel.clone());
+            let run = async {
+                match session.progress() {
+                    Some(sink) => super::progress::CALL_PROGRESS.scope(sink, run).await,
+                    None => run.await,
+                }
+            };
             match tokio::time::timeout(timeout, run).await {
                 Ok(Some(out)) => return out,
                 Ok(None) => {}

@@ -99,6 +99,11 @@ impl ShellSession {
         self.timeouts = timeouts;
     }
 
+    /// Where the running call reports its progress.
+    pub fn progress(&self) -> Option<super::progress::ProgressSink> {
+        self.progress.clone()
+    }
+
     /// Reports the output of the commands that follow to `progress` while they run.
     pub fn set_progress(&mut self, progress: Option<super::progress::ProgressSink>) {
         self.progress = progress;
