@@ -2,10 +2,12 @@
 //! HTTP server from PyPI `xllamacpp`, SmolLM2-135M, greedy sampling), goal ≤ 5 ms. Synapse's own
 //! first request is recorded once (the scripted fake model), then the same body is posted
 //! straight to the server (HTTP/1.1, read to the end of the stream) and `synapse run` asks the
-//! same question through a warm daemon; both get the same greedy answer from the server's prompt
-//! cache, so the difference of the medians is what Synapse adds (client start, gRPC, session,
-//! request building, stream relay). Needs the fixtures (`tests/fixtures/install.sh`) and release
-//! binaries; without the fixtures it says so and records nothing.
+//! same question through a warm daemon. The reply is one token (`maxOutputTokens: 1`, so Synapse
+//! reports it as cut, which is fine here) and the prompt comes from the server's cache, so the
+//! server's own time is small and equal on both sides: the difference of the medians is what
+//! Synapse adds (client start, gRPC, session, request building, stream relay). Needs the
+//! fixtures (`tests/fixtures/install.sh`) and release binaries; without the fixtures it says so
+//! and records nothing.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -89,10 +91,11 @@ fn synapse_turn(env: &TestEnv, base_url: &str) -> Duration {
     let start = Instant::now();
     let out = cmd.output().unwrap();
     let elapsed = start.elapsed();
+    // One token is a cut reply (exit 1 with the reason); anything else is a failure.
+    let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        out.status.success() || stderr.contains("output limit"),
+        "{stderr}"
     );
     elapsed
 }
@@ -113,7 +116,7 @@ fn main() {
     std::fs::create_dir_all(env.home()).unwrap();
     std::fs::write(
         env.paths().settings_file(),
-        r#"{"llm": {"models": {"smollm2": {"maxOutputTokens": 128}}}}"#,
+        r#"{"llm": {"models": {"smollm2": {"maxOutputTokens": 1}}}}"#,
     )
     .unwrap();
     env.start_daemon();

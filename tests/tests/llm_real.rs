@@ -3,8 +3,9 @@
 //! with a 4,096-token window. Through real `synapsed` and `synapse run`, on both of its
 //! endpoints (OpenAI `/v1/chat/completions` and Anthropic `/v1/messages`): a text turn answers,
 //! the context window is the one the server reports (not a guess), a prompt larger than the
-//! window ends as a clean error, and a server that goes away mid-session gives an error result
-//! with its exit code and the session resumes once it is back.
+//! window ends as a clean error, and a server that goes away (between turns or in the middle of a
+//! streamed answer) gives an error result with its exit code and the session resumes once it is
+//! back.
 //!
 //! The 135M model does not choose tools by itself and its own chat template has no tool syntax:
 //! for the tool-call test the server runs `tests/fixtures/tool_template.jinja` (ChatML with
@@ -261,4 +262,62 @@ fn a_real_servers_streamed_tool_call_runs_on_both_apis() {
         assert_eq!(result["type"], "result", "{result}");
         assert_eq!(result["is_error"], false, "{result}");
     }
+}
+
+#[test]
+fn the_server_killed_mid_stream_ends_the_turn_as_an_error_and_the_session_resumes() {
+    let mut llama = Llama::start();
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.home()).unwrap();
+    std::fs::write(
+        env.paths().settings_file(),
+        r#"{"llm": {"models": {"smollm2": {"maxOutputTokens": 2000}}}}"#,
+    )
+    .unwrap();
+    let mut cmd = env.synapse();
+    cmd.env("SYNAPSE_PROVIDER", "openai")
+        .env("OPENAI_BASE_URL", llama.openai_url())
+        .env("OPENAI_API_KEY", "local")
+        .env("SYNAPSE_MODEL", "smollm2")
+        .args([
+            "run",
+            "--output-format",
+            "stream-json",
+            "Write a very long story about a lighthouse keeper, with many chapters.",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    // The answer is streaming: kill the server under it.
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if line.contains(r#""type":"text""#) {
+            break;
+        }
+    }
+    llama.kill();
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(3), "{rest:?}");
+    let result: serde_json::Value = serde_json::from_str(rest.last().unwrap()).unwrap();
+    assert_eq!(result["type"], "result", "{result}");
+    assert_eq!(result["is_error"], true, "{result}");
+    let session = result["session_id"].as_str().unwrap().to_string();
+
+    // Back again: the same session goes on.
+    let llama = Llama::start();
+    let back = run(
+        &env,
+        &llama,
+        Api::OpenAi,
+        &["--output-format", "json", "--resume", &session, "Say hi."],
+    );
+    assert_eq!(
+        json(&back)["session_id"],
+        session.as_str(),
+        "{}",
+        back.stderr
+    );
+    assert_ne!(back.code, Some(3), "{}{}", back.stdout, back.stderr);
 }

@@ -27,7 +27,10 @@ impl Measured {
                 format!("{v:.1} {}", self.unit)
             };
         }
-        if v < 0.001 {
+        if v < 0.0 {
+            // A difference of two measurements can come out below zero (noise).
+            format!("{v:.2} ms")
+        } else if v < 0.001 {
             format!("{:.0} ns", v * 1e6)
         } else if v < 1.0 {
             format!("{:.1} µs", v * 1000.0)
