@@ -66,6 +66,13 @@ fn resources_and_prompts_from_the_cli_and_the_agent() {
             .contains("Read one with: mcp:everything:read <uri>"),
         "{agent:?}"
     );
+    // `tools search` finds them, as it finds the tools.
+    let found = env.cli(&["tools", "search", "resources"]);
+    assert!(
+        found.stdout.contains("mcp:everything:resources")
+            && found.stdout.contains("mcp:everything:read"),
+        "{found:?}"
+    );
 
     let prompts = env.cli(&["mcp", "prompts", "everything"]);
     assert!(

@@ -231,6 +231,7 @@ impl McpHub {
         let mut shadowing: Vec<String> = Vec::new();
         if let Some(project) = root.and_then(|r| self.running(r)) {
             out.extend(project.catalog_entries());
+            out.extend(project.resource_entries());
             shadowing = project.list().into_iter().map(|s| s.name).collect();
         }
         let user = self.inner.user.catalog();
@@ -238,6 +239,18 @@ impl McpHub {
             user.resolve(&e.command)
                 .is_none_or(|r| !shadowing.contains(&r.server))
         }));
+        let shadowed = |command: &str| {
+            shadowing
+                .iter()
+                .any(|s| command.starts_with(&format!("mcp:{}:", super::names::safe_part(s))))
+        };
+        out.extend(
+            self.inner
+                .user
+                .resource_entries()
+                .into_iter()
+                .filter(|e| !shadowed(&e.command)),
+        );
         out
     }
 
