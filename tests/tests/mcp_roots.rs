@@ -1,7 +1,8 @@
-//! Issue 19, roots: Synapse declares the `roots` capability, so a real server (npm
-//! `server-everything`, whose `get-roots-list` tool exists only for clients that do) learns
-//! which folders it serves: a project's own server its project root; the user's server every
-//! workspace that is up, updated (`notifications/roots/list_changed`) when one opens.
+//! Issue 19, what a session's MCP calls carry, against a real server (npm `server-everything`):
+//! roots (its `get-roots-list` tool exists only for clients that declare them: a project's own
+//! server learns its project root, the user's server every workspace that is up, updated with
+//! `notifications/roots/list_changed`), progress notifications shown while a tool runs, and
+//! images saved with the session and removed with it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -114,4 +115,39 @@ async fn an_mcp_tools_progress_is_shown_while_it_runs() {
         .position(|e| e["type"] == "tool_progress")
         .unwrap();
     assert!(first_progress < finished);
+}
+
+/// An image a tool returns in a session is saved in the session's scratch folder, named in the
+/// result, and gone once the session ends (no `/tmp/synapse-mcp-*` left behind).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sessions_mcp_images_go_with_the_session() {
+    use synapse_tests::fake_llm::{FakeLlm, Script};
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.home().join("mcp")).unwrap();
+    std::fs::write(
+        env.home().join("mcp/mcp_servers.json"),
+        json!({"mcpServers": {"every": everything()}}).to_string(),
+    )
+    .unwrap();
+    env.start_daemon();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("mcp:every:get-tiny-image")
+            .text("seen"),
+    )
+    .await
+    .unwrap();
+    let out = env.cli_with_model(&fake, &["run", "show me"]);
+    assert!(out.success(), "{out:?}");
+    let result = fake.requests()[1].last_tool_result().unwrap();
+    let saved = result
+        .split("saved to ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_else(|| panic!("no saved image named: {result}"));
+    let saved = std::path::PathBuf::from(saved);
+    assert!(saved.starts_with(env.home()), "{}", saved.display());
+    wait_until(DEADLINE, "the image left with its session", || {
+        !saved.exists()
+    });
 }

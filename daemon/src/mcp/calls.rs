@@ -219,7 +219,13 @@ impl McpManager {
             Err(reason) => return unavailable(&name, &reason),
         };
         match conn.call(tool, arguments).await {
-            Ok(result) => render_result(&result, &self.inner.opts.media_dir),
+            // Images and audio of a session's call go to its scratch folder (removed with
+            // the session); a call from a terminal saves them under the daemon's media folder.
+            Ok(result) => {
+                let media = crate::shell::progress::call_scratch()
+                    .unwrap_or_else(|| self.inner.opts.media_dir.clone());
+                render_result(&result, &media)
+            }
             Err(e) if e.breaks_connection() => {
                 srv.call_failed(&conn, &e).await;
                 unavailable(&name, &e.to_string())

@@ -183,14 +183,16 @@ fn save_media(kind: &str, block: &Value, media_dir: &Path) -> String {
         Ok(b) => b,
         Err(e) => return format!("[{kind} ({mime}): invalid base64 data: {e}]"),
     };
-    let saved = tempfile::Builder::new()
-        .prefix("synapse-mcp-")
-        .suffix(&format!(".{}", extension(mime)))
-        .tempfile_in(media_dir)
-        .and_then(|mut f| {
-            f.write_all(&bytes)?;
-            f.keep().map_err(|e| e.error)
-        });
+    let saved = std::fs::create_dir_all(media_dir).and_then(|()| {
+        tempfile::Builder::new()
+            .prefix("synapse-mcp-")
+            .suffix(&format!(".{}", extension(mime)))
+            .tempfile_in(media_dir)
+            .and_then(|mut f| {
+                f.write_all(&bytes)?;
+                f.keep().map_err(|e| e.error)
+            })
+    });
     match saved {
         Ok((_, path)) => format!(
             "[{kind} saved to {} ({mime}, {} bytes)]",

@@ -33,6 +33,17 @@ tokio::task_local! {
     pub static CALL_PROGRESS: ProgressSink;
 }
 
+tokio::task_local! {
+    /// The session's scratch folder, for files an in-process extension command leaves behind
+    /// (an MCP tool's images): they go when the session goes.
+    pub static CALL_SCRATCH: std::path::PathBuf;
+}
+
+/// The scratch folder of the session whose call runs in this task, if any.
+pub fn call_scratch() -> Option<std::path::PathBuf> {
+    CALL_SCRATCH.try_with(Clone::clone).ok()
+}
+
 /// The sink of the call running in this task, if any.
 pub fn call_progress() -> Option<ProgressSink> {
     CALL_PROGRESS.try_with(Clone::clone).ok()

@@ -262,12 +262,13 @@ impl BashRouter {
             // dropping the call tells the extension (MCP: `notifications/cancelled`).
             let workspace = session.workspace_root().map(Path::to_path_buf);
             let run = shortcut.run(name, words, workspace.as_deref(), cancel.clone());
-            let run = async {
+            let scratch = session.jobs().dir().to_path_buf();
+            let run = super::progress::CALL_SCRATCH.scope(scratch, async {
                 match session.progress() {
                     Some(sink) => super::progress::CALL_PROGRESS.scope(sink, run).await,
                     None => run.await,
                 }
-            };
+            });
             match tokio::time::timeout(timeout, run).await {
                 Ok(Some(out)) => return out,
                 Ok(None) => {}
