@@ -4,9 +4,8 @@
 //!
 //! Notifications and process exits are reported as [`ConnectionEvent`]s tagged with the
 //! connection id, so the manager can ignore events from a connection it already replaced.
-//! Synapse declares the `roots` capability: `roots/list` answers with the workspace roots the
-//! manager serves ([`Link::roots`]), and a change is announced with
-//! `notifications/roots/list_changed` ([`McpConnection::roots_changed`]).
+//! The rmcp client handler (roots, progress, list-changed) is [`handler`]; a change of roots is
+//! announced with `notifications/roots/list_changed` ([`McpConnection::roots_changed`]).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -15,16 +14,19 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
-    ServerNotification, SubscriptionFilter, Tool,
+    CallToolRequestParams, ProtocolVersion, ServerNotification, SubscriptionFilter, Tool,
 };
-use rmcp::service::{NotificationContext, RunningService};
+use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, watch};
+
+mod handler;
+
+use handler::{Events, ProgressWatchers};
 
 use super::config::{ServerConfig, Transport};
 use super::process::{ServerProcess, StdioCommand};
@@ -94,82 +96,6 @@ impl ConnectionError {
         !matches!(
             self,
             ConnectionError::Rejected(_) | ConnectionError::CallTimeout(_)
-        )
-    }
-}
-
-/// The rmcp client handler: identifies Synapse and forwards list-changed notifications.
-struct Events {
-    server: String,
-    conn_id: u64,
-    tx: mpsc::UnboundedSender<ConnectionEvent>,
-    roots: Roots,
-    /// Calls waiting for `notifications/progress`, by their progress token.
-    progress: ProgressWatchers,
-}
-
-type ProgressWatchers = Arc<Mutex<HashMap<String, crate::shell::ProgressSink>>>;
-
-impl ClientHandler for Events {
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        let _ = self.tx.send(ConnectionEvent::ToolsChanged {
-            server: self.server.clone(),
-            conn_id: self.conn_id,
-        });
-    }
-
-    async fn on_progress(
-        &self,
-        params: rmcp::model::ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let token = progress_key(&params.progress_token);
-        let Some(sink) = lock(&self.progress).get(&token).cloned() else {
-            return;
-        };
-        let amount = match params.total {
-            Some(total) => format!("{}/{}", params.progress, total),
-            None => params.progress.to_string(),
-        };
-        let line = match params.message {
-            Some(m) if !m.trim().is_empty() => {
-                format!("{}: progress {amount}: {}", self.server, m.trim())
-            }
-            _ => format!("{}: progress {amount}", self.server),
-        };
-        sink.report(line, 0);
-    }
-
-    // Roots are deprecated from the 2026 protocol on (rmcp marks them so) but servers of the
-    // 2025 revisions ask for them.
-    #[allow(deprecated)]
-    async fn list_roots(
-        &self,
-        _context: rmcp::service::RequestContext<RoleClient>,
-    ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
-        let roots = (self.roots)()
-            .into_iter()
-            .filter_map(|dir| {
-                let uri = reqwest::Url::from_file_path(&dir).ok()?;
-                let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
-                let root = rmcp::model::Root::new(uri.to_string());
-                Some(match name {
-                    Some(n) => root.with_name(n),
-                    None => root,
-                })
-            })
-            .collect();
-        Ok(rmcp::model::ListRootsResult::new(roots))
-    }
-
-    fn get_info(&self) -> ClientConfig {
-        let mut roots = rmcp::model::RootsCapabilities::default();
-        roots.list_changed = Some(true);
-        let mut capabilities = ClientCapabilities::default();
-        capabilities.roots = Some(roots);
-        ClientConfig::new(
-            capabilities,
-            Implementation::new("synapse", synapse_shared::VERSION),
         )
     }
 }
@@ -324,35 +250,6 @@ impl McpConnection {
             }
             Ok(Err(e)) => Err(self.classify(e, ConnectionError::Lost)),
             Err(_) => Err(ConnectionError::CallTimeout(self.call_timeout)),
-        }
-    }
-
-    /// `tools/call` whose `notifications/progress` (matched by the token rmcp gave the request)
-    /// go to `sink`. Dropped before the answer (a timeout, a cancel), the request is cancelled on
-    /// the wire, as rmcp's own `call_tool` does.
-    async fn call_watched(
-        &self,
-        params: CallToolRequestParams,
-        sink: crate::shell::ProgressSink,
-    ) -> Result<rmcp::model::CallToolResult, rmcp::ServiceError> {
-        let peer = self.service.peer().clone();
-        let request =
-            rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
-        let handle = peer
-            .send_request_with_option(request, rmcp::service::PeerRequestOptions::no_options())
-            .await?;
-        let token = progress_key(&handle.progress_token);
-        lock(&self.progress).insert(token.clone(), sink);
-        let mut watch = ProgressWatch {
-            watchers: self.progress.clone(),
-            token,
-            pending: Some((peer, handle.id.clone())),
-        };
-        let result = handle.await_response().await;
-        watch.pending = None;
-        match result? {
-            rmcp::model::ServerResult::CallToolResult(r) => Ok(r),
-            _ => Err(rmcp::ServiceError::UnexpectedResponse),
         }
     }
 
@@ -571,34 +468,4 @@ fn to_values<T: serde::Serialize>(items: &[T]) -> Vec<Value> {
         .iter()
         .filter_map(|i| serde_json::to_value(i).ok())
         .collect()
-}
-
-/// Removes a call's progress watcher when the call ends; a call dropped before its answer is
-/// cancelled on the wire (`notifications/cancelled`).
-struct ProgressWatch {
-    watchers: ProgressWatchers,
-    token: String,
-    pending: Option<(rmcp::service::Peer<RoleClient>, rmcp::model::RequestId)>,
-}
-
-impl Drop for ProgressWatch {
-    fn drop(&mut self) {
-        lock(&self.watchers).remove(&self.token);
-        if let Some((peer, id)) = self.pending.take() {
-            tokio::spawn(async move {
-                let param = rmcp::model::CancelledNotificationParam::new(
-                    Some(id),
-                    Some("the call was stopped".into()),
-                );
-                let _ = peer.notify_cancelled(param).await;
-            });
-        }
-    }
-}
-
-fn progress_key(token: &rmcp::model::ProgressToken) -> String {
-    match &token.0 {
-        rmcp::model::NumberOrString::String(s) => s.to_string(),
-        rmcp::model::NumberOrString::Number(n) => n.to_string(),
-    }
 }

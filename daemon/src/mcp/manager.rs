@@ -7,12 +7,15 @@
 //! Flow: [`McpManager::start`] (daemon start) and [`McpManager::refresh`] (`synapse tools refresh
 //! mcp`) load the config, diff it against the running servers, (re)connect what changed, then
 //! rebuild the catalog and sync the wrappers. Connection events (tools/list_changed, a process
-//! exit) arrive on one channel and are handled by a background task. Calls live in
-//! [`super::calls`].
+//! exit) arrive on one channel and are handled by a background task ([`sync`], with the catalog
+//! and wrapper upkeep); the config of each layer is [`project`]. Calls live in [`super::calls`].
 
 mod project;
+mod sync;
 
-use std::collections::{BTreeMap, HashSet};
+use sync::{event_loop, merge_reports};
+
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -322,88 +325,6 @@ impl McpManager {
         summary
     }
 
-    /// The catalog rebuilt from the servers' known tools, in memory only: what a call needs
-    /// when a server just came up. The files follow in the background
-    /// ([`sync_wrappers_later`](Self::sync_wrappers_later)), never on the call's path.
-    pub(crate) fn refresh_catalog(&self) {
-        let (known, _) = self.known_tools();
-        *self
-            .inner
-            .catalog
-            .write()
-            .unwrap_or_else(|p| p.into_inner()) = Arc::new(Catalog::build(&known));
-        self.sync_wrappers_later();
-    }
-
-    /// Makes the wrappers match the catalog in a background task.
-    pub(crate) fn sync_wrappers_later(&self) {
-        let this = self.clone();
-        tokio::spawn(async move {
-            this.sync_wrappers().await;
-        });
-    }
-
-    /// The (server, tools, filter) of every enabled server whose tools are known, and the names
-    /// of enabled servers whose tools are not known yet.
-    #[allow(clippy::type_complexity)]
-    fn known_tools(
-        &self,
-    ) -> (
-        Vec<(String, Arc<Vec<ToolInfo>>, super::filter::ToolFilter)>,
-        HashSet<String>,
-    ) {
-        let servers: Vec<Arc<Server>> = self
-            .inner
-            .servers
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .values()
-            .cloned()
-            .collect();
-        let mut known: Vec<(String, Arc<Vec<ToolInfo>>, super::filter::ToolFilter)> = Vec::new();
-        let mut keep: HashSet<String> = HashSet::new();
-        for s in &servers {
-            let cfg = s.config();
-            if !cfg.enabled {
-                continue;
-            }
-            match s.tools() {
-                Some(tools) => known.push((cfg.name.clone(), tools, cfg.filter.clone())),
-                None => {
-                    keep.insert(cfg.name.clone());
-                }
-            }
-        }
-        (known, keep)
-    }
-
-    /// Rebuilds the catalog from the servers' known tools and makes the wrappers match it.
-    /// Servers that are configured but have no tool list yet keep their existing wrappers.
-    pub async fn sync_wrappers(&self) -> SyncReport {
-        let _sync = self.inner.sync_lock.lock().await;
-        let (known, keep) = self.known_tools();
-        let catalog = Arc::new(Catalog::build(&known));
-        *self
-            .inner
-            .catalog
-            .write()
-            .unwrap_or_else(|p| p.into_inner()) = catalog.clone();
-        let writer = self.inner.writer.clone();
-        let entries = catalog.wrapper_entries();
-        let result = tokio::task::spawn_blocking(move || writer.sync(&entries, &keep)).await;
-        match result {
-            Ok(Ok(report)) => report,
-            Ok(Err(e)) => {
-                tracing::error!("MCP wrappers: {e}");
-                SyncReport::default()
-            }
-            Err(e) => {
-                tracing::error!("MCP wrappers: sync task failed: {e}");
-                SyncReport::default()
-            }
-        }
-    }
-
     /// Every configured server with its state and tool counts, sorted by name.
     pub fn list(&self) -> Vec<ServerStatus> {
         let catalog = self.catalog();
@@ -553,56 +474,5 @@ impl RefreshSummary {
         self.wrappers.removed.extend(other.wrappers.removed);
         self.wrappers.skipped.extend(other.wrappers.skipped);
         self.wrappers.unchanged += other.wrappers.unchanged;
-    }
-}
-
-fn merge_reports(mut a: SyncReport, b: SyncReport) -> SyncReport {
-    a.written.extend(b.written);
-    a.removed.extend(b.removed);
-    a.skipped.extend(b.skipped);
-    a.unchanged = b.unchanged;
-    a.written.sort();
-    a.written.dedup();
-    a
-}
-
-/// Handles connection events until the manager is dropped.
-async fn event_loop(
-    inner: std::sync::Weak<Inner>,
-    mut rx: mpsc::UnboundedReceiver<ConnectionEvent>,
-) {
-    while let Some(event) = rx.recv().await {
-        let Some(inner) = inner.upgrade() else { return };
-        let manager = McpManager { inner };
-        match event {
-            ConnectionEvent::Exited {
-                server,
-                conn_id,
-                reason,
-            } => {
-                if let Some(s) = manager.server(&server) {
-                    s.connection_broke(conn_id, reason).await;
-                }
-            }
-            ConnectionEvent::ToolsChanged { server, conn_id } => {
-                let Some(s) = manager.server(&server) else {
-                    continue;
-                };
-                let Some(conn) = s.ready().filter(|c| c.conn_id == conn_id) else {
-                    continue;
-                };
-                // Listing may take a while: do it off the event loop.
-                tokio::spawn(async move {
-                    match conn.list_tools_now().await {
-                        Ok(tools) => {
-                            tracing::info!(server = %server, tools = tools.len(), "MCP tool list changed");
-                            s.set_tools(tools.iter().map(ToolInfo::from_rmcp).collect());
-                            manager.sync_wrappers().await;
-                        }
-                        Err(e) => s.call_failed(&conn, &e).await,
-                    }
-                });
-            }
-        }
     }
 }
