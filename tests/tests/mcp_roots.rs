@@ -16,6 +16,16 @@ fn everything() -> serde_json::Value {
     json!({"command": "node", "args": [server, "stdio"]})
 }
 
+/// server-everything as the user's server `name`.
+fn user_server(env: &TestEnv, name: &str) {
+    std::fs::create_dir_all(env.home().join("mcp")).unwrap();
+    std::fs::write(
+        env.home().join("mcp/mcp_servers.json"),
+        json!({"mcpServers": {name: everything()}}).to_string(),
+    )
+    .unwrap();
+}
+
 fn uri(dir: &std::path::Path) -> String {
     format!("file://{}", dir.display())
 }
@@ -23,12 +33,7 @@ fn uri(dir: &std::path::Path) -> String {
 #[test]
 fn servers_learn_the_workspace_roots_and_their_changes() {
     let env = TestEnv::new();
-    std::fs::create_dir_all(env.home().join("mcp")).unwrap();
-    std::fs::write(
-        env.home().join("mcp/mcp_servers.json"),
-        json!({"mcpServers": {"mine": everything()}}).to_string(),
-    )
-    .unwrap();
+    user_server(&env, "mine");
     let project = env.workdir().join("proj");
     std::fs::create_dir_all(project.join(".git")).unwrap();
     std::fs::write(
@@ -73,12 +78,7 @@ fn servers_learn_the_workspace_roots_and_their_changes() {
 async fn an_mcp_tools_progress_is_shown_while_it_runs() {
     use synapse_tests::fake_llm::{FakeLlm, Script};
     let env = TestEnv::new();
-    std::fs::create_dir_all(env.home().join("mcp")).unwrap();
-    std::fs::write(
-        env.home().join("mcp/mcp_servers.json"),
-        json!({"mcpServers": {"every": everything()}}).to_string(),
-    )
-    .unwrap();
+    user_server(&env, "every");
     env.start_daemon();
     let fake = FakeLlm::start(
         Script::new()
@@ -123,12 +123,7 @@ async fn an_mcp_tools_progress_is_shown_while_it_runs() {
 async fn a_sessions_mcp_images_go_with_the_session() {
     use synapse_tests::fake_llm::{FakeLlm, Script};
     let env = TestEnv::new();
-    std::fs::create_dir_all(env.home().join("mcp")).unwrap();
-    std::fs::write(
-        env.home().join("mcp/mcp_servers.json"),
-        json!({"mcpServers": {"every": everything()}}).to_string(),
-    )
-    .unwrap();
+    user_server(&env, "every");
     env.start_daemon();
     let fake = FakeLlm::start(
         Script::new()

@@ -180,9 +180,9 @@ impl McpHub {
         argv: &[String],
     ) -> Option<McpCallOutput> {
         if let Some(project) = root.map(|r| self.workspace(r, None))
-            && project.resolve_command_waiting(command).await.is_some()
+            && let Some((server, tool)) = project.resolve_command_waiting(command).await
         {
-            return project.call_command(command, argv, None).await;
+            return Some(project.call_argv(&server, &tool, argv, None).await);
         }
         self.inner.user.call_command(command, argv, None).await
     }
