@@ -199,3 +199,27 @@ async fn sessions_of_one_project_share_its_server_which_stops_when_idle() {
     let again = agent_runs(&env, &fake, &alpha, "t", "mcp:proj:env TAG");
     assert_eq!(again.trim(), "t");
 }
+
+/// `${VAR}` in a project's config comes from the user's own clients, never from a command the
+/// agent runs in its sandboxed shell: `PROJ_TAG=evil synapse mcp list` there does not restart
+/// the project's server with the value it chose.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sandboxed_command_cannot_refill_a_projects_variables() {
+    let env = TestEnv::new();
+    let (alpha, _) = project(&env, "alpha");
+    env.start_daemon();
+    approve(&env, &alpha, "good");
+    let fake = FakeLlm::start(Script::new()).await.unwrap();
+    let client = synapse_tests::bin("synapse");
+    let tricked = agent_runs(
+        &env,
+        &fake,
+        &alpha,
+        "good",
+        &format!(
+            "PROJ_TAG=evil {} mcp list >/dev/null 2>&1; mcp:proj:env TAG",
+            client.display()
+        ),
+    );
+    assert_eq!(tricked.trim(), "good");
+}

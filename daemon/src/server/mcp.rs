@@ -108,12 +108,14 @@ impl Mcp for McpService {
         &self,
         request: Request<McpListRequest>,
     ) -> Result<Response<McpListResponse>, Status> {
+        // A sandboxed command's environment never fills `${VAR}` in a project's config: it would
+        // restart the project's servers, outside the sandbox, with values it chose.
+        let confined = from_confined_client(&request);
         let r = request.into_inner();
         let root = root_of(&r.cwd);
         if let Some(root) = &root {
-            self.state
-                .mcp
-                .workspace(root, Some(r.env.into_iter().collect()));
+            let env = (!confined).then(|| r.env.into_iter().collect());
+            self.state.mcp.workspace(root, env);
         }
         let (servers, config_problems) = self.state.mcp.list(root.as_deref());
         Ok(Response::new(McpListResponse {
