@@ -43,7 +43,8 @@
 //! `render_result` (`daemon/src/mcp/result.rs`). A server whose tool list is not known yet is
 //! connected first by `lookup` (`daemon/src/mcp/calls.rs`), which also syncs the wrappers. In a
 //! compound line bash runs the wrapper `$SYNAPSE_HOME/bin/mcp:<server>:<tool>` (written by
-//! `WrapperWriter::sync`, `daemon/src/mcp/wrappers.rs`), which execs `synapse mcp call`
+//! `WrapperWriter::sync`, `daemon/src/mcp/wrappers.rs`, rendered and written by `WrapperScript` and
+//! `WrapperFolder` in `daemon/src/wrappers/`), which execs `synapse mcp call`
 //! (`client/src/cli/mcp.rs`) → `Mcp.CallTool` → `McpService::call_tool`
 //! (`daemon/src/server/mcp.rs`) → `McpManager::call_argv` → `invoke` → `McpConnection::call` (3
 //! hops).
@@ -54,10 +55,11 @@
 //! `SkillWatcher::start` → `run` (`daemon/src/skills/watcher.rs`) → `SkillStore::apply_paths`
 //! (`daemon/src/skills/store.rs`) → `State::reload_dir` (`daemon/src/skills/state.rs`, loading the
 //! folder with `load_skill_dir` in `daemon/src/skills/record.rs` → `scan_scripts` in
-//! `daemon/src/skills/script.rs`) → `State::sync_name` → `render` + `WrapperWriter::put`
-//! (`daemon/src/skills/wrapper.rs`). `Skills.Create` (`SkillStore::create`,
+//! `daemon/src/skills/script.rs`) → `State::sync_name` → `render` (`daemon/src/skills/wrapper.rs`) + `WrapperFolder::put`
+//! (`daemon/src/wrappers/folder.rs`); a project skill's wrapper goes to its workspace's folder
+//! (`State::sync_workspaces`). `Skills.Create` (`SkillStore::create`,
 //! `daemon/src/skills/manage.rs`) also ends in `apply_paths`; `Skills.Refresh` and the end of every
-//! skill sub-agent run go `SkillStore::refresh` → `State::rebuild` → `WrapperWriter::sync_all`.
+//! skill sub-agent run go `SkillStore::refresh` → `State::rebuild` → `WrapperFolder::sync`.
 //!
 //! **4. Stop hook → enhancement** (13 hops over 8 files). Flow 1 to `ChatSession::run_turn`
 //! (`daemon/src/agent/session/turn.rs`), after a completed turn → `run_stop_hook`
@@ -96,3 +98,4 @@ pub mod state;
 pub mod todo;
 pub mod web;
 pub mod workspace;
+pub mod wrappers;

@@ -57,10 +57,13 @@ impl DaemonState {
     pub fn new(paths: Paths, settings: Result<Settings, String>) -> Self {
         let settings = Arc::new(SettingsHandle::new(paths.settings_file(), settings));
         let todo_store = TodoStore::new(paths.sessions_dir());
+        let (skills, skill_watcher) = crate::skills::start(&paths);
+        // A workspace's bin folder holds its project servers' and its project skills' commands.
         let mcp = McpHub::new(
             McpOptions::for_home(&paths, crate::mcp::client_binary()),
             paths.home().join("workspaces"),
             reader(&settings, project_idle_stop),
+            skills.clone(),
         );
         let meta_dir = growth::meta::meta_dir(
             paths.home(),
@@ -71,7 +74,6 @@ impl DaemonState {
         if !installed.is_empty() {
             tracing::info!(?installed, dir = %meta_dir.display(), "meta skills installed");
         }
-        let (skills, skill_watcher) = crate::skills::start(&paths);
         // Task commands run sub-agents on the shell layer they are part of: wired once it exists.
         let subagents: Arc<OnceLock<SubAgents>> = Arc::default();
         let subagent_doc: Arc<OnceLock<String>> = Arc::default();

@@ -223,3 +223,55 @@ async fn a_sandboxed_command_cannot_refill_a_projects_variables() {
     );
     assert_eq!(tricked.trim(), "good");
 }
+
+/// A command in the agent's sandboxed shell reaches its own project's servers only: naming
+/// another project with `--workspace` is refused, and `cd` into another project still answers
+/// with its own project's server (the daemon knows the shell it runs under, not the folder it
+/// claims).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sandboxed_command_reaches_only_its_own_projects_servers() {
+    let env = TestEnv::new();
+    let (alpha, _) = project(&env, "alpha");
+    let (beta, _) = project(&env, "beta");
+    env.start_daemon();
+    approve(&env, &alpha, "from-alpha");
+    approve(&env, &beta, "from-beta");
+    // Beta's server is up (its user used it).
+    let b = cli_in(
+        &env,
+        &beta,
+        "from-beta",
+        &["mcp", "call", "proj", "env", "TAG"],
+    );
+    assert_eq!(b.stdout.trim(), "from-beta", "{b:?}");
+
+    let fake = FakeLlm::start(Script::new()).await.unwrap();
+    let client = synapse_tests::bin("synapse");
+    let named = agent_runs(
+        &env,
+        &fake,
+        &alpha,
+        "from-alpha",
+        &format!(
+            "{} mcp call --workspace {} proj env TAG",
+            client.display(),
+            beta.display()
+        ),
+    );
+    assert!(
+        named.contains("only reach its own workspace") && !named.contains("from-beta"),
+        "{named}"
+    );
+    let moved = agent_runs(
+        &env,
+        &fake,
+        &alpha,
+        "from-alpha",
+        &format!(
+            "cd {} && {} mcp call proj env TAG",
+            beta.display(),
+            client.display()
+        ),
+    );
+    assert_eq!(moved.trim(), "from-alpha", "{moved}");
+}

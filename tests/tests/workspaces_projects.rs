@@ -66,6 +66,34 @@ fn each_project_loads_its_own_skill_and_other_folders_get_the_users() {
         !from_b.stdout.contains("skill:dup-skill:only_in_a"),
         "{from_b:?}"
     );
+    // It runs in A's shells, from A's own bin folder, and is no command at all in B's.
+    let ran = cli_in(&env, &a_sub, &["exec", "skill:dup-skill:only_in_a"]);
+    assert_eq!((ran.code, ran.stdout.trim()), (Some(0), "a"), "{ran:?}");
+    let in_b = cli_in(&env, &b, &["exec", "skill:dup-skill:only_in_a"]);
+    assert_eq!(in_b.code, Some(127), "not a command in project B: {in_b:?}");
+    assert!(
+        !env.paths()
+            .bin_dir()
+            .join("skill:dup-skill:only_in_a")
+            .exists(),
+        "a project's script is not in the user's shared bin folder"
+    );
+    // Saving a second script reaches A's folder without a restart; deleting it removes it.
+    std::fs::write(
+        scripts.join("second.sh"),
+        "#!/bin/bash\n# Second.\necho two\n",
+    )
+    .unwrap();
+    wait_until(DEADLINE, "the new script runs in A", || {
+        cli_in(&env, &a_sub, &["exec", "skill:dup-skill:second"])
+            .stdout
+            .trim()
+            == "two"
+    });
+    std::fs::remove_file(scripts.join("second.sh")).unwrap();
+    wait_until(DEADLINE, "the deleted script is gone from A", || {
+        cli_in(&env, &a_sub, &["exec", "skill:dup-skill:second"]).code == Some(127)
+    });
 
     let list_b = cli_in(&env, &b, &["skill", "list", "--json"]);
     let listed = if list_b.success() {

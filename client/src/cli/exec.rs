@@ -18,9 +18,10 @@ use crate::connect;
 
 #[derive(Debug, Args)]
 pub struct ExecArgs {
-    /// Session to run in; created on first use with this directory and environment.
-    #[arg(long, short, default_value = "default")]
-    session: String,
+    /// Session to run in; created on first use with this directory and environment. Default:
+    /// one session per project (the workspace of this directory).
+    #[arg(long, short)]
+    session: Option<String>,
     /// Start a fresh shell first (cwd and variables set by earlier commands are dropped).
     #[arg(long)]
     restart: bool,
@@ -51,7 +52,7 @@ pub async fn run(paths: Paths, args: ExecArgs) -> anyhow::Result<ExitCode> {
     };
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let request = ExecRequest {
-        session: args.session,
+        session: args.session.unwrap_or_default(),
         command: args.command.join(" "),
         restart: args.restart,
         timeout_ms,

@@ -64,6 +64,20 @@ pub(super) fn launcher_args(spec: &SandboxSpec, program: &str, args: &[&str]) ->
     out
 }
 
+/// Makes the launched program lead a session of its own (or, when its parent already made it a
+/// process group leader, keeps that group). The daemon tells which session shell a sandboxed
+/// client runs under by its session id, which no process can move into another existing session;
+/// and the program's process group is never the daemon's, whose kill of the group would then hit
+/// the daemon itself.
+fn own_session() -> Result<(), String> {
+    use nix::unistd::{Pid, getpgrp, getpid, setpgid, setsid};
+    if setsid().is_ok() || getpgrp() == getpid() {
+        return Ok(());
+    }
+    setpgid(Pid::from_raw(0), Pid::from_raw(0))
+        .map_err(|e| format!("cannot leave the launcher's process group: {e}"))
+}
+
 /// What the launcher was asked to do.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Invocation {
@@ -150,6 +164,10 @@ pub fn launcher_main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         } => (spec, program, args),
     };
     let shown = program.to_string_lossy().into_owned();
+    if let Err(e) = own_session() {
+        eprintln!("synapsed {SUBCOMMAND}: not running {shown}: {e}");
+        return ExitCode::from(EXIT_REFUSED);
+    }
     if let Err(e) = apply(&spec) {
         eprintln!("synapsed {SUBCOMMAND}: not running {shown}: {e}");
         return ExitCode::from(EXIT_REFUSED);

@@ -28,6 +28,22 @@ pub const PROJECT_IDLE_STOP_DEFAULT: Duration = Duration::from_secs(600);
 /// Reads the idle period now (the live `mcp.projectIdleStopSec` setting).
 pub type IdleSetting = Arc<dyn Fn() -> Duration + Send + Sync>;
 
+/// Told when a workspace comes up (its bin folder is on its sessions' PATH from now on) and when
+/// it went idle and its folder was removed: the skill store keeps the project's skill commands in
+/// that folder.
+pub trait WorkspaceListener: Send + Sync {
+    fn workspace_up(&self, root: &Path, bin_dir: &Path);
+    fn workspace_down(&self, root: &Path);
+}
+
+/// A listener that does nothing (a hub without skills: tests, tools).
+pub struct NoListener;
+
+impl WorkspaceListener for NoListener {
+    fn workspace_up(&self, _: &Path, _: &Path) {}
+    fn workspace_down(&self, _: &Path) {}
+}
+
 struct Slot {
     manager: McpManager,
     /// `$SYNAPSE_HOME/workspaces/<id>`: the wrappers and their manifest.
@@ -65,6 +81,7 @@ struct HubInner {
     workspaces_dir: PathBuf,
     slots: Mutex<HashMap<PathBuf, Arc<Slot>>>,
     idle: IdleSetting,
+    listener: Arc<dyn WorkspaceListener>,
     reaper_started: std::sync::Once,
 }
 
@@ -75,8 +92,14 @@ pub struct McpHub {
 }
 
 impl McpHub {
-    /// `workspaces_dir` is `$SYNAPSE_HOME/workspaces`; `idle` reads `mcp.projectIdleStopSec`.
-    pub fn new(opts: McpOptions, workspaces_dir: PathBuf, idle: IdleSetting) -> McpHub {
+    /// `workspaces_dir` is `$SYNAPSE_HOME/workspaces`; `idle` reads `mcp.projectIdleStopSec`;
+    /// `listener` hears of workspaces coming up and going idle.
+    pub fn new(
+        opts: McpOptions,
+        workspaces_dir: PathBuf,
+        idle: IdleSetting,
+        listener: Arc<dyn WorkspaceListener>,
+    ) -> McpHub {
         let active_roots: Arc<Mutex<Vec<PathBuf>>> = Arc::default();
         let announced = active_roots.clone();
         let roots = Arc::new(move || lock(&announced).clone());
@@ -88,6 +111,7 @@ impl McpHub {
                 workspaces_dir,
                 slots: Mutex::new(HashMap::new()),
                 idle,
+                listener,
                 reaper_started: std::sync::Once::new(),
             }),
         }
@@ -151,6 +175,7 @@ impl McpHub {
         }
         if fresh {
             self.inner.user.roots_changed();
+            self.inner.listener.workspace_up(root, &slot.bin_dir);
         }
         slot
     }
@@ -338,12 +363,13 @@ async fn reaper(hub: Weak<HubInner>) {
                 .collect();
             // Its wrappers go with it (written again on the next start); done under the lock
             // so a workspace opened again meanwhile never loses the files it writes.
-            for (_, slot) in &stale {
+            for (root, slot) in &stale {
                 if let Err(e) = std::fs::remove_dir_all(&slot.state_dir)
                     && e.kind() != std::io::ErrorKind::NotFound
                 {
                     tracing::warn!(dir = %slot.state_dir.display(), error = %e, "cannot remove an idle workspace's wrappers");
                 }
+                hub.listener.workspace_down(root);
             }
             if !stale.is_empty() {
                 set_roots(&hub.active_roots, &slots);

@@ -1,39 +1,36 @@
-//! Mcp2Bash: one executable bash script per exposed tool, `$SYNAPSE_HOME/bin/mcp:<server>:<tool>`.
+//! Mcp2Bash: what the wrapper `mcp:<server>:<tool>` of an exposed tool is, and the command map
+//! beside the wrappers.
 //!
 //! A wrapper answers `-h` / `--help` (first argument only) from help text embedded at generation
 //! time, so help works without the daemon; anything else `exec`s the `synapse` client by absolute
-//! path: `synapse mcp call <server> <tool> "$@"`. Help text comes from the server and is hostile
-//! input: it is embedded in a quoted heredoc whose delimiter is chosen not to occur in the text,
-//! control characters are dropped, and every other word is shell-quoted.
+//! path: `synapse mcp call [--workspace <root>] <server> <tool> "$@"`. Rendering and writing
+//! belong to [`crate::wrappers`] (the one owner of the bin folders): help from the server is
+//! hostile input and is embedded the same way as a skill's.
 //!
-//! [`WrapperWriter::sync`] writes a wrapper atomically only when its bytes change, removes stale
-//! `mcp:*` wrappers, and keeps the command → (server, tool) map in `$SYNAPSE_HOME/mcp/wrappers.json`.
-//! Wrappers of a server that is configured but not connected right now are kept as they are.
+//! [`WrapperWriter::sync`] writes a wrapper only when its bytes change, removes stale `mcp:*`
+//! wrappers, and keeps the command → (server, tool) map in `wrappers.json` (in
+//! `$SYNAPSE_HOME/mcp/`, or in the workspace's folder). Wrappers of a server that is configured but
+//! not connected right now are kept as they are.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::io;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
-use synapse_shared::atomic::{write_atomic, write_atomic_mode};
+use synapse_shared::atomic::write_atomic;
 
 use super::names::{COMMAND_PREFIX, ToolRef};
 use super::schema::ToolSpec;
+use crate::wrappers::{Help, ScriptError, WrapperFolder, WrapperScript};
 
-/// The map kept beside the wrappers, below `$SYNAPSE_HOME/mcp/`.
+/// The map kept beside the wrappers.
 pub const MANIFEST_FILE: &str = "wrappers.json";
 
 #[derive(Debug, thiserror::Error)]
 pub enum WrapperError {
-    #[error("cannot write wrapper {path}: {source}", path = .path.display())]
+    #[error("cannot write {path}: {source}", path = .path.display())]
     Write { path: PathBuf, source: io::Error },
-    #[error("cannot remove stale wrapper {path}: {source}", path = .path.display())]
-    Remove { path: PathBuf, source: io::Error },
-    #[error("cannot list {path}: {source}", path = .path.display())]
-    List { path: PathBuf, source: io::Error },
-    #[error("{what} contains a NUL byte and cannot be put in a script")]
-    Nul { what: String },
 }
 
 /// One wrapper to generate.
@@ -68,9 +65,10 @@ fn short_name(name: &str) -> String {
     }
 }
 
-/// Writes and prunes the `mcp:*` wrappers in one folder.
+/// Writes and prunes the `mcp:*` wrappers in one folder. Cheap to clone (one folder state).
 #[derive(Debug, Clone)]
 pub struct WrapperWriter {
+    folder: Arc<Mutex<WrapperFolder>>,
     bin_dir: PathBuf,
     manifest: PathBuf,
     client_bin: PathBuf,
@@ -83,6 +81,10 @@ impl WrapperWriter {
     /// `client_bin` is the absolute path of the `synapse` client the wrappers exec.
     pub fn new(bin_dir: PathBuf, mcp_dir: &Path, client_bin: PathBuf) -> WrapperWriter {
         WrapperWriter {
+            folder: Arc::new(Mutex::new(WrapperFolder::open(
+                bin_dir.clone(),
+                COMMAND_PREFIX,
+            ))),
             bin_dir,
             manifest: mcp_dir.join(MANIFEST_FILE),
             client_bin,
@@ -106,27 +108,31 @@ impl WrapperWriter {
         entries: &[WrapperEntry],
         keep_servers: &HashSet<String>,
     ) -> Result<SyncReport, WrapperError> {
+        let mut folder = self.folder.lock().unwrap_or_else(|p| p.into_inner());
         // Nothing to write into a folder that is not there (a workspace without servers).
         if entries.is_empty() && !self.bin_dir.exists() {
+            folder.forget();
             return Ok(SyncReport::default());
         }
-        fs::create_dir_all(&self.bin_dir).map_err(|source| WrapperError::List {
-            path: self.bin_dir.clone(),
-            source,
-        })?;
+        if !self.bin_dir.is_dir() {
+            // Removed as a whole (an idle workspace): everything is written again.
+            folder.forget();
+        }
         let old_manifest = self.read_manifest();
         let mut manifest: BTreeMap<String, ToolRef> = BTreeMap::new();
+        let mut wanted: BTreeMap<String, String> = BTreeMap::new();
         let mut report = SyncReport::default();
+        let skip = |report: &mut SyncReport, command: &str, why: String| {
+            let msg = format!("MCP tool {}: no wrapper: {why}", short_name(command));
+            tracing::warn!("{msg}");
+            report.skipped.push(msg);
+        };
         for entry in entries {
             let command = &entry.spec.command;
-            let skip = |report: &mut SyncReport, why: String| {
-                let msg = format!("MCP tool {}: no wrapper: {why}", short_name(command));
-                tracing::warn!("{msg}");
-                report.skipped.push(msg);
-            };
             if command.len() > FILE_NAME_MAX_BYTES {
                 skip(
                     &mut report,
+                    command,
                     format!(
                         "the command name is {} bytes, over the {FILE_NAME_MAX_BYTES}-byte file \
                          name limit; call it with `synapse mcp call {} …` instead",
@@ -136,56 +142,45 @@ impl WrapperWriter {
                 );
                 continue;
             }
-            let path = self.bin_dir.join(command);
-            let script = match render_script(entry, &self.client_bin, self.workspace.as_deref()) {
-                Ok(s) => s,
-                Err(e) => {
-                    skip(&mut report, e.to_string());
-                    continue;
+            match tool_wrapper(entry, &self.client_bin, self.workspace.as_deref()).render() {
+                Ok(text) => {
+                    wanted.insert(command.clone(), text);
+                    manifest.insert(command.clone(), entry.target.clone());
                 }
-            };
-            let current_mode = fs::metadata(&path)
-                .map(|m| m.permissions().mode() & 0o777)
-                .ok();
-            let same = current_mode == Some(0o755)
-                && fs::read(&path).is_ok_and(|b| b == script.as_bytes());
-            if same {
-                report.unchanged += 1;
-            } else {
-                if let Err(e) = write_atomic_mode(&path, script.as_bytes(), 0o755) {
-                    skip(&mut report, format!("cannot write {}: {e}", path.display()));
-                    continue;
-                }
-                report.written.push(entry.spec.command.clone());
+                Err(e) => skip(&mut report, command, e.to_string()),
             }
-            manifest.insert(entry.spec.command.clone(), entry.target.clone());
         }
-        let listing = fs::read_dir(&self.bin_dir).map_err(|source| WrapperError::List {
-            path: self.bin_dir.clone(),
-            source,
-        })?;
-        for item in listing.flatten() {
-            let name = item.file_name().to_string_lossy().into_owned();
-            if !name.starts_with(COMMAND_PREFIX) || manifest.contains_key(&name) {
-                continue;
-            }
-            if let Some(target) = old_manifest
-                .get(&name)
-                .filter(|t| keep_servers.contains(&t.server))
+        let keep = |name: &str| {
+            old_manifest
+                .get(name)
+                .is_some_and(|t| keep_servers.contains(&t.server))
+        };
+        let wanted_count = wanted.len();
+        let changes = folder.sync(wanted, &keep);
+        for name in folder.commands() {
+            if !manifest.contains_key(name)
+                && let Some(target) = old_manifest.get(name)
             {
-                manifest.insert(name, target.clone());
-                continue;
-            }
-            let path = item.path();
-            match fs::remove_file(&path) {
-                Ok(()) => report.removed.push(name),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(source) => return Err(WrapperError::Remove { path, source }),
+                manifest.insert(name.to_string(), target.clone());
             }
         }
+        drop(folder);
+        for e in changes.errors {
+            let hint = format!("{e}; call it with `synapse mcp call <server> <tool> …` instead");
+            tracing::warn!("MCP wrappers: {hint}");
+            report.skipped.push(hint);
+        }
+        report.unchanged = wanted_count.saturating_sub(changes.written.len());
+        report.written = changes.written;
+        report.removed = changes.removed;
         report.removed.sort();
+        // A tool that got no file is not in the map either.
+        manifest.retain(|name, _| self.bin_dir.join(name).exists());
         if manifest != old_manifest {
             let text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
+            if let Some(dir) = self.manifest.parent() {
+                let _ = fs::create_dir_all(dir);
+            }
             write_atomic(&self.manifest, text.as_bytes()).map_err(|source| {
                 WrapperError::Write {
                     path: self.manifest.clone(),
@@ -205,46 +200,35 @@ impl WrapperWriter {
     }
 }
 
-/// Drops control characters (except newline and tab) from text that goes into a script.
-fn clean_text(text: &str) -> String {
-    text.chars()
-        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
-        .collect()
-}
-
-/// One line for a `#` comment: no newlines or control characters.
-fn comment_safe(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
-}
-
-fn quote(what: &str, word: &str) -> Result<String, WrapperError> {
-    shlex::try_quote(word)
-        .map(|q| q.into_owned())
-        .map_err(|_| WrapperError::Nul {
-            what: what.to_string(),
-        })
-}
-
-/// A heredoc delimiter that no line of `text` equals.
-fn delimiter_for(text: &str) -> String {
-    let mut delim = "SYNAPSE_HELP_END".to_string();
-    let mut n = 0;
-    while text.lines().any(|l| l == delim) {
-        n += 1;
-        delim = format!("SYNAPSE_HELP_END_{n}");
+/// The wrapper of one exposed tool.
+pub fn tool_wrapper(
+    entry: &WrapperEntry,
+    client_bin: &Path,
+    workspace: Option<&Path>,
+) -> WrapperScript {
+    let mut exec = vec![
+        client_bin.to_string_lossy().into_owned(),
+        "mcp".into(),
+        "call".into(),
+    ];
+    if let Some(root) = workspace {
+        exec.push("--workspace".into());
+        exec.push(root.to_string_lossy().into_owned());
     }
-    delim
-}
-
-fn heredoc(text: &str) -> String {
-    let mut body = clean_text(text);
-    if !body.ends_with('\n') {
-        body.push('\n');
+    exec.push(entry.target.server.clone());
+    exec.push(entry.target.tool.clone());
+    WrapperScript {
+        command: entry.spec.command.clone(),
+        origin: "an MCP tool",
+        about: vec![
+            ("MCP server", entry.target.server.clone()),
+            ("Tool", entry.target.tool.clone()),
+        ],
+        short_help: entry.spec.short_help(),
+        long_help: Help::Text(entry.spec.full_help()),
+        exports: Vec::new(),
+        exec,
     }
-    let delim = delimiter_for(&body);
-    format!("cat <<'{delim}'\n{body}{delim}\n")
 }
 
 /// The full script of one wrapper.
@@ -252,34 +236,8 @@ pub fn render_script(
     entry: &WrapperEntry,
     client_bin: &Path,
     workspace: Option<&Path>,
-) -> Result<String, WrapperError> {
-    let client = quote("client path", &client_bin.to_string_lossy())?;
-    let workspace = match workspace {
-        Some(root) => format!(
-            "--workspace {} ",
-            quote("workspace", &root.to_string_lossy())?
-        ),
-        None => String::new(),
-    };
-    let server = quote("server name", &entry.target.server)?;
-    let tool = quote("tool name", &entry.target.tool)?;
-    Ok(format!(
-        "#!/bin/bash\n\
-         # Generated by synapsed (Mcp2Bash); `synapse tools refresh mcp` rewrites it. Do not edit.\n\
-         # Command: {command}\n\
-         # MCP server: {server_c}\n\
-         # Tool: {tool_c}\n\
-         case \"${{1-}}\" in\n\
-         -h)\n{short}exit 0 ;;\n\
-         --help)\n{full}exit 0 ;;\n\
-         esac\n\
-         exec {client} mcp call {workspace}{server} {tool} \"$@\"\n",
-        command = comment_safe(&entry.spec.command),
-        server_c = comment_safe(&entry.target.server),
-        tool_c = comment_safe(&entry.target.tool),
-        short = heredoc(&entry.spec.short_help()),
-        full = heredoc(&entry.spec.full_help()),
-    ))
+) -> Result<String, ScriptError> {
+    tool_wrapper(entry, client_bin, workspace).render()
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 use super::*;
+use crate::wrappers::clean_text;
 use serde_json::json;
+use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 
 fn entry(server: &str, tool: &str, command: &str, description: &str) -> WrapperEntry {
@@ -89,7 +91,7 @@ fn sync_writes_only_changes_and_prunes_stale() {
     let r = writer
         .sync(&[a.clone(), b.clone(), c.clone()], &HashSet::new())
         .unwrap();
-    assert_eq!(r.written, vec!["mcp:s:a", "mcp:s:b", "mcp:k:c"]);
+    assert_eq!(r.written, vec!["mcp:k:c", "mcp:s:a", "mcp:s:b"]);
     let mode = fs::metadata(bin.join("mcp:s:a"))
         .unwrap()
         .permissions()

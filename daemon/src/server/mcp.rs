@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::lifecycle::peer::from_confined_client;
+use crate::lifecycle::peer::{from_confined_client, workspace_for};
 use serde_json::Value;
 use synapse_shared::proto::mcp_server::Mcp;
 use synapse_shared::proto::{
@@ -111,8 +111,8 @@ impl Mcp for McpService {
         // A sandboxed command's environment never fills `${VAR}` in a project's config: it would
         // restart the project's servers, outside the sandbox, with values it chose.
         let confined = from_confined_client(&request);
+        let root = workspace_for(&request, root_of(&request.get_ref().cwd), false)?;
         let r = request.into_inner();
-        let root = root_of(&r.cwd);
         if let Some(root) = &root {
             let env = (!confined).then(|| r.env.into_iter().collect());
             self.state.mcp.workspace(root, env);
@@ -133,12 +133,14 @@ impl Mcp for McpService {
         request: Request<McpCallToolRequest>,
     ) -> Result<Response<McpCallToolResponse>, Status> {
         let confined = from_confined_client(&request);
-        let r = request.into_inner();
-        let root = if std::path::Path::new(&r.workspace).is_absolute() {
-            Some(PathBuf::from(&r.workspace))
+        let named = std::path::Path::new(&request.get_ref().workspace).is_absolute();
+        let claimed = if named {
+            Some(PathBuf::from(&request.get_ref().workspace))
         } else {
-            root_of(&r.cwd)
+            root_of(&request.get_ref().cwd)
         };
+        let root = workspace_for(&request, claimed, named)?;
+        let r = request.into_inner();
         if confined {
             self.check_deny_rules(root.as_deref(), &r.server, &r.tool)?;
         }
@@ -275,6 +277,7 @@ impl Mcp for McpService {
         request: Request<McpQueryRequest>,
     ) -> Result<Response<McpCallToolResponse>, Status> {
         use crate::mcp::resources::Query;
+        let root = workspace_for(&request, root_of(&request.get_ref().cwd), false)?;
         let r = request.into_inner();
         let query = match r.kind.as_str() {
             "resources" => Query::Resources,
@@ -294,7 +297,6 @@ impl Mcp for McpService {
                 )));
             }
         };
-        let root = root_of(&r.cwd);
         Ok(Response::new(wire_output(
             self.state
                 .mcp

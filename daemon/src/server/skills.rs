@@ -321,6 +321,13 @@ impl Skills for SkillsService {
         &self,
         r: Request<SearchToolsRequest>,
     ) -> Result<Response<SearchToolsResponse>, Status> {
+        // From a project folder, that project's commands count too (for a sandboxed command:
+        // its own shell's project, wherever it `cd`-ed to).
+        let claimed = (!r.get_ref().cwd.is_empty()).then(|| {
+            let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+            crate::workspace::project_root(std::path::Path::new(&r.get_ref().cwd), home.as_deref())
+        });
+        let workspace = crate::lifecycle::peer::workspace_for(&r, claimed, false)?;
         let r = r.into_inner();
         if r.query.trim().is_empty() {
             return Err(Status::invalid_argument(
@@ -333,11 +340,6 @@ impl Skills for SkillsService {
             r.limit as usize
         };
         let tools = self.tools.clone();
-        // From a project folder, that project's commands count too.
-        let workspace = (!r.cwd.is_empty()).then(|| {
-            let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-            crate::workspace::project_root(std::path::Path::new(&r.cwd), home.as_deref())
-        });
         let (o, text) = tokio::task::spawn_blocking(move || {
             let o = tools.search_in(workspace.as_deref(), &r.query, limit);
             let text = render_outcome(&r.query, &o);

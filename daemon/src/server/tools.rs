@@ -15,7 +15,7 @@ use crate::agent::gate::shell_state::TrackedShell;
 use crate::shell::{SessionError, SessionOrigin, ToolCall};
 use crate::state::DaemonState;
 
-/// The session a request without a name runs in.
+/// The prefix of the session a request without a name runs in (one per workspace).
 pub const DEFAULT_SESSION: &str = "default";
 
 pub struct ToolsService {
@@ -39,6 +39,20 @@ impl ToolsService {
     }
 }
 
+/// The session `synapse exec` uses when none is named: one per workspace, so a shell started in
+/// one project (its cwd, its project's commands on PATH) never answers a call from another.
+fn default_session(cwd: &std::path::Path) -> String {
+    if !cwd.is_absolute() {
+        return DEFAULT_SESSION.to_owned();
+    }
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let root = crate::workspace::project_root(cwd, home.as_deref());
+    format!(
+        "{DEFAULT_SESSION}-{}",
+        crate::workspace::workspace_id(&root)
+    )
+}
+
 #[tonic::async_trait]
 impl Tools for ToolsService {
     /// → `ShellSessions::execute` (daemon/src/shell/sessions.rs).
@@ -46,7 +60,7 @@ impl Tools for ToolsService {
         refuse_confined(&request, "synapse exec")?;
         let req = request.into_inner();
         let name = if req.session.is_empty() {
-            DEFAULT_SESSION.to_owned()
+            default_session(std::path::Path::new(&req.cwd))
         } else {
             req.session
         };

@@ -118,6 +118,12 @@ impl BashProcess {
         let tag = format!("{:016x}", sentinel::random_u64());
         let marker = sentinel::random_marker();
         let (mut command, sandboxed) = bash_command(spec);
+        // A sandboxed shell leads a session of its own (the launcher's `setsid`): the daemon
+        // tells which shell a sandboxed client runs under by that session. Any other shell gets
+        // a process group of its own here.
+        if !sandboxed {
+            command.process_group(0);
+        }
         let mut child = command
             .current_dir(&spec.cwd)
             .env_clear()
@@ -125,7 +131,6 @@ impl BashProcess {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
-            .process_group(0)
             .kill_on_drop(true)
             .spawn()
             .map_err(|source| ShellError::Spawn {

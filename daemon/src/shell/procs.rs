@@ -13,6 +13,10 @@ use nix::unistd::Pid;
 
 /// Environment variable carrying a shell's tag into every process it starts.
 pub const SHELL_TAG_VAR: &str = "SYNAPSE_SHELL_TAG";
+/// Environment variable naming the workspace root of a shell bound to one. The daemon reads it
+/// only from a sandboxed shell's own (session leader's) start-up environment, which the daemon
+/// wrote and no command in the shell can change ([`crate::lifecycle::peer::capture`]).
+pub const WORKSPACE_VAR: &str = "SYNAPSE_WORKSPACE";
 /// Environment variable carrying one command's tag into every process that command starts.
 pub const COMMAND_TAG_VAR: &str = "SYNAPSE_COMMAND_TAG";
 

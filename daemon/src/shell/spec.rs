@@ -6,7 +6,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use super::procs::{COMMAND_TAG_VAR, SHELL_TAG_VAR};
+use super::procs::{COMMAND_TAG_VAR, SHELL_TAG_VAR, WORKSPACE_VAR};
 use synapse_sandbox::SandboxSpec;
 
 /// Everything needed to start (or restart) a session's shell.
@@ -74,7 +74,8 @@ impl ShellSpec {
     pub(super) fn shell_env(&self, tag: &str) -> Vec<(OsString, OsString)> {
         // The model's own API keys stay with the daemon: a command such as `env` would
         // otherwise put them in the conversation and its session file.
-        const DROPPED: [&str; 9] = [
+        const DROPPED: [&str; 10] = [
+            WORKSPACE_VAR,
             "BASH_ENV",
             "ENV",
             "PROMPT_COMMAND",
@@ -135,6 +136,9 @@ impl ShellSpec {
                 .map(|(k, v)| (OsString::from(k), OsString::from(v))),
         );
         env.push((SHELL_TAG_VAR.into(), tag.into()));
+        if let Some(ws) = &self.workspace {
+            env.push((WORKSPACE_VAR.into(), ws.root.clone().into_os_string()));
+        }
         if let Some((k, v)) = crate::lifecycle::orphans::owner_env() {
             env.push((k.into(), v.into()));
         }

@@ -145,7 +145,7 @@ impl SkillIndex {
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        super::wrapper::write_replace(&self.path, self.render().as_bytes(), 0o644)
+        crate::wrappers::write_replace(&self.path, self.render().as_bytes(), 0o644)
     }
 }
 

@@ -40,6 +40,32 @@ pub(super) fn roots_in_view(st: &State, cwd: &Path) -> Vec<usize> {
     order
 }
 
+/// The project skills whose commands a workspace rooted at `root` runs (its bin folder): the
+/// winners by name among the project roots of `root`, its ancestors and its subfolders, the
+/// deepest first. User-level skills are not among them: their commands are in the shared folder.
+pub(super) fn workspace_skills(st: &State, root: &Path) -> Vec<Arc<SkillRecord>> {
+    let mut order: Vec<usize> = (0..st.roots.len())
+        .filter(|&i| {
+            let r = &st.roots[i];
+            r.source == SkillSource::Project
+                && project_owner(&r.dir)
+                    .is_some_and(|owner| root.starts_with(owner) || owner.starts_with(root))
+        })
+        .collect();
+    order.sort_by_key(|&i| (usize::MAX - st.roots[i].dir.components().count(), i));
+    let mut winners: BTreeMap<String, Arc<SkillRecord>> = BTreeMap::new();
+    for i in order {
+        for loaded in st.loaded.get(i).into_iter().flat_map(|m| m.values()) {
+            if let Loaded::Skill(rec) = loaded {
+                winners
+                    .entry(rec.meta.name.clone())
+                    .or_insert_with(|| rec.clone());
+            }
+        }
+    }
+    winners.into_values().collect()
+}
+
 fn view_from(st: &State, cwd: &Path) -> View {
     let mut order = roots_in_view(st, cwd);
     // Projects first, the deepest (nearest) folder first; the others keep their precedence.

@@ -1,9 +1,13 @@
-//! The store's in-memory state and its one invariant: for every skill name, the wrappers in the
-//! bin folder, the index entry and the tool entries match the winning (highest-precedence)
-//! record, and exist only while that skill is visible (enabled and not denied).
+//! The store's in-memory state and its invariants: for every skill name, the index entry matches
+//! the winning (highest-precedence) record; the wrappers in the shared bin folder and the tool
+//! entries match the winner among the user-level roots (user, env, plugin), and exist only while
+//! that skill is visible (enabled and not denied); each attached workspace's bin folder holds the
+//! commands of the project skills that workspace sees ([`State::sync_workspaces`]), so one
+//! project's scripts are never on another project's PATH.
 //!
 //! Every mutation goes through [`State::reload_dir`] (one folder changed) or
-//! [`State::rebuild`] (everything), which both end in [`State::sync_name`].
+//! [`State::rebuild`] (everything), which both end in [`State::sync_name`]; the store then brings
+//! the workspace folders in step.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -16,8 +20,10 @@ use super::index::SkillIndex;
 use super::permissions::SkillPermission;
 use super::record::{Loaded, SkillRecord, load_skill_dir};
 use super::settings_view::SkillSettings;
-use super::source::{RootConfig, SkillRoot};
-use super::wrapper::{self, WrapperChanges, WrapperWriter};
+use super::source::{RootConfig, SkillRoot, SkillSource};
+use super::wrapper;
+use crate::wrappers::{WrapperChanges, WrapperFolder};
+use synapse_shared::skill::SKILL_COMMAND_PREFIX;
 
 pub(crate) struct State {
     pub config: RootConfig,
@@ -29,11 +35,14 @@ pub(crate) struct State {
     /// Skill name → winning record.
     pub active: BTreeMap<String, Arc<SkillRecord>>,
     pub settings: SkillSettings,
-    pub wrappers: WrapperWriter,
+    /// `skill:*` in the shared bin folder: the user-level skills' commands.
+    pub wrappers: WrapperFolder,
+    /// Workspace root → `skill:*` in its bin folder: its project skills' commands.
+    pub workspaces: BTreeMap<PathBuf, WrapperFolder>,
     pub index: SkillIndex,
-    /// Commands of visible skills.
+    /// Commands of visible user-level skills (a project's are answered per workspace).
     pub tools: BTreeMap<String, ToolEntry>,
-    /// Skill name → its commands currently installed.
+    /// Skill name → its commands currently installed in the shared bin folder.
     pub owned: HashMap<String, Vec<String>>,
 }
 
@@ -46,7 +55,8 @@ impl State {
             by_name: HashMap::new(),
             active: BTreeMap::new(),
             settings,
-            wrappers: WrapperWriter::open(bin),
+            wrappers: WrapperFolder::open(bin, SKILL_COMMAND_PREFIX),
+            workspaces: BTreeMap::new(),
             index: SkillIndex::new(index),
             tools: BTreeMap::new(),
             owned: HashMap::new(),
@@ -87,24 +97,69 @@ impl State {
         self.index.clear();
         let names: Vec<String> = self.by_name.keys().cloned().collect();
         let mut wanted = BTreeMap::new();
+        let mut errors = Vec::new();
         for name in names {
             let Some(rec) = self.winner(&name) else {
                 continue;
             };
             self.active.insert(name.clone(), rec.clone());
-            if !self.is_visible(&rec) {
-                continue;
+            if self.is_visible(&rec) {
+                self.index.set(&rec);
             }
+            let Some(user) = self.user_winner(&name).filter(|r| self.is_visible(r)) else {
+                continue;
+            };
             let mut cmds = Vec::new();
-            for s in &rec.scripts {
-                wanted.insert(s.command.clone(), wrapper::render(&rec.id, s));
+            for s in &user.scripts {
+                match wrapper::render(&user.id, s) {
+                    Ok(text) => {
+                        wanted.insert(s.command.clone(), text);
+                    }
+                    Err(e) => errors.push(format!("{}: no wrapper: {e}", s.command)),
+                }
                 self.tools.insert(s.command.clone(), tool_entry(s));
                 cmds.push(s.command.clone());
             }
             self.owned.insert(name, cmds);
-            self.index.set(&rec);
         }
-        self.wrappers.sync_all(wanted)
+        let mut changes = self.wrappers.sync(wanted, &|_| false);
+        changes.errors.extend(errors);
+        self.sync_workspaces(&mut changes);
+        changes
+    }
+
+    /// Makes every attached workspace's folder hold the commands of the project skills it sees.
+    pub fn sync_workspaces(&mut self, changes: &mut WrapperChanges) {
+        let roots: Vec<PathBuf> = self.workspaces.keys().cloned().collect();
+        for root in roots {
+            self.sync_workspace(&root, changes);
+        }
+    }
+
+    /// Makes workspace `root`'s folder hold the commands of the project skills it sees.
+    pub fn sync_workspace(&mut self, root: &Path, changes: &mut WrapperChanges) {
+        let mut wanted = BTreeMap::new();
+        for rec in super::scope::workspace_skills(self, root) {
+            if !self.is_visible(&rec) {
+                continue;
+            }
+            for s in &rec.scripts {
+                match wrapper::render(&rec.id, s) {
+                    Ok(text) => {
+                        wanted.insert(s.command.clone(), text);
+                    }
+                    Err(e) => changes
+                        .errors
+                        .push(format!("{}: no wrapper: {e}", s.command)),
+                }
+            }
+        }
+        if let Some(folder) = self.workspaces.get_mut(root) {
+            let c = folder.sync(wanted, &|_| false);
+            changes.written.extend(c.written);
+            changes.removed.extend(c.removed);
+            changes.errors.extend(c.errors);
+        }
     }
 
     /// Reloads folder `folder` of root `root`; returns false when nothing changed.
@@ -177,19 +232,23 @@ impl State {
             self.by_name.remove(name);
         }
         let winner = self.winner(name);
+        match &winner {
+            Some(rec) if self.is_visible(rec) => self.index.set(rec),
+            _ => self.index.remove(name),
+        }
         let previous = self.owned.remove(name).unwrap_or_default();
         let mut now = Vec::new();
-        match &winner {
-            Some(rec) if self.is_visible(rec) => {
-                for s in &rec.scripts {
-                    self.wrappers
-                        .put(&s.command, wrapper::render(&rec.id, s), changes);
-                    self.tools.insert(s.command.clone(), tool_entry(s));
-                    now.push(s.command.clone());
+        if let Some(rec) = self.user_winner(name).filter(|r| self.is_visible(r)) {
+            for s in &rec.scripts {
+                match wrapper::render(&rec.id, s) {
+                    Ok(text) => self.wrappers.put(&s.command, text, changes),
+                    Err(e) => changes
+                        .errors
+                        .push(format!("{}: no wrapper: {e}", s.command)),
                 }
-                self.index.set(rec);
+                self.tools.insert(s.command.clone(), tool_entry(s));
+                now.push(s.command.clone());
             }
-            _ => self.index.remove(name),
         }
         for cmd in previous.iter().filter(|c| !now.contains(c)) {
             self.wrappers.remove(cmd, changes);
@@ -206,6 +265,19 @@ impl State {
 
     fn winner(&self, name: &str) -> Option<Arc<SkillRecord>> {
         let (root, folder) = self.by_name.get(name)?.iter().next()?;
+        match self.loaded.get(*root)?.get(folder)? {
+            Loaded::Skill(rec) => Some(rec.clone()),
+            Loaded::Broken(_) => None,
+        }
+    }
+
+    /// The winner of `name` among the user-level roots: what the shared bin folder runs.
+    fn user_winner(&self, name: &str) -> Option<Arc<SkillRecord>> {
+        let (root, folder) = self.by_name.get(name)?.iter().find(|(root, _)| {
+            self.roots
+                .get(*root)
+                .is_some_and(|r| r.source != SkillSource::Project)
+        })?;
         match self.loaded.get(*root)?.get(folder)? {
             Loaded::Skill(rec) => Some(rec.clone()),
             Loaded::Broken(_) => None,

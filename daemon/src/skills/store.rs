@@ -19,7 +19,7 @@ use super::permissions::SkillPermission;
 use super::settings_view::SkillSettings;
 use super::source::{RootConfig, SkillRoot, SkillSource};
 use super::state::State;
-use super::wrapper::WrapperChanges;
+use crate::wrappers::{WrapperChanges, WrapperFolder};
 
 /// Where the store reads and writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -230,6 +230,44 @@ impl SkillStore {
         Some(self.refresh())
     }
 
+    /// Attaches the bin folder of workspace `root`: from now on it holds the commands of the
+    /// project skills that workspace sees (written now, kept current by every change). Cheap
+    /// when already attached and the folder is there.
+    pub fn attach_workspace(&self, root: &Path, bin: &Path) -> WrapperChanges {
+        self.add_project_cwd(root);
+        let mut st = self.write();
+        let mut changes = WrapperChanges::default();
+        match st.workspaces.get_mut(root) {
+            Some(folder) if folder.bin_dir() == bin && bin.is_dir() => return changes,
+            Some(folder) => folder.forget(),
+            None => {}
+        }
+        if let Err(e) = std::fs::create_dir_all(bin) {
+            changes
+                .errors
+                .push(format!("cannot create {}: {e}", bin.display()));
+            return changes;
+        }
+        st.workspaces.insert(
+            root.to_path_buf(),
+            WrapperFolder::open(
+                bin.to_path_buf(),
+                synapse_shared::skill::SKILL_COMMAND_PREFIX,
+            ),
+        );
+        st.sync_workspace(root, &mut changes);
+        for e in &changes.errors {
+            tracing::warn!(workspace = %root.display(), "skill wrappers: {e}");
+        }
+        changes
+    }
+
+    /// Forgets workspace `root`'s bin folder (the workspace went idle and its folder was
+    /// removed); the next [`attach_workspace`](Self::attach_workspace) writes it again.
+    pub fn detach_workspace(&self, root: &Path) {
+        self.write().workspaces.remove(root);
+    }
+
     /// Called (on the caller's thread) after the set of roots changed, so the watcher re-plans.
     pub fn on_roots_changed(&self, f: Box<dyn Fn() + Send + Sync>) {
         if let Ok(mut l) = self.roots_listeners.lock() {
@@ -252,7 +290,11 @@ impl SkillStore {
     }
 
     /// Writes index.json and builds the report.
-    fn finish(&self, st: &mut State, changes: WrapperChanges, full: bool) -> RefreshReport {
+    fn finish(&self, st: &mut State, mut changes: WrapperChanges, full: bool) -> RefreshReport {
+        if !full {
+            // A full rebuild synced the workspaces already.
+            st.sync_workspaces(&mut changes);
+        }
         let mut errors: Vec<String> = changes.errors;
         if let Err(e) = st.index.write() {
             errors.push(format!("cannot write {}: {e}", st.index.path().display()));
@@ -284,6 +326,15 @@ impl SkillStore {
     pub fn counts(&self) -> (usize, usize) {
         let st = self.read();
         (st.index.len(), st.tools.len())
+    }
+}
+
+impl crate::mcp::hub::WorkspaceListener for SkillStore {
+    fn workspace_up(&self, root: &Path, bin_dir: &Path) {
+        self.attach_workspace(root, bin_dir);
+    }
+    fn workspace_down(&self, root: &Path) {
+        self.detach_workspace(root);
     }
 }
 

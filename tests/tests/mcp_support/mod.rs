@@ -87,6 +87,7 @@ impl Home {
             self.options(Path::new("/nonexistent/synapse"), vars),
             self.path().join("workspaces"),
             Arc::new(|| std::time::Duration::from_secs(600)),
+            Arc::new(synapse_daemon::mcp::hub::NoListener),
         )
     }
     pub fn manager(&self, vars: &[(&str, &str)]) -> McpManager {

@@ -11,7 +11,9 @@
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures::Stream;
@@ -37,11 +39,15 @@ impl SandboxState {
 }
 
 /// What the daemon learnt about a client when its connection was accepted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PeerInfo {
     pub uid: Option<u32>,
     pub pid: Option<i32>,
     pub sandbox: SandboxState,
+    /// For a confined peer: the workspace root of the session shell it runs under, when that
+    /// shell is provably one this daemon started ([`shell_workspace`]). `None`: the peer gets no
+    /// project's servers at all.
+    pub workspace: Option<Arc<Path>>,
 }
 
 /// An accepted connection with the peer facts captured at accept time.
@@ -74,26 +80,70 @@ fn capture(stream: &UnixStream) -> PeerInfo {
     let uid = cred.as_ref().map(|c| c.uid());
     let cred_pid = cred.as_ref().and_then(|c| c.pid());
     let pidfd = getsockopt(&stream.as_fd(), sockopt::PeerPidfd).ok();
-    let (pid, sandbox) = match pidfd {
+    let (pid, sandbox, workspace) = match pidfd {
         Some(fd) => match sandbox_via_pidfd(&fd) {
-            Some((pid, state)) => (Some(pid), state),
-            None => (cred_pid, SandboxState::Unknown),
+            Some((pid, state, ws)) => (Some(pid), state, ws),
+            None => (cred_pid, SandboxState::Unknown, None),
         },
         // Kernels before 6.5: the pid from SO_PEERCRED, read now while the connection is fresh.
-        None => (
-            cred_pid,
-            cred_pid.map_or(SandboxState::Unknown, sandbox_of_pid),
-        ),
+        None => match cred_pid {
+            Some(pid) => {
+                let state = sandbox_of_pid(pid);
+                let ws = state.is_confined().then(|| shell_workspace(pid)).flatten();
+                (Some(pid), state, ws)
+            }
+            None => (None, SandboxState::Unknown, None),
+        },
     };
-    PeerInfo { uid, pid, sandbox }
+    PeerInfo {
+        uid,
+        pid,
+        sandbox,
+        workspace: workspace.map(Arc::from),
+    }
 }
 
-/// The peer's pid and state, or `None` when the pidfd's process is gone or unreadable.
-fn sandbox_via_pidfd(fd: &OwnedFd) -> Option<(i32, SandboxState)> {
+/// The peer's pid, state and (when confined) shell workspace, or `None` when the pidfd's process
+/// is gone or unreadable.
+fn sandbox_via_pidfd(fd: &OwnedFd) -> Option<(i32, SandboxState, Option<PathBuf>)> {
     let pid = pidfd_pid(fd)?;
     let state = sandbox_of_pid(pid);
-    // The status read above is only the peer's if the pidfd still names the same pid now.
-    (pidfd_pid(fd)? == pid).then_some((pid, state))
+    let ws = state.is_confined().then(|| shell_workspace(pid)).flatten();
+    // What was read above is only the peer's if the pidfd still names the same pid now.
+    (pidfd_pid(fd)? == pid).then_some((pid, state, ws))
+}
+
+/// The workspace root of the sandboxed session shell `pid` runs under: the leader of `pid`'s
+/// session, when that leader is a child of this daemon (a sandboxed shell leads its own session,
+/// and no process can join another existing session), as the daemon wrote it into the leader's
+/// start-up environment. `None` for anything else — a command that started a session of its
+/// own, a shell bound to no workspace, an unreadable `/proc` — so the caller gets no project.
+pub(super) fn shell_workspace(pid: i32) -> Option<PathBuf> {
+    let sid = stat_field(pid, STAT_SESSION)?;
+    if stat_field(sid, STAT_PPID)? != std::process::id() as i32 {
+        return None;
+    }
+    let env = std::fs::read(format!("/proc/{sid}/environ")).ok()?;
+    let prefix = format!("{}=", crate::shell::procs::WORKSPACE_VAR);
+    let root = env
+        .split(|b| *b == 0)
+        .find_map(|kv| kv.strip_prefix(prefix.as_bytes()))?;
+    use std::os::unix::ffi::OsStrExt;
+    let root = PathBuf::from(std::ffi::OsStr::from_bytes(root));
+    root.is_absolute().then_some(root)
+}
+
+/// Field numbers of `/proc/<pid>/stat` (1-based, as in proc(5)).
+const STAT_PPID: usize = 4;
+const STAT_SESSION: usize = 6;
+
+/// A numeric field of `/proc/<pid>/stat`, counted after the `(comm)` field, which may itself
+/// hold spaces and parentheses.
+fn stat_field(pid: i32, field: usize) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after_comm = &stat[stat.rfind(')')? + 1..];
+    // Fields from 3 (state) on.
+    after_comm.split_whitespace().nth(field - 3)?.parse().ok()
 }
 
 /// The pid a pidfd refers to, from `/proc/self/fdinfo` (`Pid: -1` once it was reaped).
@@ -148,7 +198,7 @@ impl Connected for PeerStream {
     type ConnectInfo = PeerInfo;
 
     fn connect_info(&self) -> PeerInfo {
-        self.info
+        self.info.clone()
     }
 }
 

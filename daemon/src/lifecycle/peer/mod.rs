@@ -21,8 +21,8 @@ pub use capture::{PeerInfo, SandboxState, incoming};
 /// connection carries no captured peer at all.
 pub fn check_peer(request: Request<()>) -> Result<Request<()>, Status> {
     let own = Uid::current().as_raw();
-    let peer = request.extensions().get::<PeerInfo>().copied();
-    match peer.and_then(|p| p.uid.map(|uid| (uid, p.pid))) {
+    let peer = request.extensions().get::<PeerInfo>().cloned();
+    match peer.as_ref().and_then(|p| p.uid.map(|uid| (uid, p.pid))) {
         Some((uid, _)) if uid == own => Ok(request),
         Some((uid, pid)) => {
             tracing::warn!(peer_uid = uid, peer_pid = ?pid, own_uid = own, "refused a client of another user");
@@ -47,10 +47,39 @@ pub fn from_confined_client<T>(request: &Request<T>) -> bool {
         .is_none_or(|p| p.sandbox.is_confined())
 }
 
+/// The workspace a request answers for. An unconfined client names its own (`claimed`: from
+/// `--workspace` or its cwd). A confined one gets the workspace of the session shell it runs
+/// under, whatever folder it `cd`-ed to, and nothing of another project: naming another one
+/// explicitly (`explicit`) is refused; a confined client under no provable shell workspace gets
+/// no project at all.
+pub fn workspace_for<T>(
+    request: &Request<T>,
+    claimed: Option<std::path::PathBuf>,
+    explicit: bool,
+) -> Result<Option<std::path::PathBuf>, Status> {
+    let info = request.extensions().get::<PeerInfo>();
+    if info.is_some_and(|p| !p.sandbox.is_confined()) {
+        return Ok(claimed);
+    }
+    let own = info.and_then(|p| p.workspace.as_deref().map(std::path::Path::to_path_buf));
+    match (&claimed, &own) {
+        (Some(c), Some(o)) if c == o => Ok(own),
+        (Some(c), _) if explicit => Err(Status::permission_denied(format!(
+            "a command inside a sandboxed agent shell may only reach its own workspace's MCP \
+             servers{}, not {}",
+            own.as_ref()
+                .map(|o| format!(" ({})", o.display()))
+                .unwrap_or_default(),
+            c.display()
+        ))),
+        _ => Ok(own),
+    }
+}
+
 /// Refuses `what` for a confined client, with a message that says why.
 pub fn refuse_confined<T>(request: &Request<T>, what: &str) -> Result<(), Status> {
-    let info = request.extensions().get::<PeerInfo>().copied();
-    let state = info.map_or(SandboxState::Unknown, |p| p.sandbox);
+    let info = request.extensions().get::<PeerInfo>().cloned();
+    let state = info.as_ref().map_or(SandboxState::Unknown, |p| p.sandbox);
     if !state.is_confined() {
         return Ok(());
     }
