@@ -2,7 +2,7 @@
 //! (shell sessions, skills, MCP, agents) hang off this as they land; services get an `Arc` of it.
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Instant;
 
 use synapse_shared::paths::Paths;
@@ -15,7 +15,7 @@ use crate::agent::prompt::{PromptEnv, system_prompt_with_skills};
 use crate::agent::session::SessionDeps;
 use crate::agent::sessions::{ChatSessions, DepsFactory};
 use crate::agent::stop_hook::StopHook;
-use crate::agent::subagent::SubAgents;
+use crate::agent::subagent::{SubAgentRunner, SubAgents};
 use crate::agent::subagent_context::SubAgentContexts;
 use crate::agent::task_command::{TaskCommand, TaskKind};
 use crate::growth;
@@ -74,79 +74,19 @@ impl DaemonState {
         if !installed.is_empty() {
             tracing::info!(?installed, dir = %meta_dir.display(), "meta skills installed");
         }
-        // Task commands run sub-agents on the shell layer they are part of: wired once it exists.
-        let subagents: Arc<OnceLock<SubAgents>> = Arc::default();
-        let subagent_doc: Arc<OnceLock<String>> = Arc::default();
-        let versions = growth::versions::Versions::new(paths.home().join("skill-versions"));
-        versions.remove_stale_staging();
         let skill_contexts = Arc::new(SubAgentContexts::default());
-        let skill_agent = Arc::new(growth::SkillAgent {
-            store: skills.clone(),
-            subagents: subagents.clone(),
-            commands_doc: subagent_doc.clone(),
-            meta_dir,
-            versions,
-            contexts: skill_contexts.clone(),
-            sessions_dir: paths.sessions_dir(),
-            auto_enhance: reader(&settings, |s| s.skill_enhance.auto_enhance),
-            max_enhance_chars: reader(&settings, |s| s.skill_enhance.max_enhance_context_chars),
-        });
         let tools = ToolCatalog::new();
-        let mut registry = builtin_registry();
-        registry.register_shortcut(Arc::new(McpShortcut(mcp.clone())));
-        registry.register(Arc::new(SkillCommand {
-            store: skills.clone(),
-            growth: Some(Arc::new(growth::commands::GrowthBackend(
-                skill_agent.clone(),
-            ))),
-        }));
-        for task in [
-            growth::commands::SkillTask::Search,
-            growth::commands::SkillTask::Enhance,
-        ] {
-            registry.register(Arc::new(growth::commands::SkillTaskCommand {
-                task,
-                agent: skill_agent.clone(),
-            }));
-        }
-        registry.register(Arc::new(SkillLoadCommand {
-            store: skills.clone(),
-        }));
-        registry.register(Arc::new(ToolsCommand {
-            tools: tools.clone(),
-        }));
-        crate::web::register(&mut registry, snapshot(&settings), paths.settings_file());
-        crate::todo::register(&mut registry, todo_store.clone());
-        for kind in [TaskKind::General, TaskKind::Explore] {
-            registry.register(Arc::new(TaskCommand {
-                kind,
-                subagents: subagents.clone(),
-                commands_doc: subagent_doc.clone(),
-            }));
-        }
-        let registry = Arc::new(registry);
-        tools.add_source(Arc::new(AgentCommandTools(
-            registry
-                .specs()
-                .filter(|s| !matches!(s.name, "tools" | "skill:load"))
-                .map(|s| ToolEntry {
-                    command: s.name.to_string(),
-                    description: s.summary.to_string(),
-                })
-                .collect(),
-        )));
-        let commands_doc = registry.system_prompt_section();
-        let shell = Arc::new(crate::shell::channel::sessions_with_channel(
-            ShellSessions::new(registry, Some(paths.bin_dir()))
-                .with_spill_dir(paths.home().join("output"))
-                .with_settings(snapshot(&settings)),
-            paths.run_dir().join("agent.sock"),
-        ));
-        let _ = subagent_doc.set(commands_doc.clone());
-        let _ = subagents.set(SubAgents {
-            shell: shell.clone(),
-            settings: snapshot(&settings),
+        let (shell, skill_agent) = shell_layer(ShellLayerParts {
+            paths: &paths,
+            settings: &settings,
+            skills: &skills,
+            mcp: &mcp,
+            tools: &tools,
+            todo_store: &todo_store,
+            meta_dir,
+            skill_contexts: skill_contexts.clone(),
         });
+        let commands_doc = shell.commands_doc().to_string();
         let gate_base = gate_env(&paths, &mcp, None);
         let chats = Arc::new(ChatSessions::new(
             paths.sessions_dir(),
@@ -207,6 +147,107 @@ impl DaemonState {
     pub fn set_settings(&self, settings: Settings) {
         self.settings_handle.written(settings);
     }
+}
+
+/// What the shell layer is built from.
+struct ShellLayerParts<'a> {
+    paths: &'a Paths,
+    settings: &'a Arc<SettingsHandle>,
+    skills: &'a Arc<SkillStore>,
+    mcp: &'a McpHub,
+    tools: &'a ToolCatalog,
+    todo_store: &'a TodoStore,
+    meta_dir: PathBuf,
+    skill_contexts: Arc<SubAgentContexts>,
+}
+
+/// The shell layer (sessions, router, agent commands) and the skill sub-agent. Some of its
+/// commands (`task:*`, `skill enhance`) start sub-agents on this very layer: they get a
+/// [`SubAgentRunner`] holding the layer weakly, made while the layer is built
+/// (`Arc::new_cyclic`), so nothing is wired late.
+fn shell_layer(parts: ShellLayerParts<'_>) -> (Arc<ShellSessions>, Arc<growth::SkillAgent>) {
+    let ShellLayerParts {
+        paths,
+        settings,
+        skills,
+        mcp,
+        tools,
+        todo_store,
+        meta_dir,
+        skill_contexts,
+    } = parts;
+    let mut built: Option<Arc<growth::SkillAgent>> = None;
+    let shell = Arc::new_cyclic(|layer: &std::sync::Weak<ShellSessions>| {
+        let subagents: Arc<dyn SubAgentRunner> = Arc::new(SubAgents {
+            shell: layer.clone(),
+            settings: snapshot(settings),
+        });
+        let versions = growth::versions::Versions::new(paths.home().join("skill-versions"));
+        versions.remove_stale_staging();
+        let skill_agent = Arc::new(growth::SkillAgent {
+            store: skills.clone(),
+            subagents: subagents.clone(),
+            meta_dir,
+            versions,
+            contexts: skill_contexts,
+            sessions_dir: paths.sessions_dir(),
+            auto_enhance: reader(settings, |s| s.skill_enhance.auto_enhance),
+            max_enhance_chars: reader(settings, |s| s.skill_enhance.max_enhance_context_chars),
+        });
+        let mut registry = builtin_registry();
+        registry.register_shortcut(Arc::new(McpShortcut(mcp.clone())));
+        registry.register(Arc::new(SkillCommand {
+            store: skills.clone(),
+            growth: Some(Arc::new(growth::commands::GrowthBackend(
+                skill_agent.clone(),
+            ))),
+        }));
+        for task in [
+            growth::commands::SkillTask::Search,
+            growth::commands::SkillTask::Enhance,
+        ] {
+            registry.register(Arc::new(growth::commands::SkillTaskCommand {
+                task,
+                agent: skill_agent.clone(),
+            }));
+        }
+        registry.register(Arc::new(SkillLoadCommand {
+            store: skills.clone(),
+        }));
+        registry.register(Arc::new(ToolsCommand {
+            tools: tools.clone(),
+        }));
+        crate::web::register(&mut registry, snapshot(settings), paths.settings_file());
+        crate::todo::register(&mut registry, todo_store.clone());
+        for kind in [TaskKind::General, TaskKind::Explore] {
+            registry.register(Arc::new(TaskCommand {
+                kind,
+                subagents: subagents.clone(),
+            }));
+        }
+        let registry = Arc::new(registry);
+        tools.add_source(Arc::new(AgentCommandTools(
+            registry
+                .specs()
+                .filter(|s| !matches!(s.name, "tools" | "skill:load"))
+                .map(|s| ToolEntry {
+                    command: s.name.to_string(),
+                    description: s.summary.to_string(),
+                })
+                .collect(),
+        )));
+        built = Some(skill_agent);
+        crate::shell::channel::sessions_with_channel(
+            ShellSessions::new(registry, Some(paths.bin_dir()))
+                .with_spill_dir(paths.home().join("output"))
+                .with_settings(snapshot(settings)),
+            paths.run_dir().join("agent.sock"),
+        )
+    });
+    let Some(skill_agent) = built else {
+        unreachable!("Arc::new_cyclic runs its closure before returning");
+    };
+    (shell, skill_agent)
 }
 
 /// The agent shell commands in `tools search` (web_fetch, todo, task:*, …).

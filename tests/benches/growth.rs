@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 use criterion::Criterion;
@@ -126,8 +126,7 @@ fn enhance_hook(home: &Path) -> (Arc<dyn StopHook>, Arc<AtomicUsize>, Arc<Atomic
     );
     let agent = Arc::new(SkillAgent {
         store,
-        subagents: Arc::new(OnceLock::new()),
-        commands_doc: Arc::new(OnceLock::new()),
+        subagents: Arc::new(NoSubAgents),
         meta_dir: home.join("skills"),
         versions: Versions::new(home.join("skill-versions")),
         contexts: Arc::new(SubAgentContexts::default()),
@@ -136,6 +135,22 @@ fn enhance_hook(home: &Path) -> (Arc<dyn StopHook>, Arc<AtomicUsize>, Arc<Atomic
         max_enhance_chars,
     });
     (Arc::new(EnhanceHook { agent }), bool_reads, log_reads)
+}
+
+/// The stop hook measured here never starts a sub-agent.
+struct NoSubAgents;
+
+impl synapse_daemon::agent::subagent::SubAgentRunner for NoSubAgents {
+    fn run<'a>(
+        &'a self,
+        _: synapse_daemon::agent::subagent::SubAgentRequest,
+        _: &'a tokio_util::sync::CancellationToken,
+    ) -> futures::future::BoxFuture<'a, Result<synapse_daemon::agent::TurnOutcome, String>> {
+        Box::pin(async { Err("no sub-agents in this benchmark".to_string()) })
+    }
+    fn commands_doc(&self) -> String {
+        String::new()
+    }
 }
 
 fn stop_hook(c: &mut Criterion) {

@@ -12,7 +12,9 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
+
+use futures::future::BoxFuture;
 
 use synapse_shared::paths::normalize;
 use tokio_util::sync::CancellationToken;
@@ -43,11 +45,46 @@ const WRITING_COMMANDS: &[&str] = &[
     "install", "patch", "git", "npm", "pip", "cargo", "make", "sed", "perl", "python", "python3",
 ];
 
-/// Everything needed to start sub-agents.
+/// Starts sub-agents: what `task:*` and the skill sub-agent are given when they are built.
+/// [`SubAgents`] is the daemon's; in-process tests pass a fake.
+pub trait SubAgentRunner: Send + Sync {
+    /// Runs a sub-agent to the end of its turn.
+    fn run<'a>(
+        &'a self,
+        request: SubAgentRequest,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Result<TurnOutcome, String>>;
+
+    /// The agent shell commands' documentation, for a sub-agent's system prompt.
+    fn commands_doc(&self) -> String;
+}
+
+/// Everything needed to start sub-agents on the daemon's shell layer.
+///
+/// The shell layer's command registry holds the commands that start sub-agents, so the two are
+/// built together (`Arc::new_cyclic` in `DaemonState::new`) and this holds the layer weakly:
+/// it is there for as long as the daemon is.
 #[derive(Clone)]
 pub struct SubAgents {
-    pub shell: Arc<ShellSessions>,
+    pub shell: Weak<ShellSessions>,
     pub settings: Arc<dyn Fn() -> synapse_shared::settings::Settings + Send + Sync>,
+}
+
+impl SubAgentRunner for SubAgents {
+    fn run<'a>(
+        &'a self,
+        request: SubAgentRequest,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Result<TurnOutcome, String>> {
+        Box::pin(SubAgents::run(self, request, cancel))
+    }
+
+    fn commands_doc(&self) -> String {
+        self.shell
+            .upgrade()
+            .map(|s| s.commands_doc().to_string())
+            .unwrap_or_default()
+    }
 }
 
 /// One sub-agent run.
@@ -78,6 +115,9 @@ impl SubAgents {
         request: SubAgentRequest,
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, String> {
+        let Some(shell) = self.shell.upgrade() else {
+            return Err("the daemon is stopping".into());
+        };
         let config = resolve_config(&(self.settings)(), &request.env, None)?;
         let provider = build_provider(&config).map_err(|e| e.to_string())?;
         let mut one_off = Vec::new();
@@ -92,7 +132,7 @@ impl SubAgents {
         let history = kept.as_deref_mut().unwrap_or(&mut one_off);
         let name = format!("subagent-{:08x}", fastrand::u32(..));
         let executor = Arc::new(PolicyExecutor {
-            sessions: self.shell.clone(),
+            sessions: shell.clone(),
             name: name.clone(),
             origin: SessionOrigin {
                 cwd: request.cwd.clone(),
@@ -122,7 +162,7 @@ impl SubAgents {
         if keeps_history {
             remember(history, start);
         }
-        self.shell.close(&name).await;
+        shell.close(&name).await;
         Ok(outcome)
     }
 }

@@ -3,13 +3,13 @@
 //! read-only (see [`super::subagent`] for exactly what that guards). Sub-agents cannot start
 //! sub-agents.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
 use super::TurnEnd;
 use super::runner::RunnerLimits;
-use super::subagent::{SubAgentPolicy, SubAgentRequest, SubAgents};
+use super::subagent::{SubAgentPolicy, SubAgentRequest, SubAgentRunner};
 use crate::shell::args::{OptSpec, UnknownOpts, parse};
 use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
@@ -63,13 +63,10 @@ pub enum TaskKind {
     Explore,
 }
 
-/// A `task:*` command. The sub-agent runner is set once the shell layer exists (it needs the
-/// command registry this command belongs to).
+/// A `task:*` command: runs its job on `subagents`.
 pub struct TaskCommand {
     pub kind: TaskKind,
-    pub subagents: Arc<OnceLock<SubAgents>>,
-    /// The agent shell commands' documentation, for the sub-agent's system prompt.
-    pub commands_doc: Arc<OnceLock<String>>,
+    pub subagents: Arc<dyn SubAgentRunner>,
 }
 
 impl AgentCommand for TaskCommand {
@@ -101,12 +98,7 @@ impl AgentCommand for TaskCommand {
                 Ok(words) => words,
                 Err(usage) => return usage,
             };
-            let Some(subagents) = self.subagents.get() else {
-                return CommandOutput::failure(
-                    "sub-agents are not available yet (daemon starting)",
-                    1,
-                );
-            };
+            let subagents = &self.subagents;
             let (policy, rules) = match self.kind {
                 TaskKind::General => (SubAgentPolicy::General, ""),
                 TaskKind::Explore => (
@@ -114,7 +106,7 @@ impl AgentCommand for TaskCommand {
                     "\n\nThis job is read-only: do not create, change or delete anything.",
                 ),
             };
-            let doc = self.commands_doc.get().map(String::as_str).unwrap_or("");
+            let doc = subagents.commands_doc();
             let env = ctx.env_map();
             let request = SubAgentRequest {
                 system: format!(

@@ -29,8 +29,6 @@ pub enum GrowthError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("the skill sub-agent is not available yet (daemon starting)")]
-    NotReady,
     /// The sub-agent's model could not be set up or called (no key, bad settings, …).
     #[error("{0}")]
     Model(String),

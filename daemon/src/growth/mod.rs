@@ -28,13 +28,13 @@ pub mod versions;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::runner::{RunnerLimits, TurnOutcome};
 use crate::agent::session_log::{is_valid_session_id, session_path};
-use crate::agent::subagent::{SubAgentPolicy, SubAgentRequest, SubAgents};
+use crate::agent::subagent::{SubAgentPolicy, SubAgentRequest, SubAgentRunner};
 use crate::agent::subagent_context::{SubAgentContext, SubAgentContexts};
 use crate::shell::GateHandle;
 use crate::skills::{SkillStore, SkillSummary};
@@ -49,8 +49,8 @@ const SKILL_AGENT_MAX_ITERATIONS: u32 = 30;
 /// The skill sub-agent and what it needs.
 pub struct SkillAgent {
     pub store: Arc<SkillStore>,
-    pub subagents: Arc<OnceLock<SubAgents>>,
-    pub commands_doc: Arc<OnceLock<String>>,
+    /// Runs the sub-agent (on the daemon's shell layer).
+    pub subagents: Arc<dyn SubAgentRunner>,
     /// Where the meta skills are installed and read.
     pub meta_dir: PathBuf,
     pub versions: versions::Versions,
@@ -177,15 +177,15 @@ impl SkillAgent {
         caller: &Caller,
         cancel: &CancellationToken,
     ) -> Result<SkillRun, GrowthError> {
-        let subagents = self.subagents.get().ok_or(GrowthError::NotReady)?;
+        let subagents = &self.subagents;
         let skills_dir = self.skills_dir();
         let meta_dir = self.meta_dir.clone();
         let store = self.store.clone();
         let meta_text = tokio::task::spawn_blocking(move || meta::contents(&meta_dir, &store))
             .await
             .map_err(GrowthError::internal)?;
-        let doc = self.commands_doc.get().map(String::as_str).unwrap_or("");
-        let system = prompt::system_prompt(&skills_dir, doc, &meta_text, skills);
+        let doc = subagents.commands_doc();
+        let system = prompt::system_prompt(&skills_dir, &doc, &meta_text, skills);
         let gate = SnapshotGate::new(skills_dir.clone(), self.versions.clone());
         let request = SubAgentRequest {
             system,

@@ -28,7 +28,7 @@ fn growth_status(e: GrowthError) -> Status {
         GrowthError::InvalidName { .. } | GrowthError::BadSessionId(_) => {
             Status::invalid_argument(msg)
         }
-        GrowthError::NotReady | GrowthError::Model(_) => Status::unavailable(msg),
+        GrowthError::Model(_) => Status::unavailable(msg),
         GrowthError::Run(_) => Status::aborted(msg),
         GrowthError::Internal(_) => Status::internal(msg),
     }

@@ -97,6 +97,8 @@ impl Slot {
 
 pub struct ShellSessions {
     router: BashRouter,
+    /// The system-prompt section documenting the agent shell commands.
+    commands_doc: String,
     bin_dir: Option<PathBuf>,
     output_cap_chars: usize,
     slots: Mutex<HashMap<String, Arc<Slot>>>,
@@ -113,6 +115,7 @@ impl ShellSessions {
     /// `bin_dir` (`$SYNAPSE_HOME/bin`) goes first on every shell's PATH.
     pub fn new(commands: Arc<CommandRegistry>, bin_dir: Option<PathBuf>) -> Self {
         Self {
+            commands_doc: commands.system_prompt_section(),
             router: BashRouter::new(commands),
             bin_dir,
             output_cap_chars: OUTPUT_CAP_CHARS,
@@ -183,6 +186,11 @@ impl ShellSessions {
         let cap = self.router.output_policy().cap_chars;
         self.router.set_output_policy(OutputPolicy::new(cap, dir));
         self
+    }
+
+    /// The system-prompt section documenting the agent shell commands.
+    pub fn commands_doc(&self) -> &str {
+        &self.commands_doc
     }
 
     pub fn router(&self) -> &BashRouter {
