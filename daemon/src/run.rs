@@ -65,7 +65,7 @@ fn run(options: Options) -> anyhow::Result<()> {
             tracing::warn!(socket = %paths.socket().display(), "removed a stale socket left by a daemon that died");
         }
         let state = Arc::new(DaemonState::new(paths.clone(), loaded));
-        tokio::spawn(signals::watch(state.shutdown.clone()));
+        crate::lifecycle::tasks::spawn(signals::watch(state.shutdown.clone()));
         // The user's MCP servers connect in the background; a project's start with its first session.
         state.mcp.user().start();
         tracing::info!(
@@ -77,8 +77,11 @@ fn run(options: Options) -> anyhow::Result<()> {
         );
         let result = crate::server::serve(state.clone(), listener).await;
         state.mcp.shutdown().await;
+        // Whatever is still running (readers, reapers, event loops) ends with the daemon.
+        let tasks_left =
+            crate::lifecycle::tasks::stop_all(std::time::Duration::from_secs(2)).await;
         socket::remove(paths.socket());
-        tracing::info!("synapsed stopped");
+        tracing::info!(tasks_left, "synapsed stopped");
         result
     })?;
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));

@@ -245,6 +245,24 @@ fn stopping_the_daemon_kills_every_shell_and_its_jobs() {
             && processes_matching("sleep 987.62").is_empty()
             && shells_of(&home) == 0
     });
+    // Every task the daemon spawned ended with it (readers, reapers, the busy sessions' work).
+    let log = || -> String {
+        std::fs::read_dir(env.paths().logs_dir())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+            .collect()
+    };
+    wait_until(Duration::from_secs(10), "the stop is logged", || {
+        log().contains("synapsed stopped")
+    });
+    let log = log();
+    let stopped = log
+        .lines()
+        .find(|l| l.contains("synapsed stopped"))
+        .unwrap_or_default();
+    assert!(stopped.contains("tasks_left=0"), "{stopped}");
 }
 
 /// Live `bash` processes whose PATH starts with this installation's bin folder.

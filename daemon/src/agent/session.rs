@@ -327,7 +327,7 @@ impl ChatSession {
             *running = Some(token.clone());
         }
         let session = self.clone();
-        tokio::spawn(async move {
+        crate::lifecycle::tasks::spawn(async move {
             match work {
                 Work::Turn(text) => session.run_turn(text, token).await,
                 Work::Compact => {

@@ -1,10 +1,12 @@
 //! The daemon's hold on its socket: the lock that makes it the only `synapsed` for a socket
 //! ([`lock`]), binding with stale-socket recovery and private permissions ([`socket`]), the peer
-//! uid check on every request ([`peer`]), the signals that stop it ([`signals`]) and the clean-up
-//! of processes a killed predecessor left ([`orphans`]).
+//! uid check on every request ([`peer`]), the signals that stop it ([`signals`]), the clean-up
+//! of processes a killed predecessor left ([`orphans`]) and the owner of every task it spawns
+//! ([`tasks`]).
 
 pub mod lock;
 pub mod orphans;
 pub mod peer;
 pub mod signals;
 pub mod socket;
+pub mod tasks;

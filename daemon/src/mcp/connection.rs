@@ -125,7 +125,7 @@ impl McpConnection {
     /// them again. Sent in the background; a server that is gone is not waited for.
     pub fn roots_changed(&self) {
         let peer = self.service.peer().clone();
-        tokio::spawn(async move {
+        crate::lifecycle::tasks::spawn(async move {
             #[allow(deprecated)]
             let _ = peer.notify_roots_list_changed().await;
         });
@@ -389,7 +389,7 @@ fn listen_for_tool_changes(
     }
     let peer = service.peer().clone();
     let server = server.to_string();
-    tokio::spawn(async move {
+    crate::lifecycle::tasks::spawn(async move {
         let filter = SubscriptionFilter::builder().tools_list_changed().build();
         let mut subscription = match peer.listen(filter).await {
             Ok(s) => s,
@@ -421,7 +421,7 @@ fn watch_exit(
 ) {
     let mut exited = process.exit_watch();
     let server = server.to_string();
-    tokio::spawn(async move {
+    crate::lifecycle::tasks::spawn(async move {
         if let Ok(reason) = exited.wait_for(Option::is_some).await {
             let reason = reason.clone().unwrap_or_default();
             let _ = tx.send(ConnectionEvent::Exited {

@@ -331,7 +331,7 @@ impl McpHub {
         let weak = Arc::downgrade(&self.inner);
         self.inner.reaper_started.call_once(|| {
             if tokio::runtime::Handle::try_current().is_ok() {
-                tokio::spawn(reaper(weak));
+                crate::lifecycle::tasks::spawn(reaper(weak));
             }
         });
     }

@@ -191,7 +191,7 @@ impl McpManager {
 
     fn ensure_event_loop(&self) {
         if let Some(rx) = lock(&self.inner.pending_events).take() {
-            tokio::spawn(event_loop(Arc::downgrade(&self.inner), rx));
+            crate::lifecycle::tasks::spawn(event_loop(Arc::downgrade(&self.inner), rx));
         }
     }
 
@@ -204,7 +204,7 @@ impl McpManager {
     pub fn start(&self) {
         self.ensure_event_loop();
         let this = self.clone();
-        tokio::spawn(async move {
+        crate::lifecycle::tasks::spawn(async move {
             let summary = this.refresh_inner(false).await;
             for p in &summary.problems {
                 tracing::warn!("MCP config: {p}");
@@ -320,7 +320,7 @@ impl McpManager {
             }
         } else {
             summary.wrappers = report;
-            tokio::spawn(connects);
+            crate::lifecycle::tasks::spawn(connects);
         }
         summary
     }

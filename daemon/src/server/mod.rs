@@ -67,8 +67,8 @@ pub async fn serve(state: Arc<DaemonState>, listener: UnixListener) -> anyhow::R
 /// How long a chat session with no client and no running turn stays loaded.
 pub const CHAT_IDLE_UNLOAD: std::time::Duration = std::time::Duration::from_secs(10 * 60);
 
-fn spawn_chat_reaper(state: Arc<DaemonState>) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
+fn spawn_chat_reaper(state: Arc<DaemonState>) -> tokio::task::JoinHandle<Option<()>> {
+    crate::lifecycle::tasks::spawn(async move {
         let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
         loop {
             tick.tick().await;

@@ -53,9 +53,10 @@ where
 {
     let cancel = CancellationToken::new();
     let _cancel_on_drop = cancel.clone().drop_guard();
-    tokio::spawn(work(cancel))
+    crate::lifecycle::tasks::spawn(work(cancel))
         .await
-        .map_err(|e| Status::internal(format!("skill sub-agent task failed: {e}")))
+        .map_err(|e| Status::internal(format!("skill sub-agent task failed: {e}")))?
+        .ok_or_else(|| Status::unavailable("the daemon is stopping"))
 }
 
 impl SkillsService {

@@ -115,12 +115,14 @@ impl Tools for ToolsService {
         // Dropped with this handler when the client disconnects: cancels the command.
         let on_disconnect = cancel.clone().drop_guard();
         let sessions = self.state.shell.clone();
-        let task =
-            tokio::spawn(async move { sessions.execute(&name, &origin, &call, &cancel).await });
+        let task = crate::lifecycle::tasks::spawn(async move {
+            sessions.execute(&name, &origin, &call, &cancel).await
+        });
         let outcome = task.await;
         on_disconnect.disarm();
         let result = outcome
             .map_err(|e| Status::internal(format!("the command task failed: {e}")))?
+            .ok_or_else(|| Status::unavailable("the daemon is stopping"))?
             .map_err(|e| match e {
                 SessionError::EmptyName
                 | SessionError::BadName(_)

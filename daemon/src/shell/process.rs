@@ -98,7 +98,7 @@ pub struct BashProcess {
     marker: String,
     capture: Arc<Mutex<OutputCapture>>,
     done_rx: mpsc::UnboundedReceiver<Completion>,
-    reader: JoinHandle<()>,
+    reader: JoinHandle<Option<()>>,
     cwd: PathBuf,
     /// Commands run so far; numbers each command's tag.
     commands_run: u64,
@@ -146,7 +146,7 @@ impl BashProcess {
         };
         let capture = Arc::new(Mutex::new(OutputCapture::new()));
         let (done_tx, done_rx) = mpsc::unbounded_channel();
-        let reader = tokio::spawn(read_output(
+        let reader = crate::lifecycle::tasks::spawn(read_output(
             stdout,
             marker.clone(),
             capture.clone(),

@@ -279,7 +279,7 @@ impl ShellSessions {
         let Ok(slot) = self.slot(name, origin) else {
             return;
         };
-        tokio::spawn(async move {
+        crate::lifecycle::tasks::spawn(async move {
             let mut session = slot.session.clone().lock_owned().await;
             if !slot.closed.load(Ordering::Acquire)
                 && let Err(e) = session.warm_up().await
@@ -371,9 +371,9 @@ impl ShellSessions {
     }
 
     /// Starts the task closing sessions idle for [`SESSION_IDLE_TIMEOUT`].
-    pub fn spawn_idle_reaper(self: &Arc<Self>) -> JoinHandle<()> {
+    pub fn spawn_idle_reaper(self: &Arc<Self>) -> JoinHandle<Option<()>> {
         let sessions = Arc::downgrade(self);
-        tokio::spawn(async move {
+        crate::lifecycle::tasks::spawn(async move {
             let mut tick = tokio::time::interval(REAPER_INTERVAL);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {

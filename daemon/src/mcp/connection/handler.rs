@@ -133,7 +133,7 @@ impl Drop for ProgressWatch {
     fn drop(&mut self) {
         lock(&self.watchers).remove(&self.token);
         if let Some((peer, id)) = self.pending.take() {
-            tokio::spawn(async move {
+            crate::lifecycle::tasks::spawn(async move {
                 let param = rmcp::model::CancelledNotificationParam::new(
                     Some(id),
                     Some("the call was stopped".into()),

@@ -26,7 +26,7 @@ impl McpManager {
     /// Makes the wrappers match the catalog in a background task.
     pub(crate) fn sync_wrappers_later(&self) {
         let this = self.clone();
-        tokio::spawn(async move {
+        crate::lifecycle::tasks::spawn(async move {
             this.sync_wrappers().await;
         });
     }
@@ -130,7 +130,7 @@ pub(super) async fn event_loop(
                     continue;
                 };
                 // Listing may take a while: do it off the event loop.
-                tokio::spawn(async move {
+                crate::lifecycle::tasks::spawn(async move {
                     match conn.list_tools_now().await {
                         Ok(tools) => {
                             tracing::info!(server = %server, tools = tools.len(), "MCP tool list changed");

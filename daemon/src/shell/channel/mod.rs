@@ -183,7 +183,7 @@ async fn serve(listener: UnixListener, channel: std::sync::Weak<AgentChannel>) {
         let Some(channel) = channel.upgrade() else {
             return;
         };
-        tokio::spawn(async move { answer(&channel, stream).await });
+        crate::lifecycle::tasks::spawn(async move { answer(&channel, stream).await });
     }
 }
 
