@@ -6,8 +6,9 @@
 //! and optional: a server that answers none of them leaves the decision to
 //! [`crate::limits::ModelLimits::resolve`]. The official APIs are never probed.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -44,14 +45,14 @@ pub async fn discover_context_window(config: &ProviderConfig) -> Option<u64> {
         config.model.clone(),
         config.kind == ProviderKind::OpenAi,
     );
-    if let Ok(c) = cache().lock()
-        && let Some((at, window)) = c.get(&key)
+    if let Some((at, window)) = cache().lock().get(&key)
         && at.elapsed() < CACHE_TTL
     {
         return *window;
     }
     let window = probe(config).await;
-    if let Ok(mut c) = cache().lock() {
+    {
+        let mut c = cache().lock();
         c.insert(key, (Instant::now(), window));
     }
     window

@@ -4,8 +4,8 @@
 //! answer, so the request is refused at once; when the last client goes away, every open request
 //! is answered "no" ([`SessionApprover::deny_all_pending`]). Every decision is logged.
 
+use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
 
 use futures::future::BoxFuture;
 use tokio::sync::{broadcast, oneshot};
@@ -33,11 +33,7 @@ impl SessionApprover {
 
     /// A client's answer: "yes", "no", "session" (or "always", treated as "session" here).
     pub fn answer(&self, request_id: &str, decision: &str) -> bool {
-        let sender = self
-            .pending
-            .lock()
-            .ok()
-            .and_then(|mut p| p.remove(request_id));
+        let sender = self.pending.lock().remove(request_id);
         match sender {
             Some(tx) => tx.send(decision.to_string()).is_ok(),
             None => false,
@@ -48,10 +44,7 @@ impl SessionApprover {
 impl SessionApprover {
     /// Answers every open request "no" (its client went away); returns how many there were.
     pub fn deny_all_pending(&self) -> usize {
-        let pending: Vec<_> = match self.pending.lock() {
-            Ok(mut p) => p.drain().collect(),
-            Err(_) => return 0,
-        };
+        let pending: Vec<_> = self.pending.lock().drain().collect();
         let count = pending.len();
         for (id, tx) in pending {
             tracing::info!(session = %self.session_id, request = %id, "approval denied: its client went away");
@@ -71,12 +64,7 @@ impl SessionApprover {
         pattern: String,
         rules_file: String,
     ) -> String {
-        if self
-            .always
-            .lock()
-            .map(|a| a.contains(&title))
-            .unwrap_or(false)
-        {
+        if self.always.lock().contains(&title) {
             tracing::info!(session = %self.session_id, %title, "approved (allowed for this session)");
             return "session".into();
         }
@@ -86,7 +74,8 @@ impl SessionApprover {
         }
         let id = format!("approval-{:08x}", fastrand::u32(..));
         let (tx, rx) = oneshot::channel();
-        if let Ok(mut p) = self.pending.lock() {
+        {
+            let mut p = self.pending.lock();
             p.insert(id.clone(), tx);
         }
         let _ = self.events.send(SessionEvent::Approval {
@@ -99,8 +88,8 @@ impl SessionApprover {
         let decision = rx.await.unwrap_or_else(|_| "no".to_string());
         // Without a rule to save, "always" lasts for the session.
         let remember = decision == "session" || (decision == "always" && pattern.is_empty());
-        if remember && let Ok(mut a) = self.always.lock() {
-            a.insert(title.clone());
+        if remember {
+            self.always.lock().insert(title.clone());
         }
         tracing::info!(session = %self.session_id, %title, %decision, "approval answered");
         match decision.as_str() {

@@ -4,8 +4,9 @@
 //! records them, and can hang until cancelled. Together they run the runner and the session
 //! logic in milliseconds with no daemon, socket or shell.
 
+use parking_lot::Mutex;
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -79,16 +80,17 @@ impl ScriptedProvider {
 
     /// Every request the runner sent, in order.
     pub fn requests(&self) -> Vec<LlmRequest> {
-        self.requests.lock().map(|r| r.clone()).unwrap_or_default()
+        self.requests.lock().clone()
     }
 }
 
 impl LlmProvider for ScriptedProvider {
     fn stream(&self, request: LlmRequest) -> Result<EventStream, LlmError> {
-        if let Ok(mut r) = self.requests.lock() {
+        {
+            let mut r = self.requests.lock();
             r.push(request);
         }
-        let step = self.steps.lock().ok().and_then(|mut s| s.pop_front());
+        let step = self.steps.lock().pop_front();
         Ok(match step {
             Some(Step::Events(events)) => Box::pin(futures::stream::iter(events)),
             Some(Step::Hang) => Box::pin(futures::stream::pending()),
@@ -139,14 +141,16 @@ impl FakeExecutor {
     pub fn commands(&self) -> Vec<String> {
         self.calls
             .lock()
-            .map(|c| c.iter().map(|c| c.command.clone()).collect())
-            .unwrap_or_default()
+            .iter()
+            .map(|c| c.command.clone())
+            .collect()
     }
 }
 
 impl ToolExecutor for FakeExecutor {
     fn execute(&self, call: BashCall, cancel: CancellationToken) -> ToolFuture<'_> {
-        if let Ok(mut c) = self.calls.lock() {
+        {
+            let mut c = self.calls.lock();
             c.push(call.clone());
         }
         let answer = self

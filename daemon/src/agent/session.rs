@@ -6,10 +6,11 @@ mod compact;
 mod limits;
 mod turn;
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
@@ -181,7 +182,7 @@ impl ChatSession {
     }
 
     pub fn is_running(&self) -> bool {
-        self.running.lock().map(|r| r.is_some()).unwrap_or(false)
+        self.running.lock().is_some()
     }
 
     /// Completed turns and messages so far.
@@ -196,12 +197,7 @@ impl ChatSession {
     pub fn model(&self) -> String {
         match self.resolve_config() {
             Ok(c) => c.model,
-            Err(_) => self
-                .model_override
-                .lock()
-                .ok()
-                .and_then(|m| m.clone())
-                .unwrap_or_default(),
+            Err(_) => self.model_override.lock().clone().unwrap_or_default(),
         }
     }
 
@@ -298,7 +294,7 @@ impl ChatSession {
 
     /// Cancels the running turn, if any.
     pub fn cancel(&self) -> bool {
-        match self.running.lock().ok().and_then(|r| r.clone()) {
+        match self.running.lock().clone() {
             Some(token) => {
                 token.cancel();
                 true
@@ -320,7 +316,7 @@ impl ChatSession {
     fn start(self: &Arc<Self>, work: Work) -> Result<(), TurnError> {
         let token = CancellationToken::new();
         {
-            let mut running = self.running.lock().map_err(|_| TurnError::Busy)?;
+            let mut running = self.running.lock();
             if running.is_some() {
                 return Err(TurnError::Busy);
             }
@@ -360,10 +356,12 @@ impl ChatSession {
     }
 
     fn clear_running(&self) {
-        if let Ok(mut running) = self.running.lock() {
+        {
+            let mut running = self.running.lock();
             *running = None;
         }
-        if let Ok(mut t) = self.idle_since.lock() {
+        {
+            let mut t = self.idle_since.lock();
             *t = std::time::Instant::now();
         }
     }
@@ -372,11 +370,7 @@ impl ChatSession {
     pub fn is_idle_for(&self, idle: std::time::Duration) -> bool {
         !self.is_running()
             && self.events.receiver_count() == 0
-            && self
-                .idle_since
-                .lock()
-                .map(|t| t.elapsed() >= idle)
-                .unwrap_or(false)
+            && self.idle_since.lock().elapsed() >= idle
     }
 
     /// The stop hook after a completed turn; its report goes out as an event unless the turn
@@ -397,7 +391,7 @@ impl ChatSession {
     }
 
     fn resolve_config(&self) -> Result<ProviderConfig, String> {
-        let model = self.model_override.lock().ok().and_then(|m| m.clone());
+        let model = self.model_override.lock().clone();
         resolve_config(&(self.deps.settings)(), &self.env, model.as_deref())
     }
 
@@ -416,7 +410,8 @@ impl ChatSession {
 
     /// Changes the model for the following turns.
     pub fn set_model(&self, model: Option<String>) {
-        if let Ok(mut m) = self.model_override.lock() {
+        {
+            let mut m = self.model_override.lock();
             *m = model;
         }
     }

@@ -1,9 +1,10 @@
 //! The daemon's chat sessions: opening new ones, resuming one from its file (by id or the most
 //! recent), keeping live ones in memory so clients can reattach, and listing what is on disk.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::session::{ChatSession, SessionDeps, is_user_prompt, resolve_config};
 use super::session_log::{
@@ -94,14 +95,11 @@ impl ChatSessions {
     }
 
     pub fn live_count(&self) -> usize {
-        self.live.lock().map(|l| l.len()).unwrap_or(0)
+        self.live.lock().len()
     }
 
     pub fn is_live(&self, id: &str) -> bool {
-        self.live
-            .lock()
-            .map(|l| l.contains_key(id))
-            .unwrap_or(false)
+        self.live.lock().contains_key(id)
     }
 
     /// Opens a new session or resumes one (a live one is reattached as it is).
@@ -123,7 +121,8 @@ impl ChatSessions {
         if !is_valid_session_id(&id) {
             return Err(ChatError::BadId(id));
         }
-        if let Some(live) = self.live.lock().ok().and_then(|l| l.get(&id).cloned()) {
+        let live = self.live.lock().get(&id).cloned();
+        if let Some(live) = live {
             if req.model.is_some() {
                 live.set_model(req.model);
             }
@@ -181,7 +180,8 @@ impl ChatSessions {
             log,
             deps,
         ));
-        if let Ok(mut live) = self.live.lock() {
+        {
+            let mut live = self.live.lock();
             live.insert(id, session.clone());
         }
         Ok(Opened {
@@ -212,7 +212,8 @@ impl ChatSessions {
             )?,
             deps,
         ));
-        if let Ok(mut live) = self.live.lock() {
+        {
+            let mut live = self.live.lock();
             live.insert(id, session.clone());
         }
         Ok(Opened {
@@ -261,9 +262,7 @@ impl ChatSessions {
     /// Unloads sessions nobody uses (no turn, no client, idle for `idle`); their files stay and
     /// they can be resumed. Returns their ids.
     pub fn unload_idle(&self, idle: std::time::Duration) -> Vec<String> {
-        let Ok(mut live) = self.live.lock() else {
-            return Vec::new();
-        };
+        let mut live = self.live.lock();
         let ids: Vec<String> = live
             .iter()
             .filter(|(_, s)| s.is_idle_for(idle))
@@ -292,10 +291,10 @@ impl ChatSessions {
             }
             tokio::time::sleep(RELEASE_POLL).await;
         }
-        if let Ok(mut live) = self.live.lock()
-            && live
-                .get(&session.id)
-                .is_some_and(|s| Arc::ptr_eq(s, session))
+        let mut live = self.live.lock();
+        if live
+            .get(&session.id)
+            .is_some_and(|s| Arc::ptr_eq(s, session))
         {
             live.remove(&session.id);
         }
@@ -304,7 +303,8 @@ impl ChatSessions {
 
     /// Remembers where a released session's shell was (`cd` persists across `--continue`).
     pub fn remember_cwd(&self, id: &str, cwd: PathBuf) {
-        if let Ok(mut cwds) = self.released_cwds.lock() {
+        {
+            let mut cwds = self.released_cwds.lock();
             cwds.retain(|(i, _)| i != id);
             if cwds.len() >= RELEASED_CWDS {
                 cwds.pop_front();
@@ -314,14 +314,15 @@ impl ChatSessions {
     }
 
     fn take_released_cwd(&self, id: &str) -> Option<PathBuf> {
-        let mut cwds = self.released_cwds.lock().ok()?;
+        let mut cwds = self.released_cwds.lock();
         let at = cwds.iter().position(|(i, _)| i == id)?;
         cwds.remove(at).map(|(_, cwd)| cwd)
     }
 
     /// Cancels every running turn (daemon shutdown).
     pub fn cancel_all(&self) {
-        if let Ok(live) = self.live.lock() {
+        {
+            let live = self.live.lock();
             for s in live.values() {
                 s.cancel();
             }

@@ -10,9 +10,10 @@
 //! not a sandbox: the OS sandbox of the request ([`SubAgentRequest::sandbox`]) is what confines
 //! native commands where the system has one.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 
 use futures::future::BoxFuture;
 
@@ -195,7 +196,7 @@ impl PolicyExecutor {
 impl ToolExecutor for PolicyExecutor {
     fn execute(&self, call: BashCall, cancel: CancellationToken) -> ToolFuture<'_> {
         Box::pin(async move {
-            let cwd = self.cwd.lock().map(|c| c.clone()).unwrap_or_default();
+            let cwd = self.cwd.lock().clone();
             let home = self.home();
             let at = PathResolver {
                 cwd: &cwd,
@@ -228,7 +229,8 @@ impl ToolExecutor for PolicyExecutor {
                 .await
             {
                 Ok(result) => {
-                    if let Ok(mut c) = self.cwd.lock() {
+                    {
+                        let mut c = self.cwd.lock();
                         *c = result.cwd.clone();
                     }
                     ToolOutcome {

@@ -17,8 +17,9 @@
 //! than [`MAX_EXCHANGES`]. A run that got no answer at all (no model, cancelled before the
 //! first reply) leaves nothing behind.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 
 use tokio_util::sync::CancellationToken;
 
@@ -62,9 +63,7 @@ impl SubAgentContexts {
     /// The context of session `id`, created when it has none. The caller (the chat session)
     /// keeps it alive; dropping the last strong reference forgets it.
     pub fn open(&self, id: &str) -> Arc<SubAgentContext> {
-        let Ok(mut live) = self.live.lock() else {
-            return Arc::default();
-        };
+        let mut live = self.live.lock();
         live.retain(|_, weak| weak.strong_count() > 0);
         if let Some(existing) = live.get(id).and_then(Weak::upgrade) {
             return existing;
@@ -76,15 +75,16 @@ impl SubAgentContexts {
 
     /// The context of a live chat session, if `id` names one.
     pub fn get(&self, id: &str) -> Option<Arc<SubAgentContext>> {
-        self.live.lock().ok()?.get(id).and_then(Weak::upgrade)
+        self.live.lock().get(id).and_then(Weak::upgrade)
     }
 
     /// Contexts still alive.
     pub fn live_count(&self) -> usize {
         self.live
             .lock()
-            .map(|l| l.values().filter(|w| w.strong_count() > 0).count())
-            .unwrap_or(0)
+            .values()
+            .filter(|w| w.strong_count() > 0)
+            .count()
     }
 }
 

@@ -26,10 +26,11 @@
 //! change a skill after step 3. Symlinks inside a skill are not versioned (as in
 //! [`super::versions`]).
 
+use parking_lot::Mutex;
 use std::collections::{BTreeMap, HashSet};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
@@ -129,9 +130,7 @@ impl SnapshotGate {
     /// Step 3 (blocking I/O): versions for skills changed unseen; what the run saved.
     pub fn finish(&self) -> RunVersions {
         let inner = &self.0;
-        let Ok(mut state) = inner.state.lock() else {
-            return RunVersions::default();
-        };
+        let mut state = inner.state.lock();
         let mut versions = std::mem::take(&mut state.versions);
         let Some(baseline) = state.baseline.take() else {
             return versions;
@@ -187,9 +186,7 @@ impl CommandGate for SnapshotGate {
 impl Inner {
     /// Steps 1 and 2 for one command.
     fn before(&self, work: Work, cwd: &Path) {
-        let Ok(mut state) = self.state.lock() else {
-            return;
-        };
+        let mut state = self.state.lock();
         if state.existing.is_none() {
             state.existing = Some(skill_names(&self.root));
         }

@@ -92,7 +92,6 @@ impl McpManager {
             .inner
             .servers
             .read()
-            .unwrap_or_else(|p| p.into_inner())
             .iter()
             .filter(|(name, s)| {
                 s.config().enabled
@@ -138,13 +137,7 @@ impl McpManager {
         tool: &str,
     ) -> Result<(Arc<Server>, ToolSpec), McpCallOutput> {
         let Some(srv) = self.server(server) else {
-            if let Some(problem) = self
-                .inner
-                .invalid
-                .read()
-                .unwrap_or_else(|p| p.into_inner())
-                .get(server)
-            {
+            if let Some(problem) = self.inner.invalid.read().get(server) {
                 return Err(McpCallOutput::error(
                     EXIT_UNAVAILABLE,
                     format!("MCP server {server} is unavailable: {problem}"),

@@ -7,9 +7,10 @@
 //! The rmcp client handler (roots, progress, list-changed) is [`handler`]; a change of roots is
 //! announced with `notifications/roots/list_changed` ([`McpConnection::roots_changed`]).
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{HeaderName, HeaderValue};
@@ -30,7 +31,6 @@ use handler::{Events, ProgressWatchers};
 
 use super::config::{ServerConfig, Transport};
 use super::process::{ServerProcess, StdioCommand};
-use super::server::lock;
 
 /// Largest message a stdio server may send (one JSON line). rmcp's own limit is 16 MiB, which
 /// a big tool result passes; a larger line is dropped and its call fails by its timeout.
@@ -353,7 +353,7 @@ impl McpConnection {
     /// Kills the server's process group (waiting until it is reaped) and cancels the session,
     /// while in-flight callers may still hold this connection.
     pub async fn kill_process(&self) {
-        let process = lock(&self.process).take();
+        let process = self.process.lock().take();
         if let Some(process) = process {
             process.terminate().await;
         }

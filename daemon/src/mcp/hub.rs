@@ -10,14 +10,14 @@
 //! Roots: a project's servers are told their workspace root; the user's servers are told every
 //! workspace that is up, and are notified when one comes or goes.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use super::manager::{McpManager, McpOptions, ServerStatus};
-use super::server::lock;
 use crate::mcp::catalog::CatalogEntry;
 use crate::mcp::result::McpCallOutput;
 use crate::shell::ShellWorkspace;
@@ -57,7 +57,7 @@ struct Slot {
 
 impl Slot {
     fn touch(&self) {
-        *lock(&self.last_used) = Instant::now();
+        *self.last_used.lock() = Instant::now();
     }
 }
 
@@ -102,7 +102,7 @@ impl McpHub {
     ) -> McpHub {
         let active_roots: Arc<Mutex<Vec<PathBuf>>> = Arc::default();
         let announced = active_roots.clone();
-        let roots = Arc::new(move || lock(&announced).clone());
+        let roots = Arc::new(move || announced.lock().clone());
         McpHub {
             inner: Arc::new(HubInner {
                 user: McpManager::new_with_roots(opts.clone(), roots),
@@ -145,7 +145,7 @@ impl McpHub {
     fn slot(&self, root: &Path, env: Option<HashMap<String, String>>) -> Arc<Slot> {
         self.start_reaper();
         let (slot, fresh) = {
-            let mut slots = lock(&self.inner.slots);
+            let mut slots = self.inner.slots.lock();
             match slots.get(root) {
                 Some(slot) => (slot.clone(), false),
                 None => {
@@ -182,7 +182,7 @@ impl McpHub {
 
     /// The workspace's manager when it is running (no start, no touch).
     fn running(&self, root: &Path) -> Option<McpManager> {
-        lock(&self.inner.slots).get(root).map(|s| s.manager.clone())
+        self.inner.slots.lock().get(root).map(|s| s.manager.clone())
     }
 
     /// Who serves `server` for a caller in `root`: the project's own server of that name, else
@@ -311,7 +311,10 @@ impl McpHub {
 
     /// Workspaces with a running manager, and how many sessions hold each (status, tests).
     pub fn workspaces(&self) -> Vec<(PathBuf, usize)> {
-        let mut out: Vec<(PathBuf, usize)> = lock(&self.inner.slots)
+        let mut out: Vec<(PathBuf, usize)> = self
+            .inner
+            .slots
+            .lock()
             .iter()
             .map(|(root, s)| (root.clone(), s.leases.load(Ordering::Acquire)))
             .collect();
@@ -321,7 +324,7 @@ impl McpHub {
 
     /// Stops every server of every workspace and the user's (daemon shutdown).
     pub async fn shutdown(&self) {
-        let slots: Vec<Arc<Slot>> = lock(&self.inner.slots).drain().map(|(_, s)| s).collect();
+        let slots: Vec<Arc<Slot>> = self.inner.slots.lock().drain().map(|(_, s)| s).collect();
         let mut all: Vec<McpManager> = slots.iter().map(|s| s.manager.clone()).collect();
         all.push(self.inner.user.clone());
         futures::future::join_all(all.iter().map(McpManager::shutdown)).await;
@@ -349,11 +352,11 @@ async fn reaper(hub: Weak<HubInner>) {
         let Some(hub) = hub.upgrade() else { return };
         let idle = (hub.idle)();
         let stale: Vec<(PathBuf, Arc<Slot>)> = {
-            let mut slots = lock(&hub.slots);
+            let mut slots = hub.slots.lock();
             let roots: Vec<PathBuf> = slots
                 .iter()
                 .filter(|(_, s)| {
-                    s.leases.load(Ordering::Acquire) == 0 && lock(&s.last_used).elapsed() >= idle
+                    s.leases.load(Ordering::Acquire) == 0 && s.last_used.lock().elapsed() >= idle
                 })
                 .map(|(r, _)| r.clone())
                 .collect();
@@ -390,5 +393,5 @@ async fn reaper(hub: Weak<HubInner>) {
 fn set_roots(active: &Mutex<Vec<PathBuf>>, slots: &HashMap<PathBuf, Arc<Slot>>) {
     let mut roots: Vec<PathBuf> = slots.keys().cloned().collect();
     roots.sort();
-    *lock(active) = roots;
+    *active.lock() = roots;
 }

@@ -15,12 +15,7 @@ pub const INSTRUCTIONS_TOTAL_CHARS: usize = 8_000;
 impl McpManager {
     /// `(server, instructions)` of every connected server that sent any, by server name.
     pub fn server_instructions(&self) -> Vec<(String, String)> {
-        let servers = self
-            .inner
-            .servers
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let servers = self.inner.servers.read().clone();
         servers
             .into_iter()
             .filter_map(|(name, server)| {

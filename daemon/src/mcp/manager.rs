@@ -15,9 +15,10 @@ mod sync;
 
 use sync::{event_loop, merge_reports};
 
+use parking_lot::{Mutex, RwLock};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Arc;
 
 use futures::future::join_all;
 use tokio::sync::mpsc;
@@ -25,7 +26,7 @@ use tokio::sync::mpsc;
 use super::catalog::Catalog;
 use super::config::ConfigProblem;
 use super::connection::ConnectionEvent;
-use super::server::{Server, ServerState, StateKind, ToolInfo, lock};
+use super::server::{Server, ServerState, StateKind, ToolInfo};
 use super::wrappers::{SyncReport, WrapperWriter};
 
 /// Looks up `${VAR}` values (the process environment in the daemon, a map in tests).
@@ -190,7 +191,7 @@ impl McpManager {
     }
 
     fn ensure_event_loop(&self) {
-        if let Some(rx) = lock(&self.inner.pending_events).take() {
+        if let Some(rx) = self.inner.pending_events.lock().take() {
             crate::lifecycle::tasks::spawn(event_loop(Arc::downgrade(&self.inner), rx));
         }
     }
@@ -233,11 +234,7 @@ impl McpManager {
         let mut to_stop: Vec<(String, Arc<Server>)> = Vec::new();
         let mut to_connect: Vec<Arc<Server>> = Vec::new();
         {
-            let mut servers = self
-                .inner
-                .servers
-                .write()
-                .unwrap_or_else(|p| p.into_inner());
+            let mut servers = self.inner.servers.write();
             let old: Vec<String> = servers.keys().cloned().collect();
             for name in old {
                 if !config.servers.contains_key(&name)
@@ -280,16 +277,8 @@ impl McpManager {
                 }
             }
         }
-        *self
-            .inner
-            .invalid
-            .write()
-            .unwrap_or_else(|p| p.into_inner()) = config.invalid.clone();
-        *self
-            .inner
-            .problems
-            .write()
-            .unwrap_or_else(|p| p.into_inner()) = config.problems.clone();
+        *self.inner.invalid.write() = config.invalid.clone();
+        *self.inner.problems.write() = config.problems.clone();
 
         join_all(
             to_stop
@@ -329,13 +318,7 @@ impl McpManager {
     pub fn list(&self) -> Vec<ServerStatus> {
         let catalog = self.catalog();
         let mut out = Vec::new();
-        for (name, s) in self
-            .inner
-            .servers
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-        {
+        for (name, s) in self.inner.servers.read().iter() {
             let cfg = s.config();
             let (state, reason) = s.state_kind();
             let tools = catalog.server_commands(name);
@@ -350,13 +333,7 @@ impl McpManager {
                 tools,
             });
         }
-        for (name, problem) in self
-            .inner
-            .invalid
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-        {
+        for (name, problem) in self.inner.invalid.read().iter() {
             out.push(ServerStatus {
                 name: name.clone(),
                 state: StateKind::Failed,
@@ -378,28 +355,16 @@ impl McpManager {
             .inner
             .problems
             .read()
-            .unwrap_or_else(|p| p.into_inner())
             .iter()
             .map(ToString::to_string)
             .collect();
-        out.extend(
-            self.inner
-                .invalid
-                .read()
-                .unwrap_or_else(|p| p.into_inner())
-                .values()
-                .map(ToString::to_string),
-        );
+        out.extend(self.inner.invalid.read().values().map(ToString::to_string));
         out
     }
 
     /// The current command catalog.
     pub fn catalog(&self) -> Arc<Catalog> {
-        self.inner
-            .catalog
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.inner.catalog.read().clone()
     }
 
     /// The folder the wrappers are written to.
@@ -415,11 +380,7 @@ impl McpManager {
     /// Stops every server and waits until their processes are gone (daemon shutdown).
     pub async fn shutdown(&self) {
         let servers: Vec<Arc<Server>> = {
-            let mut map = self
-                .inner
-                .servers
-                .write()
-                .unwrap_or_else(|p| p.into_inner());
+            let mut map = self.inner.servers.write();
             std::mem::take(&mut *map).into_values().collect()
         };
         join_all(servers.iter().map(|s| s.stop("synapsed is shutting down"))).await;
@@ -427,13 +388,7 @@ impl McpManager {
 
     /// Tells every connected server its roots changed.
     pub fn roots_changed(&self) {
-        for s in self
-            .inner
-            .servers
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .values()
-        {
+        for s in self.inner.servers.read().values() {
             if let Some(conn) = s.ready() {
                 conn.roots_changed();
             }
@@ -442,22 +397,11 @@ impl McpManager {
 
     /// True when `name` is configured here (connected or not, or with a broken entry).
     pub fn has_server(&self, name: &str) -> bool {
-        self.server(name).is_some()
-            || self
-                .inner
-                .invalid
-                .read()
-                .unwrap_or_else(|p| p.into_inner())
-                .contains_key(name)
+        self.server(name).is_some() || self.inner.invalid.read().contains_key(name)
     }
 
     pub(crate) fn server(&self, name: &str) -> Option<Arc<Server>> {
-        self.inner
-            .servers
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(name)
-            .cloned()
+        self.inner.servers.read().get(name).cloned()
     }
 }
 

@@ -6,8 +6,9 @@
 //! next call after `retry_at` reconnects. A server that dropped from `Ready` retries at once; each
 //! further failed attempt doubles the wait (1 s … [`BACKOFF_MAX`]).
 
+use parking_lot::Mutex;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
@@ -68,10 +69,6 @@ pub enum StateKind {
     Failed,
 }
 
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 /// One configured server.
 #[derive(Debug)]
 pub struct Server {
@@ -100,29 +97,29 @@ impl Server {
     }
 
     pub fn config(&self) -> ServerConfig {
-        lock(&self.config).clone()
+        self.config.lock().clone()
     }
 
     /// Replaces the config when only wrapper-level settings (tool filters) changed.
     pub fn set_config(&self, config: ServerConfig) {
-        *lock(&self.config) = config;
+        *self.config.lock() = config;
     }
 
     pub fn state(&self) -> ServerState {
-        lock(&self.state).clone()
+        self.state.lock().clone()
     }
 
     pub fn tools(&self) -> Option<Arc<Vec<ToolInfo>>> {
-        lock(&self.tools).clone()
+        self.tools.lock().clone()
     }
 
     pub fn set_tools(&self, tools: Vec<ToolInfo>) {
-        *lock(&self.tools) = Some(Arc::new(tools));
+        *self.tools.lock() = Some(Arc::new(tools));
     }
 
     /// The live connection, if ready.
     pub fn ready(&self) -> Option<Arc<McpConnection>> {
-        match &*lock(&self.state) {
+        match &*self.state.lock() {
             ServerState::Ready { conn } => Some(conn.clone()),
             _ => None,
         }
@@ -160,7 +157,7 @@ impl Server {
     }
 
     fn check_retry_due(&self) -> Result<(), String> {
-        match &*lock(&self.state) {
+        match &*self.state.lock() {
             ServerState::Disabled => Err("server is disabled in its config".into()),
             ServerState::Failed {
                 reason, retry_at, ..
@@ -180,7 +177,7 @@ impl Server {
         events: &super::connection::Link,
     ) -> Result<Arc<McpConnection>, String> {
         let config = self.config();
-        let previous = std::mem::replace(&mut *lock(&self.state), ServerState::Connecting);
+        let previous = std::mem::replace(&mut *self.state.lock(), ServerState::Connecting);
         let attempts = match previous {
             ServerState::Ready { conn } => {
                 close_shared(conn).await;
@@ -199,7 +196,7 @@ impl Server {
                 );
                 self.set_tools(tools.iter().map(ToolInfo::from_rmcp).collect());
                 let conn = Arc::new(conn);
-                *lock(&self.state) = ServerState::Ready { conn: conn.clone() };
+                *self.state.lock() = ServerState::Ready { conn: conn.clone() };
                 Ok(conn)
             }
             Err(e) => {
@@ -217,7 +214,7 @@ impl Server {
             0 => Duration::ZERO,
             n => Duration::from_secs(1u64 << (n - 1).min(6)).min(BACKOFF_MAX),
         };
-        *lock(&self.state) = ServerState::Failed {
+        *self.state.lock() = ServerState::Failed {
             reason,
             attempts,
             retry_at: Instant::now() + wait,
@@ -227,7 +224,7 @@ impl Server {
     /// Drops a live connection `conn_id` after it broke (crash, hang, lost transport) and kills it.
     pub async fn connection_broke(&self, conn_id: u64, reason: String) {
         let dropped = {
-            let mut state = lock(&self.state);
+            let mut state = self.state.lock();
             match &*state {
                 ServerState::Ready { conn } if conn.conn_id == conn_id => {
                     let conn = conn.clone();
@@ -250,7 +247,7 @@ impl Server {
     pub async fn stop(&self, why: &str) {
         let _guard = self.connect_lock.lock().await;
         let previous = std::mem::replace(
-            &mut *lock(&self.state),
+            &mut *self.state.lock(),
             ServerState::Failed {
                 reason: why.to_string(),
                 attempts: 0,
@@ -263,7 +260,7 @@ impl Server {
     }
 
     pub fn state_kind(&self) -> (StateKind, String) {
-        match &*lock(&self.state) {
+        match &*self.state.lock() {
             ServerState::Disabled => (StateKind::Disabled, "disabled in config".into()),
             ServerState::Connecting => (StateKind::Connecting, String::new()),
             ServerState::Ready { .. } => (StateKind::Ready, String::new()),

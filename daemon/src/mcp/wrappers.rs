@@ -12,11 +12,12 @@
 //! `$SYNAPSE_HOME/mcp/`, or in the workspace's folder). Wrappers of a server that is configured but
 //! not connected right now are kept as they are.
 
+use parking_lot::Mutex;
 use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use synapse_shared::atomic::write_atomic;
 
@@ -108,7 +109,7 @@ impl WrapperWriter {
         entries: &[WrapperEntry],
         keep_servers: &HashSet<String>,
     ) -> Result<SyncReport, WrapperError> {
-        let mut folder = self.folder.lock().unwrap_or_else(|p| p.into_inner());
+        let mut folder = self.folder.lock();
         // Nothing to write into a folder that is not there (a workspace without servers).
         if entries.is_empty() && !self.bin_dir.exists() {
             folder.forget();

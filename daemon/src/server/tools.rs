@@ -21,8 +21,9 @@ pub const DEFAULT_SESSION: &str = "default";
 pub struct ToolsService {
     state: Arc<DaemonState>,
     /// What each gated exec session's shell has defined, across calls.
-    exec_shells:
-        std::sync::Mutex<std::collections::HashMap<String, Arc<std::sync::Mutex<TrackedShell>>>>,
+    exec_shells: parking_lot::Mutex<
+        std::collections::HashMap<String, Arc<parking_lot::Mutex<TrackedShell>>>,
+    >,
 }
 
 impl ToolsService {
@@ -33,8 +34,8 @@ impl ToolsService {
         }
     }
 
-    fn exec_shell(&self, session: &str) -> Arc<std::sync::Mutex<TrackedShell>> {
-        let mut shells = self.exec_shells.lock().unwrap_or_else(|e| e.into_inner());
+    fn exec_shell(&self, session: &str) -> Arc<parking_lot::Mutex<TrackedShell>> {
+        let mut shells = self.exec_shells.lock();
         shells.entry(session.to_string()).or_default().clone()
     }
 }
@@ -131,7 +132,7 @@ impl Tools for ToolsService {
                 SessionError::ShuttingDown => Status::unavailable(e.to_string()),
             })?;
         let mut output = result.output;
-        if let Some(notices) = exec_gate.and_then(|g| g.notices.lock().ok().map(|n| n.clone())) {
+        if let Some(notices) = exec_gate.map(|g| g.notices.lock().clone()) {
             // Refusals are already in the output; other notices (a broken rules file) are not.
             for n in notices.iter().filter(|n| !n.starts_with("denied:")) {
                 output.push_str(&format!("\n[{n}]"));

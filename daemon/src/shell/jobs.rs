@@ -8,10 +8,11 @@
 //! last read (capped like any other result). A waiter task records the exit status. Jobs die
 //! with their session ([`JobTable::kill_all`]) and, as a last resort, when the table is dropped.
 
+use parking_lot::Mutex;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::capture::escape_bytes;
@@ -70,7 +71,7 @@ struct Job {
 
 impl Job {
     fn ended(&self) -> Option<(i32, Instant)> {
-        *self.ended.lock().unwrap_or_else(|p| p.into_inner())
+        *self.ended.lock()
     }
 
     fn info(&self) -> JobInfo {
@@ -116,8 +117,8 @@ impl JobTable {
         &self.log_dir
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Job>> {
-        self.jobs.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> parking_lot::MutexGuard<'_, Vec<Job>> {
+        self.jobs.lock()
     }
 
     /// Number of jobs still running.
@@ -132,7 +133,7 @@ impl JobTable {
         }
         make_private_dir(&self.log_dir)?;
         let id = {
-            let mut next = self.next_id.lock().unwrap_or_else(|p| p.into_inner());
+            let mut next = self.next_id.lock();
             let id = *next;
             *next += 1;
             id
@@ -192,7 +193,7 @@ impl JobTable {
                 Ok(status) => exit_code_of(status),
                 Err(_) => -1,
             };
-            *waiter_ended.lock().unwrap_or_else(|p| p.into_inner()) = Some((code, Instant::now()));
+            *waiter_ended.lock() = Some((code, Instant::now()));
         });
         let job = Job {
             id,
@@ -269,7 +270,7 @@ impl JobTable {
 
 impl Drop for JobTable {
     fn drop(&mut self) {
-        let jobs = self.jobs.get_mut().unwrap_or_else(|p| p.into_inner());
+        let jobs = self.jobs.get_mut();
         for job in jobs.iter() {
             let root = (job.ended().is_none() && job.pid > 0).then_some(job.pid);
             procs::kill_now(&procs::shell_processes(&job.tag, root));

@@ -2,7 +2,8 @@
 //! the sandbox launcher when asked for), and the reader task that splits its stdout into command
 //! output (into the [`OutputCapture`]) and completion sentinels.
 
-use std::sync::{Arc, Mutex};
+use parking_lot::Mutex;
+use std::sync::Arc;
 
 use tokio::io::AsyncReadExt;
 use tokio::process::ChildStdout;
@@ -53,10 +54,7 @@ pub(super) async fn read_output(
 ) {
     let mut parser = SentinelParser::new(&marker);
     let mut buf = vec![0u8; READ_CHUNK_BYTES];
-    let with_capture = |f: &mut dyn FnMut(&mut OutputCapture)| match capture.lock() {
-        Ok(mut c) => f(&mut c),
-        Err(poisoned) => f(&mut poisoned.into_inner()),
-    };
+    let with_capture = |f: &mut dyn FnMut(&mut OutputCapture)| f(&mut capture.lock());
     loop {
         let n = match stdout.read(&mut buf).await {
             Ok(0) | Err(_) => break,

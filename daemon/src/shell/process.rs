@@ -10,9 +10,10 @@
 //! sandbox starts bash through the sandbox launcher ([`synapse_sandbox::wrap`]), which `exec`s
 //! into bash: same pid, process group, environment and pipes.
 
+use parking_lot::Mutex;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::AsyncWriteExt;
@@ -223,7 +224,7 @@ impl BashProcess {
             return;
         };
         let (total, recent) = {
-            let capture = self.capture.lock().unwrap_or_else(|p| p.into_inner());
+            let capture = self.capture.lock();
             if capture.total_bytes() == *last_total {
                 return;
             }
@@ -246,10 +247,7 @@ impl BashProcess {
     }
 
     fn take_output(&self) -> OutputCapture {
-        match self.capture.lock() {
-            Ok(mut c) => std::mem::take(&mut *c),
-            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
-        }
+        std::mem::take(&mut *self.capture.lock())
     }
 
     /// Runs one command line. Output printed by background jobs since the last command is
@@ -267,7 +265,7 @@ impl BashProcess {
         while self.done_rx.try_recv().is_ok() {}
         self.commands_run += 1;
         {
-            let mut capture = self.capture.lock().unwrap_or_else(|p| p.into_inner());
+            let mut capture = self.capture.lock();
             capture.set_spill_dir(self.spill_dir.clone());
         }
         let command_tag = format!("{}.{}", self.tag, self.commands_run);

@@ -1,6 +1,7 @@
 //! The live tail reaches the call's progress sink while the command still runs.
 
-use std::sync::{Arc, Mutex};
+use parking_lot::Mutex;
+use std::sync::Arc;
 
 use super::tests::Fixture;
 use super::*;
@@ -11,7 +12,7 @@ async fn a_running_command_reports_its_latest_lines() {
     let reports: Arc<Mutex<Vec<(String, u64)>>> = Arc::default();
     let sink = {
         let reports = reports.clone();
-        ProgressSink::new(move |tail, total| reports.lock().unwrap().push((tail, total)))
+        ProgressSink::new(move |tail, total| reports.lock().push((tail, total)))
     };
     // The command waits until the first report has been made, so the test needs no timing.
     let release = f.root().join("release");
@@ -19,7 +20,7 @@ async fn a_running_command_reports_its_latest_lines() {
         let reports = reports.clone();
         let release = release.clone();
         tokio::spawn(async move {
-            synapse_wait(|| !reports.lock().unwrap().is_empty()).await;
+            synapse_wait(|| !reports.lock().is_empty()).await;
             std::fs::write(release, "").unwrap();
         })
     };
@@ -37,7 +38,7 @@ async fn a_running_command_reports_its_latest_lines() {
         .await;
     watcher.await.unwrap();
     assert_eq!(out.output, "first\ndone\n");
-    let reports = reports.lock().unwrap();
+    let reports = reports.lock();
     assert_eq!(reports[0], ("first".to_owned(), 6));
 }
 

@@ -3,11 +3,12 @@
 //!
 //! Calls to one session run one at a time; different sessions run in parallel.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::task::JoinHandle;
@@ -71,16 +72,14 @@ struct Slot {
 
 impl Slot {
     fn touch(&self) {
-        if let Ok(mut t) = self.last_used.lock() {
+        {
+            let mut t = self.last_used.lock();
             *t = Instant::now();
         }
     }
 
     fn idle_for(&self) -> Duration {
-        self.last_used
-            .lock()
-            .map(|t| t.elapsed())
-            .unwrap_or_default()
+        self.last_used.lock().elapsed()
     }
 
     /// Kills the shell and the session's background jobs, and removes its scratch folder;
@@ -197,8 +196,8 @@ impl ShellSessions {
         &self.router
     }
 
-    fn lock_slots(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Slot>>> {
-        self.slots.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock_slots(&self) -> parking_lot::MutexGuard<'_, HashMap<String, Arc<Slot>>> {
+        self.slots.lock()
     }
 
     /// Number of open sessions.

@@ -7,8 +7,9 @@
 //! a description word, a description substring), then by name. A query with regex characters
 //! (`^$*+?()[]{}|\`) is a case-insensitive regex over command and description.
 
+use parking_lot::RwLock;
 use std::path::Path;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 /// One command the agent can run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,7 +70,8 @@ impl ToolCatalog {
 
     /// Adds a source; its commands appear in every later search.
     pub fn add_source(&self, source: Arc<dyn ToolSource>) {
-        if let Ok(mut s) = self.sources.write() {
+        {
+            let mut s = self.sources.write();
             s.push(source);
         }
     }
@@ -82,10 +84,7 @@ impl ToolCatalog {
     }
 
     fn visit(&self, workspace: Option<&Path>, f: &mut dyn FnMut(&ToolEntry)) {
-        let sources: Vec<Arc<dyn ToolSource>> = match self.sources.read() {
-            Ok(s) => s.clone(),
-            Err(_) => return,
-        };
+        let sources: Vec<Arc<dyn ToolSource>> = self.sources.read().clone();
         for s in sources {
             s.visit_tools(workspace, f);
         }

@@ -88,8 +88,7 @@ impl SkillStore {
             meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
             meta.len(),
         );
-        if let Ok(cache) = self.bodies.lock()
-            && let Some((t, n, body)) = cache.get(&rec.skill_md)
+        if let Some((t, n, body)) = self.bodies.lock().get(&rec.skill_md)
             && (*t, *n) == stamp
         {
             return Ok(body.clone());
@@ -103,7 +102,8 @@ impl SkillStore {
         let parsed =
             synapse_shared::skill::parse_skill_md(&rec.skill_md, &text, folder.as_deref())?;
         let body: Arc<str> = Arc::from(text[parsed.body_offset..].trim());
-        if let Ok(mut cache) = self.bodies.lock() {
+        {
+            let mut cache = self.bodies.lock();
             cache.insert(rec.skill_md.clone(), (stamp.0, stamp.1, body.clone()));
         }
         Ok(body)

@@ -6,9 +6,10 @@
 //! [`SkillStore::apply_paths`] with changed paths; `synapse tools refresh skills` calls
 //! [`SkillStore::refresh`].
 
+use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use synapse_shared::paths::Paths;
@@ -146,11 +147,11 @@ impl SkillStore {
     }
 
     pub(crate) fn read(&self) -> RwLockReadGuard<'_, State> {
-        self.state.read().unwrap_or_else(|e| e.into_inner())
+        self.state.read()
     }
 
     pub(crate) fn write(&self) -> RwLockWriteGuard<'_, State> {
-        self.state.write().unwrap_or_else(|e| e.into_inner())
+        self.state.write()
     }
 
     /// Full rescan: roots, records, wrappers, index.
@@ -270,13 +271,15 @@ impl SkillStore {
 
     /// Called (on the caller's thread) after the set of roots changed, so the watcher re-plans.
     pub fn on_roots_changed(&self, f: Box<dyn Fn() + Send + Sync>) {
-        if let Ok(mut l) = self.roots_listeners.lock() {
+        {
+            let mut l = self.roots_listeners.lock();
             l.push(f);
         }
     }
 
     fn notify_roots_changed(&self) {
-        if let Ok(l) = self.roots_listeners.lock() {
+        {
+            let l = self.roots_listeners.lock();
             l.iter().for_each(|f| f());
         }
     }

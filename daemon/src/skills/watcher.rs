@@ -173,11 +173,10 @@ impl SkillWatcher {
             },
         )
         .map_err(|e| SkillError::Watch(e.to_string()))?;
-        let replan_tx = std::sync::Mutex::new(tx.clone());
+        let replan_tx = parking_lot::Mutex::new(tx.clone());
         store.on_roots_changed(Box::new(move || {
-            if let Ok(tx) = replan_tx.lock() {
-                let _ = tx.send(Msg::Replan);
-            }
+            let tx = replan_tx.lock();
+            let _ = tx.send(Msg::Replan);
         }));
         // The first watches go in before `start` returns, so a script saved the moment the daemon
         // answers is never missed (the thread would otherwise race the first write).

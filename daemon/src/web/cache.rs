@@ -2,8 +2,8 @@
 //! session within the TTL is answered without a request. Bounded by total size; expired and
 //! then oldest entries go first.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Characters kept over all entries before the oldest are dropped.
@@ -47,8 +47,8 @@ impl<T: Clone> FetchCache<T> {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<CacheKey, Entry<T>>> {
-        self.entries.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> parking_lot::MutexGuard<'_, HashMap<CacheKey, Entry<T>>> {
+        self.entries.lock()
     }
 
     /// The entry for `key` if it is younger than `ttl`.

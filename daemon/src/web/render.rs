@@ -4,7 +4,8 @@
 //! only `application/octet-stream`. Bytes are decoded in the declared charset (header, BOM, or
 //! an HTML `<meta charset>`), UTF-8 otherwise.
 
-use std::sync::{Arc, Mutex};
+use parking_lot::Mutex;
+use std::sync::Arc;
 
 use htmd::element_handler::Handlers;
 use htmd::{Element, HtmlToMarkdown};
@@ -134,10 +135,8 @@ pub fn html_to_markdown(html: &str) -> Page {
         .add_handler(vec!["title"], move |h: &dyn Handlers, el: Element| {
             let text = h.walk_children(el.node).content;
             let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            if let Ok(mut seen) = seen.lock()
-                && seen.is_none()
-                && !text.is_empty()
-            {
+            let mut seen = seen.lock();
+            if seen.is_none() && !text.is_empty() {
                 *seen = Some(text);
             }
             None
@@ -147,7 +146,7 @@ pub fn html_to_markdown(html: &str) -> Page {
         Ok(md) => tidy(&md),
         Err(_) => String::new(),
     };
-    let title = title.lock().ok().and_then(|t| t.clone());
+    let title = title.lock().clone();
     Page { title, markdown }
 }
 

@@ -7,9 +7,10 @@
 //! [`SettingsHandle::error`] reports why until the file is fixed. Writes go through
 //! [`SettingsHandle::update`]: a locked read-modify-write in `synapse_shared::settings::update`.
 
+use parking_lot::RwLock;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use serde_json::Value;
 use synapse_shared::settings::{self, Settings, SettingsError};
@@ -122,12 +123,12 @@ impl SettingsHandle {
         loaded.good.clone()
     }
 
-    fn read(&self) -> std::sync::RwLockReadGuard<'_, Loaded> {
-        self.loaded.read().unwrap_or_else(|p| p.into_inner())
+    fn read(&self) -> parking_lot::RwLockReadGuard<'_, Loaded> {
+        self.loaded.read()
     }
 
-    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Loaded> {
-        self.loaded.write().unwrap_or_else(|p| p.into_inner())
+    fn write(&self) -> parking_lot::RwLockWriteGuard<'_, Loaded> {
+        self.loaded.write()
     }
 }
 

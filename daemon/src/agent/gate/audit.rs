@@ -1,8 +1,8 @@
 //! The audit trail of permission decisions: every refused, approved or unsandboxed command is
 //! a `permission` record in the session's JSONL file and an info line in the daemon log.
 
+use parking_lot::Mutex;
 use std::path::PathBuf;
-use std::sync::Mutex;
 
 use serde::Serialize;
 
@@ -48,7 +48,7 @@ impl Audit {
             "permission"
         );
         let Some(file) = &self.file else { return };
-        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        let mut log = self.log.lock();
         if log.is_none() {
             match SessionLog::open(file) {
                 Ok(l) => *log = Some(l),

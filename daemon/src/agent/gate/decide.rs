@@ -122,8 +122,8 @@ impl SessionGate {
         verdict
     }
 
-    fn approved_line(&self) -> std::sync::MutexGuard<'_, Option<(u64, Vec<String>)>> {
-        self.approved_line.lock().unwrap_or_else(|e| e.into_inner())
+    fn approved_line(&self) -> parking_lot::MutexGuard<'_, Option<(u64, Vec<String>)>> {
+        self.approved_line.lock()
     }
 
     /// Whether agent command `name` of call `seq` is named by the line approved in that call.
@@ -135,8 +135,8 @@ impl SessionGate {
                 .is_some_and(|(s, programs)| *s == seq && programs.iter().any(|p| p == name))
     }
 
-    fn tracked_shell(&self) -> std::sync::MutexGuard<'_, super::shell_state::TrackedShell> {
-        self.shell.lock().unwrap_or_else(|e| e.into_inner())
+    fn tracked_shell(&self) -> parking_lot::MutexGuard<'_, super::shell_state::TrackedShell> {
+        self.shell.lock()
     }
 
     /// The decision for a command line: the policy, combined with the MCP rules for every

@@ -5,8 +5,9 @@
 //! in their own shell session ([`gated_session`]): a plain `exec` runs lines no gate saw, so its
 //! shell's aliases and functions could not be trusted.
 
+use parking_lot::Mutex;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use synapse_permissions::Mode;
 use synapse_sandbox::SandboxSpec;
@@ -39,9 +40,8 @@ pub fn exec_gate(
     let notices: Arc<Mutex<Vec<String>>> = Arc::default();
     let sink = notices.clone();
     let notify: Arc<dyn Fn(String) + Send + Sync> = Arc::new(move |text| {
-        if let Ok(mut n) = sink.lock() {
-            n.push(text);
-        }
+        let mut n = sink.lock();
+        n.push(text);
     });
     let options = GateOptions {
         mode: Some(mode),

@@ -18,8 +18,9 @@ pub mod shell_state;
 mod summary;
 pub mod trust_list;
 
+use parking_lot::Mutex;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
@@ -129,8 +130,8 @@ impl SessionGate {
         (gate, problems)
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    fn state(&self) -> parking_lot::MutexGuard<'_, State> {
+        self.state.lock()
     }
 
     /// Applies a client's (re)attach: mode, extra allow patterns, interactivity. Returns the

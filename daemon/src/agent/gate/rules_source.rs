@@ -57,21 +57,21 @@ pub struct RuleFiles {
 }
 
 /// The last `permissions` object of each settings file that loaded without a problem.
-pub type LastGood = Arc<std::sync::Mutex<HashMap<PathBuf, Value>>>;
+pub type LastGood = Arc<parking_lot::Mutex<HashMap<PathBuf, Value>>>;
 
 type Stamp = Vec<Option<SystemTime>>;
 
 /// Cached [`LoadedRules`], reloaded when a file's modification time changes.
 pub struct RulesSource {
     files: RuleFiles,
-    cache: std::sync::Mutex<Option<(Stamp, Arc<LoadedRules>)>>,
+    cache: parking_lot::Mutex<Option<(Stamp, Arc<LoadedRules>)>>,
 }
 
 impl RulesSource {
     pub fn new(files: RuleFiles) -> Self {
         Self {
             files,
-            cache: std::sync::Mutex::new(None),
+            cache: parking_lot::Mutex::new(None),
         }
     }
 
@@ -92,7 +92,7 @@ impl RulesSource {
         .iter()
         .map(|p| p.and_then(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok()))
         .collect();
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = self.cache.lock();
         if let Some((old, rules)) = cache.as_ref()
             && *old == stamp
         {
@@ -153,11 +153,7 @@ impl RulesSource {
         let value = read_permissions(file, &mut problems);
         let parsed = Parsed::from(&value, &label, &self.files.home);
         problems.extend(parsed.problems.iter().map(|p| format!("{label}: {p}")));
-        let mut last_good = self
-            .files
-            .last_good
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut last_good = self.files.last_good.lock();
         if problems.is_empty() {
             last_good.insert(file.to_path_buf(), value);
             parsed.absorb_into(out);

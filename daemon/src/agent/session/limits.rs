@@ -15,8 +15,7 @@ impl ChatSession {
             Ok(c) => c,
             Err(_) => return ModelLimits::resolve("", &Default::default(), None),
         };
-        if let Ok(cached) = self.model_limits.lock()
-            && let Some((cached_config, limits)) = cached.as_ref()
+        if let Some((cached_config, limits)) = self.model_limits.lock().as_ref()
             && *cached_config == config
         {
             return *limits;
@@ -35,7 +34,8 @@ impl ChatSession {
             max_output_tokens = limits.max_output_tokens,
             "model limits"
         );
-        if let Ok(mut cached) = self.model_limits.lock() {
+        {
+            let mut cached = self.model_limits.lock();
             *cached = Some((config, limits));
         }
         limits
@@ -45,9 +45,9 @@ impl ChatSession {
     /// resolved it (`None` before). The output cap sizes tool output from it; `/context`
     /// shows it.
     pub fn context_window(&self) -> Option<(u64, LimitSource)> {
-        self.model_limits.lock().ok().and_then(|c| {
-            c.as_ref()
-                .map(|(_, l)| (l.context_window, l.context_source))
-        })
+        self.model_limits
+            .lock()
+            .as_ref()
+            .map(|(_, l)| (l.context_window, l.context_source))
     }
 }

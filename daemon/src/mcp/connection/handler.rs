@@ -3,8 +3,9 @@
 //! folders the manager serves, and routes `notifications/progress` to the call that asked for
 //! them ([`McpConnection::call_watched`]).
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::NotificationContext;
@@ -12,7 +13,6 @@ use rmcp::{ClientHandler, RoleClient};
 use tokio::sync::mpsc;
 
 use super::{ConnectionEvent, McpConnection, Roots};
-use crate::mcp::server::lock;
 
 /// The rmcp client handler: identifies Synapse and forwards list-changed notifications.
 pub(super) struct Events {
@@ -40,7 +40,7 @@ impl ClientHandler for Events {
         _context: NotificationContext<RoleClient>,
     ) {
         let token = progress_key(&params.progress_token);
-        let Some(sink) = lock(&self.progress).get(&token).cloned() else {
+        let Some(sink) = self.progress.lock().get(&token).cloned() else {
             return;
         };
         let amount = match params.total {
@@ -106,7 +106,7 @@ impl McpConnection {
             .send_request_with_option(request, rmcp::service::PeerRequestOptions::no_options())
             .await?;
         let token = progress_key(&handle.progress_token);
-        lock(&self.progress).insert(token.clone(), sink);
+        self.progress.lock().insert(token.clone(), sink);
         let mut watch = ProgressWatch {
             watchers: self.progress.clone(),
             token,
@@ -131,7 +131,7 @@ struct ProgressWatch {
 
 impl Drop for ProgressWatch {
     fn drop(&mut self) {
-        lock(&self.watchers).remove(&self.token);
+        self.watchers.lock().remove(&self.token);
         if let Some((peer, id)) = self.pending.take() {
             crate::lifecycle::tasks::spawn(async move {
                 let param = rmcp::model::CancelledNotificationParam::new(

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::{McpManager, Scope, lock};
+use super::{McpManager, Scope};
 use crate::mcp::config::{ConfigProblem, McpConfig, PROJECT_CONFIG_FILES};
 
 impl McpManager {
@@ -14,7 +14,7 @@ impl McpManager {
         if env.is_empty() {
             return false;
         }
-        let mut current = lock(&self.inner.project_env);
+        let mut current = self.inner.project_env.lock();
         if current.as_deref() == Some(&env) {
             return false;
         }
@@ -39,7 +39,7 @@ impl McpManager {
             }
             Scope::Project(root) => root,
         };
-        let client_env = lock(&self.inner.project_env).clone();
+        let client_env = self.inner.project_env.lock().clone();
         let project_lookup = |k: &str| {
             client_env
                 .as_ref()

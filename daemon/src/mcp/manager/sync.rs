@@ -15,11 +15,7 @@ impl McpManager {
     /// ([`sync_wrappers_later`](Self::sync_wrappers_later)), never on the call's path.
     pub(crate) fn refresh_catalog(&self) {
         let (known, _) = self.known_tools();
-        *self
-            .inner
-            .catalog
-            .write()
-            .unwrap_or_else(|p| p.into_inner()) = Arc::new(Catalog::build(&known));
+        *self.inner.catalog.write() = Arc::new(Catalog::build(&known));
         self.sync_wrappers_later();
     }
 
@@ -40,14 +36,7 @@ impl McpManager {
         Vec<(String, Arc<Vec<ToolInfo>>, crate::mcp::filter::ToolFilter)>,
         HashSet<String>,
     ) {
-        let servers: Vec<Arc<Server>> = self
-            .inner
-            .servers
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .values()
-            .cloned()
-            .collect();
+        let servers: Vec<Arc<Server>> = self.inner.servers.read().values().cloned().collect();
         let mut known: Vec<(String, Arc<Vec<ToolInfo>>, crate::mcp::filter::ToolFilter)> =
             Vec::new();
         let mut keep: HashSet<String> = HashSet::new();
@@ -72,11 +61,7 @@ impl McpManager {
         let _sync = self.inner.sync_lock.lock().await;
         let (known, keep) = self.known_tools();
         let catalog = Arc::new(Catalog::build(&known));
-        *self
-            .inner
-            .catalog
-            .write()
-            .unwrap_or_else(|p| p.into_inner()) = catalog.clone();
+        *self.inner.catalog.write() = catalog.clone();
         let writer = self.inner.writer.clone();
         let entries = catalog.wrapper_entries();
         let result = tokio::task::spawn_blocking(move || writer.sync(&entries, &keep)).await;

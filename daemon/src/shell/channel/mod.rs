@@ -15,11 +15,12 @@ pub mod functions;
 pub mod helper;
 pub mod wire;
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::AsyncWriteExt;
@@ -116,7 +117,7 @@ impl AgentChannel {
         };
         let weak = Arc::downgrade(&channel);
         let task = runtime.spawn(serve(listener, weak));
-        *channel.server.lock().unwrap_or_else(|p| p.into_inner()) = Some(task);
+        *channel.server.lock() = Some(task);
         Ok(channel)
     }
 
@@ -124,8 +125,8 @@ impl AgentChannel {
         &self.socket
     }
 
-    fn lock_active(&self) -> std::sync::MutexGuard<'_, HashMap<String, ActiveCall>> {
-        self.active.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock_active(&self) -> parking_lot::MutexGuard<'_, HashMap<String, ActiveCall>> {
+        self.active.lock()
     }
 
     /// The shell code defining the agent functions for a shell holding `token`.
@@ -148,7 +149,7 @@ impl AgentChannel {
 
 impl Drop for AgentChannel {
     fn drop(&mut self) {
-        if let Some(task) = self.server.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        if let Some(task) = self.server.lock().take() {
             task.abort();
         }
         let _ = std::fs::remove_file(&self.socket);
