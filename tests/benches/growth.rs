@@ -145,8 +145,11 @@ impl synapse_daemon::agent::subagent::SubAgentRunner for NoSubAgents {
         &'a self,
         _: synapse_daemon::agent::subagent::SubAgentRequest,
         _: &'a tokio_util::sync::CancellationToken,
-    ) -> futures::future::BoxFuture<'a, Result<synapse_daemon::agent::TurnOutcome, String>> {
-        Box::pin(async { Err("no sub-agents in this benchmark".to_string()) })
+    ) -> futures::future::BoxFuture<
+        'a,
+        Result<synapse_daemon::agent::TurnOutcome, synapse_daemon::agent::AgentError>,
+    > {
+        Box::pin(async { Err(synapse_daemon::agent::AgentError::Stopping) })
     }
     fn commands_doc(&self) -> String {
         String::new()

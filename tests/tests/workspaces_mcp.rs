@@ -275,3 +275,42 @@ async fn a_sandboxed_command_reaches_only_its_own_projects_servers() {
     );
     assert_eq!(moved.trim(), "from-alpha", "{moved}");
 }
+
+/// A deny rule of a trusted project's own `.synapse/settings.json` stops its MCP tool even when
+/// the call reaches the daemon from a script in the sandboxed shell, where the session's router
+/// never saw the command (the daemon judges it by the same rules as the session's gate).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_projects_deny_rule_stops_a_tool_called_from_a_script() {
+    let env = TestEnv::new();
+    let (alpha, _) = project(&env, "alpha");
+    std::fs::create_dir_all(alpha.join(".synapse")).unwrap();
+    std::fs::write(
+        alpha.join(".synapse/settings.json"),
+        json!({"permissions": {"mcp": {"deny": ["mcp:proj:env"]}}}).to_string(),
+    )
+    .unwrap();
+    // The user trusts the folder as it is now (rules included).
+    let trusted = env.cli(&["trust", alpha.to_str().unwrap()]);
+    assert!(trusted.success(), "{trusted:?}");
+    std::fs::write(alpha.join("call.sh"), "mcp:proj:env TAG\n").unwrap();
+    env.start_daemon();
+    approve(&env, &alpha, "t");
+    let fake = FakeLlm::start(Script::new()).await.unwrap();
+    fake.push(Reply::new().tool_call("bash call.sh; echo \"exit=$?\""));
+    fake.push(Reply::new().text("done"));
+    let mut cmd = env.synapse_with_model(&fake);
+    cmd.current_dir(&alpha)
+        .env("PROJ_TAG", "t")
+        .args(["run", "--yes", "go"]);
+    let out = run(&mut cmd);
+    assert!(out.success(), "{out:?}");
+    let result = fake
+        .requests()
+        .iter()
+        .find_map(|r| r.last_tool_result())
+        .expect("the command's result reached the model");
+    assert!(
+        result.contains("denied by the rule `mcp:proj:env`") && !result.contains("exit=0"),
+        "{result}"
+    );
+}

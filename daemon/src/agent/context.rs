@@ -118,7 +118,7 @@ pub async fn summarize(
     model: &str,
     system: &str,
     older: &[Message],
-) -> Result<String, String> {
+) -> Result<String, super::AgentError> {
     let mut messages = super::history::normalized(older);
     messages.push(Message::user_text(SUMMARY_PROMPT));
     let messages = super::history::normalized(&messages);
@@ -129,17 +129,17 @@ pub async fn summarize(
         tools: Vec::new(),
         max_tokens: 4096,
     };
-    let mut stream = provider.stream(request).map_err(|e| e.to_string())?;
+    let mut stream = provider.stream(request)?;
     let mut text = String::new();
     while let Some(item) = stream.next().await {
-        match item.map_err(|e| e.to_string())? {
+        match item? {
             LlmEvent::TextDelta(t) => text.push_str(&t),
             LlmEvent::Done { .. } => break,
             _ => {}
         }
     }
     if text.trim().is_empty() {
-        return Err("the model returned an empty summary".into());
+        return Err(super::AgentError::EmptySummary);
     }
     Ok(text)
 }

@@ -4,6 +4,7 @@
 
 pub mod approvals;
 pub mod context;
+pub mod error;
 pub mod events;
 pub mod executor;
 #[cfg(test)]
@@ -21,6 +22,7 @@ pub mod subagent;
 pub mod subagent_context;
 pub mod task_command;
 
+pub use error::AgentError;
 pub use events::{AgentEvent, TurnEnd, TurnFailure};
 pub use executor::{BashCall, ToolExecutor, ToolFuture, ToolOutcome};
 pub use runner::{AgentRunner, RunnerLimits, TurnOutcome};

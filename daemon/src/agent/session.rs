@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
+use super::AgentError;
 use super::approvals::SessionApprover;
 use super::events::{AgentEvent, TurnEnd};
 use super::gate::audit::Audit;
@@ -22,7 +23,7 @@ use super::gate::{GateEnv, GateOptions, SessionGate};
 use super::runner::{RunnerLimits, TurnGuard};
 use super::session_log::SessionLog;
 use crate::shell::{SessionOrigin, ShellSessions};
-use synapse_llm::{LlmProvider, Message, ProviderConfig, Usage, build_provider};
+use synapse_llm::{ConfigError, LlmProvider, Message, ProviderConfig, Usage, build_provider};
 use synapse_permissions::Mode;
 
 /// Events buffered per session for slow subscribers.
@@ -209,7 +210,7 @@ impl ChatSession {
         allow: Vec<String>,
         non_interactive: bool,
         approve_all: bool,
-    ) -> Result<Vec<String>, String> {
+    ) -> Result<Vec<String>, AgentError> {
         let Some(gate) = &self.gate else {
             return Ok(Vec::new());
         };
@@ -262,9 +263,9 @@ impl ChatSession {
 
     /// `/permissions <mode>`: changes the mode; the shell moves into the matching sandbox
     /// before its next command. "" only reports.
-    pub async fn set_permission_mode(&self, mode: &str) -> Result<(String, String), String> {
+    pub async fn set_permission_mode(&self, mode: &str) -> Result<(String, String), AgentError> {
         let Some(gate) = &self.gate else {
-            return Err("permissions are not enforced in this daemon".into());
+            return Err(AgentError::NoGate);
         };
         if let Some(mode) = parse_mode(mode)? {
             gate.set_mode(mode);
@@ -335,7 +336,7 @@ impl ChatSession {
                                 .compact(&mut conv, provider.as_ref(), true, window)
                                 .await
                         }
-                        Err(e) => Some(SessionEvent::Error(e)),
+                        Err(e) => Some(SessionEvent::Error(e.to_string())),
                     };
                     drop(conv);
                     if let Some(event) = last {
@@ -390,20 +391,20 @@ impl ChatSession {
         }
     }
 
-    fn resolve_config(&self) -> Result<ProviderConfig, String> {
+    fn resolve_config(&self) -> Result<ProviderConfig, ConfigError> {
         let model = self.model_override.lock().clone();
         resolve_config(&(self.deps.settings)(), &self.env, model.as_deref())
     }
 
     /// The provider for the current configuration, rebuilt only when the configuration changed.
-    fn provider(&self, conv: &mut Conversation) -> Result<Arc<dyn LlmProvider>, String> {
+    fn provider(&self, conv: &mut Conversation) -> Result<Arc<dyn LlmProvider>, AgentError> {
         let config = self.resolve_config()?;
         if let Some((cached, provider)) = &conv.provider
             && *cached == config
         {
             return Ok(provider.clone());
         }
-        let provider = build_provider(&config).map_err(|e| e.to_string())?;
+        let provider = build_provider(&config)?;
         conv.provider = Some((config, provider.clone()));
         Ok(provider)
     }
@@ -423,7 +424,7 @@ pub fn resolve_config(
     settings: &synapse_shared::settings::Settings,
     env: &HashMap<String, String>,
     model: Option<&str>,
-) -> Result<ProviderConfig, String> {
+) -> Result<ProviderConfig, ConfigError> {
     ProviderConfig::resolve(settings, |k| {
         if k == "SYNAPSE_MODEL"
             && let Some(m) = model
@@ -432,7 +433,6 @@ pub fn resolve_config(
         }
         env.get(k).cloned().or_else(|| std::env::var(k).ok())
     })
-    .map_err(|e| e.to_string())
 }
 
 enum Work {
@@ -441,14 +441,14 @@ enum Work {
 }
 
 /// "" → no change; otherwise one of the modes, or an error naming them.
-fn parse_mode(mode: &str) -> Result<Option<Mode>, String> {
+fn parse_mode(mode: &str) -> Result<Option<Mode>, AgentError> {
     let mode = mode.trim();
     if mode.is_empty() {
         return Ok(None);
     }
     mode.parse::<Mode>()
         .map(Some)
-        .map_err(|_| format!("unknown permission mode {mode:?}: use auto, ask, read-only or yolo"))
+        .map_err(|_| AgentError::UnknownMode(mode.to_string()))
 }
 
 /// A user message typed by the user (not a tool-results message, nor a runner reminder).

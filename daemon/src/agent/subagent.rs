@@ -20,6 +20,7 @@ use futures::future::BoxFuture;
 use synapse_shared::paths::normalize;
 use tokio_util::sync::CancellationToken;
 
+use super::AgentError;
 use super::executor::{BashCall, ToolExecutor, ToolFuture, ToolOutcome};
 use super::runner::{AgentRunner, RunnerLimits, TurnOutcome};
 use super::session::resolve_config;
@@ -54,7 +55,7 @@ pub trait SubAgentRunner: Send + Sync {
         &'a self,
         request: SubAgentRequest,
         cancel: &'a CancellationToken,
-    ) -> BoxFuture<'a, Result<TurnOutcome, String>>;
+    ) -> BoxFuture<'a, Result<TurnOutcome, AgentError>>;
 
     /// The agent shell commands' documentation, for a sub-agent's system prompt.
     fn commands_doc(&self) -> String;
@@ -76,7 +77,7 @@ impl SubAgentRunner for SubAgents {
         &'a self,
         request: SubAgentRequest,
         cancel: &'a CancellationToken,
-    ) -> BoxFuture<'a, Result<TurnOutcome, String>> {
+    ) -> BoxFuture<'a, Result<TurnOutcome, AgentError>> {
         Box::pin(SubAgents::run(self, request, cancel))
     }
 
@@ -115,12 +116,12 @@ impl SubAgents {
         &self,
         request: SubAgentRequest,
         cancel: &CancellationToken,
-    ) -> Result<TurnOutcome, String> {
+    ) -> Result<TurnOutcome, AgentError> {
         let Some(shell) = self.shell.upgrade() else {
-            return Err("the daemon is stopping".into());
+            return Err(AgentError::Stopping);
         };
         let config = resolve_config(&(self.settings)(), &request.env, None)?;
-        let provider = build_provider(&config).map_err(|e| e.to_string())?;
+        let provider = build_provider(&config)?;
         let mut one_off = Vec::new();
         let mut kept = match &request.context {
             Some(context) => match context.lock(cancel).await {

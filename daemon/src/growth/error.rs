@@ -30,8 +30,8 @@ pub enum GrowthError {
         source: std::io::Error,
     },
     /// The sub-agent's model could not be set up or called (no key, bad settings, …).
-    #[error("{0}")]
-    Model(String),
+    #[error(transparent)]
+    Model(#[from] crate::agent::AgentError),
     /// The sub-agent's turn did not complete (cancelled, limits, model error mid-run); the text
     /// includes notes on versions saved on the way.
     #[error("{0}")]

@@ -219,7 +219,7 @@ impl SkillAgent {
         let store = self.store.clone();
         let _ = tokio::task::spawn_blocking(move || store.refresh()).await;
         Ok(SkillRun {
-            outcome: outcome.map_err(GrowthError::Model)?,
+            outcome: outcome?,
             versions,
         })
     }

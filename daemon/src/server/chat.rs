@@ -18,7 +18,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::agent::session::{ChatSession, SessionEvent};
-use crate::agent::sessions::{ChatError, OpenRequest, Resume};
+use crate::agent::sessions::{OpenRequest, Resume};
 use crate::agent::{AgentEvent, TurnEnd};
 use crate::lifecycle::peer::refuse_confined;
 use crate::state::DaemonState;
@@ -90,7 +90,7 @@ impl Chat for ChatService {
                 model: Some(open.model).filter(|m| !m.is_empty()),
                 resume,
             })
-            .map_err(chat_status)?;
+            .map_err(Status::from)?;
         let session = opened.session;
         let non_interactive = open.non_interactive;
         let mut permission_problems = match session.configure_permissions(
@@ -100,7 +100,7 @@ impl Chat for ChatService {
             open.approve_all,
         ) {
             Ok(problems) => problems,
-            Err(e) => return Err(Status::invalid_argument(e)),
+            Err(e) => return Err(Status::from(e)),
         };
         if let Some(root) = session.workspace_root() {
             permission_problems.extend(crate::mcp::approval::waiting_notice(
@@ -269,7 +269,9 @@ async fn read_messages(
                     Ok((mode, summary)) => {
                         Ev::PermissionMode(proto::PermissionModeChanged { mode, summary })
                     }
-                    Err(e) => Ev::Error(proto::ErrorEvent { message: e }),
+                    Err(e) => Ev::Error(proto::ErrorEvent {
+                        message: e.to_string(),
+                    }),
                 };
                 let _ = tx.send(Ok(ChatEvent { kind: Some(event) })).await;
             }
@@ -391,12 +393,4 @@ fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -> ChatEvent
         }
     };
     ChatEvent { kind: Some(kind) }
-}
-
-fn chat_status(e: ChatError) -> Status {
-    match e {
-        ChatError::BadId(_) | ChatError::BadCwd(_) => Status::invalid_argument(e.to_string()),
-        ChatError::NotFound(_) | ChatError::NoSessions => Status::not_found(e.to_string()),
-        ChatError::Log(_) => Status::internal(e.to_string()),
-    }
 }

@@ -28,7 +28,8 @@ impl McpService {
     }
 
     /// A tool called from inside a sandboxed session shell (a wrapper the router could not see
-    /// in the command line) still obeys the user's `permissions.mcp` deny rules.
+    /// in the command line) still obeys the permission rules:
+    /// `agent::gate::mcp_call::check_mcp_call` decides.
     fn check_deny_rules(
         &self,
         workspace: Option<&std::path::Path>,
@@ -38,19 +39,11 @@ impl McpService {
         let Some(command) = self.state.mcp.command_of(workspace, server, tool) else {
             return Ok(());
         };
-        let settings = self.state.settings();
-        let source = self.state.paths.settings_file().display().to_string();
-        let (rules, _) = synapse_permissions::RuleSet::from_json(&settings.permissions, &source);
-        match rules.mcp_verdict(&command) {
-            Some((synapse_permissions::Verdict::Deny, hit)) => {
-                tracing::info!(%command, pattern = %hit.pattern, "denied an MCP call from a sandboxed shell");
-                Err(Status::permission_denied(format!(
-                    "{command} is denied by the rule `{}` in {}",
-                    hit.pattern, hit.source
-                )))
-            }
-            _ => Ok(()),
-        }
+        let env = self
+            .state
+            .gate_env(workspace.map(std::path::Path::to_path_buf));
+        crate::agent::gate::mcp_call::check_mcp_call(&env, workspace, &command)
+            .map_err(|e| Status::permission_denied(e.to_string()))
     }
 }
 

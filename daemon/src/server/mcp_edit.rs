@@ -9,7 +9,7 @@ use synapse_shared::proto::McpEditRequest;
 use tonic::Status;
 
 use crate::mcp::config::USER_CONFIG_FILE;
-use crate::mcp::edit::{self, EditError};
+use crate::mcp::edit;
 use crate::mcp::{ServerStatus, StateKind};
 use crate::state::DaemonState;
 
@@ -76,7 +76,7 @@ pub fn apply(r: &McpEditRequest, file: &std::path::Path) -> Result<(), Status> {
     } else {
         edit::remove(file, &r.name)
     };
-    result.map_err(status)
+    result.map_err(Status::from)
 }
 
 /// An entry runs a command or names an HTTP URL.
@@ -93,17 +93,6 @@ fn check_entry(entry: &Value) -> Result<(), Status> {
     Err(Status::invalid_argument(
         "a server needs a command (stdio) or a url (http)",
     ))
-}
-
-fn status(e: EditError) -> Status {
-    let msg = e.to_string();
-    match e {
-        EditError::BadName(_) => Status::invalid_argument(msg),
-        EditError::Corrupt { .. } => Status::failed_precondition(msg),
-        EditError::Exists { .. } => Status::already_exists(msg),
-        EditError::Missing { .. } => Status::not_found(msg),
-        EditError::Io { .. } => Status::internal(msg),
-    }
 }
 
 /// What the user reads after the edit.

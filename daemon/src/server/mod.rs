@@ -8,6 +8,7 @@ mod mcp_edit;
 mod sessions;
 mod skills;
 mod skills_growth;
+mod status;
 mod tools;
 
 use std::sync::Arc;

@@ -8,7 +8,7 @@ use synapse_shared::proto::{
 };
 use tonic::{Request, Response, Status};
 
-use crate::agent::sessions::{ChatError, SessionSummary};
+use crate::agent::sessions::SessionSummary;
 use crate::state::DaemonState;
 
 pub struct SessionsService {
@@ -46,7 +46,7 @@ impl Sessions for SessionsService {
         let list = tokio::task::spawn_blocking(move || chats.list(limit))
             .await
             .map_err(|e| Status::internal(e.to_string()))?
-            .map_err(status)?;
+            .map_err(Status::from)?;
         Ok(Response::new(ListSessionsResponse {
             sessions: list.into_iter().map(|s| self.info(s)).collect(),
         }))
@@ -58,18 +58,10 @@ impl Sessions for SessionsService {
         request: Request<GetSessionRequest>,
     ) -> Result<Response<GetSessionResponse>, Status> {
         let id = request.into_inner().id;
-        let (summary, messages) = self.state.chats.get(&id).map_err(status)?;
+        let (summary, messages) = self.state.chats.get(&id).map_err(Status::from)?;
         Ok(Response::new(GetSessionResponse {
             info: Some(self.info(summary)),
             messages_json: serde_json::to_string(&messages).unwrap_or_default(),
         }))
-    }
-}
-
-fn status(e: ChatError) -> Status {
-    match e {
-        ChatError::BadId(_) => Status::invalid_argument(e.to_string()),
-        ChatError::NotFound(_) | ChatError::NoSessions => Status::not_found(e.to_string()),
-        _ => Status::internal(e.to_string()),
     }
 }

@@ -45,7 +45,7 @@ impl SkillsService {
         })
         .await
         .map_err(|e| Status::internal(format!("skill task failed: {e}")))?
-        .map_err(status)
+        .map_err(Status::from)
     }
 }
 
@@ -57,27 +57,6 @@ fn scope_of(cwd: &str) -> std::path::PathBuf {
         cwd.to_path_buf()
     } else {
         std::path::PathBuf::from("/")
-    }
-}
-
-/// A skill store error as a gRPC status, by its kind.
-pub(super) fn status(e: SkillError) -> Status {
-    let msg = e.to_string();
-    match e {
-        SkillError::NotFound { .. } => Status::not_found(msg),
-        SkillError::Denied { .. }
-        | SkillError::PathEscape { .. }
-        | SkillError::NotDeletable { .. } => Status::permission_denied(msg),
-        SkillError::ApprovalRequired { .. }
-        | SkillError::Disabled { .. }
-        | SkillError::UserOnly { .. } => Status::failed_precondition(msg),
-        SkillError::InvalidName { .. }
-        | SkillError::InvalidDescription { .. }
-        | SkillError::Format(_) => Status::invalid_argument(msg),
-        SkillError::AlreadyExists { .. } => Status::already_exists(msg),
-        SkillError::Settings(_) | SkillError::Io { .. } | SkillError::Watch(_) => {
-            Status::internal(msg)
-        }
     }
 }
 

@@ -9,30 +9,11 @@ use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status};
 
 use super::skills::{SkillsService, info};
-use crate::growth::versions::VersionError;
-use crate::growth::{Caller, GrowthError, enhance, evaluate, search};
+use crate::growth::{Caller, enhance, evaluate, search};
 use crate::lifecycle::peer::{from_confined_client, refuse_confined};
 
 /// Skills shown by `Search` when no limit is given.
 const SKILL_SEARCH_LIMIT_DEFAULT: usize = 20;
-
-/// The one place a self-growth error becomes a gRPC status, by its kind.
-fn growth_status(e: GrowthError) -> Status {
-    let msg = e.to_string();
-    match e {
-        GrowthError::Skill(e) => super::skills::status(e),
-        GrowthError::Version(VersionError::Io { .. }) | GrowthError::Io { .. } => {
-            Status::internal(msg)
-        }
-        GrowthError::Version(_) | GrowthError::NoSession { .. } => Status::not_found(msg),
-        GrowthError::InvalidName { .. } | GrowthError::BadSessionId(_) => {
-            Status::invalid_argument(msg)
-        }
-        GrowthError::Model(_) => Status::unavailable(msg),
-        GrowthError::Run(_) => Status::aborted(msg),
-        GrowthError::Internal(_) => Status::internal(msg),
-    }
-}
 
 /// A CLI call to the skill sub-agent: one-off (no chat session's memory).
 fn one_off(cwd: String, env: std::collections::HashMap<String, String>) -> Caller {
@@ -66,7 +47,7 @@ impl SkillsService {
         r: Request<SkillVersionsRequest>,
     ) -> Result<Response<SkillVersionsResponse>, Status> {
         let name = r.into_inner().name;
-        self.growth.user_skill_dir(&name).map_err(growth_status)?;
+        self.growth.user_skill_dir(&name).map_err(Status::from)?;
         let versions = self
             .growth
             .versions
@@ -93,7 +74,7 @@ impl SkillsService {
             .growth
             .rollback(&r.name, version)
             .await
-            .map_err(growth_status)?;
+            .map_err(Status::from)?;
         Ok(Response::new(RollbackSkillResponse {
             restored,
             dir: dir.display().to_string(),
@@ -114,7 +95,7 @@ impl SkillsService {
             evaluate::evaluate(&growth, &r.name, &caller, &cancel).await
         })
         .await?
-        .map_err(growth_status)?;
+        .map_err(Status::from)?;
         Ok(Response::new(EvaluateSkillResponse {
             text: report.render_text(),
             json: serde_json::to_string(&report).unwrap_or_default(),
@@ -139,7 +120,7 @@ impl SkillsService {
                 self.growth
                     .conversation_tail(id)
                     .await
-                    .map_err(growth_status)?,
+                    .map_err(Status::from)?,
             ),
         };
         let growth = self.growth.clone();
@@ -151,7 +132,7 @@ impl SkillsService {
             enhance::enhance(&growth, &r.prompt, conversation, &caller, &cancel).await
         })
         .await?
-        .map_err(growth_status)?;
+        .map_err(Status::from)?;
         let (action, name) = report.action();
         Ok(Response::new(EnhanceSkillResponse {
             action: action.to_string(),
@@ -209,44 +190,5 @@ impl SkillsService {
             local_reason: found.local_reason.unwrap_or_default(),
             skills: found.skills.into_iter().take(limit).map(info).collect(),
         }))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::skills::SkillError;
-    use tonic::Code;
-
-    #[test]
-    fn each_kind_of_growth_error_keeps_its_status() {
-        let code = |e: GrowthError| growth_status(e).code();
-        assert_eq!(
-            code(GrowthError::Skill(SkillError::NotFound {
-                name: "x".into(),
-                suggestions: vec![]
-            })),
-            Code::NotFound
-        );
-        assert_eq!(
-            code(GrowthError::NoSession {
-                id: "1".into(),
-                path: "/s".into()
-            }),
-            Code::NotFound
-        );
-        assert_eq!(
-            code(GrowthError::InvalidName {
-                name: "A B".into(),
-                reason: "spaces".into()
-            }),
-            Code::InvalidArgument
-        );
-        assert_eq!(
-            code(GrowthError::Version(VersionError::NoVersions("x".into()))),
-            Code::NotFound
-        );
-        assert_eq!(code(GrowthError::Model("no key".into())), Code::Unavailable);
-        assert_eq!(code(GrowthError::Run("cancelled".into())), Code::Aborted);
     }
 }

@@ -10,6 +10,7 @@ mod answer;
 pub mod audit;
 mod decide;
 pub mod exec_gate;
+pub mod mcp_call;
 pub mod private_tmp;
 mod protect;
 pub mod rules_source;

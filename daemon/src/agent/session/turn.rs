@@ -24,7 +24,7 @@ impl ChatSession {
             Err(message) => {
                 tracing::warn!(session = %self.id, error = %message, "no model provider");
                 self.finish(SessionEvent::TurnFinished {
-                    end: TurnEnd::Error(TurnFailure::other("config", message)),
+                    end: TurnEnd::Error(TurnFailure::other("config", message.to_string())),
                     final_text: String::new(),
                     turn,
                     usage: Usage::default(),
