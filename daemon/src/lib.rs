@@ -68,7 +68,8 @@
 //! `run_as` (`daemon/src/growth/mod.rs`) → `SubAgents::run` (`daemon/src/agent/subagent.rs`) →
 //! `AgentRunner::run_silent` (`daemon/src/agent/runner.rs`), whose commands go
 //! `PolicyExecutor::execute` (`daemon/src/agent/subagent.rs`) → `ShellSessions::execute`, each
-//! passing `SnapshotGate::check` (`daemon/src/growth/snapshot_gate.rs`). The report returns as
+//! passing `PolicyGate::check` (`daemon/src/agent/gate/subagent_policy.rs`, the sub-agent's
+//! policy) and then `SnapshotGate::check` (`daemon/src/growth/snapshot_gate.rs`). The report returns as
 //! `SessionEvent::EnhanceReport`. `Skills.Enhance` takes the same path: `SkillsService::enhance` →
 //! `growth_enhance` (`daemon/src/server/skills_growth.rs`) → `enhance` → … (6 hops).
 //!
@@ -84,6 +85,10 @@
 //! (`daemon/src/server/chat.rs`) → `ChatSession::answer_approval` (`daemon/src/agent/session.rs`) →
 //! `SessionApprover::answer` (`daemon/src/agent/approvals.rs`), which wakes `request`; `resolve`
 //! then runs or refuses, remembers "session" answers and saves "always" ones to the rules file.
+//! Every permission decision lives in `daemon/src/agent/gate/`: a session's commands
+//! (`SessionGate`), `synapse exec --permission-mode` (`exec_gate`), a sub-agent's policy
+//! (`subagent_policy`) and an MCP call reaching `Mcp.CallTool` from a sandboxed script
+//! (`mcp_call`), all deciding with `synapse_permissions`; the gRPC layer only calls them.
 
 pub mod agent;
 pub mod growth;

@@ -3,49 +3,40 @@
 //! A run starts from an empty history, or from the history of a [`SubAgentContext`] (the skill
 //! sub-agent of a chat session), which it holds for the whole run and leaves what it added in.
 //!
-//! The policy is enforced where every command passes, in [`PolicyExecutor`]: no sub-agent may
-//! start `task:*`; a read-only one may not run `write`/`edit`; a skill author may `write`/`edit`
-//! only below its root. Native commands of a read-only sub-agent are refused when they redirect
-//! output to a file or name a command known to modify files; this is a guard against mistakes,
-//! not a sandbox: the OS sandbox of the request ([`SubAgentRequest::sandbox`]) is what confines
-//! native commands where the system has one.
+//! The policy is decided where every permission decision is, by the gate its commands pass
+//! ([`crate::agent::gate::subagent_policy::PolicyGate`], in front of the gate it inherits): no
+//! sub-agent may start `task:*`; a read-only one runs only what the engine's read-only mode
+//! allows; a skill author writes only below its root. The OS sandbox of the request
+//! ([`SubAgentRequest::sandbox`]) is what confines native commands where the system has one.
 
-use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Weak};
 
 use futures::future::BoxFuture;
 
-use synapse_shared::paths::normalize;
 use tokio_util::sync::CancellationToken;
 
 use super::AgentError;
 use super::executor::{BashCall, ToolExecutor, ToolFuture, ToolOutcome};
+use super::gate::subagent_policy::PolicyGate;
 use super::runner::{AgentRunner, RunnerLimits, TurnOutcome};
 use super::session::resolve_config;
 use super::subagent_context::{SubAgentContext, remember};
-use crate::shell::commands::written_path;
-use crate::shell::{GateHandle, PathResolver, SessionOrigin, ShellSessions, ToolCall};
+use crate::shell::{GateHandle, SessionOrigin, ShellSessions, ToolCall};
 use synapse_llm::build_provider;
 use synapse_sandbox::SandboxSpec;
 
-/// What a sub-agent may run.
+/// What a sub-agent may run (decided by [`PolicyGate`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SubAgentPolicy {
     /// Anything but `task:*`.
     General,
-    /// No file changes through agent commands or obvious native writers.
+    /// Nothing that changes files.
     ReadOnly,
-    /// `write`/`edit` only below `root` (the user skills folder).
+    /// `write`/`edit` and write redirects only below `root` (the user skills folder).
     SkillAuthor { root: PathBuf },
 }
-
-/// Native commands a read-only sub-agent may not start.
-const WRITING_COMMANDS: &[&str] = &[
-    "rm", "rmdir", "mv", "cp", "dd", "tee", "touch", "mkdir", "ln", "chmod", "chown", "truncate",
-    "install", "patch", "git", "npm", "pip", "cargo", "make", "sed", "perl", "python", "python3",
-];
 
 /// Starts sub-agents: what `task:*` and the skill sub-agent are given when they are built.
 /// [`SubAgents`] is the daemon's; in-process tests pass a fake.
@@ -133,22 +124,22 @@ impl SubAgents {
         let keeps_history = kept.is_some();
         let history = kept.as_deref_mut().unwrap_or(&mut one_off);
         let name = format!("subagent-{:08x}", fastrand::u32(..));
+        let origin = SessionOrigin {
+            cwd: request.cwd.clone(),
+            env: request
+                .env
+                .iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+            sandbox: request.sandbox,
+            workspace: request.workspace,
+        };
+        let gate = PolicyGate::handle(request.policy, request.gate, home_of(&origin));
         let executor = Arc::new(PolicyExecutor {
             sessions: shell.clone(),
             name: name.clone(),
-            origin: SessionOrigin {
-                cwd: request.cwd.clone(),
-                env: request
-                    .env
-                    .iter()
-                    .map(|(k, v)| (k.into(), v.into()))
-                    .collect(),
-                sandbox: request.sandbox,
-                workspace: request.workspace,
-            },
-            gate: request.gate,
-            policy: request.policy,
-            cwd: Mutex::new(request.cwd),
+            origin,
+            gate,
         });
         let runner = AgentRunner {
             model: provider.model().to_string(),
@@ -169,59 +160,33 @@ impl SubAgents {
     }
 }
 
-/// Runs a sub-agent's commands in its own shell session, refusing what its policy forbids.
+/// Runs a sub-agent's commands in its own shell session, each through its [`PolicyGate`].
 pub struct PolicyExecutor {
     sessions: Arc<ShellSessions>,
     name: String,
     origin: SessionOrigin,
-    gate: Option<GateHandle>,
-    policy: SubAgentPolicy,
-    /// The shell's current directory, to resolve relative paths in `write`/`edit`.
-    cwd: Mutex<PathBuf>,
+    gate: GateHandle,
 }
 
-impl PolicyExecutor {
-    /// The `HOME` its commands see (`~` in their paths): the session's, else the daemon's.
-    fn home(&self) -> Option<PathBuf> {
-        let own = || std::env::var_os("HOME");
-        let given = self.origin.env.iter().find(|(k, _)| k == "HOME");
-        let home = match given {
-            Some((_, v)) => Some(v.clone()),
-            None if self.origin.env.is_empty() => own(),
-            None => None,
-        };
-        home.map(PathBuf::from)
+/// The `HOME` a sub-agent's commands see (`~` in their paths): the session's, else the daemon's.
+fn home_of(origin: &SessionOrigin) -> PathBuf {
+    let given = origin.env.iter().find(|(k, _)| k == "HOME");
+    match given {
+        Some((_, v)) => PathBuf::from(v),
+        None => std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from),
     }
 }
 
 impl ToolExecutor for PolicyExecutor {
     fn execute(&self, call: BashCall, cancel: CancellationToken) -> ToolFuture<'_> {
         Box::pin(async move {
-            let cwd = self.cwd.lock().clone();
-            let home = self.home();
-            let at = PathResolver {
-                cwd: &cwd,
-                home: home.as_deref(),
-            };
-            // With a permission gate, read-only is enforced there (read-only mode, the OS
-            // sandbox for native commands); the name-based guard is for gate-less callers.
-            let policy = match (&self.policy, &self.gate) {
-                (SubAgentPolicy::ReadOnly, Some(_)) => &SubAgentPolicy::General,
-                (policy, _) => policy,
-            };
-            if let Err(refusal) = check(policy, &call.command, &at) {
-                return ToolOutcome {
-                    output: refusal,
-                    exit_code: 126,
-                };
-            }
             let call = ToolCall {
                 command: call.command,
                 restart: call.restart,
                 timeout: None,
                 progress: None,
                 approver: None,
-                gate: self.gate.clone(),
+                gate: Some(self.gate.clone()),
                 output_cap: None,
             };
             match self
@@ -229,129 +194,15 @@ impl ToolExecutor for PolicyExecutor {
                 .execute(&self.name, &self.origin, &call, &cancel)
                 .await
             {
-                Ok(result) => {
-                    {
-                        let mut c = self.cwd.lock();
-                        *c = result.cwd.clone();
-                    }
-                    ToolOutcome {
-                        output: result.output,
-                        exit_code: result.exit_code,
-                    }
-                }
+                Ok(result) => ToolOutcome {
+                    output: result.output,
+                    exit_code: result.exit_code,
+                },
                 Err(e) => ToolOutcome {
                     output: format!("cannot run the command: {e}"),
                     exit_code: 126,
                 },
             }
         })
-    }
-}
-
-/// Why a command is refused under `policy`, if it is.
-/// `at` resolves the paths of `write`/`edit` exactly as those commands will (`~`, symlinks).
-pub fn check(policy: &SubAgentPolicy, command: &str, at: &PathResolver<'_>) -> Result<(), String> {
-    let words = shlex::split(command).unwrap_or_default();
-    let first = words.first().map(String::as_str).unwrap_or("");
-    if first.starts_with("task:") || command.split_whitespace().any(|w| w.starts_with("task:")) {
-        return Err("refused: a sub-agent cannot start other sub-agents (task:*)".into());
-    }
-    match policy {
-        SubAgentPolicy::General => Ok(()),
-        SubAgentPolicy::ReadOnly => {
-            if matches!(first, "write" | "edit") {
-                return Err(format!(
-                    "refused: `{first}` changes files, and this sub-agent is read-only"
-                ));
-            }
-            if has_output_redirect(command) {
-                return Err(
-                    "refused: output redirection writes files, and this sub-agent is read-only"
-                        .into(),
-                );
-            }
-            let segments = command.split(['|', ';', '&']);
-            for segment in segments {
-                let word = segment.split_whitespace().next().unwrap_or("");
-                let word = word.rsplit('/').next().unwrap_or(word);
-                if WRITING_COMMANDS.contains(&word) {
-                    return Err(format!(
-                        "refused: `{word}` may change files, and this sub-agent is read-only"
-                    ));
-                }
-            }
-            Ok(())
-        }
-        SubAgentPolicy::SkillAuthor { root } => {
-            if matches!(first, "write" | "edit") {
-                let target = written_path(first, &words[1..])
-                    .ok_or_else(|| format!("`{first}` needs a path"))?;
-                let path = at.landing(&target);
-                let root = std::fs::canonicalize(root).unwrap_or_else(|_| normalize(root));
-                if !path.starts_with(&root) {
-                    return Err(format!(
-                        "refused: the skill sub-agent may only write below {} (not {})",
-                        root.display(),
-                        path.display()
-                    ));
-                }
-            } else if has_output_redirect(command) {
-                return Err(
-                    "refused: write files with `write`/`edit` below the skills folder".into(),
-                );
-            }
-            Ok(())
-        }
-    }
-}
-
-fn has_output_redirect(command: &str) -> bool {
-    let mut quote: Option<char> = None;
-    let mut prev = ' ';
-    for c in command.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (None, '\'' | '"') => quote = Some(c),
-            (None, '>') if prev != '2' && prev != '&' => return true,
-            _ => {}
-        }
-        prev = c;
-    }
-    false
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::path::Path;
-
-    #[test]
-    fn policies_refuse_what_they_must() {
-        let at = |cwd: &'static str| PathResolver {
-            cwd: Path::new(cwd),
-            home: Some(Path::new("/home/u")),
-        };
-        let cwd = &at("/w");
-        assert!(check(&SubAgentPolicy::General, "task:general --prompt x", cwd).is_err());
-        assert!(check(&SubAgentPolicy::General, "write a.txt hi", cwd).is_ok());
-        let ro = SubAgentPolicy::ReadOnly;
-        assert!(check(&ro, "write a.txt hi", cwd).is_err());
-        assert!(check(&ro, "echo hi > a.txt", cwd).is_err());
-        assert!(check(&ro, "ls; rm x", cwd).is_err());
-        assert!(check(&ro, "grep -r foo . 2>/dev/null", cwd).is_ok());
-        assert!(check(&ro, "echo '>' ", cwd).is_ok());
-        let author = SubAgentPolicy::SkillAuthor {
-            root: PathBuf::from("/h/skills"),
-        };
-        assert!(check(&author, "write /h/skills/a/SKILL.md x", cwd).is_ok());
-        assert!(check(&author, "write /h/skills/../x.txt x", cwd).is_err());
-        assert!(check(&author, "write notes.txt x", cwd).is_err());
-        let in_skill = &at("/h/skills/a");
-        assert!(check(&author, "write notes.txt x", in_skill).is_ok());
-        // The path `write` will use, not the first word after it; `~` is the user's home.
-        assert!(check(&author, "write ~/.bashrc x", in_skill).is_err());
-        assert!(check(&author, "write -- ../../x y", in_skill).is_err());
-        assert!(check(&author, "edit --all ../../x a b", in_skill).is_err());
-        assert!(check(&author, "write -../../../../x y", in_skill).is_err());
     }
 }

@@ -16,6 +16,7 @@ mod protect;
 pub mod rules_source;
 pub mod settings_pin;
 pub mod shell_state;
+pub mod subagent_policy;
 mod summary;
 pub mod trust_list;
 
