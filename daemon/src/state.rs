@@ -365,6 +365,7 @@ fn chat_deps(
         let root = workspace.as_ref().map(|w| w.root.clone());
         SessionDeps {
             shell: shell.clone(),
+            providers: Arc::new(crate::agent::session::LlmProviders),
             settings: snapshot(&settings),
             system_prompt: system_prompt_with_skills(
                 &env,

@@ -173,3 +173,12 @@ impl ToolExecutor for FakeExecutor {
         })
     }
 }
+
+/// Hands every session the one scripted provider, whatever the configuration.
+pub struct FakeProviders(pub Arc<ScriptedProvider>);
+
+impl super::session::ProviderFactory for FakeProviders {
+    fn build(&self, _: &synapse_llm::ProviderConfig) -> Result<Arc<dyn LlmProvider>, LlmError> {
+        Ok(self.0.clone())
+    }
+}

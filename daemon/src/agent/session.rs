@@ -67,9 +67,30 @@ pub enum TurnError {
     Busy,
 }
 
+/// Builds the model provider for a configuration: [`LlmProviders`] (the real HTTP providers)
+/// in the daemon, a scripted fake in unit tests.
+pub trait ProviderFactory: Send + Sync {
+    fn build(&self, config: &ProviderConfig)
+    -> Result<Arc<dyn LlmProvider>, synapse_llm::LlmError>;
+}
+
+/// The real providers (`synapse_llm::build_provider`).
+pub struct LlmProviders;
+
+impl ProviderFactory for LlmProviders {
+    fn build(
+        &self,
+        config: &ProviderConfig,
+    ) -> Result<Arc<dyn LlmProvider>, synapse_llm::LlmError> {
+        build_provider(config)
+    }
+}
+
 /// Everything a turn needs that comes from outside the session.
 pub struct SessionDeps {
     pub shell: Arc<ShellSessions>,
+    /// Builds the model provider from the configuration in force.
+    pub providers: Arc<dyn ProviderFactory>,
     pub settings: Arc<dyn Fn() -> synapse_shared::settings::Settings + Send + Sync>,
     pub system_prompt: String,
     pub limits: RunnerLimits,
@@ -404,7 +425,7 @@ impl ChatSession {
         {
             return Ok(provider.clone());
         }
-        let provider = build_provider(&config)?;
+        let provider = self.deps.providers.build(&config)?;
         conv.provider = Some((config, provider.clone()));
         Ok(provider)
     }
@@ -459,3 +480,7 @@ pub fn is_user_prompt(m: &Message) -> bool {
             .any(|b| matches!(b, synapse_llm::ContentBlock::Text { .. }))
         && !m.text().starts_with("<system-reminder>")
 }
+
+#[cfg(test)]
+#[path = "session_tests.rs"]
+mod tests;

@@ -305,3 +305,7 @@ pub fn handle(gate: Arc<SessionGate>) -> GateHandle {
 fn skills_dir(synapse_home: &Path) -> PathBuf {
     synapse_home.join("skills")
 }
+
+#[cfg(test)]
+#[path = "gate_tests.rs"]
+mod tests;
