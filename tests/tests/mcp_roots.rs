@@ -146,3 +146,43 @@ async fn a_sessions_mcp_images_go_with_the_session() {
         !saved.exists()
     });
 }
+
+/// An image an MCP tool returns reaches the model as an image, on both APIs and by both routes
+/// (the in-process short-cut and the wrapper in a pipeline): Anthropic as an image block in the
+/// tool result, OpenAI-compatible as a user message with the image after the tool messages.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_image_reaches_the_model_on_both_apis() {
+    use synapse_tests::fake_llm::{FakeLlm, Script};
+    let env = TestEnv::new();
+    user_server(&env, "every");
+    env.start_daemon();
+    for (openai, command) in [
+        (false, "mcp:every:get-tiny-image"),
+        (true, "mcp:every:get-tiny-image | cat"),
+    ] {
+        let fake = FakeLlm::start(Script::new().tool_call(command).text("seen"))
+            .await
+            .unwrap();
+        let mut cmd = env.synapse();
+        if openai {
+            cmd.env("SYNAPSE_PROVIDER", "openai")
+                .env("OPENAI_BASE_URL", fake.openai_base_url())
+                .env("SYNAPSE_MODEL", "local-model");
+        } else {
+            cmd.env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
+                .env("ANTHROPIC_API_KEY", "sk-test-key");
+        }
+        let out = synapse_tests::run(cmd.args(["run", "show me"]));
+        assert!(out.success(), "{out:?}");
+        let second = &fake.requests()[1];
+        let images = second.last_images();
+        assert_eq!(images.len(), 1, "openai={openai}: {:?}", second.messages());
+        assert_eq!(images[0].0, "image/png");
+        let png = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, &images[0].1)
+            .unwrap();
+        assert!(png.starts_with(b"\x89PNG"), "a real PNG reached the model");
+        // The text of the result still names where the image was saved.
+        let result = second.last_tool_result().unwrap();
+        assert!(result.contains("image saved to"), "{result}");
+    }
+}

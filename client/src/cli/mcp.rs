@@ -192,6 +192,8 @@ async fn call(
         arguments_json: String::new(),
         workspace: workspace.unwrap_or_default(),
         cwd: caller_cwd(),
+        // Inside an agent's shell: its session's folder, where the tool's images go.
+        scratch: std::env::var("SYNAPSE_SCRATCH").unwrap_or_default(),
     };
     match McpClient::new(channel).call_tool(request).await {
         Ok(response) => {

@@ -29,8 +29,8 @@ pub use retry::RetryPolicy;
 pub use tool::{BASH_TOOL_NAME, BashInput, ToolInputError, bash_tool};
 pub use turn::{AssistantTurn, TurnBuilder, collect_turn};
 pub use types::{
-    ContentBlock, LlmEvent, LlmRequest, Message, Role, StopReason, ToolDefinition, ToolResult,
-    Usage,
+    ContentBlock, IMAGE_TOKENS_ESTIMATE, Image, LlmEvent, LlmRequest, Message, Role, StopReason,
+    ToolDefinition, ToolResult, Usage,
 };
 
 /// A model API. Object safe: the agent loop holds an `Arc<dyn LlmProvider>` and tests may

@@ -34,8 +34,21 @@ pub enum ContentBlock {
         content: String,
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
+        /// Images the tool returned (an MCP tool's screenshot), sent to the model with it.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<Image>,
     },
 }
+
+/// An image for the model: its media type (`image/png`) and its bytes in base64.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Image {
+    pub media_type: String,
+    pub data: String,
+}
+
+/// Context tokens one image is counted as (a screenshot-sized image costs about this much).
+pub const IMAGE_TOKENS_ESTIMATE: usize = 1_600;
 
 /// One message of the conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -69,6 +82,7 @@ impl Message {
                 tool_use_id: r.tool_use_id,
                 content: r.content,
                 is_error: r.is_error,
+                images: r.images,
             })
             .collect();
         Self {
@@ -103,6 +117,8 @@ pub struct ToolResult {
     pub tool_use_id: String,
     pub content: String,
     pub is_error: bool,
+    /// Images that go with the result (see [`ContentBlock::ToolResult`]).
+    pub images: Vec<Image>,
 }
 
 /// A tool the model may call (Synapse sends exactly one: see [`crate::bash_tool`]).

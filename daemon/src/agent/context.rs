@@ -31,7 +31,8 @@ pub fn needs_compaction(context_tokens: u64, window: u64) -> bool {
     window > 0 && context_tokens as f64 > window as f64 * COMPACT_THRESHOLD
 }
 
-/// Rough token estimate of a history (4 characters per token).
+/// Rough token estimate of a history (4 characters per token; an image as
+/// [`synapse_llm::IMAGE_TOKENS_ESTIMATE`], not by its base64 size).
 pub fn estimate_tokens(history: &[Message]) -> u64 {
     let chars: usize = history
         .iter()
@@ -39,7 +40,9 @@ pub fn estimate_tokens(history: &[Message]) -> u64 {
         .map(|b| match b {
             ContentBlock::Text { text } => text.len(),
             ContentBlock::ToolUse { input, .. } => input.to_string().len(),
-            ContentBlock::ToolResult { content, .. } => content.len(),
+            ContentBlock::ToolResult {
+                content, images, ..
+            } => content.len() + images.len() * synapse_llm::IMAGE_TOKENS_ESTIMATE * 4,
         })
         .sum();
     (chars / 4) as u64
@@ -64,11 +67,21 @@ pub fn offload_tool_results_keeping(
             let ContentBlock::ToolResult {
                 tool_use_id,
                 content,
+                images,
                 ..
             } = block
             else {
                 continue;
             };
+            // Old images leave the context; the files they came from are named in the text.
+            if !images.is_empty() {
+                content.push_str(&format!(
+                    "\n[{} image(s) no longer shown: the context was compacted]",
+                    images.len()
+                ));
+                images.clear();
+                count += 1;
+            }
             if content.len() < OFFLOAD_MIN_CHARS || content.starts_with("[output offloaded") {
                 continue;
             }
@@ -171,6 +184,7 @@ mod tests {
                 tool_use_id: "t/1".into(),
                 content: big.clone(),
                 is_error: false,
+                images: Vec::new(),
             }]),
             Message::assistant_text("a"),
             Message::user_text("b"),
@@ -197,6 +211,7 @@ mod tests {
                 tool_use_id: format!("t{i}"),
                 content: "r".into(),
                 is_error: false,
+                images: Vec::new(),
             }]));
         }
         history.push(Message::user_text("second"));

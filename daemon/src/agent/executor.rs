@@ -19,6 +19,8 @@ pub struct BashCall {
 pub struct ToolOutcome {
     pub output: String,
     pub exit_code: i32,
+    /// Images the command produced for the model (an MCP tool's screenshot).
+    pub images: Vec<synapse_llm::Image>,
 }
 
 pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = ToolOutcome> + Send + 'a>>;

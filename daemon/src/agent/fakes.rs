@@ -129,6 +129,7 @@ impl FakeExecutor {
                         ToolOutcome {
                             output: o.to_string(),
                             exit_code: *e,
+                            images: Vec::new(),
                         },
                     )
                 })
@@ -164,11 +165,13 @@ impl ToolExecutor for FakeExecutor {
                 return ToolOutcome {
                     output: "[killed: cancelled]".into(),
                     exit_code: 130,
+                    images: Vec::new(),
                 };
             }
             answer.unwrap_or(ToolOutcome {
                 output: format!("ran: {}", call.command),
                 exit_code: 0,
+                images: Vec::new(),
             })
         })
     }

@@ -56,6 +56,7 @@ pub fn close_unanswered(history: &[Message]) -> Vec<Message> {
                 tool_use_id: id.to_string(),
                 content: UNANSWERED_NOTE.to_string(),
                 is_error: true,
+                images: Vec::new(),
             })
             .collect();
         if missing.is_empty() {

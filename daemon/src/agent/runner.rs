@@ -219,6 +219,7 @@ impl AgentRunner {
                         tool_use_id: id,
                         content: "[cancelled by the user before it ran]".into(),
                         is_error: true,
+                        images: Vec::new(),
                     });
                     continue;
                 }
@@ -331,6 +332,7 @@ impl AgentRunner {
                     tool_use_id: id.to_string(),
                     content: e.to_string(),
                     is_error: true,
+                    images: Vec::new(),
                 };
             }
         };
@@ -358,6 +360,7 @@ impl AgentRunner {
             tool_use_id: id.to_string(),
             content: outcome.output,
             is_error: outcome.exit_code != 0,
+            images: outcome.images,
         }
     }
 }

@@ -44,10 +44,12 @@ impl ToolExecutor for ShellToolExecutor {
                 Ok(result) => ToolOutcome {
                     output: result.output,
                     exit_code: result.exit_code,
+                    images: result.images,
                 },
                 Err(e) => ToolOutcome {
                     output: format!("cannot run the command: {e}"),
                     exit_code: 126,
+                    images: Vec::new(),
                 },
             }
         })

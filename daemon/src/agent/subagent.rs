@@ -197,10 +197,12 @@ impl ToolExecutor for PolicyExecutor {
                 Ok(result) => ToolOutcome {
                     output: result.output,
                     exit_code: result.exit_code,
+                    images: result.images,
                 },
                 Err(e) => ToolOutcome {
                     output: format!("cannot run the command: {e}"),
                     exit_code: 126,
+                    images: Vec::new(),
                 },
             }
         })

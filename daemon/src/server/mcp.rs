@@ -27,6 +27,23 @@ impl McpService {
         Self { state }
     }
 
+    /// Where the images of this call go: the calling shell's scratch folder (so its session's
+    /// result carries them), when that can be established — a sandboxed caller's own shell's,
+    /// or a folder inside the daemon's output folder for any other caller.
+    fn scratch_for(&self, request: &Request<McpCallToolRequest>) -> Option<PathBuf> {
+        let peer = request
+            .extensions()
+            .get::<crate::lifecycle::peer::PeerInfo>();
+        if from_confined_client(request) {
+            return peer.and_then(|p| p.scratch.as_deref().map(std::path::Path::to_path_buf));
+        }
+        let claimed = std::path::Path::new(&request.get_ref().scratch)
+            .canonicalize()
+            .ok()?;
+        let output = self.state.paths.home().join("output").canonicalize().ok()?;
+        (claimed.starts_with(&output) && claimed.is_dir()).then_some(claimed)
+    }
+
     /// A tool called from inside a sandboxed session shell (a wrapper the router could not see
     /// in the command line) still obeys the permission rules:
     /// `agent::gate::mcp_call::check_mcp_call` decides.
@@ -44,6 +61,14 @@ impl McpService {
             .gate_env(workspace.map(std::path::Path::to_path_buf));
         crate::agent::gate::mcp_call::check_mcp_call(&env, workspace, &command)
             .map_err(|e| Status::permission_denied(e.to_string()))
+    }
+}
+
+/// Runs `call` with its images saved in `scratch` (when known).
+async fn in_scratch<F: std::future::Future>(scratch: Option<PathBuf>, call: F) -> F::Output {
+    match scratch {
+        Some(dir) => crate::shell::progress::CALL_SCRATCH.scope(dir, call).await,
+        None => call.await,
     }
 }
 
@@ -133,6 +158,7 @@ impl Mcp for McpService {
             root_of(&request.get_ref().cwd)
         };
         let root = workspace_for(&request, claimed, named)?;
+        let scratch = self.scratch_for(&request);
         let r = request.into_inner();
         if confined {
             self.check_deny_rules(root.as_deref(), &r.server, &r.tool)?;
@@ -147,14 +173,12 @@ impl Mcp for McpService {
                     ));
                 }
             };
-            return Ok(Response::new(wire_output(
-                mcp.call_json(&r.server, &r.tool, arguments).await,
-            )));
+            let call = mcp.call_json(&r.server, &r.tool, arguments);
+            return Ok(Response::new(wire_output(in_scratch(scratch, call).await)));
         }
         let stdin = r.has_stdin.then_some(r.stdin.as_slice());
-        Ok(Response::new(wire_output(
-            mcp.call_argv(&r.server, &r.tool, &r.argv, stdin).await,
-        )))
+        let call = mcp.call_argv(&r.server, &r.tool, &r.argv, stdin);
+        Ok(Response::new(wire_output(in_scratch(scratch, call).await)))
     }
 
     /// → `approval::approve_project_servers` (daemon/src/mcp/approval.rs).

@@ -21,6 +21,7 @@ pub mod commands;
 pub mod gate;
 pub mod jobs;
 mod launch;
+pub mod media;
 pub mod output_policy;
 pub mod paths;
 pub mod process;

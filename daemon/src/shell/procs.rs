@@ -17,6 +17,9 @@ pub const SHELL_TAG_VAR: &str = "SYNAPSE_SHELL_TAG";
 /// only from a sandboxed shell's own (session leader's) start-up environment, which the daemon
 /// wrote and no command in the shell can change ([`crate::lifecycle::peer::capture`]).
 pub const WORKSPACE_VAR: &str = "SYNAPSE_WORKSPACE";
+/// Environment variable naming a shell's scratch folder (where an MCP call made from it saves
+/// its images). Read, like [`WORKSPACE_VAR`], only from a sandboxed shell's start-up environment.
+pub const SCRATCH_VAR: &str = "SYNAPSE_SCRATCH";
 /// Environment variable carrying one command's tag into every process that command starts.
 pub const COMMAND_TAG_VAR: &str = "SYNAPSE_COMMAND_TAG";
 

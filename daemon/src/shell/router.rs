@@ -51,6 +51,8 @@ pub struct ToolResult {
     pub timed_out: bool,
     /// The session shell's working directory afterwards.
     pub cwd: std::path::PathBuf,
+    /// Images the call produced for the model ([`super::media`]).
+    pub images: Vec<synapse_llm::Image>,
 }
 
 pub struct BashRouter {
@@ -158,6 +160,7 @@ impl BashRouter {
                 .push_str(&format!("[exit code: {}]", out.exit_code));
         }
         ToolResult {
+            images: super::media::images_in(&out.text, session.jobs().dir()),
             output: out.text,
             exit_code: out.exit_code,
             restarted,

@@ -44,6 +44,7 @@ async fn run(shell: &mut BashProcess, command: &str) -> (i32, String) {
 fn spec(cwd: &Path, writable: &Path) -> ShellSpec {
     let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
     ShellSpec {
+        scratch: None,
         cwd: cwd.to_path_buf(),
         env: vec![("PATH".into(), path)],
         bin_dir: None,

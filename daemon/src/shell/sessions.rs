@@ -242,7 +242,9 @@ impl ShellSessions {
         } else {
             origin.env.clone()
         };
+        let scratch = session_dir(&self.router.output_policy().spill_dir, name);
         let spec = ShellSpec {
+            scratch: Some(scratch.clone()),
             cwd: origin.cwd.clone(),
             env,
             bin_dir: self.bin_dir.clone(),
@@ -256,7 +258,6 @@ impl ShellSessions {
                 }
             }),
         };
-        let scratch = session_dir(&self.router.output_policy().spill_dir, name);
         let jobs = super::jobs::JobTable::new(scratch.clone());
         let slot = Arc::new(Slot {
             session: Arc::new(tokio::sync::Mutex::new(

@@ -6,7 +6,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use super::procs::{COMMAND_TAG_VAR, SHELL_TAG_VAR, WORKSPACE_VAR};
+use super::procs::{COMMAND_TAG_VAR, SCRATCH_VAR, SHELL_TAG_VAR, WORKSPACE_VAR};
 use synapse_sandbox::SandboxSpec;
 
 /// Everything needed to start (or restart) a session's shell.
@@ -25,6 +25,9 @@ pub struct ShellSpec {
     /// The agent functions and the session's channel token ([`super::channel`]); `None`: agent
     /// commands run only on the fast path.
     pub agent: Option<AgentHook>,
+    /// The session's scratch folder (spilled output, job logs, MCP images), named in the
+    /// shell's environment so a wrapper's call saves its images there.
+    pub scratch: Option<PathBuf>,
 }
 
 /// The workspace (project root) a session is bound to: the folder of its project's own commands
@@ -74,8 +77,9 @@ impl ShellSpec {
     pub(super) fn shell_env(&self, tag: &str) -> Vec<(OsString, OsString)> {
         // The model's own API keys stay with the daemon: a command such as `env` would
         // otherwise put them in the conversation and its session file.
-        const DROPPED: [&str; 10] = [
+        const DROPPED: [&str; 11] = [
             WORKSPACE_VAR,
+            SCRATCH_VAR,
             "BASH_ENV",
             "ENV",
             "PROMPT_COMMAND",
@@ -138,6 +142,9 @@ impl ShellSpec {
         env.push((SHELL_TAG_VAR.into(), tag.into()));
         if let Some(ws) = &self.workspace {
             env.push((WORKSPACE_VAR.into(), ws.root.clone().into_os_string()));
+        }
+        if let Some(scratch) = &self.scratch {
+            env.push((SCRATCH_VAR.into(), scratch.clone().into_os_string()));
         }
         if let Some((k, v)) = crate::lifecycle::orphans::owner_env() {
             env.push((k.into(), v.into()));

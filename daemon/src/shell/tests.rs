@@ -366,6 +366,7 @@ async fn closing_stdout_or_killing_the_shell_is_recoverable() {
 #[test]
 fn model_api_keys_never_reach_the_shell() {
     let spec = ShellSpec {
+        scratch: None,
         cwd: std::path::PathBuf::from("/"),
         env: vec![
             ("ANTHROPIC_API_KEY".into(), "sk-ant-secret".into()),

@@ -111,9 +111,11 @@ impl RecordedRequest {
     pub fn tool_results(&self) -> Vec<(String, String)> {
         let messages = self.messages();
         match self.api {
+            // Images of tool results follow the tool messages in one user message.
             Api::OpenAi => messages
                 .iter()
                 .rev()
+                .skip_while(|m| m["role"] == "user" && !self.images_in(m).is_empty())
                 .take_while(|m| m["role"] == "tool")
                 .map(|m| (str_of(&m["tool_call_id"]), content_text(&m["content"])))
                 .collect::<Vec<_>>()
@@ -133,6 +135,45 @@ impl RecordedRequest {
                 })
                 .unwrap_or_default(),
         }
+    }
+
+    /// The images sent with the last message (tool results' images): `(media type, base64)`.
+    /// Anthropic: image blocks inside the tool_result blocks; OpenAI: `image_url` data URLs in
+    /// the user message after the tool messages.
+    pub fn last_images(&self) -> Vec<(String, String)> {
+        self.messages()
+            .last()
+            .map(|m| self.images_in(m))
+            .unwrap_or_default()
+    }
+
+    fn images_in(&self, message: &Value) -> Vec<(String, String)> {
+        let Some(blocks) = message["content"].as_array() else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for b in blocks {
+            if b["type"] == "image_url" {
+                let url = str_of(&b["image_url"]["url"]);
+                if let Some((head, data)) = url
+                    .strip_prefix("data:")
+                    .and_then(|u| u.split_once(";base64,"))
+                {
+                    out.push((head.to_string(), data.to_string()));
+                }
+            }
+            if b["type"] == "tool_result"
+                && let Some(parts) = b["content"].as_array()
+            {
+                for p in parts.iter().filter(|p| p["type"] == "image") {
+                    out.push((
+                        str_of(&p["source"]["media_type"]),
+                        str_of(&p["source"]["data"]),
+                    ));
+                }
+            }
+        }
+        out
     }
 
     /// The content of the last tool result in this request, if any.

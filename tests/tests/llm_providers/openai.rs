@@ -153,6 +153,7 @@ async fn callback_script_answers_from_the_conversation_in_both_formats() {
             tool_use_id: id.to_string(),
             content: "hello\n".into(),
             is_error: false,
+            images: Vec::new(),
         };
         history.push(first.message.clone());
         history.push(Message::tool_results([result]));

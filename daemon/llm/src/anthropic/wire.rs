@@ -75,7 +75,20 @@ fn message(message: &Message) -> Option<Value> {
                 tool_use_id,
                 content,
                 is_error,
+                images,
             } => {
+                // With images the content is a list: the text, then each image block.
+                let content = if images.is_empty() {
+                    Value::from(content.as_str())
+                } else {
+                    let mut parts = vec![json!({"type": "text", "text": content})];
+                    parts.extend(images.iter().map(|i| {
+                        json!({"type": "image", "source": {
+                            "type": "base64", "media_type": i.media_type, "data": i.data
+                        }})
+                    }));
+                    Value::Array(parts)
+                };
                 let mut b =
                     json!({"type": "tool_result", "tool_use_id": tool_use_id, "content": content});
                 if *is_error {
@@ -122,6 +135,7 @@ mod tests {
                     tool_use_id: "toolu_1".into(),
                     content: "a.txt".into(),
                     is_error: true,
+                    images: Vec::new(),
                 }]),
             ],
             tools: vec![bash_tool()],
@@ -147,6 +161,33 @@ mod tests {
             body["messages"][2]["content"][0],
             json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.txt",
                    "is_error": true, "cache_control": {"type": "ephemeral"}})
+        );
+    }
+
+    #[test]
+    fn a_results_images_are_image_blocks_inside_it() {
+        let request = LlmRequest {
+            model: "m".into(),
+            system: String::new(),
+            messages: vec![Message::tool_results([ToolResult {
+                tool_use_id: "t1".into(),
+                content: "[image saved to /s/a.png (image/png, 3 bytes)]".into(),
+                is_error: false,
+                images: vec![crate::types::Image {
+                    media_type: "image/png".into(),
+                    data: "aGk=".into(),
+                }],
+            }])],
+            tools: Vec::new(),
+            max_tokens: 10,
+        };
+        let body = request_body(&request);
+        let result = &body["messages"][0]["content"][0];
+        assert_eq!(result["type"], "tool_result");
+        assert_eq!(result["content"][0]["type"], "text");
+        assert_eq!(
+            result["content"][1],
+            json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "aGk="}})
         );
     }
 }

@@ -75,15 +75,28 @@ fn push_message(out: &mut Vec<Value>, message: &Message) {
             out.push(m);
         }
         Role::User => {
-            // Tool messages must directly follow the assistant's tool_calls, so they go first.
+            // Tool messages must directly follow the assistant's tool_calls, so they go first;
+            // tool messages hold text only, so their images follow in one user message.
             let mut text = String::new();
+            let mut images: Vec<Value> = Vec::new();
             for block in &message.content {
                 match block {
                     ContentBlock::ToolResult {
                         tool_use_id,
                         content,
                         is_error,
+                        images: returned,
                     } => {
+                        if !returned.is_empty() {
+                            images.push(json!({"type": "text", "text": format!(
+                                "The image(s) returned by tool call {tool_use_id}:"
+                            )}));
+                            images.extend(returned.iter().map(|i| {
+                                json!({"type": "image_url", "image_url": {
+                                    "url": format!("data:{};base64,{}", i.media_type, i.data)
+                                }})
+                            }));
+                        }
                         let content = if *is_error {
                             format!("Error: {content}")
                         } else {
@@ -100,7 +113,12 @@ fn push_message(out: &mut Vec<Value>, message: &Message) {
                     ContentBlock::ToolUse { .. } => {}
                 }
             }
-            if !text.is_empty() {
+            if !images.is_empty() {
+                if !text.is_empty() {
+                    images.push(json!({"type": "text", "text": text}));
+                }
+                out.push(json!({"role": "user", "content": images}));
+            } else if !text.is_empty() {
                 out.push(json!({"role": "user", "content": text}));
             }
         }
@@ -133,6 +151,7 @@ mod tests {
                     tool_use_id: "call_1".into(),
                     content: "a.txt".into(),
                     is_error: false,
+                    images: Vec::new(),
                 }]),
             ],
             tools: vec![bash_tool()],
@@ -152,5 +171,43 @@ mod tests {
         assert_eq!(body["tools"][0]["function"]["name"], "Bash");
         assert_eq!(body["stream_options"], json!({"include_usage": true}));
         assert_eq!(body["max_tokens"], 100);
+    }
+
+    #[test]
+    fn a_results_images_follow_the_tool_messages_as_a_user_message() {
+        let request = LlmRequest {
+            model: "m".into(),
+            system: String::new(),
+            messages: vec![Message::tool_results([
+                ToolResult {
+                    tool_use_id: "c1".into(),
+                    content: "shot".into(),
+                    is_error: false,
+                    images: vec![crate::types::Image {
+                        media_type: "image/png".into(),
+                        data: "aGk=".into(),
+                    }],
+                },
+                ToolResult {
+                    tool_use_id: "c2".into(),
+                    content: "plain".into(),
+                    is_error: false,
+                    images: Vec::new(),
+                },
+            ])],
+            tools: Vec::new(),
+            max_tokens: 10,
+        };
+        let body = request_body(&request, MaxTokensField::MaxTokens);
+        let messages = body["messages"].as_array().unwrap();
+        let roles: Vec<&str> = messages
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["tool", "tool", "user"]);
+        assert_eq!(
+            messages[2]["content"][1],
+            json!({"type": "image_url", "image_url": {"url": "data:image/png;base64,aGk="}})
+        );
     }
 }

@@ -45,9 +45,18 @@ pub struct PeerInfo {
     pub pid: Option<i32>,
     pub sandbox: SandboxState,
     /// For a confined peer: the workspace root of the session shell it runs under, when that
-    /// shell is provably one this daemon started ([`shell_workspace`]). `None`: the peer gets no
+    /// shell is provably one this daemon started ([`shell_facts`]). `None`: the peer gets no
     /// project's servers at all.
     pub workspace: Option<Arc<Path>>,
+    /// For a confined peer: that shell's scratch folder (where its MCP images go).
+    pub scratch: Option<Arc<Path>>,
+}
+
+/// What the daemon wrote into a sandboxed session shell's start-up environment.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShellFacts {
+    pub workspace: Option<PathBuf>,
+    pub scratch: Option<PathBuf>,
 }
 
 /// An accepted connection with the peer facts captured at accept time.
@@ -80,57 +89,73 @@ fn capture(stream: &UnixStream) -> PeerInfo {
     let uid = cred.as_ref().map(|c| c.uid());
     let cred_pid = cred.as_ref().and_then(|c| c.pid());
     let pidfd = getsockopt(&stream.as_fd(), sockopt::PeerPidfd).ok();
-    let (pid, sandbox, workspace) = match pidfd {
+    let (pid, sandbox, facts) = match pidfd {
         Some(fd) => match sandbox_via_pidfd(&fd) {
-            Some((pid, state, ws)) => (Some(pid), state, ws),
-            None => (cred_pid, SandboxState::Unknown, None),
+            Some((pid, state, facts)) => (Some(pid), state, facts),
+            None => (cred_pid, SandboxState::Unknown, ShellFacts::default()),
         },
         // Kernels before 6.5: the pid from SO_PEERCRED, read now while the connection is fresh.
         None => match cred_pid {
             Some(pid) => {
                 let state = sandbox_of_pid(pid);
-                let ws = state.is_confined().then(|| shell_workspace(pid)).flatten();
-                (Some(pid), state, ws)
+                let facts = confined_facts(pid, state);
+                (Some(pid), state, facts)
             }
-            None => (None, SandboxState::Unknown, None),
+            None => (None, SandboxState::Unknown, ShellFacts::default()),
         },
     };
     PeerInfo {
         uid,
         pid,
         sandbox,
-        workspace: workspace.map(Arc::from),
+        workspace: facts.workspace.map(Arc::from),
+        scratch: facts.scratch.map(Arc::from),
+    }
+}
+
+/// The shell facts of a confined peer (nothing for any other).
+fn confined_facts(pid: i32, state: SandboxState) -> ShellFacts {
+    if state.is_confined() {
+        shell_facts(pid).unwrap_or_default()
+    } else {
+        ShellFacts::default()
     }
 }
 
 /// The peer's pid, state and (when confined) shell workspace, or `None` when the pidfd's process
 /// is gone or unreadable.
-fn sandbox_via_pidfd(fd: &OwnedFd) -> Option<(i32, SandboxState, Option<PathBuf>)> {
+fn sandbox_via_pidfd(fd: &OwnedFd) -> Option<(i32, SandboxState, ShellFacts)> {
     let pid = pidfd_pid(fd)?;
     let state = sandbox_of_pid(pid);
-    let ws = state.is_confined().then(|| shell_workspace(pid)).flatten();
+    let facts = confined_facts(pid, state);
     // What was read above is only the peer's if the pidfd still names the same pid now.
-    (pidfd_pid(fd)? == pid).then_some((pid, state, ws))
+    (pidfd_pid(fd)? == pid).then_some((pid, state, facts))
 }
 
-/// The workspace root of the sandboxed session shell `pid` runs under: the leader of `pid`'s
-/// session, when that leader is a child of this daemon (a sandboxed shell leads its own session,
-/// and no process can join another existing session), as the daemon wrote it into the leader's
-/// start-up environment. `None` for anything else — a command that started a session of its
-/// own, a shell bound to no workspace, an unreadable `/proc` — so the caller gets no project.
-pub(super) fn shell_workspace(pid: i32) -> Option<PathBuf> {
+/// The workspace root and scratch folder of the sandboxed session shell `pid` runs under: the
+/// leader of `pid`'s session, when that leader is a child of this daemon (a sandboxed shell
+/// leads its own session, and no process can join another existing session), as the daemon
+/// wrote them into the leader's start-up environment. `None` for anything else — a command that
+/// started a session of its own, an unreadable `/proc` — so the caller gets no project and no
+/// scratch folder.
+pub(super) fn shell_facts(pid: i32) -> Option<ShellFacts> {
+    use std::os::unix::ffi::OsStrExt;
     let sid = stat_field(pid, STAT_SESSION)?;
     if stat_field(sid, STAT_PPID)? != std::process::id() as i32 {
         return None;
     }
     let env = std::fs::read(format!("/proc/{sid}/environ")).ok()?;
-    let prefix = format!("{}=", crate::shell::procs::WORKSPACE_VAR);
-    let root = env
-        .split(|b| *b == 0)
-        .find_map(|kv| kv.strip_prefix(prefix.as_bytes()))?;
-    use std::os::unix::ffi::OsStrExt;
-    let root = PathBuf::from(std::ffi::OsStr::from_bytes(root));
-    root.is_absolute().then_some(root)
+    let value = |var: &str| {
+        let prefix = format!("{var}=");
+        env.split(|b| *b == 0)
+            .find_map(|kv| kv.strip_prefix(prefix.as_bytes()))
+            .map(|v| PathBuf::from(std::ffi::OsStr::from_bytes(v)))
+            .filter(|p| p.is_absolute())
+    };
+    Some(ShellFacts {
+        workspace: value(crate::shell::procs::WORKSPACE_VAR),
+        scratch: value(crate::shell::procs::SCRATCH_VAR),
+    })
 }
 
 /// Field numbers of `/proc/<pid>/stat` (1-based, as in proc(5)).
