@@ -221,6 +221,8 @@ impl ToolExecutor for PolicyExecutor {
                 approver: None,
                 gate: self.gate.clone(),
                 output_cap: None,
+                // A sub-agent has no user of its own to ask.
+                asker: None,
             };
             match self
                 .sessions
