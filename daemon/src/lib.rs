@@ -4,7 +4,7 @@
 //! → take the daemon lock → settings → bind the socket → serve gRPC until SIGTERM/SIGINT/`Shutdown`
 //! → stop the subsystems → remove the socket.
 //!
-//! # Five flows, file by file
+//! # Six flows, file by file
 //!
 //! Each flow starts at a method of `proto/synapse.proto`; each gRPC handler in `daemon/src/server/`
 //! names the one entry point it calls. `→` is one call; the hop count is the calls from the handler
@@ -31,7 +31,8 @@
 //! shell function (`daemon/src/shell/channel/functions.rs`) that runs `synapsed __agent`
 //! (`helper_main`, `daemon/src/shell/channel/helper.rs`) → the channel socket (`answer` → `run`,
 //! `daemon/src/shell/channel/mod.rs`) → the same `run_agent_command`. Events return by
-//! `forward_events` → `to_wire` (`daemon/src/server/chat.rs`); messages are saved by
+//! `forward_events` (`daemon/src/server/chat.rs`) → `to_wire` (`daemon/src/server/chat_wire.rs`);
+//! messages are saved by
 //! `SessionLog::append` (`daemon/src/agent/session_log.rs`).
 //!
 //! **2. `mcp:` call from the model** (19 hops over 10 files). Flow 1 to `route`, where the gate
@@ -79,7 +80,7 @@
 //! `synapse_permissions::decide`, `daemon/permissions/src/policy/mod.rs`) → `resolve`
 //! (`daemon/src/agent/gate/answer.rs`) → `SessionApprover::request`
 //! (`daemon/src/agent/approvals.rs`), which sends `SessionEvent::Approval` to the clients
-//! (`to_wire`, `daemon/src/server/chat.rs`). A skill marked `ask` asks through
+//! (`to_wire`, `daemon/src/server/chat_wire.rs`). A skill marked `ask` asks through
 //! `CommandContext::approve` (`daemon/src/shell/command.rs`) → `SessionApprover::ask`. Answering:
 //! `Chat.Attach` with an approval → `ChatService::attach` → `read_client` → `read_messages`
 //! (`daemon/src/server/chat.rs`) → `ChatSession::answer_approval` (`daemon/src/agent/session.rs`) →
@@ -89,6 +90,20 @@
 //! (`SessionGate`), `synapse exec --permission-mode` (`exec_gate`), a sub-agent's policy
 //! (`subagent_policy`) and an MCP call reaching `Mcp.CallTool` from a sandboxed script
 //! (`mcp_call`), all deciding with `synapse_permissions`; the gRPC layer only calls them.
+//!
+//! **6. An MCP server asks the user** (a form or sampling during a session's tool call). Flow 2
+//! to `BashRouter::shortcut`, which puts the call's `AskerHandle` (a `TurnAsker`,
+//! `daemon/src/agent/asker.rs`, made by `ChatSession::turn_asker` in
+//! `daemon/src/agent/session/asks.rs`) in the task-local `CALL_ASKER`
+//! (`daemon/src/shell/asker.rs`) → … → `McpConnection::call` → `call_watched`
+//! (`daemon/src/mcp/connection/handler.rs`), which registers it in `CallAskers`
+//! (`daemon/src/mcp/connection/asks.rs`) while the call runs. The server's request arrives at
+//! `Events::create_elicitation` / `create_message` → `elicit` / `sample` (`asks.rs`, finding the
+//! call's asker) → `TurnAsker::elicit` → `SessionForms::ask` (`daemon/src/agent/forms.rs`, which
+//! sends `SessionEvent::Elicitation`), or `TurnAsker::sample` → `SessionApprover::request` (flow
+//! 5) → `LlmProvider::stream`. A form is answered by `read_messages` →
+//! `ChatSession::answer_elicitation` → `SessionForms::answer`, which checks the values with
+//! `synapse_shared::elicit::Form::check` (`shared/src/elicit/mod.rs`).
 
 pub mod agent;
 pub mod growth;

@@ -4,11 +4,13 @@
 //! - [`paths`]: where everything lives (`SYNAPSE_HOME`, the socket, logs, skills, sessions).
 //! - [`settings`]: `settings.json`, read with precise errors and rewritten atomically.
 //! - [`atomic`]: the one way files are rewritten (temp file, fsync, rename).
+//! - [`elicit`]: an MCP elicitation's form: its fields, typed answers and their checks.
 //! - [`skill`]: SKILL.md parsing and spec validation, `skill:<skill>:<script>` naming.
 //! - [`rpc`]: connecting a gRPC channel to the daemon's Unix socket.
 //! - [`trust`]: trusted folders, whose `.synapse/settings.json` counts.
 
 pub mod atomic;
+pub mod elicit;
 pub mod paths;
 pub mod rpc;
 pub mod settings;

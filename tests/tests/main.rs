@@ -27,6 +27,7 @@ mod llm_providers;
 mod llm_real;
 mod mcp_e2e;
 mod mcp_edit_cli;
+mod mcp_elicitation;
 mod mcp_errors;
 mod mcp_faults;
 mod mcp_filesystem;

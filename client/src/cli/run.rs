@@ -1,10 +1,12 @@
 //! `synapse run "<prompt>"` (alias `-p`): one non-interactive turn. The final answer goes to
 //! stdout; tool activity, retries and the skill-enhancement report to stderr (`--quiet` hides
 //! tool activity); `--output-format json` prints one result object and `stream-json` every event
-//! as a JSON line. A failed turn prints nothing on stdout in text mode; in JSON its result is
-//! empty, `is_error` true and `error` says `{kind, message, http_status}`. Never reads stdin
-//! unless the prompt is `-`. SIGINT cancels the turn and waits for it to stop; SIGTERM and
-//! SIGHUP cancel it and exit at once (the daemon also cancels when the stream closes).
+//! as a JSON line. Nobody can answer questions: approval requests are denied unless `--yes`, and
+//! forms MCP servers ask to be filled in are declined with a note on stderr. A failed turn prints
+//! nothing on stdout in text mode; in JSON its result is empty, `is_error` true and `error` says
+//! `{kind, message, http_status}`. Never reads stdin unless the prompt is `-`. SIGINT cancels
+//! the turn and waits for it to stop; SIGTERM and SIGHUP cancel it and exit at once (the daemon
+//! also cancels when the stream closes).
 //!
 //! Exit codes: 0 completed · 1 the client could not run the turn (daemon unreachable or gone,
 //! bad arguments) · 3 the model call failed · 4 stopped by a limit (iterations, failing tools)
@@ -18,7 +20,10 @@ use clap::{Args, ValueEnum};
 use synapse_shared::paths::Paths;
 use synapse_shared::proto::chat_event::Kind as Ev;
 use synapse_shared::proto::client_message::Kind as Out;
-use synapse_shared::proto::{ApprovalAnswer, CancelTurn, ClientMessage, TurnFinished, UsageUpdate};
+use synapse_shared::proto::{
+    ApprovalAnswer, CancelTurn, ClientMessage, ElicitationAnswer, ElicitationRequest, TurnFinished,
+    UsageUpdate,
+};
 
 use crate::attach::{Attached, OpenOptions};
 use crate::render::events::{event_json, tool_line};
@@ -67,7 +72,9 @@ pub struct RunArgs {
     #[arg(short = 'c', long = "continue")]
     pub continue_latest: bool,
     /// Allow what the session asks approval for (without it, every request is denied: nobody
-    /// is there to answer). Deny rules and read-only mode still hold.
+    /// is there to answer), an MCP server's sampling requests (its use of the model) included.
+    /// Deny rules and read-only mode still hold. Forms MCP servers ask to be filled in are
+    /// declined either way: answer them in `synapse chat`.
     #[arg(short = 'y', long)]
     pub yes: bool,
     /// Allow commands matching PATTERN for this run without asking (`git push:*`, `npm run *`,
@@ -162,6 +169,27 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
                     }))
                     .await?;
             }
+            Ev::Elicitation(form) => {
+                // Always said, even with --quiet: the server's tool goes on without the input.
+                eprintln!("synapse: {}", declined_form_note(&form));
+                if args.output_format == OutputFormat::StreamJson {
+                    let event = serde_json::json!({
+                        "type": "elicitation_declined",
+                        "id": form.request_id,
+                        "server": form.server,
+                        "reason": "non-interactive run",
+                    });
+                    writeln!(stdout, "{event}")?;
+                    stdout.flush()?;
+                }
+                attached
+                    .send(Out::Elicitation(ElicitationAnswer {
+                        request_id: form.request_id,
+                        action: "decline".to_string(),
+                        content_json: String::new(),
+                    }))
+                    .await?;
+            }
             Ev::EnhanceReport(report) => {
                 if args.output_format == OutputFormat::Text {
                     eprintln!("skill enhancement: {}", report.text.trim_end());
@@ -211,6 +239,17 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let status = tonic::Status::unavailable(errors.last().cloned().unwrap_or_default());
     bail!("{}", daemon_stopped(&status, &session_id))
+}
+
+/// What `run` says when it declines an MCP server's form.
+fn declined_form_note(form: &ElicitationRequest) -> String {
+    let message = crate::render::safe_text::strip_controls(form.message.trim());
+    let first = message.lines().next().unwrap_or_default();
+    format!(
+        "declined a form of MCP server {} ({first:?}): `synapse run` cannot ask for input; \
+         answer it in `synapse chat`",
+        crate::render::safe_text::strip_controls(&form.server),
+    )
 }
 
 /// The exit status for a turn's end reason (see the module doc).

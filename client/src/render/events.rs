@@ -47,6 +47,11 @@ pub fn event_json(event: &ChatEvent, session_id: &str) -> serde_json::Value {
         Some(Ev::Approval(a)) => {
             json!({"type": "approval_request", "id": a.request_id, "title": a.title, "detail": a.detail, "pattern": a.pattern, "rules_file": a.rules_file})
         }
+        Some(Ev::Elicitation(e)) => {
+            let schema: serde_json::Value =
+                serde_json::from_str(&e.schema_json).unwrap_or(serde_json::Value::Null);
+            json!({"type": "elicitation_request", "id": e.request_id, "server": e.server, "message": e.message, "schema": schema})
+        }
         Some(Ev::EnhanceReport(r)) => json!({"type": "skill_enhance_report", "text": r.text}),
         Some(Ev::ModelChanged(m)) => json!({"type": "model_changed", "model": m.model}),
         Some(Ev::PermissionMode(m)) => {

@@ -6,6 +6,7 @@
 
 use synapse_shared::proto::ApprovalRequest;
 
+use crate::render::safe_text::strip_controls;
 use crate::render::theme::Theme;
 
 /// The prompt rustyline shows while waiting for an answer.
@@ -47,8 +48,10 @@ pub fn parse_answer(text: &str) -> Option<Decision> {
 /// What is asked, printed before the answer prompt: the question, why, and what "always"
 /// would save where.
 pub fn question(theme: &Theme, request: &ApprovalRequest) -> String {
-    let mut out = format!("{} {}\n", theme.yellow("?"), theme.bold(&request.title));
-    for line in request.detail.lines() {
+    // The detail may quote a server (a sampling request's messages): shown, never obeyed.
+    let title = strip_controls(&request.title);
+    let mut out = format!("{} {}\n", theme.yellow("?"), theme.bold(&title));
+    for line in strip_controls(&request.detail).lines() {
         out.push_str(&format!("  {}\n", theme.dim(line)));
     }
     if !request.pattern.is_empty() {

@@ -91,8 +91,10 @@ impl TurnKeys {
     }
 }
 
-impl Drop for TurnKeys {
-    fn drop(&mut self) {
+impl TurnKeys {
+    /// Stops reading and restores the terminal (so something else can read lines); no keys
+    /// come after this.
+    pub fn stop(&mut self) {
         if let Some((wake, handle)) = self.reader.take() {
             let _ = nix::unistd::write(&wake, b"x");
             let _ = handle.join();
@@ -100,6 +102,12 @@ impl Drop for TurnKeys {
         if let Some(saved) = self.saved.take() {
             let _ = termios::tcsetattr(std::io::stdin().as_fd(), SetArg::TCSANOW, &saved);
         }
+    }
+}
+
+impl Drop for TurnKeys {
+    fn drop(&mut self) {
+        self.stop();
     }
 }
 

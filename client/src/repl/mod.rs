@@ -8,6 +8,7 @@ mod approval;
 mod catalog;
 mod commands;
 mod complete;
+mod form;
 mod input;
 mod keys;
 mod link;
@@ -200,6 +201,10 @@ impl Repl {
                 Ev::Approval(a) => t.yellow(&format!(
                     "Another client of this session is asked: {}\n",
                     a.title
+                )),
+                Ev::Elicitation(e) => t.yellow(&format!(
+                    "Another client of this session is asked to fill in a form of MCP server {}\n",
+                    crate::render::safe_text::strip_controls(&e.server)
                 )),
                 Ev::TurnFinished(done) => {
                     self.turns = self.turns.max(done.turn);

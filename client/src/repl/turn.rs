@@ -1,6 +1,7 @@
 //! One turn: send the message, render events until the turn finishes. Ctrl-C or Esc cancels it
 //! in the daemon (which kills the running command); other keys are type-ahead ([`super::keys`],
-//! [`super::typeahead`]); approval requests are answered with a single key;
+//! [`super::typeahead`]); approval requests are answered with a single key, an MCP server's
+//! form line by line ([`super::form`]);
 //! if the daemon goes away the REPL reattaches to the same session and resends the message when
 //! the daemon never recorded it.
 
@@ -115,6 +116,15 @@ impl Repl {
                             });
                             // A lost connection shows up as Lost on the next event.
                             let _ = self.link.send(answer).await;
+                            view.resume().await;
+                        }
+                        Step::Elicitation(request) => {
+                            // The form is typed with line editing: the turn's key reader
+                            // gives the terminal back meanwhile.
+                            keys.stop();
+                            let answer = self.fill_form(&request).await;
+                            keys = TurnKeys::start();
+                            let _ = self.link.send(Out::Elicitation(answer)).await;
                             view.resume().await;
                         }
                         Step::Finished(done) => {

@@ -5,7 +5,9 @@
 use std::io::Write;
 
 use synapse_shared::proto::chat_event::Kind as Ev;
-use synapse_shared::proto::{ApprovalRequest, ToolFinished, TurnFinished, UsageUpdate};
+use synapse_shared::proto::{
+    ApprovalRequest, ElicitationRequest, ToolFinished, TurnFinished, UsageUpdate,
+};
 
 use super::spinner::Spinner;
 use super::typeahead::Typed;
@@ -20,6 +22,8 @@ const THINKING: &str = "Thinking…";
 pub enum Step {
     Continue,
     Approval(ApprovalRequest),
+    /// An MCP server asks the user to fill in a form.
+    Elicitation(ElicitationRequest),
     Finished(TurnFinished),
 }
 
@@ -133,6 +137,10 @@ impl TurnView {
             Ev::Approval(request) => {
                 self.pause().await;
                 return Step::Approval(request);
+            }
+            Ev::Elicitation(request) => {
+                self.pause().await;
+                return Step::Elicitation(request);
             }
             Ev::TurnFinished(done) => return Step::Finished(done),
             Ev::Opened(_) | Ev::ModelChanged(_) | Ev::PermissionMode(_) => {}

@@ -3,12 +3,14 @@
 //! that keep each conversation on disk ([`session_log`]) and the system prompt ([`prompt`]).
 
 pub mod approvals;
+pub mod asker;
 pub mod context;
 pub mod error;
 pub mod events;
 pub mod executor;
 #[cfg(test)]
 pub mod fakes;
+pub mod forms;
 pub mod gate;
 pub mod history;
 pub mod prompt;

@@ -2,6 +2,7 @@
 //! its events. A session outlives the client that opened it: clients subscribe to its events,
 //! and a client that comes back (resume by id) subscribes again.
 
+mod asks;
 mod compact;
 mod limits;
 mod turn;
@@ -18,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use super::AgentError;
 use super::approvals::SessionApprover;
 use super::events::{AgentEvent, TurnEnd};
+use super::forms::SessionForms;
 use super::gate::audit::Audit;
 use super::gate::{GateEnv, GateOptions, SessionGate};
 use super::runner::{RunnerLimits, TurnGuard};
@@ -41,6 +43,15 @@ pub enum SessionEvent {
         /// The rule an "always" answer saves, and its file (empty: "always" = this session).
         pattern: String,
         rules_file: String,
+    },
+    /// An MCP server asks the user to fill in a form (answered with
+    /// [`ChatSession::answer_elicitation`]).
+    Elicitation {
+        id: String,
+        server: String,
+        message: String,
+        /// The requested schema as JSON, in the server's order.
+        schema_json: String,
     },
     /// Something the user should know that is not part of the conversation (denied commands
     /// of a non-interactive run, problems in the permission rules).
@@ -125,6 +136,8 @@ pub struct ChatSession {
     model_override: Mutex<Option<String>>,
     events: broadcast::Sender<SessionEvent>,
     approver: Arc<SessionApprover>,
+    /// Forms MCP servers asked the user to fill in, waiting for an answer.
+    forms: Arc<SessionForms>,
     gate: Option<Arc<SessionGate>>,
     running: Mutex<Option<CancellationToken>>,
     conversation: tokio::sync::Mutex<Conversation>,
@@ -151,6 +164,7 @@ impl ChatSession {
         let turns = history.iter().filter(|m| is_user_prompt(m)).count() as u32;
         let (events, _) = broadcast::channel(EVENT_BUFFER);
         let approver = Arc::new(SessionApprover::new(id.clone(), events.clone()));
+        let forms = Arc::new(SessionForms::new(id.clone(), events.clone()));
         let message_count = AtomicUsize::new(history.len());
         let gate = deps.gate_env.clone().map(|env| {
             let audit = Arc::new(Audit::new(id.clone(), Some(log.path().to_path_buf())));
@@ -181,6 +195,7 @@ impl ChatSession {
             model_override: Mutex::new(model),
             events,
             approver,
+            forms,
             running: Mutex::new(None),
             conversation: tokio::sync::Mutex::new(Conversation {
                 history,
@@ -302,7 +317,8 @@ impl ChatSession {
 
     /// A client's stream closed (it exited, was killed, or lost the connection). A
     /// non-interactive client's turn is cancelled (its command killed); open approval requests
-    /// are answered "no" unless another client is still attached to answer them.
+    /// are answered "no" and open forms "cancel" unless another client is still attached to
+    /// answer them.
     pub fn client_left(&self, non_interactive: bool) {
         // This client's own event forwarder may still hold a receiver.
         let others_attached = self.events.receiver_count() > 1;
@@ -311,6 +327,7 @@ impl ChatSession {
         }
         if non_interactive || !others_attached {
             self.approver.deny_all_pending();
+            self.forms.cancel_all_pending();
         }
     }
 

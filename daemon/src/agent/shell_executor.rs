@@ -22,6 +22,8 @@ pub struct ShellToolExecutor {
     pub output_cap: Option<usize>,
     /// Where the live tail of a running command goes (the session's event stream).
     pub progress: Option<crate::shell::ProgressSink>,
+    /// Who answers an MCP server's forms and sampling requests during a call (the session).
+    pub asker: Option<crate::shell::AskerHandle>,
 }
 
 impl ToolExecutor for ShellToolExecutor {
@@ -35,6 +37,7 @@ impl ToolExecutor for ShellToolExecutor {
                 gate: self.gate.clone(),
                 output_cap: self.output_cap,
                 progress: self.progress.clone(),
+                asker: self.asker.clone(),
             };
             match self
                 .sessions

@@ -188,6 +188,8 @@ impl ToolExecutor for PolicyExecutor {
                 approver: None,
                 gate: Some(self.gate.clone()),
                 output_cap: None,
+                // A sub-agent has no user of its own to ask.
+                asker: None,
             };
             match self
                 .sessions

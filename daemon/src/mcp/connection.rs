@@ -4,7 +4,8 @@
 //!
 //! Notifications and process exits are reported as [`ConnectionEvent`]s tagged with the
 //! connection id, so the manager can ignore events from a connection it already replaced.
-//! The rmcp client handler (roots, progress, list-changed) is [`handler`]; a change of roots is
+//! The rmcp client handler (roots, progress, list-changed) is [`handler`]; a server's forms and
+//! sampling requests go to the session whose call they serve ([`asks`]); a change of roots is
 //! announced with `notifications/roots/list_changed` ([`McpConnection::roots_changed`]).
 
 use parking_lot::Mutex;
@@ -25,8 +26,10 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, watch};
 
+mod asks;
 mod handler;
 
+use asks::CallAskers;
 use handler::{Events, ProgressWatchers};
 
 use super::config::{ServerConfig, Transport};
@@ -104,6 +107,7 @@ impl ConnectionError {
 pub struct McpConnection {
     pub conn_id: u64,
     progress: ProgressWatchers,
+    askers: CallAskers,
     service: RunningService<RoleClient, Events>,
     process: Mutex<Option<ServerProcess>>,
     pid: Option<u32>,
@@ -140,12 +144,14 @@ impl McpConnection {
     ) -> Result<(McpConnection, Vec<Tool>), ConnectionError> {
         let events = link.events.clone();
         let progress = ProgressWatchers::default();
+        let askers = CallAskers::default();
         let handler = Events {
             server: config.name.clone(),
             conn_id,
             tx: events.clone(),
             roots: link.roots,
             progress: progress.clone(),
+            askers: askers.clone(),
         };
         let startup = config.startup_timeout;
         let attempt = async {
@@ -201,6 +207,7 @@ impl McpConnection {
             let conn = McpConnection {
                 conn_id,
                 progress,
+                askers,
                 service,
                 pid: process.as_ref().map(ServerProcess::pid),
                 exited: process.as_ref().map(ServerProcess::exit_watch),
@@ -237,11 +244,17 @@ impl McpConnection {
         arguments: Map<String, Value>,
     ) -> Result<Value, ConnectionError> {
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
-        // A call someone watches (a session's tool call) has its progress shown.
+        // A call someone watches (a session's tool call) has its progress shown, and the
+        // server's questions while it runs go to that session's user.
         let call = async {
-            match crate::shell::progress::call_progress() {
-                Some(sink) => self.call_watched(params, sink).await,
-                None => self.service.call_tool(params).await,
+            let sink = crate::shell::progress::call_progress();
+            let asker = crate::shell::asker::call_asker();
+            if sink.is_none() && asker.is_none() {
+                // Registered without an asker: the server's questions during it reach nobody.
+                let _call = self.askers.register(None, None);
+                self.service.call_tool(params).await
+            } else {
+                self.call_watched(params, sink, asker).await
             }
         };
         match tokio::time::timeout(self.call_timeout, call).await {

@@ -17,18 +17,13 @@ use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 
+use super::chat_wire::to_wire;
 use crate::agent::session::{ChatSession, SessionEvent};
 use crate::agent::sessions::{OpenRequest, Resume};
-use crate::agent::{AgentEvent, TurnEnd};
 use crate::lifecycle::peer::refuse_confined;
 use crate::state::DaemonState;
 use crate::workspace::SettingsHandle;
-use synapse_llm::LimitSource;
-use synapse_llm::Usage;
-use synapse_llm::limits::CONTEXT_WINDOW_FALLBACK;
 
-/// Lines of a tool's output sent as its preview.
-const PREVIEW_LINES: usize = 5;
 /// How long a run whose client left gets to stop its cancelled turn before release gives up.
 const RUN_RELEASE_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
 /// Events queued per attached client.
@@ -250,6 +245,15 @@ async fn read_messages(
                 let _ = tx.send(Ok(error_event(message))).await;
             }
             Some(In::Approval(_)) => {}
+            Some(In::Elicitation(answer)) => {
+                if let Err(message) = session.answer_elicitation(
+                    &answer.request_id,
+                    &answer.action,
+                    &answer.content_json,
+                ) {
+                    let _ = tx.send(Ok(error_event(message))).await;
+                }
+            }
             Some(In::Compact(_)) => {
                 if let Err(e) = session.start_compaction() {
                     let _ = tx.send(Ok(error_event(e.to_string()))).await;
@@ -289,108 +293,4 @@ fn error_event(message: String) -> ChatEvent {
     ChatEvent {
         kind: Some(Ev::Error(proto::ErrorEvent { message })),
     }
-}
-
-fn usage(u: &Usage, window: Option<(u64, LimitSource)>) -> proto::UsageUpdate {
-    let (context_window, source) =
-        window.unwrap_or((CONTEXT_WINDOW_FALLBACK, LimitSource::Fallback));
-    proto::UsageUpdate {
-        input_tokens: u.input,
-        output_tokens: u.output,
-        cache_read_tokens: u.cache_read,
-        cache_creation_tokens: u.cache_creation,
-        context_tokens: u.total_input() + u.output,
-        context_window,
-        context_source: source.describe().to_string(),
-    }
-}
-
-fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -> ChatEvent {
-    let kind = match event {
-        SessionEvent::Agent(AgentEvent::TextDelta(text)) => Ev::Text(proto::TextDelta { text }),
-        SessionEvent::Agent(AgentEvent::ToolStarted { id, command }) => {
-            Ev::ToolStarted(proto::ToolStarted {
-                call_id: id,
-                command,
-            })
-        }
-        SessionEvent::Agent(AgentEvent::ToolFinished {
-            id,
-            command,
-            exit_code,
-            output,
-        }) => Ev::ToolFinished(proto::ToolFinished {
-            call_id: id,
-            command,
-            exit_code,
-            output_preview: output
-                .lines()
-                .take(PREVIEW_LINES)
-                .collect::<Vec<_>>()
-                .join("\n"),
-            output_lines: output.lines().count() as u32,
-            output,
-        }),
-        SessionEvent::Agent(AgentEvent::Usage(u)) => Ev::Usage(usage(&u, window)),
-        SessionEvent::Agent(AgentEvent::Retrying {
-            attempt,
-            max_attempts,
-            delay,
-            reason,
-        }) => Ev::Retrying(proto::Retrying {
-            attempt,
-            max_attempts,
-            delay_ms: delay.as_millis() as u64,
-            reason,
-        }),
-        SessionEvent::Agent(AgentEvent::Notice(text)) => Ev::Notice(proto::Notice { text }),
-        SessionEvent::Agent(AgentEvent::ToolOutput { tail, total_bytes }) => {
-            Ev::ToolOutput(proto::ToolOutput {
-                call_id: String::new(),
-                tail,
-                total_bytes,
-            })
-        }
-        SessionEvent::Error(message) => Ev::Error(proto::ErrorEvent { message }),
-        SessionEvent::Approval {
-            id,
-            title,
-            detail,
-            pattern,
-            rules_file,
-        } => Ev::Approval(proto::ApprovalRequest {
-            request_id: id,
-            title,
-            detail,
-            pattern,
-            rules_file,
-        }),
-        SessionEvent::Notice(text) => Ev::Notice(proto::Notice { text }),
-        SessionEvent::PermissionMode { mode, summary } => {
-            Ev::PermissionMode(proto::PermissionModeChanged { mode, summary })
-        }
-        SessionEvent::EnhanceReport(text) => Ev::EnhanceReport(proto::EnhanceReport { text }),
-        SessionEvent::TurnFinished {
-            end,
-            final_text,
-            turn,
-            usage: u,
-        } => {
-            let (error_kind, http_status) = match &end {
-                TurnEnd::Error(f) => (f.kind.clone(), u32::from(f.status.unwrap_or(0))),
-                _ => (String::new(), 0),
-            };
-            Ev::TurnFinished(proto::TurnFinished {
-                reason: end.as_str().to_string(),
-                message: end.message(),
-                final_text,
-                turn,
-                usage: Some(usage(&u, window)),
-                error_kind,
-                http_status,
-                background_jobs: 0,
-            })
-        }
-    };
-    ChatEvent { kind: Some(kind) }
 }

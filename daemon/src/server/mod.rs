@@ -2,6 +2,7 @@
 //! error to a status. Every request first passes the peer-uid check.
 
 mod chat;
+mod chat_wire;
 mod daemon;
 mod mcp;
 mod mcp_edit;

@@ -111,6 +111,8 @@ impl Tools for ToolsService {
                 .map(|g| crate::agent::gate::handle(g.gate.clone())),
             output_cap: None,
             progress: None,
+            // `synapse exec` has nobody to ask: a server's forms and sampling are declined.
+            asker: None,
         };
         let cancel = CancellationToken::new();
         // Dropped with this handler when the client disconnects: cancels the command.

@@ -14,6 +14,7 @@
 //! that registry to [`ShellSessions::new`]. `shell/` never imports its commands' subsystems.
 
 pub mod args;
+pub mod asker;
 pub mod capture;
 pub mod channel;
 pub mod command;
@@ -44,6 +45,7 @@ mod stop_tests;
 #[cfg(test)]
 mod tests;
 
+pub use asker::{AskerHandle, SessionAsker};
 pub use capture::OUTPUT_CAP_CHARS;
 pub use command::{
     AgentCommand, CommandContext, CommandOutput, CommandRegistry, CommandSpec, PromptForm,

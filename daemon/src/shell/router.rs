@@ -40,6 +40,9 @@ pub struct ToolCall {
     pub output_cap: Option<usize>,
     /// Receives the latest output lines while a native command runs (`None`: nobody watches).
     pub progress: Option<super::progress::ProgressSink>,
+    /// Answers what an in-process extension's server asks of the session: forms, sampling
+    /// (`None`: nobody to ask, so they are declined).
+    pub asker: Option<super::asker::AskerHandle>,
 }
 
 /// What the model receives, plus what the caller may want to know.
@@ -194,8 +197,11 @@ impl BashRouter {
                     let verdict = check(call, session, GateAction::Native { command }).await;
                     return match verdict {
                         GateVerdict::Run => {
-                            self.shortcut(session, command, &name, words, stdin, timeout, cancel)
-                                .await
+                            let asker = call.asker.clone();
+                            self.shortcut(
+                                session, command, &name, words, stdin, timeout, cancel, asker,
+                            )
+                            .await
                         }
                         GateVerdict::RunUnsandboxed => {
                             session.run_unsandboxed(command, timeout, cancel).await
@@ -253,6 +259,7 @@ impl BashRouter {
         stdin: Option<String>,
         timeout: Duration,
         cancel: &CancellationToken,
+        asker: Option<super::asker::AskerHandle>,
     ) -> CommandOutput {
         let expands = command.contains(['$', '`', '*', '?', '[', '~', '{']);
         let help = matches!(words.first().map(String::as_str), Some("-h" | "--help"));
@@ -265,6 +272,14 @@ impl BashRouter {
             // dropping the call tells the extension (MCP: `notifications/cancelled`).
             let workspace = session.workspace_root().map(Path::to_path_buf);
             let run = shortcut.run(name, words, workspace.as_deref(), cancel.clone());
+            // The call's progress sink and asker travel with it as task-locals: the MCP
+            // connection routes the server's notifications and requests of this call by them.
+            let run = async {
+                match asker {
+                    Some(asker) => super::asker::CALL_ASKER.scope(asker, run).await,
+                    None => run.await,
+                }
+            };
             let scratch = session.jobs().dir().to_path_buf();
             let run = super::progress::CALL_SCRATCH.scope(scratch, async {
                 match session.progress() {

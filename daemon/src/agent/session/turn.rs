@@ -54,6 +54,7 @@ impl ChatSession {
                 // Tool output never takes more than about a quarter of the real window.
                 output_cap: Some(crate::shell::cap_for_window(Some(window))),
                 progress: Some(self.progress_sink()),
+                asker: Some(self.turn_asker(provider.clone(), limits.max_output_tokens)),
             }),
             system: self.deps.system_prompt.clone(),
             limits: RunnerLimits {

@@ -1,7 +1,9 @@
 //! The client side of an MCP session as rmcp sees it ([`Events`]): identifies Synapse, declares
-//! `roots`, forwards list-changed notifications to the manager, answers `roots/list` with the
-//! folders the manager serves, and routes `notifications/progress` to the call that asked for
-//! them ([`McpConnection::call_watched`]).
+//! `roots`, form `elicitation` and `sampling`, forwards list-changed notifications to the
+//! manager, answers `roots/list` with the folders the manager serves, routes
+//! `notifications/progress` to the call that asked for them, and a server's forms and sampling
+//! requests to the session whose call it serves ([`asks`](super::asks)); a session's calls are
+//! made with [`McpConnection::call_watched`].
 
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -12,6 +14,7 @@ use rmcp::service::NotificationContext;
 use rmcp::{ClientHandler, RoleClient};
 use tokio::sync::mpsc;
 
+use super::asks::CallAskers;
 use super::{ConnectionEvent, McpConnection, Roots};
 
 /// The rmcp client handler: identifies Synapse and forwards list-changed notifications.
@@ -22,6 +25,8 @@ pub(super) struct Events {
     pub(super) roots: Roots,
     /// Calls waiting for `notifications/progress`, by their progress token.
     pub(super) progress: ProgressWatchers,
+    /// Who answers the server's forms and sampling requests of each call in flight.
+    pub(super) askers: CallAskers,
 }
 
 pub(super) type ProgressWatchers = Arc<Mutex<HashMap<String, crate::shell::ProgressSink>>>;
@@ -78,11 +83,37 @@ impl ClientHandler for Events {
         Ok(rmcp::model::ListRootsResult::new(roots))
     }
 
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        Ok(super::asks::elicit(&self.server, &self.askers, request, context).await)
+    }
+
+    #[allow(deprecated)]
+    async fn create_message(
+        &self,
+        params: rmcp::model::CreateMessageRequestParams,
+        context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
+        super::asks::sample(&self.server, &self.askers, params, context).await
+    }
+
+    // Sampling is deprecated from the 2026 protocol on; servers of the 2025 revisions use it.
+    #[allow(deprecated)]
     fn get_info(&self) -> ClientConfig {
         let mut roots = rmcp::model::RootsCapabilities::default();
         roots.list_changed = Some(true);
         let mut capabilities = ClientCapabilities::default();
         capabilities.roots = Some(roots);
+        // Forms only (no URL mode), checked against their schema before they are sent.
+        capabilities.elicitation =
+            Some(rmcp::model::ElicitationCapability::new().with_form(
+                rmcp::model::FormElicitationCapability::new().with_schema_validation(true),
+            ));
+        // Text messages, no tools and no included context.
+        capabilities.sampling = Some(rmcp::model::SamplingCapability::default());
         ClientConfig::new(
             capabilities,
             Implementation::new("synapse", synapse_shared::VERSION),
@@ -91,13 +122,15 @@ impl ClientHandler for Events {
 }
 
 impl McpConnection {
-    /// `tools/call` whose `notifications/progress` (matched by the token rmcp gave the request)
-    /// go to `sink`. Dropped before the answer (a timeout, a cancel), the request is cancelled on
-    /// the wire, as rmcp's own `call_tool` does.
+    /// `tools/call` made for a session: its `notifications/progress` (matched by the token rmcp
+    /// gave the request) go to `sink`, and the server's forms and sampling requests while it runs
+    /// to `asker`. Dropped before the answer (a timeout, a cancel), the request is cancelled on
+    /// the wire, as rmcp's own `call_tool` does, and its open questions are withdrawn.
     pub(super) async fn call_watched(
         &self,
         params: CallToolRequestParams,
-        sink: crate::shell::ProgressSink,
+        sink: Option<crate::shell::ProgressSink>,
+        asker: Option<crate::shell::AskerHandle>,
     ) -> Result<rmcp::model::CallToolResult, rmcp::ServiceError> {
         let peer = self.service.peer().clone();
         let request =
@@ -106,7 +139,10 @@ impl McpConnection {
             .send_request_with_option(request, rmcp::service::PeerRequestOptions::no_options())
             .await?;
         let token = progress_key(&handle.progress_token);
-        self.progress.lock().insert(token.clone(), sink);
+        if let Some(sink) = sink {
+            self.progress.lock().insert(token.clone(), sink);
+        }
+        let _asking = self.askers.register(Some(handle.id.clone()), asker);
         let mut watch = ProgressWatch {
             watchers: self.progress.clone(),
             token,

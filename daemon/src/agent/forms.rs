@@ -1,0 +1,246 @@
+//! Forms MCP servers ask a chat session's user to fill in (`elicitation/create`): the form goes
+//! to the attached clients as an event and the first answer that fits it decides. With no client
+//! attached nobody can answer, so the form is declined at once; when the last client goes away,
+//! open forms are answered "cancel" ([`SessionForms::cancel_all_pending`]); a form whose tool
+//! call ended is withdrawn. An accepted answer is checked against the form
+//! ([`synapse_shared::elicit::Form::check`]) before the server sees it. Every outcome is logged.
+
+use parking_lot::Mutex;
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+use synapse_shared::elicit::Form;
+use tokio::sync::{broadcast, oneshot};
+
+use super::session::SessionEvent;
+use crate::shell::asker::{FormAnswer, FormRequest};
+
+pub struct SessionForms {
+    session_id: String,
+    events: broadcast::Sender<SessionEvent>,
+    pending: Mutex<HashMap<String, Pending>>,
+}
+
+struct Pending {
+    server: String,
+    form: Form,
+    reply: oneshot::Sender<FormAnswer>,
+}
+
+impl SessionForms {
+    pub fn new(session_id: String, events: broadcast::Sender<SessionEvent>) -> Self {
+        Self {
+            session_id,
+            events,
+            pending: Mutex::default(),
+        }
+    }
+
+    /// Shows the form to the session's clients and waits for the answer.
+    pub async fn ask(&self, request: FormRequest) -> FormAnswer {
+        let session = &self.session_id;
+        let server = &request.server;
+        if self.events.receiver_count() == 0 {
+            tracing::info!(%session, %server, "form declined: no client to ask");
+            return FormAnswer::Decline;
+        }
+        let form = match Form::from_schema(&request.schema) {
+            Ok(form) => form,
+            Err(e) => {
+                tracing::warn!(%session, %server, "form declined: {e}");
+                return FormAnswer::Decline;
+            }
+        };
+        let id = format!("form-{:08x}", fastrand::u32(..));
+        let (reply, answered) = oneshot::channel();
+        self.lock().insert(
+            id.clone(),
+            Pending {
+                server: server.clone(),
+                form,
+                reply,
+            },
+        );
+        // Dropped with the call that asked: an unanswered form is withdrawn.
+        let _open = Withdraw {
+            forms: self,
+            id: id.clone(),
+        };
+        let _ = self.events.send(SessionEvent::Elicitation {
+            id,
+            server: server.clone(),
+            message: request.message,
+            schema_json: request.schema.to_string(),
+        });
+        let answer = answered.await.unwrap_or(FormAnswer::Cancel);
+        tracing::info!(%session, %server, action = action(&answer), "form answered");
+        answer
+    }
+
+    /// A client's answer: "accept" with `content_json` (a JSON object), "decline" or "cancel".
+    /// `Err` says why it was not taken: no such open form, an unknown action, or values that do
+    /// not fit the form (which then stays open).
+    pub fn answer(&self, id: &str, action: &str, content_json: &str) -> Result<(), String> {
+        let mut pending = self.lock();
+        let Some(open) = pending.get(id) else {
+            return Err(format!(
+                "no open form {id} (it was answered, or its tool call ended)"
+            ));
+        };
+        let answer = match action {
+            "accept" => {
+                let content: Map<String, Value> = serde_json::from_str(content_json)
+                    .map_err(|e| format!("the answer to form {id} is not a JSON object: {e}"))?;
+                open.form.check(&content).map_err(|e| {
+                    format!(
+                        "the answer does not fit the form of MCP server {}: {e}",
+                        open.server
+                    )
+                })?;
+                FormAnswer::Accept(content)
+            }
+            "decline" => FormAnswer::Decline,
+            "cancel" => FormAnswer::Cancel,
+            other => {
+                return Err(format!(
+                    "unknown form action {other:?}: use accept, decline or cancel"
+                ));
+            }
+        };
+        if let Some(open) = pending.remove(id) {
+            let _ = open.reply.send(answer);
+        }
+        Ok(())
+    }
+
+    /// Answers every open form "cancel" (its client went away); returns how many there were.
+    pub fn cancel_all_pending(&self) -> usize {
+        let open: Vec<_> = self.lock().drain().collect();
+        let count = open.len();
+        for (id, p) in open {
+            tracing::info!(session = %self.session_id, form = %id, server = %p.server, "form cancelled: its client went away");
+            let _ = p.reply.send(FormAnswer::Cancel);
+        }
+        count
+    }
+
+    fn lock(&self) -> parking_lot::MutexGuard<'_, HashMap<String, Pending>> {
+        self.pending.lock()
+    }
+}
+
+fn action(answer: &FormAnswer) -> &'static str {
+    match answer {
+        FormAnswer::Accept(_) => "accept",
+        FormAnswer::Decline => "decline",
+        FormAnswer::Cancel => "cancel",
+    }
+}
+
+/// Removes a form nobody answered when the call that asked stops waiting, and says so.
+struct Withdraw<'a> {
+    forms: &'a SessionForms,
+    id: String,
+}
+
+impl Drop for Withdraw<'_> {
+    fn drop(&mut self) {
+        if let Some(open) = self.forms.lock().remove(&self.id) {
+            tracing::info!(session = %self.forms.session_id, form = %self.id, server = %open.server, "form withdrawn: its tool call ended");
+            let _ = self.forms.events.send(SessionEvent::Notice(format!(
+                "The form of MCP server {} was withdrawn: the tool call that asked has ended.",
+                open.server
+            )));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn request() -> FormRequest {
+        FormRequest {
+            server: "every".into(),
+            message: "Who are you?".into(),
+            schema: json!({"type": "object", "properties": {
+                "name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}
+            }, "required": ["name"]}),
+        }
+    }
+
+    /// The id of the next form event a client sees.
+    async fn next_form(rx: &mut broadcast::Receiver<SessionEvent>) -> String {
+        loop {
+            if let SessionEvent::Elicitation {
+                id, schema_json, ..
+            } = rx.recv().await.unwrap()
+            {
+                // The schema reaches the client in the server's order.
+                assert!(schema_json.find("name").unwrap() < schema_json.find("age").unwrap());
+                return id;
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn nobody_attached_declines_at_once() {
+        let (events, _) = broadcast::channel(8);
+        let forms = SessionForms::new("s".into(), events);
+        assert_eq!(forms.ask(request()).await, FormAnswer::Decline);
+    }
+
+    #[tokio::test]
+    async fn an_answer_that_fits_is_passed_on_and_one_that_does_not_keeps_the_form_open() {
+        let (events, mut rx) = broadcast::channel(8);
+        let forms = std::sync::Arc::new(SessionForms::new("s".into(), events));
+        let asking = tokio::spawn({
+            let forms = forms.clone();
+            async move { forms.ask(request()).await }
+        });
+        let id = next_form(&mut rx).await;
+        let bad = forms.answer(&id, "accept", r#"{"age": 3}"#).unwrap_err();
+        assert!(bad.contains("\"name\": is required"), "{bad}");
+        assert!(forms.answer(&id, "maybe", "").is_err());
+        forms
+            .answer(&id, "accept", r#"{"name": "Ada", "age": 36}"#)
+            .unwrap();
+        let answer = asking.await.unwrap();
+        assert_eq!(
+            answer,
+            FormAnswer::Accept(
+                json!({"name": "Ada", "age": 36})
+                    .as_object()
+                    .unwrap()
+                    .clone()
+            )
+        );
+        assert!(forms.answer(&id, "decline", "").is_err(), "answered once");
+    }
+
+    #[tokio::test]
+    async fn a_client_leaving_cancels_and_an_ended_call_withdraws() {
+        let (events, mut rx) = broadcast::channel(8);
+        let forms = std::sync::Arc::new(SessionForms::new("s".into(), events));
+        let asking = tokio::spawn({
+            let forms = forms.clone();
+            async move { forms.ask(request()).await }
+        });
+        next_form(&mut rx).await;
+        assert_eq!(forms.cancel_all_pending(), 1);
+        assert_eq!(asking.await.unwrap(), FormAnswer::Cancel);
+
+        let asking = tokio::spawn({
+            let forms = forms.clone();
+            async move { forms.ask(request()).await }
+        });
+        let id = next_form(&mut rx).await;
+        asking.abort();
+        let _ = asking.await;
+        assert!(
+            matches!(rx.recv().await.unwrap(), SessionEvent::Notice(n) if n.contains("withdrawn"))
+        );
+        assert!(forms.answer(&id, "decline", "").is_err());
+    }
+}
