@@ -186,3 +186,52 @@ async fn an_mcp_image_reaches_the_model_on_both_apis() {
         assert!(result.contains("image saved to"), "{result}");
     }
 }
+
+/// A tool that only runs as a task (server-everything's `simulate-research-query`,
+/// `execution.taskSupport: "required"`) works like any other: from the terminal, and for the
+/// agent with each stage of the task shown as progress while it runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_that_needs_a_task_runs_as_one() {
+    use synapse_tests::fake_llm::{FakeLlm, Script};
+    let env = TestEnv::new();
+    user_server(&env, "every");
+    env.start_daemon();
+    let direct = env.cli(&[
+        "mcp",
+        "call",
+        "every",
+        "simulate-research-query",
+        "--topic",
+        "bees",
+    ]);
+    assert!(direct.success(), "{direct:?}");
+    assert!(
+        direct.stdout.contains("Research Report: bees"),
+        "{direct:?}"
+    );
+
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("mcp:every:simulate-research-query --topic ants")
+            .text("done"),
+    )
+    .await
+    .unwrap();
+    let out = env.cli_with_model(&fake, &["run", "go", "--output-format", "stream-json"]);
+    assert!(out.success(), "{out:?}");
+    let result = fake.requests()[1].last_tool_result().unwrap();
+    assert!(result.contains("Research Report: ants"), "{result}");
+    let stages: Vec<String> = out
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["type"] == "tool_progress")
+        .filter_map(|e| e["tail"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        stages
+            .iter()
+            .any(|t| t.contains("every: task") && t.contains("Analyzing content")),
+        "{stages:?}"
+    );
+}

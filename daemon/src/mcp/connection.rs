@@ -28,6 +28,7 @@ use tokio::sync::{mpsc, watch};
 
 mod asks;
 mod handler;
+mod tasks;
 
 use asks::CallAskers;
 use handler::{Events, ProgressWatchers};
@@ -113,6 +114,10 @@ pub struct McpConnection {
     pid: Option<u32>,
     exited: Option<watch::Receiver<Option<String>>>,
     call_timeout: Duration,
+    /// The server's name (for progress lines).
+    server_name: String,
+    /// Tools known to run only as tasks ([`tasks`]).
+    task_tools: Mutex<std::collections::HashSet<String>>,
 }
 
 impl std::fmt::Debug for McpConnection {
@@ -213,6 +218,8 @@ impl McpConnection {
                 exited: process.as_ref().map(ServerProcess::exit_watch),
                 process: Mutex::new(process),
                 call_timeout: config.call_timeout,
+                server_name: config.name.clone(),
+                task_tools: Mutex::default(),
             };
             match conn.list_tools_now().await {
                 Ok(tools) => Ok((conn, tools)),
@@ -243,7 +250,10 @@ impl McpConnection {
         tool: &str,
         arguments: Map<String, Value>,
     ) -> Result<Value, ConnectionError> {
-        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+        if self.needs_task(tool) {
+            return self.call_task_bounded(tool, arguments).await;
+        }
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments.clone());
         // A call someone watches (a session's tool call) has its progress shown, and the
         // server's questions while it runs go to that session's user.
         let call = async {
@@ -257,10 +267,30 @@ impl McpConnection {
                 self.call_watched(params, sink, asker).await
             }
         };
-        match tokio::time::timeout(self.call_timeout, call).await {
+        let value = match tokio::time::timeout(self.call_timeout, call).await {
             Ok(Ok(result)) => {
-                serde_json::to_value(&result).map_err(|e| ConnectionError::Lost(e.to_string()))
+                serde_json::to_value(&result).map_err(|e| ConnectionError::Lost(e.to_string()))?
             }
+            Ok(Err(e)) if tasks::error_refuses_plain_call(&e) => {
+                return self.call_task_bounded(tool, arguments).await;
+            }
+            Ok(Err(e)) => return Err(self.classify(e, ConnectionError::Lost)),
+            Err(_) => return Err(ConnectionError::CallTimeout(self.call_timeout)),
+        };
+        if tasks::refuses_plain_call(&value) {
+            return self.call_task_bounded(tool, arguments).await;
+        }
+        Ok(value)
+    }
+
+    /// [`tasks`]: `tool` as a task, within the call timeout.
+    async fn call_task_bounded(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<Value, ConnectionError> {
+        match tokio::time::timeout(self.call_timeout, self.call_as_task(tool, arguments)).await {
+            Ok(Ok(value)) => Ok(value),
             Ok(Err(e)) => Err(self.classify(e, ConnectionError::Lost)),
             Err(_) => Err(ConnectionError::CallTimeout(self.call_timeout)),
         }
