@@ -5,7 +5,10 @@
 //!    median) against the same call over a fresh connection per call (spawn node, initialize,
 //!    call, close) — the ratio is the headline (goal ≥ 20×);
 //! 2. in-process `call_argv` overhead over the server's own round trip on a raw pipe (goal ≤ 1 ms);
-//! 3. 1,000 concurrent CallTool requests across 10 gRPC sessions, with no error.
+//! 3. 1,000 concurrent CallTool requests across 10 gRPC sessions, with no error;
+//! 4. a warm resource read (`resources/read` of server-everything, through the daemon);
+//! 5. ten servers configured at daemon start: all ready how long after the start, against one
+//!    server's own start-up (goal: ≤ 1 s more).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader, Write};
@@ -266,7 +269,109 @@ fn main() {
         (ok, failed, t.elapsed())
     });
 
+    // 4. A warm resource read through the daemon (gRPC `Mcp.Query`, as `mcp:every:read` does).
+    let every =
+        fixtures().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    std::fs::write(
+        env.home().join("mcp/mcp_servers.json"),
+        json!({"mcpServers": {
+            "fs": {"command": "node", "args": [fs_js(), env.workdir()]},
+            "bad": {"command": bad_mcp(), "args": []},
+            "every": {"command": "node", "args": [every, "stdio"]},
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let read = rt.block_on(async {
+        let ch = synapse_shared::rpc::connect(env.paths().socket())
+            .await
+            .unwrap();
+        let mut client = McpClient::new(ch);
+        let query = || synapse_shared::proto::McpQueryRequest {
+            server: "every".into(),
+            kind: "read".into(),
+            target: "demo://resource/static/document/architecture.md".into(),
+            ..Default::default()
+        };
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            let ok = client
+                .query(query())
+                .await
+                .is_ok_and(|r| r.into_inner().exit_code == 0);
+            if ok {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "server-everything never answered"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let mut samples = Vec::new();
+        for _ in 0..n(500, 20) {
+            let t = Instant::now();
+            let r = client.query(query()).await.unwrap().into_inner();
+            samples.push(t.elapsed());
+            assert_eq!(r.exit_code, 0);
+        }
+        stats("mcp.resource_read", samples)
+    });
     env.stop_daemon();
+
+    // 5. Ten servers at daemon start, all ready.
+    let ten = TestEnv::new();
+    let servers: serde_json::Map<String, serde_json::Value> = (0..10)
+        .map(|i| {
+            (
+                format!("fs{i}"),
+                json!({"command": "node", "args": [fs_js(), ten.workdir()]}),
+            )
+        })
+        .collect();
+    std::fs::create_dir_all(ten.home().join("mcp")).unwrap();
+    std::fs::write(
+        ten.home().join("mcp/mcp_servers.json"),
+        json!({ "mcpServers": servers }).to_string(),
+    )
+    .unwrap();
+    let started = Instant::now();
+    ten.start_daemon();
+    let all_ready = rt.block_on(async {
+        let ch = synapse_shared::rpc::connect(ten.paths().socket())
+            .await
+            .unwrap();
+        let mut client = McpClient::new(ch);
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            let list = client
+                .list(synapse_shared::proto::McpListRequest::default())
+                .await
+                .unwrap()
+                .into_inner();
+            let ready = list
+                .servers
+                .iter()
+                .filter(|s| s.state == synapse_shared::proto::McpServerState::Ready as i32)
+                .count();
+            if ready == 10 {
+                return started.elapsed();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "only {ready} of 10 servers ready"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    });
+    ten.stop_daemon();
+    synapse_tests::report::value("mcp.ten_servers_ready", ms(all_ready), "ms");
+    synapse_tests::report::value(
+        "mcp.ten_servers_over_one",
+        ms(all_ready.saturating_sub(cold.median)),
+        "ms",
+    );
+
     println!(
         "MCP benchmarks ({} build)",
         if cfg!(debug_assertions) {
@@ -300,6 +405,19 @@ fn main() {
     println!(
         "  1000 concurrent calls over 10 sessions: {ok} ok, {failed} failed, {:.0} ms total",
         ms(elapsed)
+    );
+    println!(
+        "  warm resource read: median {:.2} ms, p90 {:.2} ms (n={})",
+        ms(read.median),
+        ms(read.p90),
+        read.n
+    );
+    println!(
+        "  10 servers at daemon start: all ready {:.0} ms after the start; one server alone {:.0} ms; \
+         difference {:.0} ms   goal <= 1000 ms",
+        ms(all_ready),
+        ms(cold.median),
+        ms(all_ready.saturating_sub(cold.median))
     );
     synapse_tests::report::value("mcp.concurrent_errors", failed as f64, "errors");
     synapse_tests::report::value("mcp.concurrent_total", ms(elapsed), "ms");
