@@ -14,10 +14,10 @@
 //! launcher).
 //!
 //! **1. Chat turn** (`Chat.Attach` with an input; 15 hops over 9 files to bash, 10 to the model).
-//! `ChatService::attach` → `read_client` → `read_messages` (`daemon/src/server/chat.rs`) →
-//! `ChatSession::start_turn` → `start` (`daemon/src/agent/session.rs`) → `ChatSession::run_turn` →
-//! `run_step` (`daemon/src/agent/session/turn.rs`; provider from `resolve_config` +
-//! `synapse_llm::build_provider`, compaction in `daemon/src/agent/session/compact.rs`) →
+//! `ChatService::attach` (opening through `ChatSessions::attach`, `daemon/src/agent/attach.rs`) →
+//! `read_client` → `read_messages` (`daemon/src/server/chat.rs`) → `ChatSession::start_turn` → `start` (`daemon/src/agent/session.rs`) → `ChatSession::run_turn` →
+//! `run_step` (`daemon/src/agent/session/turn.rs`; provider from `resolve_config` + the session's
+//! `ProviderFactory`, compaction in `daemon/src/agent/session/compact.rs`) →
 //! `AgentRunner::run_turn` → `continue_turn` (`daemon/src/agent/runner.rs`). The model call:
 //! `stream_one` → `LlmProvider::stream` (`daemon/llm/src/anthropic/mod.rs`,
 //! `daemon/llm/src/openai/mod.rs`). Each tool call: `run_tool` → `ShellToolExecutor::execute`

@@ -4,6 +4,7 @@
 
 pub mod approvals;
 pub mod asker;
+pub mod attach;
 pub mod context;
 pub mod error;
 pub mod events;

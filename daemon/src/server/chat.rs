@@ -18,14 +18,13 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 
 use super::chat_wire::to_wire;
+use crate::agent::attach::Attach;
 use crate::agent::session::{ChatSession, SessionEvent};
-use crate::agent::sessions::{OpenRequest, Resume};
+use crate::agent::sessions::Resume;
 use crate::lifecycle::peer::refuse_confined;
 use crate::state::DaemonState;
 use crate::workspace::SettingsHandle;
 
-/// How long a run whose client left gets to stop its cancelled turn before release gives up.
-const RUN_RELEASE_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
 /// Events queued per attached client.
 const CLIENT_QUEUE: usize = 1024;
 
@@ -45,7 +44,7 @@ type EventStream = Pin<Box<dyn Stream<Item = Result<ChatEvent, Status>> + Send>>
 impl Chat for ChatService {
     type AttachStream = EventStream;
 
-    /// → `ChatSessions::open` (daemon/src/agent/sessions.rs); inputs → `ChatSession::start_turn`.
+    /// → `ChatSessions::attach` (daemon/src/agent/attach.rs); inputs → `ChatSession::start_turn`.
     async fn attach(
         &self,
         request: Request<Streaming<ClientMessage>>,
@@ -75,35 +74,30 @@ impl Chat for ChatService {
         } else {
             Resume::New
         };
-        let client_env = open.env.into_iter().collect::<HashMap<_, _>>();
-        let opened = self
+        let mcp = self.state.mcp.clone();
+        let attached = self
             .state
             .chats
-            .open(OpenRequest {
-                cwd: PathBuf::from(&open.cwd),
-                env: client_env,
-                model: Some(open.model).filter(|m| !m.is_empty()),
-                resume,
-            })
+            .attach(
+                Attach {
+                    cwd: PathBuf::from(&open.cwd),
+                    env: open.env.into_iter().collect::<HashMap<_, _>>(),
+                    model: Some(open.model).filter(|m| !m.is_empty()),
+                    resume,
+                    permission_mode: open.permission_mode,
+                    allow: open.allow,
+                    non_interactive: open.non_interactive,
+                    approve_all: open.approve_all,
+                },
+                &|root| {
+                    crate::mcp::approval::waiting_notice(&mcp.workspace(root, None))
+                        .into_iter()
+                        .collect()
+                },
+            )
             .map_err(Status::from)?;
-        let session = opened.session;
+        let session = attached.session;
         let non_interactive = open.non_interactive;
-        let mut permission_problems = match session.configure_permissions(
-            &open.permission_mode,
-            open.allow,
-            open.non_interactive,
-            open.approve_all,
-        ) {
-            Ok(problems) => problems,
-            Err(e) => return Err(Status::from(e)),
-        };
-        if let Some(root) = session.workspace_root() {
-            permission_problems.extend(crate::mcp::approval::waiting_notice(
-                &self.state.mcp.workspace(root, None),
-            ));
-        }
-        // Its sandbox is known now: start the shell while the client sends its first input.
-        session.warm_shell();
         let (turns, messages) = session.counts_now();
         let (tx, rx) = mpsc::channel(CLIENT_QUEUE);
         let first = ChatEvent {
@@ -111,9 +105,9 @@ impl Chat for ChatService {
                 session_id: session.id.clone(),
                 model: session.model(),
                 cwd: session.cwd.display().to_string(),
-                resumed: opened.resumed,
+                resumed: attached.resumed,
                 messages: messages as u32,
-                warnings: opened.warnings,
+                warnings: attached.warnings,
                 turns,
                 turn_running: session.is_running(),
             })),
@@ -128,7 +122,7 @@ impl Chat for ChatService {
             };
             let _ = tx.send(Ok(event)).await;
         }
-        for text in permission_problems {
+        for text in attached.notices {
             let _ = tx
                 .send(Ok(ChatEvent {
                     kind: Some(Ev::Notice(proto::Notice { text })),
@@ -149,30 +143,10 @@ impl Chat for ChatService {
                 // This client is gone: stop forwarding to it, so only other clients still count.
                 forwarder.abort();
                 let _ = forwarder.await;
-                release_run(&state, &session).await;
+                state.chats.release_run(&session, &state.shell).await;
             }
         });
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
-    }
-}
-
-/// A `synapse run` whose client left frees its shell (bash and its fds) and its place in memory
-/// at once; the session file stays resumable.
-async fn release_run(state: &DaemonState, session: &Arc<ChatSession>) {
-    // Another client (a REPL that reattached) keeps it loaded; the idle reaper unloads it later.
-    if session.client_count() > 0 {
-        return;
-    }
-    if state
-        .chats
-        .release_finished(session, RUN_RELEASE_GRACE)
-        .await
-    {
-        if let Some(cwd) = state.shell.cwd_of(&session.id) {
-            state.chats.remember_cwd(&session.id, cwd);
-        }
-        state.shell.close(&session.id).await;
-        tracing::debug!(session = %session.id, "released a finished run session");
     }
 }
 

@@ -22,6 +22,15 @@ impl From<ChatError> for Status {
     }
 }
 
+impl From<crate::agent::attach::AttachError> for Status {
+    fn from(e: crate::agent::attach::AttachError) -> Status {
+        match e {
+            crate::agent::attach::AttachError::Chat(e) => Status::from(e),
+            crate::agent::attach::AttachError::Agent(e) => Status::from(e),
+        }
+    }
+}
+
 impl From<AgentError> for Status {
     fn from(e: AgentError) -> Status {
         let msg = e.to_string();
