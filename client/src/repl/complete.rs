@@ -2,8 +2,9 @@
 //! after `@` (a file to attach) or in any word that looks like a path (`./`, `../`, `~/`, `/`, or
 //! containing `/`). Pure functions of the line and the filesystem, used by rustyline's helper.
 
+use parking_lot::RwLock;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use rustyline::completion::Pair;
 

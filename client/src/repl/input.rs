@@ -63,7 +63,7 @@ pub struct LineReader {
 
 /// Run-time slash commands by group (`skills`, `prompts`).
 type Groups =
-    Arc<std::sync::Mutex<std::collections::BTreeMap<&'static str, Vec<(String, String)>>>>;
+    Arc<parking_lot::Mutex<std::collections::BTreeMap<&'static str, Vec<(String, String)>>>>;
 
 /// [`LineReader::set_slash_group`] for a task that does not own the reader.
 #[derive(Clone)]
@@ -74,13 +74,9 @@ pub struct SlashGroups {
 
 impl SlashGroups {
     pub fn set(&self, group: &'static str, entries: Vec<(String, String)>) {
-        let Ok(mut groups) = self.groups.lock() else {
-            return;
-        };
+        let mut groups = self.groups.lock();
         groups.insert(group, entries);
-        if let Ok(mut e) = self.extras.write() {
-            *e = groups.values().flatten().cloned().collect();
-        }
+        *self.extras.write() = groups.values().flatten().cloned().collect();
     }
 }
 
@@ -287,8 +283,7 @@ impl Completer for LineHelper {
         pos: usize,
         _ctx: &rustyline::Context<'_>,
     ) -> rustyline::Result<(usize, Vec<Pair>)> {
-        // A poisoned list only loses the skill names; built-in commands still complete.
-        let extras = self.extras.read().map(|e| e.clone()).unwrap_or_default();
+        let extras = self.extras.read().clone();
         Ok(super::complete::complete_with(line, pos, &extras))
     }
 }

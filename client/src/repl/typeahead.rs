@@ -3,8 +3,9 @@
 //! the next prompt. The current text is published to a [`Typed`] handle that the spinner draws,
 //! so what is typed is visible at once.
 
+use parking_lot::Mutex;
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use tokio::sync::Notify;
 
@@ -16,7 +17,7 @@ pub struct Typed(Arc<(Mutex<String>, Notify)>);
 
 impl Typed {
     pub fn text(&self) -> String {
-        self.0.0.lock().map(|s| s.clone()).unwrap_or_default()
+        self.0.0.lock().clone()
     }
 
     pub async fn changed(&self) {
@@ -24,9 +25,7 @@ impl Typed {
     }
 
     fn set(&self, text: String) {
-        if let Ok(mut shown) = self.0.0.lock() {
-            *shown = text;
-        }
+        *self.0.0.lock() = text;
         self.0.1.notify_waiters();
     }
 }
