@@ -48,18 +48,30 @@ pub trait LlmProvider: Send + Sync + std::fmt::Debug {
     fn model(&self) -> &str;
 }
 
-/// Makes the provider a configuration describes.
+/// Makes the provider a configuration describes. Every provider shares one HTTP client, so
+/// sessions reuse its connections (and its TLS set-up): a new `synapse run` against the same
+/// server starts on a warm connection instead of a new TCP (and TLS) handshake.
 pub fn build_provider(config: &ProviderConfig) -> Result<Arc<dyn LlmProvider>, LlmError> {
-    let client = reqwest::Client::builder()
-        .connect_timeout(config::CONNECT_TIMEOUT)
-        .user_agent(concat!("synapse/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| LlmError::Request {
-            provider: config.kind.display_name(),
-            message: e.to_string(),
-        })?;
+    let client = shared_client().map_err(|message| LlmError::Request {
+        provider: config.kind.display_name(),
+        message,
+    })?;
     Ok(match config.kind {
         ProviderKind::Anthropic => Arc::new(anthropic::AnthropicProvider::new(config, client)?),
         ProviderKind::OpenAi => Arc::new(openai::OpenAiProvider::new(config, client)?),
     })
+}
+
+/// The HTTP client all providers share (built on first use; a clone is a handle to it).
+fn shared_client() -> Result<reqwest::Client, String> {
+    static CLIENT: std::sync::OnceLock<Result<reqwest::Client, String>> = std::sync::OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            reqwest::Client::builder()
+                .connect_timeout(config::CONNECT_TIMEOUT)
+                .user_agent(concat!("synapse/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .map_err(|e| e.to_string())
+        })
+        .clone()
 }
