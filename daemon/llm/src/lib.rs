@@ -64,7 +64,8 @@ pub fn build_provider(config: &ProviderConfig) -> Result<Arc<dyn LlmProvider>, L
 
 /// The HTTP client all providers share (built on first use; a clone is a handle to it).
 fn shared_client() -> Result<reqwest::Client, String> {
-    static CLIENT: std::sync::OnceLock<Result<reqwest::Client, String>> = std::sync::OnceLock::new();
+    static CLIENT: std::sync::OnceLock<Result<reqwest::Client, String>> =
+        std::sync::OnceLock::new();
     CLIENT
         .get_or_init(|| {
             reqwest::Client::builder()

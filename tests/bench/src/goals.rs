@@ -171,12 +171,12 @@ pub const GOALS: &[Goal] = &[
     ),
     g(
         "llm_real.direct_turn",
-        "real llama.cpp server: the same request posted directly",
+        "real llama.cpp server: the same request posted by `curl`",
         "—",
     ),
     g(
         "llm_real.added",
-        "real llama.cpp server: latency added by Synapse",
+        "real llama.cpp server: latency added by Synapse over `curl`",
         "≤ 5 ms",
     ),
     g(
