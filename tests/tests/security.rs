@@ -8,6 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod keys;
+mod planted_bash;
 mod support;
 mod traversal;
 mod uid;

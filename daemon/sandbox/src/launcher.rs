@@ -173,7 +173,14 @@ pub fn launcher_main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         return ExitCode::from(EXIT_REFUSED);
     }
     // `exec` only returns on failure; on success this process is the program, still confined.
-    let error = std::process::Command::new(&program).args(&args).exec();
+    // `$0` is the program's name, as when a shell runs it by name.
+    let name = std::path::Path::new(&program)
+        .file_name()
+        .map_or_else(|| program.clone(), std::ffi::OsStr::to_os_string);
+    let error = std::process::Command::new(&program)
+        .arg0(name)
+        .args(&args)
+        .exec();
     eprintln!("synapsed {SUBCOMMAND}: cannot run {shown}: {error}");
     if error.kind() == std::io::ErrorKind::NotFound {
         ExitCode::from(EXIT_NOT_FOUND)

@@ -154,10 +154,11 @@ impl JobTable {
         const BASH_ARGS: [&str; 2] = ["--noprofile", "--norc"];
         let mut args: Vec<&str> = BASH_ARGS.to_vec();
         args.extend(["-c", line]);
+        let bash = super::launch::bash_path();
         let wrapped = spec
             .sandbox
             .as_ref()
-            .and_then(|sandbox| synapse_sandbox::wrap(sandbox, "bash", &args));
+            .and_then(|sandbox| synapse_sandbox::wrap(sandbox, &bash.to_string_lossy(), &args));
         let mut command = match wrapped {
             Some((launcher, launcher_args)) => {
                 let mut c = tokio::process::Command::new(launcher);
@@ -165,8 +166,8 @@ impl JobTable {
                 c
             }
             None => {
-                let mut c = tokio::process::Command::new("bash");
-                c.args(&args);
+                let mut c = tokio::process::Command::new(bash);
+                c.arg0("bash").args(&args);
                 c
             }
         };

@@ -19,10 +19,11 @@ const READ_CHUNK_BYTES: usize = 64 * 1024;
 /// this machine can enforce one: the command that starts the session's bash, and whether it runs inside the sandbox.
 pub(super) fn bash_command(spec: &ShellSpec) -> (tokio::process::Command, bool) {
     const BASH_ARGS: [&str; 2] = ["--noprofile", "--norc"];
+    let bash = bash_path().to_string_lossy();
     let wrapped = spec
         .sandbox
         .as_ref()
-        .and_then(|sandbox| synapse_sandbox::wrap(sandbox, "bash", &BASH_ARGS));
+        .and_then(|sandbox| synapse_sandbox::wrap(sandbox, &bash, &BASH_ARGS));
     let sandboxed = wrapped.is_some();
     let (program, args) = match wrapped {
         Some((launcher, args)) => (launcher.into_os_string(), args),
@@ -30,12 +31,56 @@ pub(super) fn bash_command(spec: &ShellSpec) -> (tokio::process::Command, bool) 
             if spec.sandbox.is_some() {
                 tracing::debug!("no sandbox launcher here: the session shell runs unsandboxed");
             }
-            ("bash".into(), BASH_ARGS.iter().map(Into::into).collect())
+            (
+                bash_path().as_os_str().to_owned(),
+                BASH_ARGS.iter().map(Into::into).collect(),
+            )
         }
     };
     let mut command = tokio::process::Command::new(program);
     command.args(args);
+    if !sandboxed {
+        // `$0` is `bash`, as in a terminal (the launcher does the same for a sandboxed one).
+        command.arg0("bash");
+    }
     (command, sandboxed)
+}
+
+/// The bash every session shell runs, found once by absolute path: never looked up through a
+/// session's `PATH`, where a folder of the client's (a relative entry, a project's tool folder)
+/// could put a `bash` of its own first — and where every miss costs an `execve`.
+pub fn bash_path() -> &'static std::path::Path {
+    static BASH: std::sync::LazyLock<std::path::PathBuf> = std::sync::LazyLock::new(find_bash);
+    &BASH
+}
+
+fn find_bash() -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let runnable = |p: &std::path::Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    let well_known = [
+        "/bin/bash",
+        "/usr/bin/bash",
+        "/usr/local/bin/bash",
+        "/opt/homebrew/bin/bash",
+    ]
+    .into_iter()
+    .map(std::path::PathBuf::from);
+    // The daemon's own PATH (absolute folders only) after the usual places.
+    let daemon_path = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|d| d.is_absolute())
+        .map(|d| d.join("bash"));
+    well_known
+        .chain(daemon_path)
+        .find(|p| runnable(p))
+        .unwrap_or_else(|| {
+            tracing::error!("no bash found in /bin, /usr/bin or the daemon's PATH");
+            std::path::PathBuf::from("/bin/bash")
+        })
 }
 
 pub(super) fn exit_code_of(status: std::process::ExitStatus) -> i32 {
