@@ -79,6 +79,7 @@ impl Home {
             client_bin: client_bin.to_path_buf(),
             media_dir: self.path().join("media"),
             env: Arc::new(move |k| map.get(k).cloned()),
+            oauth: synapse_daemon::mcp::oauth::OAuthVault::new(self.path().join("mcp/oauth")),
         }
     }
     /// The user's servers and one manager per workspace, as the daemon holds them.
