@@ -3,6 +3,8 @@
 //! [`McpManager`], deadline waits, and process counting through /proc.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod oauth;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
