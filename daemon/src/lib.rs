@@ -104,6 +104,17 @@
 //! 5) → `LlmProvider::stream`. A form is answered by `read_messages` →
 //! `ChatSession::answer_elicitation` → `SessionForms::answer`, which checks the values with
 //! `synapse_shared::elicit::Form::check` (`shared/src/elicit/mod.rs`).
+//!
+//! **7. `synapse mcp login <server>`** (OAuth for a remote server). `client/src/cli/mcp_login.rs`
+//! → `Mcp.Login` → `McpService::login` (`daemon/src/server/mcp.rs`, refusing a sandboxed peer) →
+//! `mcp_auth::login` (`daemon/src/server/mcp_auth.rs`, a task streaming the URL, then the outcome)
+//! → `McpManager::login` (`daemon/src/mcp/manager/auth.rs`) → `oauth::login::login`
+//! (`daemon/src/mcp/oauth/login.rs`: `discover`, `register`, `Pkce`, `CallbackListener::wait`,
+//! `grant::exchange_code`) → `OAuthVault::install` (`vault.rs`, `TokenStore::save` in
+//! `store.rs`) → `Server::reconnect`. Every HTTP connection's requests go through
+//! `McpHttpClient` (`daemon/src/mcp/oauth/http.rs`, built by `connection/http.rs`), which takes
+//! the bearer from `TokenSource::access_token` (refreshing it when due or after a 401); a refusal
+//! it cannot answer becomes `ConnectionError::NeedsLogin` and the server's `NeedsLogin` state.
 
 pub mod agent;
 pub mod growth;

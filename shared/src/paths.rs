@@ -113,6 +113,10 @@ impl Paths {
     pub fn mcp_dir(&self) -> PathBuf {
         self.home.join("mcp")
     }
+    /// OAuth tokens of remote MCP servers, one 0600 file per server (`<name>-<url hash>.json`).
+    pub fn mcp_oauth_dir(&self) -> PathBuf {
+        self.mcp_dir().join("oauth")
+    }
     pub fn history_file(&self) -> PathBuf {
         self.home.join("history")
     }

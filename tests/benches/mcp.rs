@@ -125,6 +125,9 @@ fn main() {
                 let link = synapse_daemon::mcp::connection::Link {
                     events: tx,
                     roots: std::sync::Arc::new(Vec::new),
+                    oauth: synapse_daemon::mcp::oauth::OAuthVault::new(
+                        env.home().join("mcp/oauth"),
+                    ),
                 };
                 let t = Instant::now();
                 let (conn, _) = McpConnection::connect(&fs_cfg, 1_000_000 + i, link)
@@ -156,6 +159,7 @@ fn main() {
         client_bin: PathBuf::from("/unused/synapse"),
         media_dir: home.path().to_path_buf(),
         env: Arc::new(|_| None),
+        oauth: synapse_daemon::mcp::oauth::OAuthVault::new(home.path().join("mcp/oauth")),
     };
     let argv = vec!["hello".to_string()];
     let in_process = rt.block_on(async {

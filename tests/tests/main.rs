@@ -31,6 +31,7 @@ mod mcp_elicitation;
 mod mcp_errors;
 mod mcp_faults;
 mod mcp_filesystem;
+mod mcp_oauth;
 mod mcp_protocol;
 mod mcp_protocol_config;
 mod mcp_python;

@@ -1,4 +1,5 @@
-//! `synapse mcp list|call` (add/remove/get in [`super::mcp_edit`]) and `synapse tools refresh mcp`: thin front-ends of the daemon's `Mcp`
+//! `synapse mcp list|call` (add/remove/get in [`super::mcp_edit`], login/logout in
+//! [`super::mcp_login`]) and `synapse tools refresh mcp`: thin front-ends of the daemon's `Mcp`
 //! service. `mcp call` is also what every `mcp:<server>:<tool>` wrapper execs, so it passes the
 //! argv through untouched (the daemon maps it with the tool's schema) and mirrors the daemon's
 //! stdout, stderr and exit code exactly.
@@ -71,6 +72,33 @@ pub enum McpCommand {
         /// Arguments as name=value.
         args: Vec<String>,
     },
+    /// Log in to a remote (http) server with OAuth, in the browser.
+    ///
+    /// Opens the server's authorization page with $BROWSER (else xdg-open or open; the URL is
+    /// printed in any case) and waits for the browser to come back to Synapse on 127.0.0.1. The
+    /// daemon stores the tokens (0600, in $SYNAPSE_HOME/mcp/oauth), refreshes them by itself,
+    /// and reconnects the server.
+    #[command(
+        after_help = "A server that answers 401 shows as needs-login in `synapse mcp list`. \
+Dynamic client registration is used where the authorization server offers it; otherwise set \
+\"oauth\": {\"clientId\": \"…\", \"callbackPort\": 8123} in the server's entry. An \
+\"Authorization\" header in the entry wins over OAuth."
+    )]
+    Login {
+        /// Server name (see `synapse mcp list`).
+        server: String,
+        /// Give up when the browser has not come back after this many seconds (default 300).
+        #[arg(long, value_name = "SECS")]
+        timeout: Option<u32>,
+        /// Only print the URL; do not start a browser.
+        #[arg(long)]
+        no_browser: bool,
+    },
+    /// Forget a server's OAuth tokens (it needs `synapse mcp login` again).
+    Logout {
+        /// Server name.
+        server: String,
+    },
     /// Approve this project's MCP servers as their entries read now, and start them. A
     /// project's servers run code: they start only in a trusted folder, once approved, and a
     /// changed entry needs approval again.
@@ -140,6 +168,12 @@ pub async fn run(paths: Paths, cmd: McpCommand) -> anyhow::Result<ExitCode> {
         McpCommand::Approve { servers, all } => {
             super::mcp_approve::approve(&paths, servers, all).await
         }
+        McpCommand::Login {
+            server,
+            timeout,
+            no_browser,
+        } => super::mcp_login::login(&paths, server, timeout, no_browser).await,
+        McpCommand::Logout { server } => super::mcp_login::logout(&paths, server).await,
     }
 }
 
@@ -225,6 +259,7 @@ fn state_name(s: &McpServer) -> &'static str {
         McpServerState::Ready => "ready",
         McpServerState::Failed => "failed",
         McpServerState::Disabled => "disabled",
+        McpServerState::NeedsLogin => "needs-login",
         McpServerState::Unspecified => "unknown",
     }
 }
@@ -280,12 +315,12 @@ async fn list(paths: &Paths, tools: bool, json: bool) -> anyhow::Result<ExitCode
             .unwrap_or(4)
             .max(6);
         println!(
-            "{:<width$}  {:<10}  {:>5}  {:<9}  DETAIL",
+            "{:<width$}  {:<11}  {:>5}  {:<9}  DETAIL",
             "SERVER", "STATE", "TOOLS", "TRANSPORT"
         );
         for s in &r.servers {
             println!(
-                "{:<width$}  {:<10}  {:>5}  {:<9}  {}",
+                "{:<width$}  {:<11}  {:>5}  {:<9}  {}",
                 s.name,
                 state_name(s),
                 s.tool_count,

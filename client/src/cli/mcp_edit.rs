@@ -26,6 +26,8 @@ pub enum Scope {
 pub enum TransportArg {
     Stdio,
     Http,
+    /// The legacy HTTP+SSE transport: not supported (the error says what to do instead).
+    Sse,
 }
 
 #[derive(Debug, Args)]
@@ -45,7 +47,8 @@ pub struct AddArgs {
     /// Where the entry goes.
     #[arg(long, short = 's', value_enum, default_value_t = Scope::User)]
     pub scope: Scope,
-    /// stdio (a command) or http (a Streamable HTTP URL); guessed from an http(s):// URL.
+    /// stdio (a command) or http (a Streamable HTTP URL); guessed from an http(s):// URL. Legacy
+    /// sse is refused with the way around it.
     #[arg(long, short = 't', value_enum)]
     pub transport: Option<TransportArg>,
     /// Environment variable for the server, KEY=VALUE (repeatable).
@@ -66,6 +69,13 @@ pub fn entry(a: &AddArgs) -> Result<Value, String> {
         TransportArg::Stdio
     });
     match transport {
+        TransportArg::Sse => Err(format!(
+            "the legacy SSE transport is not supported (rmcp, the MCP library Synapse uses, has \
+             no client for it): if the server also speaks Streamable HTTP (usually at /mcp), add \
+             it with --transport http and that URL; otherwise bridge it over stdio: \
+             synapse mcp add {} -- npx -y mcp-remote {} --transport sse-only",
+            a.name, a.command_or_url
+        )),
         TransportArg::Http => {
             if !looks_http {
                 return Err(format!(
@@ -232,7 +242,7 @@ fn configured_entry(file: &str, name: &str) -> Option<Value> {
         .find_map(|k| v.get(k)?.get(name).cloned())
 }
 
-/// Values of `env` and `headers` shown as `***` (keys stay).
+/// Values of `env` and `headers`, and an `oauth.clientSecret`, shown as `***` (keys stay).
 fn masked(mut e: Value) -> Value {
     for key in ["env", "headers"] {
         if let Some(map) = e.get_mut(key).and_then(Value::as_object_mut) {
@@ -241,6 +251,9 @@ fn masked(mut e: Value) -> Value {
                 map.insert(k.clone(), Value::String("***".into()));
             }
         }
+    }
+    if let Some(secret) = e.pointer_mut("/oauth/clientSecret") {
+        *secret = Value::String("***".into());
     }
     e
 }
@@ -284,6 +297,17 @@ mod tests {
         assert_eq!(
             masked(json!({"command": "x", "env": {"K": "secret"}})),
             json!({"command": "x", "env": {"K": "***"}})
+        );
+        assert_eq!(
+            masked(json!({"url": "u", "oauth": {"clientId": "c", "clientSecret": "s"}})),
+            json!({"url": "u", "oauth": {"clientId": "c", "clientSecret": "***"}})
+        );
+        let mut sse = args("old", "https://x.test/sse", &[]);
+        sse.transport = Some(TransportArg::Sse);
+        let refused = entry(&sse).unwrap_err();
+        assert!(
+            refused.contains("mcp-remote https://x.test/sse --transport sse-only"),
+            "{refused}"
         );
     }
 }

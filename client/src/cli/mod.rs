@@ -2,12 +2,14 @@
 //! its own file; a command that needs the daemon calls [`crate::connect::connect`], which starts
 //! `synapsed` when nothing answers.
 
+mod browser;
 mod chat;
 mod daemon;
 mod exec;
 pub(crate) mod mcp;
 mod mcp_approve;
 mod mcp_edit;
+mod mcp_login;
 pub mod mcp_query;
 pub mod run;
 mod sessions;
@@ -55,7 +57,7 @@ enum Command {
     /// as you: no permission rules and no sandbox apply (the agent's commands meet both), unless
     /// `--permission-mode` puts it under that mode's rules and sandbox.
     Exec(exec::ExecArgs),
-    /// MCP servers: list them, call a tool.
+    /// MCP servers: list, add, remove, call a tool, log in to remote ones (OAuth).
     #[command(subcommand)]
     Mcp(mcp::McpCommand),
     /// Shell commands from MCP servers and skills: search them, refresh them.

@@ -30,6 +30,10 @@ impl Repl {
                     "MCP server {} is not available: {}",
                     server.name, server.reason
                 )),
+                Ok(McpServerState::NeedsLogin) => notes.push(format!(
+                    "MCP server {} needs login: {}",
+                    server.name, server.reason
+                )),
                 Ok(McpServerState::Connecting) => {
                     notes.push(format!("MCP server {} is still connecting", server.name));
                 }

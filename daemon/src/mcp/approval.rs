@@ -47,7 +47,7 @@ type Approvals = BTreeMap<String, BTreeMap<String, String>>;
 /// The SHA-256 (hex) of what decides what a server entry runs.
 pub fn entry_hash(server: &ServerConfig) -> String {
     let keys = |m: &BTreeMap<String, String>| m.keys().cloned().collect::<Vec<_>>();
-    let pinned = match &server.transport {
+    let mut pinned = match &server.transport {
         Transport::Stdio {
             command,
             args,
@@ -59,6 +59,12 @@ pub fn entry_hash(server: &ServerConfig) -> String {
             json!({"type": "http", "url": url, "headers": keys(headers)})
         }
     };
+    // Where a login sends the browser and the client id: pinned too, only when set (so the
+    // approvals of entries without it stay valid).
+    if let Some(o) = &server.oauth {
+        pinned["oauth"] = json!({"clientId": o.client_id, "callbackPort": o.callback_port,
+                                 "scopes": o.scopes, "clientSecret": o.client_secret.is_some()});
+    }
     let digest = Sha256::digest(pinned.to_string().as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -283,6 +289,7 @@ mod tests {
             filter: ToolFilter::default(),
             startup_timeout: Duration::from_secs(5),
             call_timeout: Duration::from_secs(5),
+            oauth: None,
             source: source.to_path_buf(),
         }
     }

@@ -3,8 +3,9 @@
 //! here in the daemon, so every path parses arguments the same way.
 //!
 //! Exit codes: 0 ok, 1 the tool reported an error, 2 usage (bad arguments, unknown tool), 3 the
-//! server is unavailable (with the reason). A call that times out or finds the server dead drops
-//! the connection; the next call reconnects (with backoff after repeated failures).
+//! server is unavailable (with the reason; for a server that wants an OAuth login, the `synapse
+//! mcp login` to run). A call that finds the server dead drops the connection; the next call
+//! reconnects (with backoff after repeated failures).
 
 use std::sync::Arc;
 
@@ -16,7 +17,7 @@ use super::manager::McpManager;
 use super::names::COMMAND_PREFIX;
 use super::result::{EXIT_TOOL_ERROR, EXIT_UNAVAILABLE, EXIT_USAGE, McpCallOutput, render_result};
 use super::schema::ToolSpec;
-use super::server::Server;
+use super::server::{Server, StateKind};
 
 impl McpManager {
     /// Runs `mcp:<server>:<tool> argv…`: `-h`/`--help` as the first argument print help (no
@@ -76,8 +77,22 @@ impl McpManager {
         argv: &[String],
         stdin: Option<&[u8]>,
     ) -> Option<McpCallOutput> {
-        let target = self.resolve_command_waiting(command).await?;
+        let Some(target) = self.resolve_command_waiting(command).await else {
+            return self.login_needed_for(command);
+        };
         Some(self.call_argv(&target.0, &target.1, argv, stdin).await)
+    }
+
+    /// For a command of a server that needs an OAuth login and has never listed its tools (so
+    /// it has no commands yet): the answer saying which login to run.
+    pub fn login_needed_for(&self, command: &str) -> Option<McpCallOutput> {
+        let rest = command.strip_prefix(COMMAND_PREFIX)?;
+        let servers = self.inner.servers.read();
+        let (name, srv) = servers.iter().find(|(name, s)| {
+            rest.starts_with(&format!("{}:", super::names::safe_part(name)))
+                && s.state_kind().0 == StateKind::NeedsLogin
+        })?;
+        Some(unavailable(srv, name, &srv.state_kind().1))
     }
 
     /// [`resolve_command`](Self::resolve_command), and when that finds nothing but a server
@@ -154,7 +169,7 @@ impl McpManager {
         };
         if srv.tools().is_none() {
             if let Err(reason) = srv.ensure_connected(&self.inner.events).await {
-                return Err(unavailable(server, &reason));
+                return Err(unavailable(&srv, server, &reason));
             }
             self.refresh_catalog();
         }
@@ -209,7 +224,7 @@ impl McpManager {
         let name = srv.config().name;
         let conn = match srv.ensure_connected(&self.inner.events).await {
             Ok(c) => c,
-            Err(reason) => return unavailable(&name, &reason),
+            Err(reason) => return unavailable(srv, &name, &reason),
         };
         match conn.call(tool, arguments).await {
             // Images and audio of a session's call go to its scratch folder (removed with
@@ -221,18 +236,20 @@ impl McpManager {
             }
             Err(e) if e.breaks_connection() => {
                 srv.call_failed(&conn, &e).await;
-                unavailable(&name, &e.to_string())
+                unavailable(srv, &name, &e.to_string())
             }
             Err(e) => McpCallOutput::error(EXIT_TOOL_ERROR, format!("{command}: {e}")),
         }
     }
 }
 
-fn unavailable(server: &str, reason: &str) -> McpCallOutput {
-    McpCallOutput::error(
-        EXIT_UNAVAILABLE,
-        format!("MCP server {server} is unavailable: {reason}"),
-    )
+/// Exit 3 with the reason; a server that wants an OAuth login says so and names the command.
+pub(crate) fn unavailable(srv: &Server, server: &str, reason: &str) -> McpCallOutput {
+    let text = match srv.state_kind().0 {
+        StateKind::NeedsLogin => format!("MCP server {server} needs login: {reason}"),
+        _ => format!("MCP server {server} is unavailable: {reason}"),
+    };
+    McpCallOutput::error(EXIT_UNAVAILABLE, text)
 }
 
 fn list_or_none(items: &[String]) -> String {

@@ -63,6 +63,8 @@ pub struct ServerConfig {
     pub filter: ToolFilter,
     pub startup_timeout: Duration,
     pub call_timeout: Duration,
+    /// The `oauth` object of a remote server's entry (client id, callback port, scopes).
+    pub oauth: Option<super::oauth::OAuthSettings>,
     /// The file this entry came from.
     pub source: PathBuf,
 }
@@ -75,6 +77,7 @@ impl ServerConfig {
             || self.startup_timeout != other.startup_timeout
             || self.call_timeout != other.call_timeout
             || self.enabled != other.enabled
+            || self.oauth != other.oauth
     }
 }
 
@@ -261,13 +264,7 @@ fn parse_entry(
     let command = opt_str(obj, "command")?;
     let transport = match (kind.as_str(), command, url) {
         ("", Some(_), Some(_)) => return Err("give either \"command\" or \"url\", not both".into()),
-        ("sse", _, _) => {
-            return Err(
-                "unsupported transport \"sse\" (legacy HTTP+SSE): the server must offer \
-                        Streamable HTTP; set \"type\": \"http\" and its /mcp URL"
-                    .into(),
-            );
-        }
+        ("sse", _, _) => return Err(super::error_words::LEGACY_SSE.into()),
         ("" | "stdio", Some(command), _) => {
             let args = str_list(obj, "args")?
                 .iter()
@@ -338,6 +335,7 @@ fn parse_entry(
         filter,
         startup_timeout: opt_secs(obj, "startupTimeoutSec")?.unwrap_or(STARTUP_TIMEOUT_DEFAULT),
         call_timeout: opt_secs(obj, "toolTimeoutSec")?.unwrap_or(CALL_TIMEOUT_DEFAULT),
+        oauth: super::oauth::settings::parse(obj.get("oauth"), &ex)?,
         source: source.to_path_buf(),
     })
 }

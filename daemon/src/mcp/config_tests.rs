@@ -131,3 +131,44 @@ fn reconnect_only_when_the_connection_changes() {
     assert!(!c1.servers["a"].needs_reconnect(&c2.servers["a"]));
     assert!(c2.servers["a"].needs_reconnect(&c3.servers["a"]));
 }
+
+#[test]
+fn a_legacy_sse_entry_is_refused_with_both_ways_out() {
+    let c = load(
+        r#"{"mcpServers":{"old":{"type":"sse","url":"https://x.example.com/sse"}}}"#,
+        &[],
+    );
+    let msg = &c.invalid["old"].message;
+    assert!(msg.contains("has no client for it"), "{msg}");
+    assert!(msg.contains("set \"type\": \"http\""), "{msg}");
+    assert!(
+        msg.contains("mcp-remote") && msg.contains("sse-only"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn the_oauth_object_is_read_expanded_and_part_of_the_connection() {
+    let c1 = load(
+        r#"{"mcpServers":{"a":{"type":"http","url":"https://x.example.com/mcp",
+            "oauth":{"clientId":"${CID}","callbackPort":8123}}}}"#,
+        &[("CID", "client-7")],
+    );
+    let oauth = c1.servers["a"].oauth.clone().unwrap();
+    assert_eq!(oauth.client_id.as_deref(), Some("client-7"));
+    assert_eq!(oauth.callback_port, Some(8123));
+    let c2 = load(
+        r#"{"mcpServers":{"a":{"type":"http","url":"https://x.example.com/mcp"}}}"#,
+        &[],
+    );
+    assert!(c1.servers["a"].needs_reconnect(&c2.servers["a"]));
+    let bad = load(
+        r#"{"mcpServers":{"a":{"type":"http","url":"https://x.example.com/mcp","oauth":{"callbackPort":"x"}}}}"#,
+        &[],
+    );
+    assert!(
+        bad.invalid["a"].message.contains("oauth.callbackPort"),
+        "{:?}",
+        bad.invalid
+    );
+}

@@ -6,28 +6,27 @@
 //! connection id, so the manager can ignore events from a connection it already replaced.
 //! The rmcp client handler (roots, progress, list-changed) is [`handler`]; a server's forms and
 //! sampling requests go to the session whose call they serve ([`asks`]); a change of roots is
-//! announced with `notifications/roots/list_changed` ([`McpConnection::roots_changed`]).
+//! announced with `notifications/roots/list_changed` ([`McpConnection::roots_changed`]). An HTTP
+//! server's transport ([`http`]) carries its OAuth bearer; a refusal it cannot answer makes the
+//! connection fail with [`ConnectionError::NeedsLogin`].
 
 use parking_lot::Mutex;
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::{
     CallToolRequestParams, ProtocolVersion, ServerNotification, SubscriptionFilter, Tool,
 };
 use rmcp::service::RunningService;
-use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::async_rw::AsyncRwTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, watch};
 
 mod asks;
 mod handler;
+mod http;
 mod tasks;
 
 use asks::CallAskers;
@@ -49,6 +48,8 @@ pub type Roots = Arc<dyn Fn() -> Vec<PathBuf> + Send + Sync>;
 pub struct Link {
     pub events: mpsc::UnboundedSender<ConnectionEvent>,
     pub roots: Roots,
+    /// OAuth tokens for HTTP servers.
+    pub oauth: super::oauth::OAuthVault,
 }
 
 /// Something a connection noticed on its own.
@@ -89,6 +90,13 @@ pub enum ConnectionError {
     /// A JSON-RPC error answer: the server is fine, the request was not.
     #[error("server answered with an error: {0}")]
     Rejected(String),
+    /// The server wants OAuth authorization the daemon does not have (or could not refresh).
+    #[error("{}", super::oauth::needs_login_reason(server, why))]
+    NeedsLogin { server: String, why: String },
+    /// Authorization failed in a way a login does not fix (a configured header was refused, a
+    /// refresh could not reach the authorization server).
+    #[error("{0}")]
+    Unauthorized(String),
 }
 
 impl ConnectionError {
@@ -110,6 +118,8 @@ pub struct McpConnection {
     progress: ProgressWatchers,
     askers: CallAskers,
     service: RunningService<RoleClient, Events>,
+    /// What the HTTP transport learned about authorization (None for stdio).
+    auth: Option<http::Auth>,
     process: Mutex<Option<ServerProcess>>,
     pid: Option<u32>,
     exited: Option<watch::Receiver<Option<String>>>,
@@ -160,7 +170,7 @@ impl McpConnection {
         };
         let startup = config.startup_timeout;
         let attempt = async {
-            let (service, process) = match &config.transport {
+            let (service, process, auth) = match &config.transport {
                 Transport::Stdio {
                     command,
                     args,
@@ -192,7 +202,7 @@ impl McpConnection {
                         )
                     });
                     match service {
-                        Ok(s) => (s, Some(process)),
+                        Ok(s) => (s, Some(process), None),
                         Err(e) => {
                             process.terminate().await;
                             return Err(e);
@@ -200,12 +210,14 @@ impl McpConnection {
                     }
                 }
                 Transport::Http { url, headers } => {
-                    let transport =
-                        StreamableHttpClientTransport::from_config(http_config(url, headers)?);
+                    let (transport, auth) =
+                        http::transport(&config.name, url, headers, &link.oauth).await?;
                     let service = handler.serve(transport).await.map_err(|e| {
-                        ConnectionError::Initialize(super::error_words::in_words(&e, Some(url)))
+                        auth.refused().unwrap_or_else(|| {
+                            ConnectionError::Initialize(super::error_words::in_words(&e, Some(url)))
+                        })
                     })?;
-                    (service, None)
+                    (service, None, Some(auth))
                 }
             };
             listen_for_tool_changes(&service, &config.name, conn_id, events.clone());
@@ -214,6 +226,7 @@ impl McpConnection {
                 progress,
                 askers,
                 service,
+                auth,
                 pid: process.as_ref().map(ServerProcess::pid),
                 exited: process.as_ref().map(ServerProcess::exit_watch),
                 process: Mutex::new(process),
@@ -301,6 +314,9 @@ impl McpConnection {
         e: rmcp::ServiceError,
         other: fn(String) -> ConnectionError,
     ) -> ConnectionError {
+        if let Some(refused) = self.auth.as_ref().and_then(http::Auth::refused) {
+            return refused;
+        }
         match e {
             rmcp::ServiceError::McpError(data) => {
                 ConnectionError::Rejected(data.message.to_string())
@@ -474,36 +490,6 @@ fn watch_exit(
             });
         }
     });
-}
-
-fn http_config(
-    url: &str,
-    headers: &std::collections::BTreeMap<String, String>,
-) -> Result<StreamableHttpClientTransportConfig, ConnectionError> {
-    let mut custom = HashMap::new();
-    let mut auth = None;
-    for (name, value) in headers {
-        if name.eq_ignore_ascii_case("authorization") {
-            // rmcp sends a bearer token itself (without the prefix); other schemes pass through.
-            if let Some(token) = value.strip_prefix("Bearer ") {
-                auth = Some(token.to_string());
-                continue;
-            }
-        }
-        let bad = |reason: String| ConnectionError::Header {
-            name: name.clone(),
-            reason,
-        };
-        let n = HeaderName::from_bytes(name.as_bytes()).map_err(|e| bad(e.to_string()))?;
-        let v = HeaderValue::from_str(value).map_err(|e| bad(e.to_string()))?;
-        custom.insert(n, v);
-    }
-    let mut config =
-        StreamableHttpClientTransportConfig::with_uri(Arc::<str>::from(url)).custom_headers(custom);
-    if let Some(token) = auth {
-        config = config.auth_header(token);
-    }
-    Ok(config)
 }
 
 fn to_values<T: serde::Serialize>(items: &[T]) -> Vec<Value> {

@@ -5,6 +5,13 @@
 
 use std::error::Error;
 
+/// Why a `"type": "sse"` entry is refused, and the two ways out.
+pub const LEGACY_SSE: &str = "unsupported transport \"sse\" (the legacy HTTP+SSE transport): rmcp, \
+     the MCP library Synapse uses, has no client for it. If the server also speaks Streamable \
+     HTTP (usually at /mcp), set \"type\": \"http\" and that URL; otherwise bridge it over stdio: \
+     \"command\": \"npx\", \"args\": [\"-y\", \"mcp-remote\", \"<its /sse URL>\", \"--transport\", \
+     \"sse-only\"]";
+
 /// `e` and its sources as one line without Rust type names, with a hint for common causes.
 pub fn in_words(e: &(dyn Error + 'static), url: Option<&str>) -> String {
     let mut parts: Vec<String> = Vec::new();

@@ -204,10 +204,13 @@ impl McpHub {
         command: &str,
         argv: &[String],
     ) -> Option<McpCallOutput> {
-        if let Some(project) = root.map(|r| self.workspace(r, None))
-            && let Some((server, tool)) = project.resolve_command_waiting(command).await
-        {
-            return Some(project.call_argv(&server, &tool, argv, None).await);
+        if let Some(project) = root.map(|r| self.workspace(r, None)) {
+            if let Some((server, tool)) = project.resolve_command_waiting(command).await {
+                return Some(project.call_argv(&server, &tool, argv, None).await);
+            }
+            if let Some(needs_login) = project.login_needed_for(command) {
+                return Some(needs_login);
+            }
         }
         self.inner.user.call_command(command, argv, None).await
     }

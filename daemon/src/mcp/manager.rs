@@ -8,11 +8,14 @@
 //! mcp`) load the config, diff it against the running servers, (re)connect what changed, then
 //! rebuild the catalog and sync the wrappers. Connection events (tools/list_changed, a process
 //! exit) arrive on one channel and are handled by a background task ([`sync`], with the catalog
-//! and wrapper upkeep); the config of each layer is [`project`]. Calls live in [`super::calls`].
+//! and wrapper upkeep); the config of each layer is [`project`]; OAuth login and logout of one
+//! server are [`auth`]. Calls live in [`super::calls`].
 
+mod auth;
 mod project;
 mod sync;
 
+pub use auth::AuthOutcome;
 use sync::{event_loop, merge_reports};
 
 use parking_lot::{Mutex, RwLock};
@@ -44,6 +47,8 @@ pub struct McpOptions {
     /// Where images and audio from results are saved.
     pub media_dir: PathBuf,
     pub env: EnvLookup,
+    /// The OAuth tokens of remote servers (`$SYNAPSE_HOME/mcp/oauth`), shared by every manager.
+    pub oauth: super::oauth::OAuthVault,
 }
 
 /// The `synapse` client the wrappers exec: beside this executable, else the first on PATH, else
@@ -73,6 +78,7 @@ impl McpOptions {
             client_bin,
             media_dir: std::env::temp_dir(),
             env: Arc::new(|k| std::env::var(k).ok()),
+            oauth: super::oauth::OAuthVault::new(paths.mcp_oauth_dir()),
         }
     }
 }
@@ -173,6 +179,7 @@ impl McpManager {
         roots: super::connection::Roots,
     ) -> McpManager {
         let (tx, rx) = mpsc::unbounded_channel();
+        let oauth = opts.oauth.clone();
         let inner = Arc::new(Inner {
             opts,
             scope,
@@ -180,7 +187,11 @@ impl McpManager {
             invalid: RwLock::new(BTreeMap::new()),
             problems: RwLock::new(Vec::new()),
             project_env: Mutex::new(None),
-            events: super::connection::Link { events: tx, roots },
+            events: super::connection::Link {
+                events: tx,
+                roots,
+                oauth,
+            },
             catalog: RwLock::new(Arc::new(Catalog::default())),
             writer,
             sync_lock: tokio::sync::Mutex::new(()),
@@ -248,7 +259,10 @@ impl McpManager {
                 match servers.get(name) {
                     Some(existing) if !existing.config().needs_reconnect(cfg) => {
                         existing.set_config(cfg.clone());
-                        let failed = matches!(existing.state(), ServerState::Failed { .. });
+                        let failed = matches!(
+                            existing.state(),
+                            ServerState::Failed { .. } | ServerState::NeedsLogin { .. }
+                        );
                         if failed && cfg.enabled {
                             to_connect.push(existing.clone());
                             summary.reconnected.push(name.clone());
@@ -300,7 +314,7 @@ impl McpManager {
             let second = connects.await;
             summary.wrappers = merge_reports(report, second);
             for status in self.list() {
-                if matches!(status.state, StateKind::Failed) {
+                if matches!(status.state, StateKind::Failed | StateKind::NeedsLogin) {
                     summary.failed.push((status.name, status.reason));
                 }
             }

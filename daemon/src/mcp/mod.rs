@@ -10,7 +10,8 @@
 //! - [`calls`] runs a command line: [`args`] maps argv with the tool's [`schema`], [`result`]
 //!   renders the answer and defines the exit codes;
 //! - [`catalog`] names the commands ([`names`]) and [`wrappers`] writes them to
-//!   `$SYNAPSE_HOME/bin` as bash scripts that exec `synapse mcp call`.
+//!   `$SYNAPSE_HOME/bin` as bash scripts that exec `synapse mcp call`;
+//! - [`oauth`] logs in to remote servers (`synapse mcp login`) and keeps their tokens fresh.
 //!
 //! [`hub`] holds the user's manager and one per workspace (a project's own servers). The router's
 //! in-process short-cut is [`McpHub::call_command`]; `tools search` reads
@@ -31,6 +32,7 @@ pub mod hub;
 pub mod instructions;
 pub mod manager;
 pub mod names;
+pub mod oauth;
 pub mod process;
 pub mod project_config;
 pub mod resources;

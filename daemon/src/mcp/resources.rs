@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 
 use super::McpManager;
-use super::result::{EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE, EXIT_USAGE, McpCallOutput};
+use super::result::{EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE, McpCallOutput};
 
 /// Bytes of one text resource shown (the rest is cut with a note).
 const TEXT_MAX_BYTES: usize = 30_000;
@@ -43,12 +43,7 @@ impl McpManager {
         };
         let conn = match srv.ensure_connected(&self.inner.events).await {
             Ok(c) => c,
-            Err(reason) => {
-                return McpCallOutput::error(
-                    EXIT_UNAVAILABLE,
-                    format!("MCP server {server} is unavailable: {reason}"),
-                );
-            }
+            Err(reason) => return super::calls::unavailable(&srv, server, &reason),
         };
         let (has_resources, has_prompts) = conn.offers();
         let answer = match &query {
@@ -77,10 +72,7 @@ impl McpManager {
             },
             Err(e) if e.breaks_connection() => {
                 srv.call_failed(&conn, &e).await;
-                McpCallOutput::error(
-                    EXIT_UNAVAILABLE,
-                    format!("MCP server {server} is unavailable: {e}"),
-                )
+                super::calls::unavailable(&srv, server, &e.to_string())
             }
             Err(e) => McpCallOutput::error(EXIT_TOOL_ERROR, format!("mcp:{server}: {e}")),
         }

@@ -4,7 +4,9 @@
 //! States: `Disabled` → never connects. `Connecting` → a connect is in flight (callers wait on the
 //! connect lock). `Ready` → calls go to the live connection. `Failed` → the reason is shown; the
 //! next call after `retry_at` reconnects. A server that dropped from `Ready` retries at once; each
-//! further failed attempt doubles the wait (1 s … [`BACKOFF_MAX`]).
+//! further failed attempt doubles the wait (1 s … [`BACKOFF_MAX`]). `NeedsLogin` → the server
+//! wants OAuth authorization it does not have: no call reconnects it (each says which
+//! `synapse mcp login` to run); a login, a logout or a refresh does.
 
 use parking_lot::Mutex;
 use std::sync::Arc;
@@ -58,6 +60,10 @@ pub enum ServerState {
         attempts: u32,
         retry_at: Instant,
     },
+    NeedsLogin {
+        /// The login command to run and why.
+        reason: String,
+    },
 }
 
 /// A snapshot for listings.
@@ -67,6 +73,7 @@ pub enum StateKind {
     Connecting,
     Ready,
     Failed,
+    NeedsLogin,
 }
 
 /// One configured server.
@@ -168,6 +175,7 @@ impl Server {
                     wait.as_secs_f64()
                 ))
             }
+            ServerState::NeedsLogin { reason } => Err(reason.clone()),
             _ => Ok(()),
         }
     }
@@ -199,6 +207,14 @@ impl Server {
                 *self.state.lock() = ServerState::Ready { conn: conn.clone() };
                 Ok(conn)
             }
+            Err(e @ ConnectionError::NeedsLogin { .. }) => {
+                let reason = e.to_string();
+                tracing::info!(server = %config.name, "MCP server needs login: {reason}");
+                *self.state.lock() = ServerState::NeedsLogin {
+                    reason: reason.clone(),
+                };
+                Err(reason)
+            }
             Err(e) => {
                 let reason = e.to_string();
                 tracing::warn!(server = %config.name, "MCP server failed to connect: {reason}");
@@ -223,16 +239,22 @@ impl Server {
 
     /// Drops a live connection `conn_id` after it broke (crash, hang, lost transport) and kills it.
     pub async fn connection_broke(&self, conn_id: u64, reason: String) {
+        let failed = ServerState::Failed {
+            reason,
+            attempts: 0,
+            retry_at: Instant::now(),
+        };
+        self.drop_connection(conn_id, failed).await;
+    }
+
+    /// Replaces the live connection `conn_id` (if it still is) with `next` and closes it.
+    async fn drop_connection(&self, conn_id: u64, next: ServerState) {
         let dropped = {
             let mut state = self.state.lock();
             match &*state {
                 ServerState::Ready { conn } if conn.conn_id == conn_id => {
                     let conn = conn.clone();
-                    *state = ServerState::Failed {
-                        reason,
-                        attempts: 0,
-                        retry_at: Instant::now(),
-                    };
+                    *state = next;
                     Some(conn)
                 }
                 _ => None,
@@ -265,12 +287,18 @@ impl Server {
             ServerState::Connecting => (StateKind::Connecting, String::new()),
             ServerState::Ready { .. } => (StateKind::Ready, String::new()),
             ServerState::Failed { reason, .. } => (StateKind::Failed, reason.clone()),
+            ServerState::NeedsLogin { reason } => (StateKind::NeedsLogin, reason.clone()),
         }
     }
 
     /// Records a broken call: the connection is dropped so the next call reconnects.
     pub async fn call_failed(&self, conn: &McpConnection, error: &ConnectionError) {
-        if error.breaks_connection() {
+        if let ConnectionError::NeedsLogin { .. } = error {
+            let reason = error.to_string();
+            tracing::info!(server = %self.config().name, "MCP server needs login: {reason}");
+            let next = ServerState::NeedsLogin { reason };
+            self.drop_connection(conn.conn_id, next).await;
+        } else if error.breaks_connection() {
             self.connection_broke(conn.conn_id, error.to_string()).await;
         }
     }

@@ -10,8 +10,9 @@ use serde_json::Value;
 use synapse_shared::proto::mcp_server::Mcp;
 use synapse_shared::proto::{
     McpApproveRequest, McpApproveResponse, McpCallToolRequest, McpCallToolResponse, McpEditRequest,
-    McpEditResponse, McpListRequest, McpListResponse, McpQueryRequest, McpRefreshRequest,
-    McpRefreshResponse, McpServer, McpServerState, McpTool,
+    McpEditResponse, McpListRequest, McpListResponse, McpLoginRequest, McpLogoutRequest,
+    McpLogoutResponse, McpQueryRequest, McpRefreshRequest, McpRefreshResponse, McpServer,
+    McpServerState, McpTool,
 };
 use tonic::{Request, Response, Status};
 
@@ -82,12 +83,13 @@ fn root_of(cwd: &str) -> Option<PathBuf> {
     Some(crate::workspace::project_root(cwd, home.as_deref()))
 }
 
-fn wire_server(s: ServerStatus, include_tools: bool) -> McpServer {
+pub(super) fn wire_server(s: ServerStatus, include_tools: bool) -> McpServer {
     let state = match s.state {
         StateKind::Connecting => McpServerState::Connecting,
         StateKind::Ready => McpServerState::Ready,
         StateKind::Failed => McpServerState::Failed,
         StateKind::Disabled => McpServerState::Disabled,
+        StateKind::NeedsLogin => McpServerState::NeedsLogin,
     };
     McpServer {
         name: s.name,
@@ -121,6 +123,39 @@ fn wire_output(o: McpCallOutput) -> McpCallToolResponse {
 
 #[tonic::async_trait]
 impl Mcp for McpService {
+    type LoginStream = super::mcp_auth::LoginStream;
+
+    /// → `McpManager::login` (daemon/src/mcp/manager/auth.rs), streamed by `mcp_auth::login`.
+    async fn login(
+        &self,
+        request: Request<McpLoginRequest>,
+    ) -> Result<Response<Self::LoginStream>, Status> {
+        // The tokens act for the user: a sandboxed command may not obtain or replace them.
+        crate::lifecycle::peer::refuse_confined(&request, "logging in to an MCP server")?;
+        let r = request.into_inner();
+        let manager = self
+            .state
+            .mcp
+            .serving(root_of(&r.cwd).as_deref(), &r.server);
+        Ok(Response::new(super::mcp_auth::login(manager, r)))
+    }
+
+    /// → `McpManager::logout` (daemon/src/mcp/manager/auth.rs).
+    async fn logout(
+        &self,
+        request: Request<McpLogoutRequest>,
+    ) -> Result<Response<McpLogoutResponse>, Status> {
+        crate::lifecycle::peer::refuse_confined(&request, "logging out of an MCP server")?;
+        let r = request.into_inner();
+        let manager = self
+            .state
+            .mcp
+            .serving(root_of(&r.cwd).as_deref(), &r.server);
+        Ok(Response::new(
+            super::mcp_auth::logout(manager, &r.server).await?,
+        ))
+    }
+
     /// → `McpManager::list` (daemon/src/mcp/manager.rs).
     async fn list(
         &self,

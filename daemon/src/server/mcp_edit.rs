@@ -116,6 +116,7 @@ pub fn note(target: &Target, action: &str, name: &str, servers: &[ServerStatus])
             ),
             StateKind::Connecting => format!("{name} is connecting."),
             StateKind::Failed => format!("{name} failed to start: {}", s.reason),
+            StateKind::NeedsLogin => format!("{name} needs login: {}", s.reason),
             StateKind::Disabled => format!("{name} is disabled: {}", s.reason),
         },
     }

@@ -5,6 +5,7 @@ mod chat;
 mod chat_wire;
 mod daemon;
 mod mcp;
+mod mcp_auth;
 mod mcp_edit;
 mod sessions;
 mod skills;

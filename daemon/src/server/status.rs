@@ -9,6 +9,7 @@ use crate::agent::sessions::ChatError;
 use crate::growth::GrowthError;
 use crate::growth::versions::VersionError;
 use crate::mcp::edit::EditError;
+use crate::mcp::oauth::OAuthError;
 use crate::skills::SkillError;
 
 impl From<ChatError> for Status {
@@ -54,6 +55,37 @@ impl From<EditError> for Status {
             EditError::Exists { .. } => Status::already_exists(msg),
             EditError::Missing { .. } => Status::not_found(msg),
             EditError::Io { .. } => Status::internal(msg),
+        }
+    }
+}
+
+impl From<OAuthError> for Status {
+    fn from(e: OAuthError) -> Status {
+        let msg = e.to_string();
+        match e {
+            OAuthError::UnknownServer(_) => Status::not_found(msg),
+            OAuthError::NotRemote { .. }
+            | OAuthError::StaticAuthorization { .. }
+            | OAuthError::Unavailable { .. }
+            | OAuthError::NotOffered { .. }
+            | OAuthError::NoPkce { .. }
+            | OAuthError::NoClient { .. } => Status::failed_precondition(msg),
+            OAuthError::Insecure { .. }
+            | OAuthError::StateMismatch { .. }
+            | OAuthError::Denied { .. }
+            | OAuthError::TokenRefused { .. }
+            | OAuthError::Registration { .. } => Status::permission_denied(msg),
+            OAuthError::TimedOut { .. } => Status::deadline_exceeded(msg),
+            OAuthError::Cancelled => Status::cancelled(msg),
+            OAuthError::Http { .. }
+            | OAuthError::Status { .. }
+            | OAuthError::Document { .. }
+            | OAuthError::BadToken { .. }
+            | OAuthError::Listen { .. } => Status::unavailable(msg),
+            OAuthError::NoRefreshToken | OAuthError::LoggedOut => Status::unauthenticated(msg),
+            OAuthError::Store { .. } | OAuthError::Corrupt { .. } | OAuthError::Random(_) => {
+                Status::internal(msg)
+            }
         }
     }
 }
@@ -124,6 +156,24 @@ mod tests {
         assert_eq!(
             code(EditError::BadName("n".into()).into()),
             Code::InvalidArgument
+        );
+        assert_eq!(
+            code(OAuthError::UnknownServer("x".into()).into()),
+            Code::NotFound
+        );
+        assert_eq!(
+            code(OAuthError::StateMismatch { server: "x".into() }.into()),
+            Code::PermissionDenied
+        );
+        assert_eq!(
+            code(
+                OAuthError::TimedOut {
+                    server: "x".into(),
+                    secs: 1
+                }
+                .into()
+            ),
+            Code::DeadlineExceeded
         );
     }
 

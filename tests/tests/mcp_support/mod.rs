@@ -3,6 +3,8 @@
 //! [`McpManager`], deadline waits, and process counting through /proc.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod oauth;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -79,6 +81,7 @@ impl Home {
             client_bin: client_bin.to_path_buf(),
             media_dir: self.path().join("media"),
             env: Arc::new(move |k| map.get(k).cloned()),
+            oauth: synapse_daemon::mcp::oauth::OAuthVault::new(self.path().join("mcp/oauth")),
         }
     }
     /// The user's servers and one manager per workspace, as the daemon holds them.
