@@ -245,21 +245,14 @@ async fn hundred_restart_cycles_leave_no_orphans() {
     synapse_tests::wait_until(synapse_tests::DEADLINE, "no orphaned grandchild", || {
         processes_with("sleep 300")
             .iter()
-            .all(|pid| !is_descendant_of_test(*pid))
+            .all(|pid| !carries_tag(*pid, &tag))
     });
 }
 
-/// A `sleep 300` left by `--spawn-child` would be reparented (to init or a subreaper); the ones
-/// we spawn all share the session of this test process.
-fn is_descendant_of_test(pid: u32) -> bool {
-    let sid = |p: u32| {
-        std::fs::read_to_string(format!("/proc/{p}/stat"))
-            .ok()
-            .and_then(|s| {
-                s.rsplit(')')
-                    .next()
-                    .map(|r| r.split_whitespace().nth(4).unwrap_or("").to_string())
-            })
-    };
-    sid(pid).is_some() && sid(pid) == sid(std::process::id())
+/// Whether `pid` is a `sleep` grandchild of this test's servers (it carries their tag in its
+/// environment; a `sleep 300` of anyone else on the machine does not).
+fn carries_tag(pid: u32, tag: &str) -> bool {
+    let needle = format!("BAD_MCP_TAG={tag}");
+    std::fs::read(format!("/proc/{pid}/environ"))
+        .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()))
 }

@@ -14,7 +14,8 @@
 //! - `--hostile DIR`: add tools whose names, descriptions and parameters try shell injection
 //!   (quotes, `$( )`, backticks, newlines, heredoc end markers); each payload would create a
 //!   file in DIR if a wrapper ever ran it;
-//! - `--tag X`: ignored; lets tests find their processes in /proc.
+//! - `--tag X`: lets tests find their processes in /proc (the `sleep` grandchild carries it in
+//!   its environment as `BAD_MCP_TAG`).
 
 use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
@@ -112,8 +113,16 @@ fn hostile_tools(dir: &str) -> Vec<Value> {
 
 fn main() {
     let flags = parse_flags();
+    let tag = std::env::args()
+        .skip_while(|a| a != "--tag")
+        .nth(1)
+        .unwrap_or_default();
     let _child = if flags.spawn_child {
-        std::process::Command::new("sleep").arg("300").spawn().ok()
+        std::process::Command::new("sleep")
+            .arg("300")
+            .env("BAD_MCP_TAG", tag)
+            .spawn()
+            .ok()
     } else {
         None
     };
