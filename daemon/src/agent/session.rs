@@ -4,8 +4,12 @@
 
 mod asks;
 mod compact;
+mod deps;
 mod limits;
+mod permissions;
 mod turn;
+
+pub use deps::{LlmProviders, ProviderFactory, SessionDeps};
 
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -21,12 +25,11 @@ use super::approvals::SessionApprover;
 use super::events::{AgentEvent, TurnEnd};
 use super::forms::SessionForms;
 use super::gate::audit::Audit;
-use super::gate::{GateEnv, GateOptions, SessionGate};
-use super::runner::{RunnerLimits, TurnGuard};
+use super::gate::{GateOptions, SessionGate};
+
 use super::session_log::SessionLog;
-use crate::shell::{SessionOrigin, ShellSessions};
-use synapse_llm::{ConfigError, LlmProvider, Message, ProviderConfig, Usage, build_provider};
-use synapse_permissions::Mode;
+use crate::shell::SessionOrigin;
+use synapse_llm::{ConfigError, LlmProvider, Message, ProviderConfig, Usage};
 
 /// Events buffered per session for slow subscribers.
 pub const EVENT_BUFFER: usize = 256;
@@ -76,46 +79,6 @@ pub enum SessionEvent {
 pub enum TurnError {
     #[error("a turn is already running in this session; cancel it first")]
     Busy,
-}
-
-/// Builds the model provider for a configuration: [`LlmProviders`] (the real HTTP providers)
-/// in the daemon, a scripted fake in unit tests.
-pub trait ProviderFactory: Send + Sync {
-    fn build(&self, config: &ProviderConfig)
-    -> Result<Arc<dyn LlmProvider>, synapse_llm::LlmError>;
-}
-
-/// The real providers (`synapse_llm::build_provider`).
-pub struct LlmProviders;
-
-impl ProviderFactory for LlmProviders {
-    fn build(
-        &self,
-        config: &ProviderConfig,
-    ) -> Result<Arc<dyn LlmProvider>, synapse_llm::LlmError> {
-        build_provider(config)
-    }
-}
-
-/// Everything a turn needs that comes from outside the session.
-pub struct SessionDeps {
-    pub shell: Arc<ShellSessions>,
-    /// Builds the model provider from the configuration in force.
-    pub providers: Arc<dyn ProviderFactory>,
-    pub settings: Arc<dyn Fn() -> synapse_shared::settings::Settings + Send + Sync>,
-    pub system_prompt: String,
-    pub limits: RunnerLimits,
-    /// Asked before a turn ends (unfinished todo items bring one reminder).
-    pub turn_guard: Option<Arc<dyn TurnGuard>>,
-    /// Runs after a normal turn when auto-enhance is on (the skill enhancer).
-    pub stop_hook: Option<Arc<dyn super::stop_hook::StopHook>>,
-    /// The memory of this session's skill sub-agent: the session holds it, so it is dropped
-    /// with the session (see [`super::subagent_context`]).
-    pub subagent_context: Option<Arc<super::subagent_context::SubAgentContext>>,
-    /// What the permission gate needs; `None` runs every command unchecked (tests).
-    pub gate_env: Option<GateEnv>,
-    /// The workspace (project root) the session is bound to; held while the session lives.
-    pub workspace: Option<crate::shell::ShellWorkspace>,
 }
 
 pub(super) struct Conversation {
@@ -238,27 +201,6 @@ impl ChatSession {
         }
     }
 
-    /// Applies what an attaching client chose: mode ("" keeps the current one), extra allow
-    /// patterns, interactivity. Errors name a bad mode; problems with patterns are returned.
-    pub fn configure_permissions(
-        &self,
-        mode: &str,
-        allow: Vec<String>,
-        non_interactive: bool,
-        approve_all: bool,
-    ) -> Result<Vec<String>, AgentError> {
-        let Some(gate) = &self.gate else {
-            return Ok(Vec::new());
-        };
-        let mode = parse_mode(mode)?;
-        Ok(gate.reconfigure(GateOptions {
-            mode,
-            allow,
-            non_interactive,
-            approve_all,
-        }))
-    }
-
     /// Where and how the session's shell runs: its folder, environment and sandbox.
     fn shell_origin(&self) -> SessionOrigin {
         let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = if self.env.is_empty() {
@@ -288,26 +230,6 @@ impl ChatSession {
     /// (a client attaching calls this; a turn does it again, which costs nothing).
     pub fn warm_shell(&self) {
         self.deps.shell.warm_up(&self.id, &self.shell_origin());
-    }
-
-    /// The permission mode and its summary (`None` without a gate).
-    pub fn permission_summary(&self) -> Option<(String, String)> {
-        self.gate
-            .as_ref()
-            .map(|g| (g.mode().as_str().to_string(), g.summary()))
-    }
-
-    /// `/permissions <mode>`: changes the mode; the shell moves into the matching sandbox
-    /// before its next command. "" only reports.
-    pub async fn set_permission_mode(&self, mode: &str) -> Result<(String, String), AgentError> {
-        let Some(gate) = &self.gate else {
-            return Err(AgentError::NoGate);
-        };
-        if let Some(mode) = parse_mode(mode)? {
-            gate.set_mode(mode);
-            tracing::info!(session = %self.id, mode = mode.as_str(), "permission mode changed");
-        }
-        Ok((gate.mode().as_str().to_string(), gate.summary()))
     }
 
     /// A client's answer to an approval request.
@@ -476,17 +398,6 @@ pub fn resolve_config(
 enum Work {
     Turn(String),
     Compact,
-}
-
-/// "" → no change; otherwise one of the modes, or an error naming them.
-fn parse_mode(mode: &str) -> Result<Option<Mode>, AgentError> {
-    let mode = mode.trim();
-    if mode.is_empty() {
-        return Ok(None);
-    }
-    mode.parse::<Mode>()
-        .map(Some)
-        .map_err(|_| AgentError::UnknownMode(mode.to_string()))
 }
 
 /// A user message typed by the user (not a tool-results message, nor a runner reminder).

@@ -2,8 +2,10 @@
 //! layer; no daemon, no socket.
 
 use super::*;
+use crate::agent::RunnerLimits;
 use crate::agent::fakes::{FakeProviders, ScriptedProvider, bash, text};
 use crate::agent::sessions::{ChatSessions, OpenRequest, Resume};
+use crate::shell::ShellSessions;
 use std::time::Duration;
 
 struct Setup {

@@ -34,6 +34,8 @@ pub mod session;
 pub mod sessions;
 pub mod spec;
 pub mod syntax;
+
+pub use launch::bash_path;
 pub mod timeouts;
 
 #[cfg(test)]
