@@ -131,8 +131,15 @@ pub fn login(env: &TestEnv, server: &str, mode: &str, extra: &[&str]) -> Run {
     run(&mut cmd)
 }
 
+/// What the stand-in browser got back from the callback. The browser may still be writing it
+/// when `synapse mcp login` has already ended: wait for it, with a deadline.
 pub fn browser_log(env: &TestEnv, mode: &str) -> String {
-    std::fs::read_to_string(env.root().join(format!("browser-{mode}.log"))).unwrap_or_default()
+    let path = env.root().join(format!("browser-{mode}.log"));
+    let read = || std::fs::read_to_string(&path).unwrap_or_default();
+    synapse_tests::wait_until(synapse_tests::DEADLINE, "the browser's log", || {
+        !read().trim().is_empty()
+    });
+    read()
 }
 
 pub fn token_files(env: &TestEnv) -> Vec<PathBuf> {
