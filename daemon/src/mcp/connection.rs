@@ -24,6 +24,9 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, watch};
 
+/// How long a failed start waits for the server's exit to be seen, to report it.
+const EXIT_SEEN_GRACE: Duration = Duration::from_millis(500);
+
 mod asks;
 mod handler;
 mod http;
@@ -195,18 +198,22 @@ impl McpConnection {
                     // big results are capped and spilled after parsing (`render_result`).
                     let transport = AsyncRwTransport::new_client(stdout, stdin)
                         .with_max_line_length(STDIO_MESSAGE_MAX_BYTES);
-                    let service = handler.serve(transport).await.map_err(|e| {
-                        ConnectionError::Initialize(
-                            process
-                                .exit_reason()
-                                .unwrap_or_else(|| super::error_words::in_words(&e, None)),
-                        )
-                    });
-                    match service {
+                    match handler.serve(transport).await {
                         Ok(s) => (s, Some(process), None),
                         Err(e) => {
+                            // A server that quit says why better than the closed pipe does: give
+                            // its exit a moment to be seen.
+                            let mut exited = process.exit_watch();
+                            let reason = tokio::time::timeout(
+                                EXIT_SEEN_GRACE,
+                                exited.wait_for(Option::is_some),
+                            )
+                            .await
+                            .ok()
+                            .and_then(|r| r.ok().and_then(|v| v.clone()))
+                            .unwrap_or_else(|| super::error_words::in_words(&e, None));
                             process.terminate().await;
-                            return Err(e);
+                            return Err(ConnectionError::Initialize(reason));
                         }
                     }
                 }
