@@ -102,9 +102,10 @@ fn login_refresh_and_logout_against_a_local_authorization_server() {
     outputs.push_str(&format!("{called:?}"));
 
     // A token the server stopped accepting: refreshed after the 401, the call retried. The
-    // tokens issued from now on live 2 s.
+    // tokens issued from now on live 5 s: short enough to wait out, long enough that a daemon
+    // start and a call on a loaded machine fit in one token's life.
     let unauthorized = fx.count("/mcp_unauthorized");
-    fx.request("POST", "/_lifetime?secs=2");
+    fx.request("POST", "/_lifetime?secs=5");
     fx.request("POST", "/_revoke");
     let called = echo(&env, "after revoke");
     assert_eq!(called.stdout.trim(), "after revoke", "{called:?}");
