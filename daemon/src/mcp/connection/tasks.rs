@@ -22,10 +22,17 @@ const POLL_DEFAULT: Duration = Duration::from_millis(500);
 const POLL_MIN: Duration = Duration::from_millis(100);
 const POLL_MAX: Duration = Duration::from_secs(5);
 
-/// Whether a plain call's answer says the tool must run as a task.
+/// Whether a plain call's answer says the tool must run as a task: an error result whose text
+/// says so. Only error results are looked at, so a normal answer costs one field lookup.
 pub(super) fn refuses_plain_call(result: &Value) -> bool {
-    let text = serde_json::to_string(result).unwrap_or_default();
-    text.contains("requires task augmentation") || text.contains("taskSupport: 'required'")
+    if result["isError"] != Value::Bool(true) {
+        return false;
+    }
+    result["content"].as_array().is_some_and(|blocks| {
+        blocks.iter().filter_map(|b| b["text"].as_str()).any(|t| {
+            t.contains("requires task augmentation") || t.contains("taskSupport: 'required'")
+        })
+    })
 }
 
 /// Whether a JSON-RPC error says the same.
