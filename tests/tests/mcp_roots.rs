@@ -235,3 +235,36 @@ async fn a_tool_that_needs_a_task_runs_as_one() {
         "{stages:?}"
     );
 }
+
+/// A command in the sandboxed shell cannot make the daemon write a tool's image elsewhere by
+/// naming another scratch folder: the daemon uses the one of the shell it runs under.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sandboxed_command_cannot_redirect_where_images_are_saved() {
+    use synapse_tests::fake_llm::{FakeLlm, Script};
+    let env = TestEnv::new();
+    user_server(&env, "every");
+    env.start_daemon();
+    let elsewhere = env.root().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let wrapper = env.home().join("bin/mcp:every:get-tiny-image");
+    wait_until(DEADLINE, "the tool's wrapper", || wrapper.exists());
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call(format!(
+                "SYNAPSE_SCRATCH={} mcp:every:get-tiny-image | cat",
+                elsewhere.display()
+            ))
+            .text("seen"),
+    )
+    .await
+    .unwrap();
+    let out = env.cli_with_model(&fake, &["run", "show me"]);
+    assert!(out.success(), "{out:?}");
+    let result = fake.requests()[1].last_tool_result().unwrap();
+    assert!(result.contains("image saved to"), "{result}");
+    assert!(
+        !result.contains(&elsewhere.display().to_string()),
+        "{result}"
+    );
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+}
