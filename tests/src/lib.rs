@@ -245,6 +245,33 @@ impl TestEnv {
 impl Drop for TestEnv {
     fn drop(&mut self) {
         self.stop_daemon();
+        if std::thread::panicking() {
+            self.print_daemon_log_tail();
+        }
+    }
+}
+
+impl TestEnv {
+    /// After a failed test: the end of the daemon's log, so a failure seen only in CI can be
+    /// read from the daemon's side too.
+    fn print_daemon_log_tail(&self) {
+        const LINES: usize = 60;
+        let Ok(entries) = std::fs::read_dir(self.paths.logs_dir()) else {
+            return;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let Ok(text) = std::fs::read_to_string(entry.path()) else {
+                continue;
+            };
+            let lines: Vec<&str> = text.lines().collect();
+            let tail = &lines[lines.len().saturating_sub(LINES)..];
+            eprintln!(
+                "--- the last {} lines of {} ---\n{}",
+                tail.len(),
+                entry.path().display(),
+                tail.join("\n")
+            );
+        }
     }
 }
 

@@ -54,6 +54,16 @@ pub(in crate::mcp) struct Registered {
     ended: CancellationToken,
 }
 
+impl Registered {
+    /// Names the call's `tools/call` request id once rmcp has sent it. The call is registered
+    /// before it is sent, since a server may ask before the send returns.
+    pub(in crate::mcp) fn set_request(&self, id: RequestId) {
+        if let Some(entry) = self.askers.0.lock().iter_mut().find(|e| e.seq == self.seq) {
+            entry.request = Some(id);
+        }
+    }
+}
+
 impl Drop for Registered {
     fn drop(&mut self) {
         self.ended.cancel();
@@ -92,15 +102,14 @@ impl CallAskers {
         origin: Option<&InboundStreamOrigin>,
     ) -> Result<(AskerHandle, CancellationToken), NoAsker> {
         let entries = self.0.lock();
-        if let Some(InboundStreamOrigin::OutboundRequest(id)) = origin {
-            let call = entries
-                .iter()
-                .find(|e| e.request.as_ref() == Some(id))
-                .ok_or(NoAsker::NoCall)?;
+        if let Some(InboundStreamOrigin::OutboundRequest(id)) = origin
+            && let Some(call) = entries.iter().find(|e| e.request.as_ref() == Some(id))
+        {
             let asker = call.asker.clone().ok_or(NoAsker::NoCall)?;
             return Ok((asker, call.ended.clone()));
         }
-        // Nothing says which call it is: only when every call in flight is one session's.
+        // Nothing says which call it is (or its call's id is not known yet, the request having
+        // overtaken the send's return): only when every call in flight is one session's.
         let session = |e: &Entry| e.asker.as_ref().map(|a| a.0.session().to_string());
         let last = entries.last().ok_or(NoAsker::NoCall)?;
         match &last.asker {
@@ -320,7 +329,8 @@ mod tests {
         let on = |n| InboundStreamOrigin::OutboundRequest(RequestId::Number(n));
         assert_eq!(found(&askers, Some(&on(3))), Ok("b".into()));
         assert_eq!(found(&askers, Some(&on(1))), Ok("a".into()));
-        assert_eq!(found(&askers, Some(&on(9))), Err("NoCall".into()));
+        // An id no call has (yet): only the calls in flight can tell.
+        assert_eq!(found(&askers, Some(&on(9))), Err("Ambiguous".into()));
         drop(b);
         // A terminal's call has nobody to ask, and makes the others' questions ambiguous.
         let terminal = askers.register(None, None);
@@ -329,6 +339,21 @@ mod tests {
         assert_eq!(found(&askers, None), Err("NoCall".into()));
         drop(terminal);
         assert_eq!(found(&askers, None), Err("NoCall".into()));
+    }
+
+    #[test]
+    fn a_question_that_overtakes_its_calls_send_still_reaches_the_session() {
+        let askers = CallAskers::default();
+        let on = |n| InboundStreamOrigin::OutboundRequest(RequestId::Number(n));
+        // Registered before the send; the server asks before rmcp returned the request id.
+        let call = askers.register(None, asker("a"));
+        assert_eq!(found(&askers, Some(&on(4))), Ok("a".into()));
+        assert_eq!(found(&askers, None), Ok("a".into()));
+        call.set_request(RequestId::Number(4));
+        let other = askers.register(Some(RequestId::Number(5)), asker("b"));
+        assert_eq!(found(&askers, Some(&on(4))), Ok("a".into()));
+        drop((call, other));
+        assert_eq!(found(&askers, Some(&on(4))), Err("NoCall".into()));
     }
 
     #[test]

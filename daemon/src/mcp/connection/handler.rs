@@ -135,14 +135,16 @@ impl McpConnection {
         let peer = self.service.peer().clone();
         let request =
             rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
+        // Registered before the send: a server may ask before the send returns.
+        let asking = self.askers.register(None, asker);
         let handle = peer
             .send_request_with_option(request, rmcp::service::PeerRequestOptions::no_options())
             .await?;
+        asking.set_request(handle.id.clone());
         let token = progress_key(&handle.progress_token);
         if let Some(sink) = sink {
             self.progress.lock().insert(token.clone(), sink);
         }
-        let _asking = self.askers.register(Some(handle.id.clone()), asker);
         let mut watch = ProgressWatch {
             watchers: self.progress.clone(),
             token,
