@@ -12,9 +12,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use nix::fcntl::{Flock, FlockArg};
+use std::sync::Arc;
+
 use synapse_shared::paths::Paths;
 use synapse_shared::proto::StatusRequest;
 use synapse_shared::proto::daemon_client::DaemonClient;
+use synapse_shared::rpc::ListenerCheck;
 use tonic::transport::Channel;
 
 /// How long a started daemon gets to answer `Status`.
@@ -34,30 +37,53 @@ pub enum Unreachable {
 }
 
 /// Connects to a running daemon; never starts one. Nothing is sent before the socket, its
-/// folder and the listening process are shown to be the user's own ([`check_socket`]).
+/// folder ([`check_socket`]) and the process listening on the connection itself
+/// ([`check_listener`]) are shown to be the user's own.
 pub async fn connect_running(paths: &Paths) -> Result<Channel, Unreachable> {
     check_socket(paths.socket()).map_err(Unreachable::Refused)?;
-    match std::os::unix::net::UnixStream::connect(paths.socket()) {
-        Ok(stream) => check_listener(&stream, paths.socket()).map_err(Unreachable::Refused)?,
-        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused) => {
-            return Err(Unreachable::NotRunning);
-        }
-        Err(e) if e.kind() == ErrorKind::PermissionDenied => {
-            return Err(Unreachable::Refused(anyhow::anyhow!(
-                "cannot connect to {}: permission denied (the socket belongs to another user; \
-                 set SYNAPSE_HOME or SYNAPSE_SOCKET to your own)",
-                paths.socket().display()
-            )));
-        }
+    let socket = paths.socket().to_path_buf();
+    // Why the listener was refused, in words (the transport error only carries its kind).
+    let refused: Arc<parking_lot::Mutex<Option<anyhow::Error>>> = Arc::default();
+    let verdict = refused.clone();
+    let check: ListenerCheck = Arc::new(move |stream| {
+        check_listener(stream, &socket).map_err(|e| {
+            let io = std::io::Error::new(ErrorKind::PermissionDenied, format!("{e:#}"));
+            *verdict.lock() = Some(e);
+            io
+        })
+    });
+    match synapse_shared::rpc::connect_checked(paths.socket(), check).await {
+        Ok(channel) => Ok(channel),
         Err(e) => {
-            return Err(Unreachable::Refused(anyhow::Error::new(e).context(
-                format!("cannot connect to {}", paths.socket().display()),
-            )));
+            if let Some(why) = refused.lock().take() {
+                return Err(Unreachable::Refused(why));
+            }
+            Err(classify(&e, paths.socket()))
         }
     }
-    synapse_shared::rpc::connect(paths.socket())
-        .await
-        .map_err(|_| Unreachable::NotRunning)
+}
+
+/// A failed connection: nobody listening (starting a daemon helps), or a socket we may not use.
+fn classify(e: &tonic::transport::Error, socket: &Path) -> Unreachable {
+    let io = std::iter::successors(Some(e as &(dyn std::error::Error + 'static)), |e| {
+        e.source()
+    })
+    .find_map(|e| e.downcast_ref::<std::io::Error>());
+    match io.map(std::io::Error::kind) {
+        Some(ErrorKind::PermissionDenied) => Unreachable::Refused(anyhow::anyhow!(
+            "cannot connect to {}: permission denied (the socket belongs to another user; \
+             set SYNAPSE_HOME or SYNAPSE_SOCKET to your own)",
+            socket.display()
+        )),
+        Some(ErrorKind::NotFound | ErrorKind::ConnectionRefused) | None => Unreachable::NotRunning,
+        Some(_) => match io {
+            Some(io) => Unreachable::Refused(anyhow::anyhow!(
+                "cannot connect to {}: {io}",
+                socket.display()
+            )),
+            None => Unreachable::NotRunning,
+        },
+    }
 }
 
 /// ssh's StrictModes for the daemon socket: the socket and its folder must belong to this user

@@ -71,3 +71,60 @@ fn another_uid_is_refused_even_on_a_loosened_socket() {
         "the daemon stays healthy"
     );
 }
+
+#[test]
+fn a_listener_of_another_uid_gets_not_one_byte() {
+    use std::io::Read;
+    use std::os::unix::net::UnixListener;
+    if !nix::unistd::Uid::current().is_root() {
+        eprintln!("skipped: dropping to another uid needs root (the suite runs as root in CI)");
+        return;
+    }
+    // A socket and folder that look like nobody's own, but root listens on it: someone else's
+    // process waiting for a client to send its command and environment.
+    let env = TestEnv::new();
+    let dir = env.root().join("nobodys-run");
+    fs::create_dir(&dir).unwrap();
+    let socket = dir.join("synapsed.sock");
+    let listener = UnixListener::bind(&socket).unwrap();
+    let nobody = Some(nix::unistd::Uid::from_raw(NOBODY));
+    let nogroup = Some(nix::unistd::Gid::from_raw(NOBODY));
+    for path in [&dir, &socket] {
+        nix::unistd::chown(path.as_path(), nobody, nogroup).unwrap();
+    }
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).unwrap();
+    fs::set_permissions(env.root(), fs::Permissions::from_mode(0o755)).unwrap();
+    let received = std::thread::spawn(move || {
+        let mut total = Vec::new();
+        // One connection per attempt; each must close without a byte written.
+        for _ in 0..2 {
+            let (mut conn, _) = listener.accept().unwrap();
+            conn.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+                .unwrap();
+            let mut bytes = Vec::new();
+            let _ = conn.read_to_end(&mut bytes);
+            total.push(bytes.len());
+        }
+        total
+    });
+    for args in [&["daemon", "status"][..], &["skill", "list"][..]] {
+        let mut cmd = env.synapse();
+        cmd.current_dir("/")
+            .uid(NOBODY)
+            .gid(NOBODY)
+            .env("SYNAPSE_SOCKET", &socket);
+        let out = run(cmd.args(args));
+        assert!(!out.success(), "{args:?}: {out:?}");
+        assert!(
+            out.stderr
+                .contains("the process listening there runs as uid 0, not as you"),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+    assert_eq!(
+        received.join().unwrap(),
+        vec![0, 0],
+        "bytes the listener got"
+    );
+}
