@@ -50,6 +50,8 @@ pub struct DaemonState {
     pub skill_agent: Arc<growth::SkillAgent>,
     /// What every permission gate shares (the last good rules of a broken file among it).
     gate_base: GateEnv,
+    /// The rules an MCP call from inside a sandboxed shell obeys, kept per workspace.
+    pub mcp_call_gate: crate::agent::gate::mcp_call::McpCallGate,
     _skill_watcher: Option<SkillWatcher>,
 }
 
@@ -117,6 +119,7 @@ impl DaemonState {
             skills,
             tools,
             skill_agent,
+            mcp_call_gate: crate::agent::gate::mcp_call::McpCallGate::new(gate_base.clone()),
             gate_base,
             _skill_watcher: skill_watcher,
         }

@@ -47,7 +47,7 @@ impl McpService {
 
     /// A tool called from inside a sandboxed session shell (a wrapper the router could not see
     /// in the command line) still obeys the permission rules:
-    /// `agent::gate::mcp_call::check_mcp_call` decides.
+    /// `agent::gate::mcp_call::McpCallGate` decides.
     fn check_deny_rules(
         &self,
         workspace: Option<&std::path::Path>,
@@ -57,10 +57,9 @@ impl McpService {
         let Some(command) = self.state.mcp.command_of(workspace, server, tool) else {
             return Ok(());
         };
-        let env = self
-            .state
-            .gate_env(workspace.map(std::path::Path::to_path_buf));
-        crate::agent::gate::mcp_call::check_mcp_call(&env, workspace, &command)
+        self.state
+            .mcp_call_gate
+            .check(workspace, &command)
             .map_err(|e| Status::permission_denied(e.to_string()))
     }
 }
