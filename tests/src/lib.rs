@@ -310,6 +310,25 @@ pub fn kill_and_wait(pid: u32) {
 }
 
 /// Pids of live processes whose command line contains `needle` (for orphan checks).
+/// `pid (state) command line` of each of `pids`, for a failure message.
+pub fn describe_processes(pids: &[u32]) -> String {
+    pids.iter()
+        .map(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+                .unwrap_or_default();
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let state = stat.rsplit(')').next().unwrap_or("").trim();
+            let state = state.split(' ').take(4).collect::<Vec<_>>().join(" ");
+            format!(
+                "{pid} (state, ppid, pgrp, session: {state}) {}",
+                cmdline.trim()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 pub fn processes_matching(needle: &str) -> Vec<u32> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();

@@ -34,9 +34,21 @@ fn a_timeout_ends_the_whole_line_and_keeps_the_shell() {
     assert!(r.stdout.contains("timed out after 2 s"), "{}", r.stdout);
     assert!(!env.workdir().join("d/after").exists());
     // Killed with the line: gone once the kernel has reaped them (a loaded machine takes a moment).
-    wait_until(DEADLINE, "every sleep of the line to be gone", || {
-        processes_matching("sleep 1717.").is_empty()
-    });
+    // Only this line's own sleeps: `sleep 1717.3` belongs to the test beside this one.
+    let left = || {
+        let mut pids = processes_matching("sleep 1717.1");
+        pids.extend(processes_matching("sleep 1717.2"));
+        pids
+    };
+    let deadline = std::time::Instant::now() + DEADLINE;
+    while !left().is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the line's sleeps outlived its timeout: {}",
+            synapse_tests::describe_processes(&left())
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     let r = exec(&env, &["echo $KEEP; basename $PWD"]);
     assert_eq!(r.stdout, "kept\nd\n");
 }
