@@ -304,7 +304,7 @@ impl McpManager {
             let this = self.clone();
             async move {
                 let events = this.inner.events.clone();
-                join_all(to_connect.iter().map(|s| s.reconnect(&events))).await;
+                join_all(to_connect.iter().map(|s| s.connect_unless_ready(&events))).await;
                 this.sync_wrappers().await
             }
         };

@@ -151,12 +151,30 @@ impl Server {
         self.connect_locked(events).await
     }
 
-    /// Forces a new connection (used at start and on refresh), replacing any live one.
+    /// Forces a new connection (after a login or logout), replacing any live one.
     pub async fn reconnect(
         &self,
         events: &super::connection::Link,
     ) -> Result<Arc<McpConnection>, String> {
         let _guard = self.connect_lock.lock().await;
+        if !self.config().enabled {
+            return Err("disabled in config".into());
+        }
+        self.connect_locked(events).await
+    }
+
+    /// Connects unless a connection is live, without waiting out a backoff: what a start or a
+    /// refresh asks of the servers it put in place or found failed. A connection a call made
+    /// meanwhile (a call can arrive between the server's insertion and this) is kept, with the
+    /// call in flight on it.
+    pub async fn connect_unless_ready(
+        &self,
+        events: &super::connection::Link,
+    ) -> Result<Arc<McpConnection>, String> {
+        let _guard = self.connect_lock.lock().await;
+        if let Some(conn) = self.ready() {
+            return Ok(conn);
+        }
         if !self.config().enabled {
             return Err("disabled in config".into());
         }
