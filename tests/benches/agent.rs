@@ -59,25 +59,31 @@ fn main() {
         }))
         .unwrap();
 
-    let runs = synapse_tests::report::size(40, 4);
-    let mut totals = Vec::new();
-    let mut first_request = Vec::new();
-    let mut tool_overhead = Vec::new();
-    for _ in 0..runs {
+    // One `synapse run` of `prompt`: when it started, how long it took, and when each model
+    // request arrived.
+    let run_task = |prompt: &str| -> (Instant, Duration, Vec<Instant>) {
         arrivals.lock().unwrap().clear();
         let mut cmd = env.synapse();
         cmd.env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
             .env("ANTHROPIC_API_KEY", "bench")
-            .args(["run", "--quiet", "what does notes.txt say?"]);
+            .args(["run", "--quiet", prompt]);
         let start = Instant::now();
         let out = cmd.output().unwrap();
-        totals.push(start.elapsed());
+        let took = start.elapsed();
         assert!(
             out.status.success(),
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let times = arrivals.lock().unwrap().clone();
+        (start, took, arrivals.lock().unwrap().clone())
+    };
+    let runs = synapse_tests::report::size(40, 4);
+    let mut totals = Vec::new();
+    let mut first_request = Vec::new();
+    let mut tool_overhead = Vec::new();
+    for _ in 0..runs {
+        let (start, took, times) = run_task("what does notes.txt say?");
+        totals.push(took);
         first_request.push(times[0] - start);
         tool_overhead.push(times[1] - times[0]);
     }
@@ -87,18 +93,7 @@ fn main() {
     // answer (hundreds of milliseconds) always hides and the instant fake does not.
     let mut warm_tool_overhead = Vec::new();
     for _ in 0..runs {
-        arrivals.lock().unwrap().clear();
-        let mut cmd = env.synapse();
-        cmd.env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
-            .env("ANTHROPIC_API_KEY", "bench")
-            .args(["run", "--quiet", "read notes.txt twice"]);
-        let out = cmd.output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let times = arrivals.lock().unwrap().clone();
+        let (_, _, times) = run_task("read notes.txt twice");
         warm_tool_overhead.push(times[2] - times[1]);
     }
     let client_rss = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
