@@ -8,12 +8,11 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use nix::fcntl::{Flock, FlockArg};
-use std::sync::Arc;
-
 use synapse_shared::paths::Paths;
 use synapse_shared::proto::StatusRequest;
 use synapse_shared::proto::daemon_client::DaemonClient;
@@ -69,20 +68,26 @@ fn classify(e: &tonic::transport::Error, socket: &Path) -> Unreachable {
         e.source()
     })
     .find_map(|e| e.downcast_ref::<std::io::Error>());
-    match io.map(std::io::Error::kind) {
-        Some(ErrorKind::PermissionDenied) => Unreachable::Refused(anyhow::anyhow!(
-            "cannot connect to {}: permission denied (the socket belongs to another user; \
-             set SYNAPSE_HOME or SYNAPSE_SOCKET to your own)",
-            socket.display()
-        )),
-        Some(ErrorKind::NotFound | ErrorKind::ConnectionRefused) | None => Unreachable::NotRunning,
-        Some(_) => match io {
-            Some(io) => Unreachable::Refused(anyhow::anyhow!(
+    match io {
+        Some(io) if io.kind() == ErrorKind::PermissionDenied => {
+            Unreachable::Refused(anyhow::anyhow!(
+                "cannot connect to {}: permission denied (the socket belongs to another user; \
+                 set SYNAPSE_HOME or SYNAPSE_SOCKET to your own)",
+                socket.display()
+            ))
+        }
+        Some(io)
+            if !matches!(
+                io.kind(),
+                ErrorKind::NotFound | ErrorKind::ConnectionRefused
+            ) =>
+        {
+            Unreachable::Refused(anyhow::anyhow!(
                 "cannot connect to {}: {io}",
                 socket.display()
-            )),
-            None => Unreachable::NotRunning,
-        },
+            ))
+        }
+        _ => Unreachable::NotRunning,
     }
 }
 
