@@ -313,4 +313,37 @@ async fn a_projects_deny_rule_stops_a_tool_called_from_a_script() {
         result.contains("denied by the rule `mcp:proj:env`") && !result.contains("exit=0"),
         "{result}"
     );
+
+    // The rule taken out of the file (as the agent could from a script, or a `git pull`): the
+    // changed file does not count until trusted again, and the rules that were trusted stay.
+    std::fs::write(
+        alpha.join(".synapse/settings.json"),
+        json!({"permissions": {"mcp": {"deny": []}}}).to_string(),
+    )
+    .unwrap();
+    let fake = FakeLlm::start(Script::new()).await.unwrap();
+    fake.push(Reply::new().tool_call("bash call.sh; echo \"exit=$?\""));
+    fake.push(Reply::new().text("done"));
+    let mut cmd = env.synapse_with_model(&fake);
+    cmd.current_dir(&alpha)
+        .env("PROJ_TAG", "t")
+        .args(["run", "--yes", "go"]);
+    let out = run(&mut cmd);
+    assert!(out.success(), "{out:?}");
+    assert!(
+        out.stderr.contains("changed since the folder was trusted")
+            && out
+                .stderr
+                .contains("the rules it had when you trusted it stay in force"),
+        "{out:?}"
+    );
+    let result = fake
+        .requests()
+        .iter()
+        .find_map(|r| r.last_tool_result())
+        .expect("the command's result reached the model");
+    assert!(
+        result.contains("denied by the rule `mcp:proj:env`") && !result.contains("exit=0"),
+        "{result}"
+    );
 }

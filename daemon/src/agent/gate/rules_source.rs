@@ -115,12 +115,20 @@ impl RulesSource {
                     false
                 }
             };
-            // Trust counts for the content the user reviewed: a changed file waits for them.
-            let trusted = trusted && self.pinned(&dir, &file, &mut out);
-            if trusted {
+            // Trust counts for the content the user reviewed: a changed file waits for them,
+            // while the rules they trusted (read while the file still matched) stay in force, so
+            // removing a deny rule from the file (the agent, a `git pull`) takes nothing away.
+            let pinned = trusted && self.pinned(&dir, &file, &mut out);
+            if pinned {
                 self.load_file(&file, &mut out);
+            } else if trusted {
+                self.keep_trusted_rules(&file, &mut out);
             }
-            out.project = Some(ProjectSettings { dir, file, trusted });
+            out.project = Some(ProjectSettings {
+                dir,
+                file,
+                trusted: pinned,
+            });
         }
         out
     }
@@ -144,6 +152,19 @@ impl RulesSource {
             dir.display()
         ));
         false
+    }
+
+    /// A trusted project's file that changed: the rules last read from it while it still had the
+    /// trusted content (only such reads are kept for a project file) stay in force.
+    fn keep_trusted_rules(&self, file: &Path, out: &mut LoadedRules) {
+        let Some(good) = self.files.last_good.lock().get(file).cloned() else {
+            return;
+        };
+        let label = file.display().to_string();
+        out.broken.push(format!(
+            "{label}: until then, the rules it had when you trusted it stay in force"
+        ));
+        Parsed::from(&good, &label, &self.files.home).absorb_into(out);
     }
 
     /// Reads one file; uses it only when it has no problem at all, else its last good content.
