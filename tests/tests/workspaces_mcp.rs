@@ -278,14 +278,16 @@ async fn a_sandboxed_command_reaches_only_its_own_projects_servers() {
 
 /// A deny rule of a trusted project's own `.synapse/settings.json` stops its MCP tool even when
 /// the call reaches the daemon from a script in the sandboxed shell, where the session's router
-/// never saw the command (the daemon judges it by the same rules as the session's gate).
+/// never saw the command (the daemon judges it by the same rules as the session's gate) — and
+/// keeps stopping it after the file is changed or broken, until the user trusts it again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_projects_deny_rule_stops_a_tool_called_from_a_script() {
     let env = TestEnv::new();
     let (alpha, _) = project(&env, "alpha");
+    let rules = alpha.join(".synapse/settings.json");
     std::fs::create_dir_all(alpha.join(".synapse")).unwrap();
     std::fs::write(
-        alpha.join(".synapse/settings.json"),
+        &rules,
         json!({"permissions": {"mcp": {"deny": ["mcp:proj:env"]}}}).to_string(),
     )
     .unwrap();
@@ -295,55 +297,50 @@ async fn a_projects_deny_rule_stops_a_tool_called_from_a_script() {
     std::fs::write(alpha.join("call.sh"), "mcp:proj:env TAG\n").unwrap();
     env.start_daemon();
     approve(&env, &alpha, "t");
-    let fake = FakeLlm::start(Script::new()).await.unwrap();
-    fake.push(Reply::new().tool_call("bash call.sh; echo \"exit=$?\""));
-    fake.push(Reply::new().text("done"));
-    let mut cmd = env.synapse_with_model(&fake);
-    cmd.current_dir(&alpha)
-        .env("PROJ_TAG", "t")
-        .args(["run", "--yes", "go"]);
-    let out = run(&mut cmd);
-    assert!(out.success(), "{out:?}");
-    let result = fake
-        .requests()
-        .iter()
-        .find_map(|r| r.last_tool_result())
-        .expect("the command's result reached the model");
-    assert!(
-        result.contains("denied by the rule `mcp:proj:env`") && !result.contains("exit=0"),
-        "{result}"
-    );
+    // A session whose command runs the tool from a script; its stderr and the tool's result.
+    let script_calls_the_tool = || async {
+        let fake = FakeLlm::start(Script::new()).await.unwrap();
+        fake.push(Reply::new().tool_call("bash call.sh; echo \"exit=$?\""));
+        fake.push(Reply::new().text("done"));
+        let mut cmd = env.synapse_with_model(&fake);
+        cmd.current_dir(&alpha)
+            .env("PROJ_TAG", "t")
+            .args(["run", "--yes", "go"]);
+        let out = run(&mut cmd);
+        assert!(out.success(), "{out:?}");
+        let result = fake
+            .requests()
+            .iter()
+            .find_map(|r| r.last_tool_result())
+            .expect("the command's result reached the model");
+        (out.stderr, result)
+    };
+    let denied = |result: &str| {
+        assert!(
+            result.contains("denied by the rule `mcp:proj:env`") && !result.contains("exit=0"),
+            "{result}"
+        );
+    };
+    let (_, result) = script_calls_the_tool().await;
+    denied(&result);
 
     // The rule taken out of the file (as the agent could from a script, or a `git pull`): the
     // changed file does not count until trusted again, and the rules that were trusted stay.
     std::fs::write(
-        alpha.join(".synapse/settings.json"),
+        &rules,
         json!({"permissions": {"mcp": {"deny": []}}}).to_string(),
     )
     .unwrap();
-    let fake = FakeLlm::start(Script::new()).await.unwrap();
-    fake.push(Reply::new().tool_call("bash call.sh; echo \"exit=$?\""));
-    fake.push(Reply::new().text("done"));
-    let mut cmd = env.synapse_with_model(&fake);
-    cmd.current_dir(&alpha)
-        .env("PROJ_TAG", "t")
-        .args(["run", "--yes", "go"]);
-    let out = run(&mut cmd);
-    assert!(out.success(), "{out:?}");
+    let (stderr, result) = script_calls_the_tool().await;
     assert!(
-        out.stderr.contains("changed since the folder was trusted")
-            && out
-                .stderr
-                .contains("the rules it had when you trusted it stay in force"),
-        "{out:?}"
+        stderr.contains("changed since the folder was trusted")
+            && stderr.contains("the rules it had when you trusted it stay in force"),
+        "{stderr}"
     );
-    let result = fake
-        .requests()
-        .iter()
-        .find_map(|r| r.last_tool_result())
-        .expect("the command's result reached the model");
-    assert!(
-        result.contains("denied by the rule `mcp:proj:env`") && !result.contains("exit=0"),
-        "{result}"
-    );
+    denied(&result);
+
+    // A file that no longer parses at all: the same.
+    std::fs::write(&rules, "{\"permissions\": ").unwrap();
+    let (_, result) = script_calls_the_tool().await;
+    denied(&result);
 }
