@@ -279,7 +279,8 @@ async fn a_sandboxed_command_reaches_only_its_own_projects_servers() {
 /// A deny rule of a trusted project's own `.synapse/settings.json` stops its MCP tool even when
 /// the call reaches the daemon from a script in the sandboxed shell, where the session's router
 /// never saw the command (the daemon judges it by the same rules as the session's gate) — and
-/// keeps stopping it after the file is changed or broken, until the user trusts it again.
+/// keeps stopping it after the file is changed or broken, and after a daemon restart, until the
+/// user trusts it again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_projects_deny_rule_stops_a_tool_called_from_a_script() {
     let env = TestEnv::new();
@@ -341,6 +342,18 @@ async fn a_projects_deny_rule_stops_a_tool_called_from_a_script() {
 
     // A file that no longer parses at all: the same.
     std::fs::write(&rules, "{\"permissions\": ").unwrap();
+    let (_, result) = script_calls_the_tool().await;
+    denied(&result);
+
+    // A restarted daemon never read the file while it matched: the trusted content it keeps
+    // still holds the rule.
+    std::fs::write(
+        &rules,
+        json!({"permissions": {"mcp": {"deny": []}}}).to_string(),
+    )
+    .unwrap();
+    env.stop_daemon();
+    env.start_daemon();
     let (_, result) = script_calls_the_tool().await;
     denied(&result);
 }

@@ -83,6 +83,15 @@ impl McpManager {
         Some(self.call_argv(&target.0, &target.1, argv, stdin).await)
     }
 
+    /// The command name of `server`'s `tool`, once the server is connected (waited for when it
+    /// is still connecting); `None` when there is no such server or tool.
+    pub async fn command_for(&self, server: &str, tool: &str) -> Option<String> {
+        self.lookup(server, tool)
+            .await
+            .ok()
+            .map(|(_, spec)| spec.command)
+    }
+
     /// For a command of a server that needs an OAuth login and has never listed its tools (so
     /// it has no commands yet): the answer saying which login to run.
     pub fn login_needed_for(&self, command: &str) -> Option<McpCallOutput> {

@@ -305,11 +305,21 @@ impl McpHub {
         (None, None)
     }
 
-    /// The exposed command name of `server`'s `tool` for a caller in `root`.
-    pub fn command_of(&self, root: Option<&Path>, server: &str, tool: &str) -> Option<String> {
+    /// The exposed command name of `server`'s `tool` for a caller in `root`; a server still
+    /// connecting is waited for first (its tools are not known before). When the tool can't be
+    /// found, the name it would have (`mcp:<server>:<tool>`, made safe), so rules on that name
+    /// still apply to the call.
+    pub async fn command_of(&self, root: Option<&Path>, server: &str, tool: &str) -> String {
         let m = self.serving(root, server);
-        let catalog = m.catalog();
-        catalog.spec(server, tool).map(|s| s.command.clone())
+        match m.command_for(server, tool).await {
+            Some(command) => command,
+            None => format!(
+                "{}{}:{}",
+                super::names::COMMAND_PREFIX,
+                super::names::safe_part(server),
+                super::names::safe_part(tool)
+            ),
+        }
     }
 
     /// Workspaces with a running manager, and how many sessions hold each (status, tests).

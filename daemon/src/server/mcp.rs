@@ -47,16 +47,15 @@ impl McpService {
 
     /// A tool called from inside a sandboxed session shell (a wrapper the router could not see
     /// in the command line) still obeys the permission rules:
-    /// `agent::gate::mcp_call::McpCallGate` decides.
-    fn check_deny_rules(
+    /// `agent::gate::mcp_call::McpCallGate` decides, by the tool's command name — known only
+    /// once its server is connected, so a call that arrives while it connects waits for it.
+    async fn check_deny_rules(
         &self,
         workspace: Option<&std::path::Path>,
         server: &str,
         tool: &str,
     ) -> Result<(), Status> {
-        let Some(command) = self.state.mcp.command_of(workspace, server, tool) else {
-            return Ok(());
-        };
+        let command = self.state.mcp.command_of(workspace, server, tool).await;
         self.state
             .mcp_call_gate
             .check(workspace, &command)
@@ -195,7 +194,8 @@ impl Mcp for McpService {
         let scratch = self.scratch_for(&request);
         let r = request.into_inner();
         if confined {
-            self.check_deny_rules(root.as_deref(), &r.server, &r.tool)?;
+            self.check_deny_rules(root.as_deref(), &r.server, &r.tool)
+                .await?;
         }
         let mcp = self.state.mcp.serving(root.as_deref(), &r.server);
         if !r.arguments_json.is_empty() {

@@ -154,17 +154,37 @@ impl RulesSource {
         false
     }
 
-    /// A trusted project's file that changed: the rules last read from it while it still had the
-    /// trusted content (only such reads are kept for a project file) stay in force.
+    /// A trusted project's file that differs from its pin: the rules of the content the user
+    /// trusted stay in force — the copy kept when it was pinned, else (pinned by an older
+    /// version) the rules this daemon last read while the file still matched. A file that was
+    /// not there when the folder was trusted had no rules to keep. When the trusted rules can't
+    /// be known, the mode is capped (fail closed) until the user trusts the file again.
     fn keep_trusted_rules(&self, file: &Path, out: &mut LoadedRules) {
-        let Some(good) = self.files.last_good.lock().get(file).cloned() else {
-            return;
-        };
         let label = file.display().to_string();
-        out.broken.push(format!(
-            "{label}: until then, the rules it had when you trusted it stay in force"
-        ));
-        Parsed::from(&good, &label, &self.files.home).absorb_into(out);
+        let pins = self.pin_file();
+        let good = match settings_pin::trusted_content(&pins, file) {
+            Some(content) => Some(content.get("permissions").cloned().unwrap_or(Value::Null)),
+            None => self.files.last_good.lock().get(file).cloned(),
+        };
+        let parsed = good
+            .map(|g| Parsed::from(&g, &label, &self.files.home))
+            .filter(|p| p.problems.is_empty());
+        match parsed {
+            Some(parsed) => {
+                out.broken.push(format!(
+                    "{label}: until then, the rules it had when you trusted it stay in force"
+                ));
+                parsed.absorb_into(out);
+            }
+            None if settings_pin::state(&pins, file) == PinState::Unpinned => {}
+            None => {
+                out.broken.push(format!(
+                    "{label}: the rules it had when you trusted it are not known, so every \
+                     command that is not a plain read asks until then"
+                ));
+                out.fail_closed = true;
+            }
+        }
     }
 
     /// Reads one file; uses it only when it has no problem at all, else its last good content.
@@ -257,5 +277,93 @@ fn read_permissions(file: &Path, problems: &mut Vec<String>) -> Value {
             ));
             Value::Null
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use synapse_permissions::Verdict;
+
+    struct Project {
+        _dir: tempfile::TempDir,
+        home: PathBuf,
+        root: PathBuf,
+        file: PathBuf,
+    }
+
+    /// A trusted project whose settings deny `mcp:fs:delete_*`, pinned as it reads now.
+    fn trusted_project() -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("synapse");
+        let root = dir.path().join("proj");
+        let file = root.join(trust::PROJECT_SETTINGS);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(
+            &file,
+            r#"{"permissions": {"mcp": {"deny": ["mcp:fs:delete_*"]}}}"#,
+        )
+        .unwrap();
+        trust::add(&home.join("trusted.json"), &root).unwrap();
+        settings_pin::pin(&settings_pin::pin_file(&home), &file).unwrap();
+        Project {
+            _dir: dir,
+            home,
+            root,
+            file,
+        }
+    }
+
+    /// A source as a freshly started daemon has it: nothing read yet.
+    fn fresh_source(p: &Project) -> RulesSource {
+        RulesSource::new(RuleFiles {
+            user_settings: p.home.join("settings.json"),
+            trust_file: p.home.join("trusted.json"),
+            cwd: p.root.clone(),
+            home: p.home.clone(),
+            last_good: LastGood::default(),
+        })
+    }
+
+    fn denies_delete(loaded: &LoadedRules) -> bool {
+        matches!(
+            loaded.rules.mcp_verdict("mcp:fs:delete_file"),
+            Some((Verdict::Deny, _))
+        )
+    }
+
+    #[test]
+    fn a_trusted_deny_rule_taken_out_of_the_file_holds_after_a_restart() {
+        let p = trusted_project();
+        std::fs::write(&p.file, r#"{"permissions": {}}"#).unwrap();
+        let (loaded, _) = fresh_source(&p).get();
+        assert!(denies_delete(&loaded), "{loaded:?}");
+        assert!(!loaded.fail_closed);
+        assert!(
+            loaded
+                .broken
+                .iter()
+                .any(|b| b.contains("changed since the folder was trusted")),
+            "{:?}",
+            loaded.broken
+        );
+    }
+
+    #[test]
+    fn a_changed_file_whose_trusted_rules_are_unknown_caps_the_mode() {
+        let p = trusted_project();
+        std::fs::write(&p.file, r#"{"permissions": {}}"#).unwrap();
+        // Pinned by a version that kept no copy of the trusted content.
+        std::fs::remove_dir_all(p.home.join("trusted_settings")).unwrap();
+        let (loaded, _) = fresh_source(&p).get();
+        assert!(loaded.fail_closed, "{loaded:?}");
+        // A file that did not exist when the folder was trusted had no rules to keep.
+        let q = trusted_project();
+        std::fs::remove_file(settings_pin::pin_file(&q.home)).unwrap();
+        std::fs::write(&q.file, r#"{"permissions": {"defaultMode": "yolo"}}"#).unwrap();
+        let (loaded, _) = fresh_source(&q).get();
+        assert!(!loaded.fail_closed, "{loaded:?}");
+        assert_eq!(loaded.default_mode, None, "the new file does not count");
     }
 }

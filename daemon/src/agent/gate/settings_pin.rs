@@ -4,6 +4,10 @@
 //! agent, a `git pull`, a hand edit — is not honoured until the user runs `synapse trust` again;
 //! an "always" answer the user gives re-pins the file it wrote. A pin file that can't be read
 //! pins nothing (fail closed).
+//!
+//! Pinning also keeps a copy of the content as trusted (`trusted_settings/<hash>.json`, named by
+//! its hash and checked against it when read), so while the file differs from its pin the rules
+//! the user trusted stay knowable — across daemon restarts too ([`trusted_content`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -44,14 +48,23 @@ pub fn pin_file(synapse_home: &Path) -> PathBuf {
     synapse_home.join(PIN_FILE)
 }
 
+/// Folder of the trusted copies, beside the pin file.
+const COPIES_DIR: &str = "trusted_settings";
+
 fn hash_of(file: &Path) -> Option<String> {
-    let bytes = std::fs::read(file).ok()?;
-    Some(
-        Sha256::digest(&bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect(),
-    )
+    std::fs::read(file).ok().map(|b| hash_bytes(&b))
+}
+
+fn hash_bytes(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn copy_path(pins: &Path, hash: &str) -> PathBuf {
+    let dir = pins.parent().unwrap_or(Path::new("."));
+    dir.join(COPIES_DIR).join(format!("{hash}.json"))
 }
 
 fn load(pins: &Path) -> Result<BTreeMap<String, String>, PinError> {
@@ -96,15 +109,34 @@ pub fn state(pins: &Path, settings: &Path) -> PinState {
     }
 }
 
-/// Pins `settings` as it reads now (nothing to pin when it does not exist).
+/// The content `settings` had when it was pinned, parsed; `None` when it is not pinned, its copy
+/// is missing (pinned by an older version), or the copy no longer has the pinned hash.
+pub fn trusted_content(pins: &Path, settings: &Path) -> Option<Value> {
+    let map = load(pins).ok()?;
+    let hash = map.get(&settings.display().to_string())?;
+    let bytes = std::fs::read(copy_path(pins, hash)).ok()?;
+    if hash_bytes(&bytes) != *hash {
+        return None;
+    }
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// Pins `settings` as it reads now (nothing to pin when it does not exist), keeping a copy of
+/// that content; copies no pin names any more are removed.
 pub fn pin(pins: &Path, settings: &Path) -> Result<(), PinError> {
-    let Some(hash) = hash_of(settings) else {
+    let Ok(bytes) = std::fs::read(settings) else {
         return Ok(());
     };
+    let hash = hash_bytes(&bytes);
     let write_err = |source| PinError::Write {
         path: pins.to_path_buf(),
         source,
     };
+    let copy = copy_path(pins, &hash);
+    if let Some(copies) = copy.parent() {
+        std::fs::create_dir_all(copies).map_err(write_err)?;
+    }
+    synapse_shared::atomic::write_atomic_mode(&copy, &bytes, 0o600).map_err(write_err)?;
     let dir = pins.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(write_err)?;
     let lock = std::fs::OpenOptions::new()
@@ -119,7 +151,28 @@ pub fn pin(pins: &Path, settings: &Path) -> Result<(), PinError> {
     map.insert(settings.display().to_string(), hash);
     let mut text = serde_json::to_string_pretty(&json!({ "pinned": map })).unwrap_or_default();
     text.push('\n');
-    synapse_shared::atomic::write_atomic_mode(pins, text.as_bytes(), 0o600).map_err(write_err)
+    synapse_shared::atomic::write_atomic_mode(pins, text.as_bytes(), 0o600).map_err(write_err)?;
+    remove_unpinned_copies(pins, &map);
+    Ok(())
+}
+
+/// Removes the copies of contents no pin names (best effort: a stale copy is never read, as
+/// only the pinned hash's copy is).
+fn remove_unpinned_copies(pins: &Path, map: &BTreeMap<String, String>) {
+    let Some(dir) = copy_path(pins, "x").parent().map(Path::to_path_buf) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let stem = name.to_string_lossy();
+        let hash = stem.strip_suffix(".json").unwrap_or(&stem);
+        if !map.values().any(|h| h == hash) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 #[cfg(test)]
@@ -142,5 +195,35 @@ mod tests {
         assert!(matches!(state(&pins, &settings), PinState::Unreadable(_)));
         pin(&pins, &settings).unwrap();
         assert_eq!(state(&pins, &settings), PinState::Matches);
+    }
+
+    #[test]
+    fn the_trusted_content_stays_readable_after_the_file_changes() {
+        let home = tempfile::tempdir().unwrap();
+        let pins = pin_file(home.path());
+        let project = tempfile::tempdir().unwrap();
+        let settings = project.path().join("settings.json");
+        assert_eq!(trusted_content(&pins, &settings), None, "nothing pinned");
+        std::fs::write(&settings, r#"{"permissions": {"deny": ["rm:*"]}}"#).unwrap();
+        pin(&pins, &settings).unwrap();
+        std::fs::write(&settings, r#"{"permissions": {}}"#).unwrap();
+        let kept = trusted_content(&pins, &settings).unwrap();
+        assert_eq!(kept["permissions"]["deny"][0], "rm:*");
+        // Pinned again: the old copy goes, the new content is the trusted one.
+        pin(&pins, &settings).unwrap();
+        assert_eq!(
+            trusted_content(&pins, &settings).unwrap()["permissions"],
+            json!({})
+        );
+        let copies = std::fs::read_dir(home.path().join(COPIES_DIR)).unwrap();
+        assert_eq!(copies.count(), 1, "only the pinned content's copy stays");
+        // A copy that no longer has its hash is not trusted content.
+        let hash = load(&pins).unwrap().values().next().unwrap().clone();
+        std::fs::write(
+            copy_path(&pins, &hash),
+            r#"{"permissions": {"allow": ["*"]}}"#,
+        )
+        .unwrap();
+        assert_eq!(trusted_content(&pins, &settings), None);
     }
 }
