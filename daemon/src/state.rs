@@ -59,7 +59,7 @@ impl DaemonState {
     pub fn new(paths: Paths, settings: Result<Settings, String>) -> Self {
         let settings = Arc::new(SettingsHandle::new(paths.settings_file(), settings));
         let todo_store = TodoStore::new(paths.sessions_dir());
-        let (skills, skill_watcher) = crate::skills::start(&paths);
+        let (skills, skill_watcher) = crate::skills::start(&paths, settings.clone());
         // A workspace's bin folder holds its project servers' and its project skills' commands.
         let mcp = McpHub::new(
             McpOptions::for_home(&paths, crate::mcp::client_binary()),
@@ -89,7 +89,7 @@ impl DaemonState {
             skill_contexts: skill_contexts.clone(),
         });
         let commands_doc = shell.commands_doc().to_string();
-        let gate_base = gate_env(&paths, &mcp, None);
+        let gate_base = gate_env(&paths, &settings, &mcp, None);
         let chats = Arc::new(ChatSessions::new(
             paths.sessions_dir(),
             chat_deps(
@@ -144,11 +144,6 @@ impl DaemonState {
         env: std::collections::HashMap<String, String>,
     ) -> crate::shell::ShellWorkspace {
         bind(&self.mcp, cwd, env)
-    }
-
-    /// Puts settings just written to the file in force.
-    pub fn set_settings(&self, settings: Settings) {
-        self.settings_handle.written(settings);
     }
 }
 
@@ -320,11 +315,16 @@ fn for_workspace(base: &GateEnv, mcp: &McpHub, workspace: Option<PathBuf>) -> Ga
 }
 
 /// What a permission gate needs from the daemon, for a session of `workspace`.
-fn gate_env(paths: &Paths, mcp: &McpHub, workspace: Option<PathBuf>) -> GateEnv {
+fn gate_env(
+    paths: &Paths,
+    settings: &Arc<SettingsHandle>,
+    mcp: &McpHub,
+    workspace: Option<PathBuf>,
+) -> GateEnv {
     let mcp = mcp.clone();
     GateEnv {
         synapse_home: paths.home().to_path_buf(),
-        user_settings: paths.settings_file(),
+        user_settings: settings.clone(),
         trust_file: paths.trust_file(),
         home: std::env::var_os("HOME")
             .map(PathBuf::from)

@@ -115,6 +115,14 @@ pub fn load(path: &Path) -> Result<Settings, SettingsError> {
 
 /// Parses settings text; errors carry the file, line, column and the key that was wrong.
 pub fn parse(path: &Path, text: &str) -> Result<Settings, SettingsError> {
+    if text.starts_with('\u{feff}') {
+        return Err(SettingsError::Parse {
+            path: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            message: "the file starts with a byte-order mark; save it as UTF-8 without BOM".into(),
+        });
+    }
     let value: Value = serde_json::from_str(text).map_err(|e| json_error(path, &e, None))?;
     if !value.is_object() {
         return Err(SettingsError::NotAnObject {
@@ -235,6 +243,15 @@ mod tests {
         assert!(err.starts_with("/h/settings.json:3:"), "{err}");
         assert!(err.contains("skillEnhance.autoEnhance"), "{err}");
         assert!(err.contains("expected a boolean"), "{err}");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_named() {
+        let err = parse(Path::new("s.json"), "\u{feff}{}")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("s.json:1:1: "), "{err}");
+        assert!(err.contains("byte-order mark"), "{err}");
     }
 
     #[test]

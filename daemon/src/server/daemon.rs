@@ -105,16 +105,16 @@ impl Daemon for DaemonService {
         ))
     }
 
-    /// → `settings::update` (shared/src/settings.rs), then `SettingsHandle::written`.
+    /// → `SettingsHandle::update` (daemon/src/workspace/settings.rs).
     async fn set_auto_enhance(
         &self,
         request: Request<SetAutoEnhanceRequest>,
     ) -> Result<Response<SettingsResponse>, Status> {
         refuse_confined(&request, "changing settings")?;
         let enabled = request.into_inner().enabled;
-        let path = self.state.paths.settings_file();
+        let handle = self.state.settings_handle.clone();
         let written = tokio::task::spawn_blocking(move || {
-            settings::update(&path, |tree| {
+            handle.update(|tree| {
                 settings::set_key(
                     tree,
                     &["skillEnhance", "autoEnhance"],
@@ -127,11 +127,10 @@ impl Daemon for DaemonService {
         // A corrupt settings.json is reported and left alone, never reset.
         .map_err(|e| Status::failed_precondition(e.to_string()))?;
         tracing::info!(enabled, "skillEnhance.autoEnhance changed");
-        self.state.set_settings(written.clone());
         Ok(Response::new(self.settings_response(&written)))
     }
 
-    /// → `settings::update` (shared/src/settings.rs), then `SettingsHandle::written`.
+    /// → `SettingsHandle::update` (daemon/src/workspace/settings.rs).
     async fn set_model_settings(
         &self,
         request: Request<SetModelSettingsRequest>,
@@ -150,9 +149,9 @@ impl Daemon for DaemonService {
         if r.model.trim().is_empty() {
             return Err(Status::invalid_argument("the model name is empty"));
         }
-        let path = self.state.paths.settings_file();
+        let handle = self.state.settings_handle.clone();
         let written = tokio::task::spawn_blocking(move || {
-            settings::update(&path, |tree| {
+            handle.update(|tree| {
                 let text = |v: &str| serde_json::Value::String(v.trim().to_string());
                 settings::set_key(tree, &["provider"], text(&r.provider));
                 settings::set_key(tree, &["model"], text(&r.model));
@@ -168,7 +167,6 @@ impl Daemon for DaemonService {
         .map_err(|e| Status::internal(format!("settings writer failed: {e}")))?
         .map_err(|e| Status::failed_precondition(e.to_string()))?;
         tracing::info!("model settings changed by the first-run setup");
-        self.state.set_settings(written.clone());
         Ok(Response::new(self.settings_response(&written)))
     }
 }

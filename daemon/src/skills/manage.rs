@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use synapse_shared::atomic::write_atomic;
-use synapse_shared::settings::{self, set_key};
+use synapse_shared::settings::set_key;
 use synapse_shared::skill::spec::{DESCRIPTION_MAX_CHARS, validate_name};
 
 use super::error::SkillError;
@@ -120,8 +120,7 @@ impl SkillStore {
         let id = resolve(&self.read(), name, &self.paths().settings_file)?
             .id
             .clone();
-        let path = self.paths().settings_file.clone();
-        settings::update(&path, |tree| {
+        self.settings().update(|tree| {
             set_key(
                 tree,
                 &["skills", "skills", &id, "enabled"],

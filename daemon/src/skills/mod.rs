@@ -48,8 +48,9 @@ pub use watcher::SkillWatcher;
 /// that cannot start is logged and the store still works (refresh by hand).
 pub fn start(
     paths: &synapse_shared::paths::Paths,
+    settings: std::sync::Arc<crate::workspace::SettingsHandle>,
 ) -> (std::sync::Arc<SkillStore>, Option<SkillWatcher>) {
-    let (store, report) = SkillStore::open_from_env(paths, None);
+    let (store, report) = SkillStore::open_from_env_with(paths, None, settings);
     store.remove_stale_staging();
     tracing::info!(
         skills = report.skills,

@@ -1,13 +1,12 @@
-//! The parts of settings.json the skill store reads: `permissions.skill` rules and per-skill
-//! enabled state under `skills.skills.<id>.enabled` (seed 004's layout). Re-read when the file's
-//! modification time or size changes; a corrupt file keeps the last good view and is reported.
+//! The parts of settings.json the skill store uses: `permissions.skill` rules and per-skill
+//! enabled state under `skills.skills.<id>.enabled` (seed 004's layout), derived from the
+//! daemon's settings handle whenever it holds a new version.
 
 use std::collections::HashSet;
-use std::path::Path;
-use std::time::SystemTime;
 
 use serde_json::Value;
-use synapse_shared::settings;
+
+use crate::workspace::SettingsHandle;
 
 use super::permissions::SkillRules;
 
@@ -18,7 +17,8 @@ pub struct SkillSettings {
     pub disabled: HashSet<String>,
     /// Why the last read failed ("path:line:col: message").
     pub error: Option<String>,
-    stamp: Option<(SystemTime, u64)>,
+    /// The handle's generation this view was derived from.
+    generation: Option<u64>,
 }
 
 impl SkillSettings {
@@ -26,23 +26,20 @@ impl SkillSettings {
         !self.disabled.contains(id)
     }
 
-    /// Reads `path` when it changed since the last read; true when the view changed.
-    pub fn refresh(&mut self, path: &Path) -> bool {
-        let stamp = std::fs::metadata(path)
-            .ok()
-            .map(|m| (m.modified().unwrap_or(SystemTime::UNIX_EPOCH), m.len()));
-        if stamp.is_some() && stamp == self.stamp {
+    /// Derives the view again when the settings handle holds a new version (the handle does
+    /// the reading: a hand edit counts, a corrupt file keeps the last good version and is
+    /// reported); true when the view changed.
+    pub fn refresh(&mut self, settings: &SettingsHandle) -> bool {
+        let now = settings.snapshot();
+        if self.generation == Some(now.generation) {
             return false;
         }
+        self.generation = Some(now.generation);
         let before = (self.rules.clone(), self.disabled.clone());
-        self.stamp = stamp;
-        match settings::load(path) {
-            Ok(s) => {
-                self.error = None;
-                self.rules = SkillRules::from_permissions(&s.permissions);
-                self.disabled = disabled_ids(s.other.get("skills"));
-            }
-            Err(e) => self.error = Some(e.to_string()),
+        self.error = now.error.clone();
+        if now.from_file {
+            self.rules = SkillRules::from_permissions(&now.settings.permissions);
+            self.disabled = disabled_ids(now.settings.other.get("skills"));
         }
         before != (self.rules.clone(), self.disabled.clone())
     }

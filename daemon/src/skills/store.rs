@@ -20,6 +20,7 @@ use super::permissions::SkillPermission;
 use super::settings_view::SkillSettings;
 use super::source::{RootConfig, SkillRoot, SkillSource};
 use super::state::State;
+use crate::workspace::SettingsHandle;
 use crate::wrappers::{WrapperChanges, WrapperFolder};
 
 /// Where the store reads and writes.
@@ -100,6 +101,8 @@ pub(super) type CachedBody = (SystemTime, u64, Arc<str>);
 
 pub struct SkillStore {
     paths: StorePaths,
+    /// The user's settings (skill rules, enabled state), through the daemon's one handle.
+    settings: Arc<SettingsHandle>,
     state: RwLock<State>,
     pub(super) bodies: Mutex<HashMap<PathBuf, CachedBody>>,
     roots_listeners: Mutex<Vec<Box<dyn Fn() + Send + Sync>>>,
@@ -114,18 +117,30 @@ impl std::fmt::Debug for SkillStore {
 }
 
 impl SkillStore {
-    /// Scans everything once and returns the ready store with the scan's report.
+    /// Scans everything once and returns the ready store with the scan's report; settings are
+    /// read through a handle of its own (tools, benchmarks).
     pub fn open(paths: StorePaths, config: RootConfig) -> (Arc<Self>, RefreshReport) {
-        let mut settings = SkillSettings::default();
-        settings.refresh(&paths.settings_file);
+        let settings = Arc::new(SettingsHandle::open(paths.settings_file.clone()));
+        Self::open_with_settings(paths, config, settings)
+    }
+
+    /// [`open`](Self::open) with the daemon's settings handle.
+    pub fn open_with_settings(
+        paths: StorePaths,
+        config: RootConfig,
+        settings: Arc<SettingsHandle>,
+    ) -> (Arc<Self>, RefreshReport) {
+        let mut view = SkillSettings::default();
+        view.refresh(&settings);
         let state = State::new(
             config,
             paths.bin_dir.clone(),
             paths.index_file.clone(),
-            settings,
+            view,
         );
         let store = Arc::new(Self {
             paths,
+            settings,
             state: RwLock::new(state),
             bodies: Mutex::new(HashMap::new()),
             roots_listeners: Mutex::new(Vec::new()),
@@ -137,9 +152,24 @@ impl SkillStore {
     /// The store for a daemon: paths from `paths`, `HOME` and `SYNAPSE_SKILLS_DIR` from the
     /// process environment, project roots from `cwd`.
     pub fn open_from_env(paths: &Paths, cwd: Option<PathBuf>) -> (Arc<Self>, RefreshReport) {
+        let settings = Arc::new(SettingsHandle::open(paths.settings_file()));
+        Self::open_from_env_with(paths, cwd, settings)
+    }
+
+    /// [`open_from_env`](Self::open_from_env) with the daemon's settings handle.
+    pub fn open_from_env_with(
+        paths: &Paths,
+        cwd: Option<PathBuf>,
+        settings: Arc<SettingsHandle>,
+    ) -> (Arc<Self>, RefreshReport) {
         let mut config = RootConfig::from_lookup(paths.skills_dir(), |k| std::env::var_os(k));
         config.project_cwds.extend(cwd);
-        Self::open(StorePaths::from_paths(paths), config)
+        Self::open_with_settings(StorePaths::from_paths(paths), config, settings)
+    }
+
+    /// The settings handle the store reads through (and writes `skills.skills.*` with).
+    pub fn settings(&self) -> &SettingsHandle {
+        &self.settings
     }
 
     pub fn paths(&self) -> &StorePaths {
@@ -158,7 +188,7 @@ impl SkillStore {
     pub fn refresh(&self) -> RefreshReport {
         let mut st = self.write();
         let old_roots = st.roots.clone();
-        st.settings.refresh(&self.paths.settings_file);
+        st.settings.refresh(&self.settings);
         let changes = st.rebuild();
         let report = self.finish(&mut st, changes, true);
         let roots_changed = st.roots != old_roots;
@@ -178,7 +208,7 @@ impl SkillStore {
         let mut dirty = false;
         let mut touched_roots: Vec<PathBuf> = Vec::new();
         if changed.iter().any(|p| p == &self.paths.settings_file)
-            && st.settings.refresh(&self.paths.settings_file)
+            && st.settings.refresh(&self.settings)
         {
             let names: Vec<String> = st.by_name.keys().cloned().collect();
             for n in names {

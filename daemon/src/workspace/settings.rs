@@ -6,6 +6,9 @@
 //! command without a restart. A file that stops parsing keeps the last good settings in force;
 //! [`SettingsHandle::error`] reports why until the file is fixed. Writes go through
 //! [`SettingsHandle::update`]: a locked read-modify-write in `synapse_shared::settings::update`.
+//! Views derived from the settings — the skill store's rules and enabled state, the permission
+//! gates' rules — take a [`Snapshot`] and derive again when its generation moves; none of them
+//! reads the file itself.
 
 use parking_lot::RwLock;
 use std::os::unix::fs::MetadataExt;
@@ -22,8 +25,33 @@ struct Loaded {
     stamp: Stamp,
     /// The settings in force: the last version that parsed (defaults before any did).
     good: Arc<Settings>,
+    /// Whether `good` came from the file (or its absence), not from defaults put in place
+    /// because no version of it parsed yet.
+    from_file: bool,
     /// Why the file on disk is not in force ("path:line:col: message").
     error: Option<String>,
+    /// Counts every change of `good` or `error`, so views derived from them know when to
+    /// derive again.
+    generation: u64,
+}
+
+/// What the handle holds at one moment: for subsystems that derive their own view (skill rules,
+/// permission rules) and must tell "last good" from "never good".
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub settings: Arc<Settings>,
+    pub error: Option<String>,
+    /// False when no version of the file ever parsed: `settings` are only defaults.
+    pub from_file: bool,
+    pub generation: u64,
+}
+
+impl std::fmt::Debug for SettingsHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SettingsHandle")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The live, layered-from-disk settings, shared by every subsystem.
@@ -46,7 +74,9 @@ impl SettingsHandle {
             loaded: RwLock::new(Loaded {
                 stamp,
                 good: Arc::new(good),
+                from_file: error.is_none(),
                 error,
+                generation: 0,
             }),
         }
     }
@@ -73,6 +103,18 @@ impl SettingsHandle {
         self.reload(now)
     }
 
+    /// [`current`](Self::current) with what a derived view needs besides the settings.
+    pub fn snapshot(&self) -> Snapshot {
+        let _ = self.current();
+        let loaded = self.read();
+        Snapshot {
+            settings: loaded.good.clone(),
+            error: loaded.error.clone(),
+            from_file: loaded.from_file,
+            generation: loaded.generation,
+        }
+    }
+
     /// Why the file on disk is not in force, checked against the file as it is now.
     pub fn error(&self) -> Option<String> {
         let _ = self.current();
@@ -82,21 +124,14 @@ impl SettingsHandle {
     /// Edits the file under its lock and puts the result in force. A corrupt file is left alone
     /// and the error returned.
     pub fn update(&self, edit: impl FnOnce(&mut Value)) -> Result<Arc<Settings>, SettingsError> {
+        // Held across the write, so the stamp taken after it is of this write, not of another
+        // writer of this daemon that came in between (a writer outside it changes the stamp
+        // again, and the next look re-reads).
+        let mut loaded = self.write();
         let written = Arc::new(settings::update(&self.path, edit)?);
-        let mut loaded = self.write();
-        // Another writer may follow at once: the next look compares stamps again.
         loaded.stamp = stamp(&self.path);
-        loaded.good = written.clone();
-        loaded.error = None;
+        loaded.put(written.clone());
         Ok(written)
-    }
-
-    /// Puts settings that a writer outside this handle just wrote in force.
-    pub fn written(&self, settings: Settings) {
-        let mut loaded = self.write();
-        loaded.stamp = stamp(&self.path);
-        loaded.good = Arc::new(settings);
-        loaded.error = None;
     }
 
     fn reload(&self, now: Stamp) -> Arc<Settings> {
@@ -109,14 +144,14 @@ impl SettingsHandle {
                 if loaded.error.is_some() {
                     tracing::info!(path = %self.path.display(), "settings.json parses again");
                 }
-                loaded.good = Arc::new(s);
-                loaded.error = None;
+                loaded.put(Arc::new(s));
             }
             Err(e) => {
                 tracing::warn!("{e} (the last good settings stay in force)");
                 loaded.error = Some(format!(
                     "{e} (the last good settings stay in force until the file is fixed)"
                 ));
+                loaded.generation += 1;
             }
         }
         loaded.stamp = now;
@@ -129,6 +164,15 @@ impl SettingsHandle {
 
     fn write(&self) -> parking_lot::RwLockWriteGuard<'_, Loaded> {
         self.loaded.write()
+    }
+}
+
+impl Loaded {
+    fn put(&mut self, good: Arc<Settings>) {
+        self.good = good;
+        self.from_file = true;
+        self.error = None;
+        self.generation += 1;
     }
 }
 
@@ -164,6 +208,26 @@ mod tests {
         std::fs::write(&p, r#"{"model":"three"}"#).unwrap();
         assert_eq!(h.current().model.as_deref(), Some("three"));
         assert_eq!(h.error(), None);
+    }
+
+    #[test]
+    fn a_snapshot_tells_last_good_from_never_good() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("settings.json");
+        std::fs::write(&p, "{ broken").unwrap();
+        let h = SettingsHandle::open(p.clone());
+        let never = h.snapshot();
+        assert!(!never.from_file && never.error.is_some());
+        std::fs::write(&p, r#"{"model":"one"}"#).unwrap();
+        let good = h.snapshot();
+        assert!(good.from_file && good.error.is_none());
+        assert!(good.generation > never.generation);
+        assert_eq!(h.snapshot().generation, good.generation, "nothing changed");
+        std::fs::write(&p, "{ broken again").unwrap();
+        let last_good = h.snapshot();
+        assert!(last_good.from_file && last_good.error.is_some());
+        assert_eq!(last_good.settings.model.as_deref(), Some("one"));
+        assert!(last_good.generation > good.generation);
     }
 
     #[test]

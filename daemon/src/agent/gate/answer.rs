@@ -17,7 +17,7 @@ impl SessionGate {
     fn always_file(&self, loaded: &LoadedRules) -> PathBuf {
         match &loaded.project {
             Some(p) if p.trusted => p.file.clone(),
-            _ => self.env.user_settings.clone(),
+            _ => self.env.user_settings.path().to_path_buf(),
         }
     }
 
@@ -135,7 +135,7 @@ impl SessionGate {
                     }
                     "always" => {
                         self.allow_for_session(&suggestion);
-                        let saved = save_always(&file, &suggestion);
+                        let saved = self.save_always(&file, &suggestion);
                         if saved.is_ok() {
                             self.repin(&file, loaded);
                         }
@@ -205,16 +205,28 @@ pub(super) fn labelled_rule_set(
     set
 }
 
-/// Adds `pattern` to `permissions.<bash|mcp>.allow` in `file` (kept once).
-fn save_always(file: &Path, pattern: &str) -> Result<(), settings::SettingsError> {
+impl SessionGate {
+    /// Adds `pattern` to `permissions.<bash|mcp>.allow` in `file` (kept once); the user's own
+    /// file through the settings handle, so the rule is in force at once everywhere.
+    fn save_always(&self, file: &Path, pattern: &str) -> Result<(), settings::SettingsError> {
+        let edit = |tree: &mut serde_json::Value| add_allow(tree, pattern);
+        if file == self.env.user_settings.path() {
+            return self.env.user_settings.update(edit).map(|_| ());
+        }
+        if let Some(dir) = file.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        settings::update(file, edit).map(|_| ())
+    }
+}
+
+/// Adds `pattern` to `permissions.<bash|mcp>.allow` of a settings tree (kept once).
+fn add_allow(tree: &mut serde_json::Value, pattern: &str) {
     let list = match rule_kind(pattern) {
         RuleKind::Mcp => "mcp",
         RuleKind::Bash => "bash",
     };
-    if let Some(dir) = file.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    settings::update(file, |tree| {
+    {
         let current = tree
             .pointer(&format!("/permissions/{list}/allow"))
             .and_then(|v| v.as_array())
@@ -229,8 +241,7 @@ fn save_always(file: &Path, pattern: &str) -> Result<(), settings::SettingsError
             &["permissions", list, "allow"],
             serde_json::Value::Array(items),
         );
-    })
-    .map(|_| ())
+    }
 }
 
 fn one_line(command: &str) -> String {

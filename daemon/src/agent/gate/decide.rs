@@ -183,7 +183,7 @@ impl SessionGate {
         // The trust decisions too: the project-rules pins and the MCP server approvals.
         let home = &self.env.synapse_home;
         let mut files = vec![
-            self.env.user_settings.clone(),
+            self.env.user_settings.path().to_path_buf(),
             self.env.trust_file.clone(),
             super::settings_pin::pin_file(home),
             // `mcp::approval::APPROVALS_FILE` (the gate does not reach into `mcp/`).

@@ -23,7 +23,7 @@ fn fixture(settings: serde_json::Value, options: GateOptions) -> Fixture {
     std::fs::write(&user_settings, settings.to_string()).unwrap();
     let env = GateEnv {
         synapse_home: dir.path().join("synapse"),
-        user_settings,
+        user_settings: Arc::new(crate::workspace::SettingsHandle::open(user_settings)),
         trust_file: dir.path().join("synapse/trusted.json"),
         home,
         temp_dir: dir.path().join("tmp"),

@@ -63,7 +63,7 @@ impl McpCallGate {
                 .entry(cwd.clone())
                 .or_insert_with(|| {
                     Arc::new(RulesSource::new(RuleFiles {
-                        user_settings: self.env.user_settings.clone(),
+                        user: self.env.user_settings.clone(),
                         trust_file: self.env.trust_file.clone(),
                         cwd,
                         home: self.env.home.clone(),
@@ -100,7 +100,9 @@ mod tests {
     fn gate(dir: &Path) -> McpCallGate {
         McpCallGate::new(GateEnv {
             synapse_home: dir.join("synapse"),
-            user_settings: dir.join("synapse/settings.json"),
+            user_settings: Arc::new(crate::workspace::SettingsHandle::open(
+                dir.join("synapse/settings.json"),
+            )),
             trust_file: dir.join("synapse/trusted.json"),
             home: dir.join("home"),
             temp_dir: dir.join("tmp"),

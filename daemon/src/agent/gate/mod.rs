@@ -31,6 +31,7 @@ use self::audit::Audit;
 use self::rules_source::{LoadedRules, RulesSource};
 use super::approvals::SessionApprover;
 use crate::shell::{CommandGate, GateAction, GateHandle, GateInfo, GateVerdict};
+use crate::workspace::SettingsHandle;
 use synapse_permissions::{Mode, RuleSet};
 use synapse_sandbox::SandboxSpec;
 
@@ -41,7 +42,8 @@ pub type McpHints = Arc<dyn Fn(&str) -> (Option<bool>, Option<bool>) + Send + Sy
 #[derive(Clone)]
 pub struct GateEnv {
     pub synapse_home: PathBuf,
-    pub user_settings: PathBuf,
+    /// The user's `settings.json` (the daemon's one handle on it).
+    pub user_settings: Arc<SettingsHandle>,
     pub trust_file: PathBuf,
     /// The user's home (`~` in commands and rules).
     pub home: PathBuf,
@@ -102,7 +104,7 @@ impl SessionGate {
         notify: Arc<dyn Fn(String) + Send + Sync>,
     ) -> (Self, Vec<String>) {
         let source = RulesSource::new(rules_source::RuleFiles {
-            user_settings: env.user_settings.clone(),
+            user: env.user_settings.clone(),
             trust_file: env.trust_file.clone(),
             cwd: root.clone(),
             home: env.home.clone(),

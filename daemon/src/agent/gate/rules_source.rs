@@ -19,6 +19,8 @@ use serde_json::Value;
 use synapse_shared::trust;
 
 use super::settings_pin::{self, PinState};
+use crate::workspace::SettingsHandle;
+use crate::workspace::settings::Snapshot;
 use synapse_permissions::{Mode, RuleSet, rules};
 
 /// The project settings file found for a session, and whether it counts.
@@ -46,7 +48,8 @@ pub struct LoadedRules {
 /// The files one session's rules come from.
 #[derive(Debug, Clone)]
 pub struct RuleFiles {
-    pub user_settings: PathBuf,
+    /// The user's `settings.json`, read through the daemon's one settings handle.
+    pub user: Arc<SettingsHandle>,
     pub trust_file: PathBuf,
     /// The session's starting folder: the project lookup starts here.
     pub cwd: PathBuf,
@@ -59,7 +62,8 @@ pub struct RuleFiles {
 /// The last `permissions` object of each settings file that loaded without a problem.
 pub type LastGood = Arc<parking_lot::Mutex<HashMap<PathBuf, Value>>>;
 
-type Stamp = Vec<Option<SystemTime>>;
+/// The user settings' generation and the other files' modification times.
+type Stamp = (u64, Vec<Option<SystemTime>>);
 
 /// Cached [`LoadedRules`], reloaded when a file's modification time changes.
 pub struct RulesSource {
@@ -83,8 +87,8 @@ impl RulesSource {
     pub fn get(&self) -> (Arc<LoadedRules>, bool) {
         let project = trust::find_project_settings(&self.files.cwd);
         let pins = self.pin_file();
-        let stamp: Stamp = [
-            Some(self.files.user_settings.as_path()),
+        let user = self.files.user.snapshot();
+        let times = [
             Some(self.files.trust_file.as_path()),
             Some(pins.as_path()),
             project.as_ref().map(|(_, f)| f.as_path()),
@@ -92,21 +96,21 @@ impl RulesSource {
         .iter()
         .map(|p| p.and_then(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok()))
         .collect();
+        let stamp: Stamp = (user.generation, times);
         let mut cache = self.cache.lock();
         if let Some((old, rules)) = cache.as_ref()
             && *old == stamp
         {
             return (rules.clone(), false);
         }
-        let loaded = Arc::new(self.load(project));
+        let loaded = Arc::new(self.load(&user, project));
         *cache = Some((stamp, loaded.clone()));
         (loaded, true)
     }
 
-    fn load(&self, project: Option<(PathBuf, PathBuf)>) -> LoadedRules {
+    fn load(&self, user: &Snapshot, project: Option<(PathBuf, PathBuf)>) -> LoadedRules {
         let mut out = LoadedRules::default();
-        let user = self.files.user_settings.clone();
-        self.load_file(&user, &mut out);
+        self.load_user(user, &mut out);
         if let Some((dir, file)) = project {
             let trusted = match trust::load(&self.files.trust_file) {
                 Ok(list) => trust::is_trusted(&list, &dir),
@@ -120,7 +124,9 @@ impl RulesSource {
             // removing a deny rule from the file (the agent, a `git pull`) takes nothing away.
             let pinned = trusted && self.pinned(&dir, &file, &mut out);
             if pinned {
-                self.load_file(&file, &mut out);
+                let mut problems = Vec::new();
+                let value = read_permissions(&file, &mut problems);
+                self.use_permissions(&file, value, problems, &mut out);
             } else if trusted {
                 self.keep_trusted_rules(&file, &mut out);
             }
@@ -187,11 +193,33 @@ impl RulesSource {
         }
     }
 
-    /// Reads one file; uses it only when it has no problem at all, else its last good content.
-    fn load_file(&self, file: &Path, out: &mut LoadedRules) {
+    /// The user's rules, from the settings handle: a file that does not parse now leaves its
+    /// last good version in force there; when none ever parsed, nothing of it counts.
+    fn load_user(&self, user: &Snapshot, out: &mut LoadedRules) {
+        let file = self.files.user.path();
+        if let Some(error) = &user.error {
+            out.problems.push(error.clone());
+            if !user.from_file {
+                out.broken.push(no_good_version(file));
+                out.fail_closed = true;
+                return;
+            }
+            out.broken.push(last_good_in_force(file));
+        }
+        let value = user.settings.permissions.clone();
+        self.use_permissions(file, value, Vec::new(), out);
+    }
+
+    /// Uses one file's `permissions` only when it has no problem at all, else the last good
+    /// `permissions` read from that file.
+    fn use_permissions(
+        &self,
+        file: &Path,
+        value: Value,
+        mut problems: Vec<String>,
+        out: &mut LoadedRules,
+    ) {
         let label = file.display().to_string();
-        let mut problems = Vec::new();
-        let value = read_permissions(file, &mut problems);
         let parsed = Parsed::from(&value, &label, &self.files.home);
         problems.extend(parsed.problems.iter().map(|p| format!("{label}: {p}")));
         let mut last_good = self.files.last_good.lock();
@@ -203,20 +231,33 @@ impl RulesSource {
         out.problems.extend(problems);
         match last_good.get(file) {
             Some(good) => {
-                out.broken.push(format!(
-                    "{label} is broken, so its last good rules stay in force until it is fixed"
-                ));
+                let line = last_good_in_force(file);
+                if !out.broken.contains(&line) {
+                    out.broken.push(line);
+                }
                 Parsed::from(good, &label, &self.files.home).absorb_into(out);
             }
             None => {
-                out.broken.push(format!(
-                    "{label} is broken and no good version of it was read yet: none of its rules \
-                     count, and every command that is not a plain read asks, until it is fixed"
-                ));
+                out.broken.push(no_good_version(file));
                 out.fail_closed = true;
             }
         }
     }
+}
+
+fn last_good_in_force(file: &Path) -> String {
+    format!(
+        "{} is broken, so its last good rules stay in force until it is fixed",
+        file.display()
+    )
+}
+
+fn no_good_version(file: &Path) -> String {
+    format!(
+        "{} is broken and no good version of it was read yet: none of its rules count, and \
+         every command that is not a plain read asks, until it is fixed",
+        file.display()
+    )
 }
 
 /// What one `permissions` object says, with its problems.
@@ -318,7 +359,7 @@ mod tests {
     /// A source as a freshly started daemon has it: nothing read yet.
     fn fresh_source(p: &Project) -> RulesSource {
         RulesSource::new(RuleFiles {
-            user_settings: p.home.join("settings.json"),
+            user: Arc::new(SettingsHandle::open(p.home.join("settings.json"))),
             trust_file: p.home.join("trusted.json"),
             cwd: p.root.clone(),
             home: p.home.clone(),

@@ -34,7 +34,10 @@ impl SessionGate {
         };
         out.push_str(&sandbox);
         out.push('\n');
-        out.push_str(&format!("rules: {}\n", self.env.user_settings.display()));
+        out.push_str(&format!(
+            "rules: {}\n",
+            self.env.user_settings.path().display()
+        ));
         match &rules.project {
             Some(p) if p.trusted => {
                 out.push_str(&format!("rules: {} (trusted)\n", p.file.display()))
