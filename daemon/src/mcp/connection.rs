@@ -30,6 +30,7 @@ const EXIT_SEEN_GRACE: Duration = Duration::from_millis(500);
 mod asks;
 mod handler;
 mod http;
+mod progress;
 mod queries;
 mod tasks;
 

@@ -5,8 +5,6 @@
 //! requests to the session whose call it serves ([`asks`](super::asks)); a session's calls are
 //! made with [`McpConnection::call_watched`].
 
-use parking_lot::Mutex;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
@@ -29,7 +27,7 @@ pub(super) struct Events {
     pub(super) askers: CallAskers,
 }
 
-pub(super) type ProgressWatchers = Arc<Mutex<HashMap<String, crate::shell::ProgressSink>>>;
+pub(super) type ProgressWatchers = Arc<super::progress::ProgressRoutes>;
 
 impl ClientHandler for Events {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
@@ -45,9 +43,6 @@ impl ClientHandler for Events {
         _context: NotificationContext<RoleClient>,
     ) {
         let token = progress_key(&params.progress_token);
-        let Some(sink) = self.progress.lock().get(&token).cloned() else {
-            return;
-        };
         let amount = match params.total {
             Some(total) => format!("{}/{}", params.progress, total),
             None => params.progress.to_string(),
@@ -58,7 +53,7 @@ impl ClientHandler for Events {
             }
             _ => format!("{}: progress {amount}", self.server),
         };
-        sink.report(line, 0);
+        self.progress.deliver(token, line);
     }
 
     // Roots are deprecated from the 2026 protocol on (rmcp marks them so) but servers of the
@@ -143,7 +138,7 @@ impl McpConnection {
         asking.set_request(handle.id.clone());
         let token = progress_key(&handle.progress_token);
         if let Some(sink) = sink {
-            self.progress.lock().insert(token.clone(), sink);
+            self.progress.watch(token.clone(), sink);
         }
         let mut watch = ProgressWatch {
             watchers: self.progress.clone(),
@@ -169,7 +164,7 @@ struct ProgressWatch {
 
 impl Drop for ProgressWatch {
     fn drop(&mut self) {
-        self.watchers.lock().remove(&self.token);
+        self.watchers.unwatch(&self.token);
         if let Some((peer, id)) = self.pending.take() {
             crate::lifecycle::tasks::spawn(async move {
                 let param = rmcp::model::CancelledNotificationParam::new(
