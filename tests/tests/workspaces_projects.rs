@@ -107,6 +107,56 @@ fn each_project_loads_its_own_skill_and_other_folders_get_the_users() {
     );
 }
 
+/// The daemon's inotify watches (every `inotify wd:` line of its inotify fds).
+fn inotify_watches(pid: u32) -> usize {
+    let dir = format!("/proc/{pid}/fdinfo");
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+                .map(|info| {
+                    info.lines()
+                        .filter(|l| l.starts_with("inotify wd:"))
+                        .count()
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+/// A daemon left running sees many folders: `skill list` run in forty projects one after the
+/// other leaves it watching no more than after the first sixteen (the least recently asked
+/// are let go; asked again, they come back).
+#[test]
+fn skill_commands_in_many_projects_leave_the_daemon_watching_a_bounded_set() {
+    let env = TestEnv::new();
+    let pid = env.start_daemon();
+    let list_in = |i: usize| {
+        let dir = env.root().join(format!("proj{i}"));
+        project_skill(&dir, ".synapse", &format!("skill-{i}"), "BODY");
+        let out = cli_in(&env, &dir, &["skill", "list"]);
+        assert!(out.success(), "{out:?}");
+        assert!(out.stdout.contains(&format!("skill-{i}")), "{out:?}");
+    };
+    for i in 0..16 {
+        list_in(i);
+    }
+    let mut after_sixteen = 0;
+    wait_until(DEADLINE, "the watcher follows the sixteen projects", || {
+        after_sixteen = inotify_watches(pid);
+        after_sixteen >= 16
+    });
+    for i in 16..40 {
+        list_in(i);
+    }
+    wait_until(DEADLINE, "the watches stay bounded", || {
+        inotify_watches(pid) <= after_sixteen + 2
+    });
+    // The first project, let go long ago, answers again when asked.
+    list_in(0);
+}
+
 /// A minimal MCP server (JSON-RPC lines on stdio) whose one tool says where it runs.
 const WHERE_SERVER: &str = r#"import json, os, sys
 for line in sys.stdin:

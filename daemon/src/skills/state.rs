@@ -44,6 +44,9 @@ pub(crate) struct State {
     pub tools: BTreeMap<String, ToolEntry>,
     /// Skill name → its commands currently installed in the shared bin folder.
     pub owned: HashMap<String, Vec<String>>,
+    /// Project cwd → when it last asked for skills (a counter), to let go of the oldest.
+    pub cwd_used: HashMap<PathBuf, u64>,
+    pub cwd_clock: u64,
 }
 
 impl State {
@@ -60,7 +63,41 @@ impl State {
             index: SkillIndex::new(index),
             tools: BTreeMap::new(),
             owned: HashMap::new(),
+            cwd_used: HashMap::new(),
+            cwd_clock: 0,
         }
+    }
+
+    /// Records that `cwd` asked for skills now; true when it is new to the store.
+    pub fn use_cwd(&mut self, cwd: &Path) -> bool {
+        self.cwd_clock += 1;
+        self.cwd_used.insert(cwd.to_path_buf(), self.cwd_clock);
+        if self.config.project_cwds.iter().any(|c| c == cwd) {
+            return false;
+        }
+        self.config.project_cwds.push(cwd.to_path_buf());
+        true
+    }
+
+    /// Lets go of the least recently used project cwds beyond `kept` that no attached workspace
+    /// holds (a `skill list` run here and there), so the roots scanned and watched stay bounded
+    /// however many folders a long-running daemon has seen.
+    pub fn prune_cwds(&mut self, kept: usize) {
+        let held = |c: &Path| self.workspaces.keys().any(|root| c.starts_with(root));
+        let mut loose: Vec<(u64, PathBuf)> = self
+            .config
+            .project_cwds
+            .iter()
+            .filter(|c| !held(c))
+            .map(|c| (self.cwd_used.get(c).copied().unwrap_or(0), c.clone()))
+            .collect();
+        if loose.len() <= kept {
+            return;
+        }
+        loose.sort();
+        let gone: BTreeSet<PathBuf> = loose.into_iter().rev().skip(kept).map(|(_, c)| c).collect();
+        self.config.project_cwds.retain(|c| !gone.contains(c));
+        self.cwd_used.retain(|c, _| !gone.contains(c));
     }
 
     pub fn permission(&self, r: &SkillRecord) -> SkillPermission {

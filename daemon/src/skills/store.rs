@@ -23,6 +23,10 @@ use super::state::State;
 use crate::workspace::SettingsHandle;
 use crate::wrappers::{WrapperChanges, WrapperFolder};
 
+/// Project folders kept scanned and watched outside every attached workspace (see
+/// [`SkillStore::add_project_cwd`]).
+pub const LOOSE_CWDS_KEPT: usize = 16;
+
 /// Where the store reads and writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StorePaths {
@@ -246,14 +250,16 @@ impl SkillStore {
         Some(self.finish(&mut st, changes, false))
     }
 
-    /// Adds a session's working directory; its project roots join (and a rescan runs) when new.
+    /// Adds a session's (or a skill command's) working directory; its project roots join (and a
+    /// rescan runs) when new. Beyond [`LOOSE_CWDS_KEPT`] folders outside every attached
+    /// workspace, the least recently used are let go.
     pub fn add_project_cwd(&self, cwd: &Path) -> Option<RefreshReport> {
         {
             let mut st = self.write();
-            if st.config.project_cwds.iter().any(|c| c == cwd) {
+            if !st.use_cwd(cwd) {
                 return None;
             }
-            st.config.project_cwds.push(cwd.to_path_buf());
+            st.prune_cwds(LOOSE_CWDS_KEPT);
             if st.config.roots() == st.roots {
                 return None;
             }
@@ -296,7 +302,15 @@ impl SkillStore {
     /// Forgets workspace `root`'s bin folder (the workspace went idle and its folder was
     /// removed); the next [`attach_workspace`](Self::attach_workspace) writes it again.
     pub fn detach_workspace(&self, root: &Path) {
-        self.write().workspaces.remove(root);
+        let roots_changed = {
+            let mut st = self.write();
+            st.workspaces.remove(root);
+            st.prune_cwds(LOOSE_CWDS_KEPT);
+            st.config.roots() != st.roots
+        };
+        if roots_changed {
+            self.refresh();
+        }
     }
 
     /// Called (on the caller's thread) after the set of roots changed, so the watcher re-plans.

@@ -377,3 +377,51 @@ fn create_and_delete() {
         Err(SkillError::NotDeletable { .. })
     ));
 }
+
+#[test]
+fn folders_seen_long_ago_are_let_go_unless_their_workspace_is_up() {
+    let e = env();
+    let (store, _) = e.open(None);
+    let project = |i: usize| {
+        let dir = e.home.join(format!("p{i}"));
+        skill(
+            &dir.join(".synapse/skills"),
+            &format!("skill-{i}"),
+            "A project skill.",
+        );
+        dir
+    };
+    let cwds = |store: &SkillStore| store.read().config.project_cwds.clone();
+    // A workspace that is up keeps its project however many folders come after it.
+    let held = project(0);
+    store.attach_workspace(&held, &e.syn.join("workspaces/p0/bin"));
+    for i in 1..=(LOOSE_CWDS_KEPT + 4) {
+        store.add_project_cwd(&project(i));
+    }
+    let now = cwds(&store);
+    assert!(now.contains(&held), "{now:?}");
+    assert_eq!(now.len(), LOOSE_CWDS_KEPT + 1, "{now:?}");
+    assert!(
+        !now.contains(&e.home.join("p1")),
+        "the oldest loose folder went"
+    );
+    let roots = store.roots();
+    assert!(
+        !roots.iter().any(|r| r.dir.starts_with(e.home.join("p1"))),
+        "its skills are no longer scanned or watched"
+    );
+    // Asked again, a folder comes back at once.
+    store.add_project_cwd(&e.home.join("p1"));
+    assert!(
+        store
+            .roots()
+            .iter()
+            .any(|r| r.dir == e.home.join("p1/.synapse/skills")),
+        "asked again, its skills are scanned again"
+    );
+    // Once the workspace is down, its folder is one loose folder among the others.
+    store.detach_workspace(&held);
+    let now = cwds(&store);
+    assert_eq!(now.len(), LOOSE_CWDS_KEPT, "{now:?}");
+    assert!(!now.contains(&held), "{now:?}");
+}
