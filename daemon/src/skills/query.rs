@@ -12,6 +12,9 @@ use super::record::SkillRecord;
 use super::state::State;
 use super::store::{LoadDecision, SkillStore, SkillSummary};
 
+/// SKILL.md bodies kept read; beyond this the cache starts afresh.
+const BODIES_KEPT: usize = 256;
+
 impl SkillStore {
     /// Visible or disabled skills (denied ones are hidden), by name.
     pub fn list(&self) -> Vec<SkillSummary> {
@@ -80,7 +83,7 @@ impl SkillStore {
         Ok(super::commands::render_load(rec, &body, &files, cut))
     }
 
-    /// The SKILL.md body, cached until the file changes.
+    /// The SKILL.md body, cached until the file changes (at most [`BODIES_KEPT`] bodies).
     pub fn body(&self, rec: &SkillRecord) -> Result<Arc<str>, SkillError> {
         let meta = std::fs::metadata(&rec.skill_md)
             .map_err(|e| SkillError::io("read", &rec.skill_md, e))?;
@@ -104,6 +107,10 @@ impl SkillStore {
         let body: Arc<str> = Arc::from(text[parsed.body_offset..].trim());
         {
             let mut cache = self.bodies.lock();
+            // Bounded: skills created and deleted over months leave no bodies behind.
+            if cache.len() >= BODIES_KEPT && !cache.contains_key(&rec.skill_md) {
+                cache.clear();
+            }
             cache.insert(rec.skill_md.clone(), (stamp.0, stamp.1, body.clone()));
         }
         Ok(body)
