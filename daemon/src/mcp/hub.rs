@@ -82,7 +82,8 @@ struct HubInner {
     slots: Mutex<HashMap<PathBuf, Arc<Slot>>>,
     idle: IdleSetting,
     listener: Arc<dyn WorkspaceListener>,
-    reaper_started: std::sync::Once,
+    /// Whether the reaper runs: only while some workspace is up, so an idle daemon sleeps.
+    reaper_running: std::sync::atomic::AtomicBool,
 }
 
 /// Every MCP manager of the daemon. Cheap to clone.
@@ -112,7 +113,7 @@ impl McpHub {
                 slots: Mutex::new(HashMap::new()),
                 idle,
                 listener,
-                reaper_started: std::sync::Once::new(),
+                reaper_running: std::sync::atomic::AtomicBool::new(false),
             }),
         }
     }
@@ -143,7 +144,6 @@ impl McpHub {
     }
 
     fn slot(&self, root: &Path, env: Option<HashMap<String, String>>) -> Arc<Slot> {
-        self.start_reaper();
         let (slot, fresh) = {
             let mut slots = self.inner.slots.lock();
             match slots.get(root) {
@@ -174,6 +174,8 @@ impl McpHub {
             slot.manager.start();
         }
         if fresh {
+            // After the insert: a reaper that found no workspace left has already said so.
+            self.start_reaper();
             self.inner.user.roots_changed();
             self.inner.listener.workspace_up(root, &slot.bin_dir);
         }
@@ -344,16 +346,17 @@ impl McpHub {
     }
 
     fn start_reaper(&self) {
-        let weak = Arc::downgrade(&self.inner);
-        self.inner.reaper_started.call_once(|| {
-            if tokio::runtime::Handle::try_current().is_ok() {
-                crate::lifecycle::tasks::spawn(reaper(weak));
-            }
-        });
+        if tokio::runtime::Handle::try_current().is_err()
+            || self.inner.reaper_running.swap(true, Ordering::AcqRel)
+        {
+            return;
+        }
+        crate::lifecycle::tasks::spawn(reaper(Arc::downgrade(&self.inner)));
     }
 }
 
-/// Stops the servers of workspaces nobody has held for the idle period.
+/// Stops the servers of workspaces nobody has held for the idle period; ends once no workspace
+/// is up (the next one starts it again).
 async fn reaper(hub: Weak<HubInner>) {
     loop {
         let tick = {
@@ -366,6 +369,11 @@ async fn reaper(hub: Weak<HubInner>) {
         let idle = (hub.idle)();
         let stale: Vec<(PathBuf, Arc<Slot>)> = {
             let mut slots = hub.slots.lock();
+            if slots.is_empty() {
+                // Under the lock: a workspace inserted after this starts a new reaper.
+                hub.reaper_running.store(false, Ordering::Release);
+                return;
+            }
             let roots: Vec<PathBuf> = slots
                 .iter()
                 .filter(|(_, s)| {

@@ -301,16 +301,11 @@ impl SkillStore {
 
     /// Forgets workspace `root`'s bin folder (the workspace went idle and its folder was
     /// removed); the next [`attach_workspace`](Self::attach_workspace) writes it again.
+    /// Its folders count as loose from now on (let go at a later
+    /// [`add_project_cwd`](Self::add_project_cwd) when older than the others); no rescan here,
+    /// as the hub calls this under its lock.
     pub fn detach_workspace(&self, root: &Path) {
-        let roots_changed = {
-            let mut st = self.write();
-            st.workspaces.remove(root);
-            st.prune_cwds(LOOSE_CWDS_KEPT);
-            st.config.roots() != st.roots
-        };
-        if roots_changed {
-            self.refresh();
-        }
+        self.write().workspaces.remove(root);
     }
 
     /// Called (on the caller's thread) after the set of roots changed, so the watcher re-plans.

@@ -419,8 +419,10 @@ fn folders_seen_long_ago_are_let_go_unless_their_workspace_is_up() {
             .any(|r| r.dir == e.home.join("p1/.synapse/skills")),
         "asked again, its skills are scanned again"
     );
-    // Once the workspace is down, its folder is one loose folder among the others.
+    // Once the workspace is down, its folder is one loose folder among the others: the oldest,
+    // let go when the next folder asks.
     store.detach_workspace(&held);
+    store.add_project_cwd(&project(99));
     let now = cwds(&store);
     assert_eq!(now.len(), LOOSE_CWDS_KEPT, "{now:?}");
     assert!(!now.contains(&held), "{now:?}");
