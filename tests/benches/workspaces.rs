@@ -1,7 +1,9 @@
 //! Issue 15 benchmarks: the settings freshness check that runs before every turn and command
 //! (goal ≤ 20 µs; criterion, in process), and the daemon's open fds and RSS before and after 500
 //! finished `synapse run` sessions (goal: within 10% of the baseline; whole processes against
-//! the fake model). Needs release binaries: `cargo build --release --bins` first.
+//! the fake model); and how often the idle daemon wakes up, fresh and after the runs (no goal:
+//! a daemon left running for months should sleep). Needs release binaries: `cargo build
+//! --release --bins` first.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -42,6 +44,32 @@ fn fds(pid: u32) -> usize {
         .unwrap_or(0)
 }
 
+/// Context switches of every thread of `pid` so far (each is one wakeup).
+fn switches(pid: u32) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("status")).ok())
+        .flat_map(|status| {
+            status
+                .lines()
+                .filter(|l| l.contains("ctxt_switches:"))
+                .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+                .collect::<Vec<_>>()
+        })
+        .sum()
+}
+
+/// How often the idle daemon wakes up (per second, over a quiet window).
+fn idle_wakeups(pid: u32) -> f64 {
+    let window = std::time::Duration::from_millis(size(5000, 500) as u64);
+    let before = switches(pid);
+    std::thread::sleep(window);
+    (switches(pid) - before) as f64 / window.as_secs_f64()
+}
+
 /// 500 runs, each running one command in its shell; the daemon's fds and RSS before and after.
 fn sessions_leave_nothing() {
     let rt = tokio::runtime::Runtime::new().unwrap();
@@ -64,8 +92,10 @@ fn sessions_leave_nothing() {
                 .stderr(Stdio::null());
             tokio::process::Command::from(cmd).status()
         };
+        let pid = env.start_daemon();
+        // A fresh daemon that nobody uses: how often does it wake up?
+        let fresh = idle_wakeups(pid);
         assert!(run("warm up".into()).await.unwrap().success());
-        let pid = env.daemon_pid().unwrap();
         let (fds_before, rss_before) = (fds(pid), rss_kb(pid));
         let runs = size(500, 20);
         for i in 0..runs {
@@ -76,6 +106,11 @@ fn sessions_leave_nothing() {
             fds(pid) <= fds_before + fds_before / 10
         });
         let (fds_after, rss_after) = (fds(pid), rss_kb(pid));
+        // After the runs, their project's workspace still up (its idle period not over).
+        let after = idle_wakeups(pid);
+        value("workspaces.idle_wakeups_fresh", fresh, "/s");
+        value("workspaces.idle_wakeups_after", after, "/s");
+        println!("idle daemon wakeups: {fresh:.1}/s fresh, {after:.1}/s after the runs");
         value("workspaces.fds_before", fds_before as f64, "fds");
         value("workspaces.fds_after", fds_after as f64, "fds");
         value("workspaces.rss_before", rss_before as f64 / 1024.0, "MB");

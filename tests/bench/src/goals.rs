@@ -302,4 +302,14 @@ pub const GOALS: &[Goal] = &[
         "daemon RSS after 500 runs",
         "within 10%",
     ),
+    g(
+        "workspaces.idle_wakeups_fresh",
+        "idle daemon: thread wakeups, fresh",
+        "—",
+    ),
+    g(
+        "workspaces.idle_wakeups_after",
+        "idle daemon: thread wakeups, a workspace up",
+        "—",
+    ),
 ];
