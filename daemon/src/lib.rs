@@ -52,9 +52,10 @@
 //!
 //! **3. Skill script saved → wrapper** (5 hops from the file event). The model saves the script
 //! with `write` (flow 1 to `run_agent_command` → `WriteCommand::run`,
-//! `daemon/src/shell/commands/write.rs`; 15 hops) or any native command. The debouncer set up by
-//! `SkillWatcher::start` → `run` (`daemon/src/skills/watcher.rs`) → `SkillStore::apply_paths`
-//! (`daemon/src/skills/store.rs`) → `State::reload_dir` (`daemon/src/skills/state.rs`, loading the
+//! `daemon/src/shell/commands/write.rs`; 15 hops) or any native command. The notify watcher set
+//! up by `SkillWatcher::start` → `run` (`daemon/src/skills/watcher/mod.rs`, quiet time kept by
+//! `Pending` in `watcher/debounce.rs`) → `SkillStore::apply_paths` (`daemon/src/skills/store.rs`)
+//! → `State::reload_dir` (`daemon/src/skills/state.rs`, loading the
 //! folder with `load_skill_dir` in `daemon/src/skills/record.rs` → `scan_scripts` in
 //! `daemon/src/skills/script.rs`) → `State::sync_name` → `render` (`daemon/src/skills/wrapper.rs`) + `WrapperFolder::put`
 //! (`daemon/src/wrappers/folder.rs`); a project skill's wrapper goes to its workspace's folder

@@ -1,29 +1,32 @@
-//! Keeps the store in step with the disk: notify + notify-debouncer-full over every skill root
-//! (recursive), every not-yet-existing possible root through its nearest existing ancestor
+//! Keeps the store in step with the disk: a notify watcher (inotify on Linux) over every skill
+//! root (recursive), every not-yet-existing possible root through its nearest existing ancestor
 //! (non-recursive), the plugin cache, and the Synapse home (for settings.json).
 //!
-//! One thread owns the debouncer. Each debounced batch (Access/Open events dropped) goes to
-//! [`SkillStore::apply_paths`], then the watch plan is recomputed and diffed against what is
+//! notify's own thread forwards the paths of each event (Access events — opens, reads — dropped
+//! there) to the "skill-watcher" thread, which owns the watcher. That thread debounces them
+//! ([`debounce`]: quiet time per path, capped) and hands each due batch to
+//! [`SkillStore::apply_paths`], then recomputes the watch plan and diffs it against what is
 //! watched, so a skills folder that is deleted and recreated, or a project `.claude/skills` that
-//! appears, is picked up. The filesystem side sits behind [`FsWatch`] so planning is testable.
+//! appears, is picked up. With nothing pending it blocks without a timeout: an idle daemon's
+//! watcher threads do not wake up. The filesystem side sits behind [`FsWatch`] so planning is
+//! testable.
+
+mod debounce;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::Instant;
 
-use notify::{EventKind, RecursiveMode};
-use notify_debouncer_full::{DebounceEventResult, new_debouncer};
+use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
 use super::error::SkillError;
 use super::source::{RootConfig, SkillRoot};
 use super::store::SkillStore;
-
-/// Quiet time after the last event on a path before it is handled.
-pub const WATCH_DEBOUNCE: Duration = Duration::from_millis(40);
-const WATCH_TICK: Duration = Duration::from_millis(15);
+use debounce::Pending;
+pub use debounce::{WATCH_DEBOUNCE, WATCH_MAX_DELAY};
 
 /// The filesystem watch operations the watcher needs.
 pub trait FsWatch: Send {
@@ -116,12 +119,7 @@ impl std::fmt::Debug for SkillWatcher {
     }
 }
 
-struct NotifyFs(
-    notify_debouncer_full::Debouncer<
-        notify::RecommendedWatcher,
-        notify_debouncer_full::RecommendedCache,
-    >,
-);
+struct NotifyFs(RecommendedWatcher);
 
 impl FsWatch for NotifyFs {
     fn watch(&mut self, path: &Path, recursive: bool) -> Result<(), String> {
@@ -142,36 +140,20 @@ impl SkillWatcher {
     pub fn start(store: Arc<SkillStore>) -> Result<Self, SkillError> {
         let (tx, rx) = mpsc::channel();
         let events_tx = tx.clone();
-        let debouncer = new_debouncer(
-            WATCH_DEBOUNCE,
-            Some(WATCH_TICK),
-            move |res: DebounceEventResult| {
-                let msg = match res {
-                    Ok(events) => {
-                        if events.iter().any(|e| e.need_rescan()) {
-                            Msg::Rescan
-                        } else {
-                            let paths: Vec<PathBuf> = events
-                                .iter()
-                                .filter(|e| !matches!(e.kind, EventKind::Access(_)))
-                                .flat_map(|e| e.paths.iter().cloned())
-                                .collect();
-                            if paths.is_empty() {
-                                return;
-                            }
-                            Msg::Changed(paths)
-                        }
-                    }
-                    Err(errors) => {
-                        for e in errors {
-                            tracing::warn!("skill watcher: {e}");
-                        }
-                        Msg::Rescan
-                    }
-                };
-                let _ = events_tx.send(msg);
-            },
-        )
+        let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
+            let msg = match res {
+                Ok(event) if event.need_rescan() => Msg::Rescan,
+                // Opens and reads (every skill script run, every `cat`) change nothing.
+                Ok(event) if matches!(event.kind, EventKind::Access(_)) => return,
+                Ok(event) if event.paths.is_empty() => return,
+                Ok(event) => Msg::Changed(event.paths),
+                Err(e) => {
+                    tracing::warn!("skill watcher: {e}");
+                    Msg::Rescan
+                }
+            };
+            let _ = events_tx.send(msg);
+        })
         .map_err(|e| SkillError::Watch(e.to_string()))?;
         let replan_tx = parking_lot::Mutex::new(tx.clone());
         store.on_roots_changed(Box::new(move || {
@@ -180,7 +162,7 @@ impl SkillWatcher {
         }));
         // The first watches go in before `start` returns, so a script saved the moment the daemon
         // answers is never missed (the thread would otherwise race the first write).
-        let mut fs = NotifyFs(debouncer);
+        let mut fs = NotifyFs(watcher);
         let home = store.paths().settings_file.parent().map(Path::to_path_buf);
         let plan = watch_plan(&store.root_config(), &store.roots(), home.as_deref());
         let current = apply_plan(&mut fs, &BTreeMap::new(), plan);
@@ -211,37 +193,43 @@ fn run(
     rx: Receiver<Msg>,
 ) {
     let home = store.paths().settings_file.parent().map(Path::to_path_buf);
-    let replan = |fs: &mut NotifyFs, current: &BTreeMap<PathBuf, bool>| {
-        let plan = watch_plan(&store.root_config(), &store.roots(), home.as_deref());
-        apply_plan(fs, current, plan)
-    };
-    while let Ok(msg) = rx.recv() {
-        let mut paths = Vec::new();
+    let mut pending = Pending::default();
+    loop {
+        // Asleep until a message comes, or until the earliest pending path is due.
+        let first = match pending.next_due() {
+            None => match rx.recv() {
+                Ok(m) => Some(m),
+                Err(_) => return,
+            },
+            Some(due) => match rx.recv_timeout(due.saturating_duration_since(Instant::now())) {
+                Ok(m) => Some(m),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => return,
+            },
+        };
         let mut rescan = false;
-        let mut stop = false;
-        // Handle everything queued in one go: one index write per burst.
-        for m in std::iter::once(msg).chain(rx.try_iter()) {
+        let mut replan = false;
+        let now = Instant::now();
+        for m in first.into_iter().chain(rx.try_iter()) {
             match m {
-                Msg::Changed(p) => paths.extend(p),
+                Msg::Changed(paths) => paths.into_iter().for_each(|p| pending.touch(p, now)),
                 Msg::Rescan => rescan = true,
-                Msg::Replan => {}
-                Msg::Stop => stop = true,
+                Msg::Replan => replan = true,
+                Msg::Stop => return,
             }
         }
-        if stop {
-            break;
-        }
+        let due = pending.take_due(Instant::now());
         if rescan {
+            pending.clear();
             let r = store.refresh();
             tracing::info!(
                 skills = r.skills,
                 tools = r.tools,
                 "skills rescanned after watcher overflow"
             );
-        } else if !paths.is_empty() {
-            paths.sort();
-            paths.dedup();
-            if let Some(r) = store.apply_paths(&paths) {
+        } else if !due.is_empty() {
+            // Every due path in one call: one index write per burst.
+            if let Some(r) = store.apply_paths(&due) {
                 tracing::debug!(
                     skills = r.skills,
                     tools = r.tools,
@@ -253,8 +241,11 @@ fn run(
                     tracing::warn!("skills: {e}");
                 }
             }
+        } else if !replan {
+            continue;
         }
-        current = replan(&mut fs, &current);
+        let plan = watch_plan(&store.root_config(), &store.roots(), home.as_deref());
+        current = apply_plan(&mut fs, &current, plan);
     }
 }
 
