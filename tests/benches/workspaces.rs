@@ -44,30 +44,36 @@ fn fds(pid: u32) -> usize {
         .unwrap_or(0)
 }
 
-/// Context switches of every thread of `pid` so far (each is one wakeup).
-fn switches(pid: u32) -> u64 {
+/// Context switches so far of each thread of `pid`, by thread id (each switch is one wakeup).
+fn switches(pid: u32) -> std::collections::HashMap<String, u64> {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return 0;
+        return Default::default();
     };
     tasks
         .flatten()
-        .filter_map(|t| std::fs::read_to_string(t.path().join("status")).ok())
-        .flat_map(|status| {
-            status
+        .filter_map(|t| {
+            let status = std::fs::read_to_string(t.path().join("status")).ok()?;
+            let n = status
                 .lines()
                 .filter(|l| l.contains("ctxt_switches:"))
                 .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-                .collect::<Vec<_>>()
+                .sum();
+            Some((t.file_name().to_string_lossy().into_owned(), n))
         })
-        .sum()
+        .collect()
 }
 
-/// How often the idle daemon wakes up (per second, over a quiet window).
+/// How often the idle daemon wakes up (per second, over a quiet window). Threads that come
+/// (a blocking-pool thread) count from zero; threads that go count up to their last look.
 fn idle_wakeups(pid: u32) -> f64 {
     let window = std::time::Duration::from_millis(size(5000, 500) as u64);
     let before = switches(pid);
     std::thread::sleep(window);
-    (switches(pid) - before) as f64 / window.as_secs_f64()
+    let woke: u64 = switches(pid)
+        .iter()
+        .map(|(tid, n)| n.saturating_sub(before.get(tid).copied().unwrap_or(0)))
+        .sum();
+    woke as f64 / window.as_secs_f64()
 }
 
 /// 500 runs, each running one command in its shell; the daemon's fds and RSS before and after.

@@ -185,6 +185,23 @@ async fn sessions_of_one_project_share_its_server_which_stops_when_idle() {
     wait_until(DEADLINE, "one server process for the project", || {
         processes_with(&script).len() == 1
     });
+    // `daemon status` lists the project: nobody holds it now, its server connected.
+    let alpha_root = alpha.canonicalize().unwrap().display().to_string();
+    let project_line = |env: &TestEnv| {
+        let status = env.cli(&["daemon", "status"]);
+        assert!(status.success(), "{status:?}");
+        status
+            .stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(&alpha_root))
+            .map(str::to_string)
+    };
+    let mut line = String::new();
+    wait_until(DEADLINE, "alpha listed as idle under projects", || {
+        line = project_line(&env).unwrap_or_default();
+        line.contains("idle, stops in 9m")
+    });
+    assert!(line.contains("MCP servers 1/1 connected"), "{line}");
 
     // A hand edit shortens the idle period: with no session left, the server stops.
     std::fs::write(
@@ -195,9 +212,18 @@ async fn sessions_of_one_project_share_its_server_which_stops_when_idle() {
     wait_until(DEADLINE, "the idle project's server stopped", || {
         processes_with(&script).is_empty()
     });
+    wait_until(DEADLINE, "the stopped project leaves the status", || {
+        project_line(&env).is_none()
+    });
     // The next use starts it again.
     let again = agent_runs(&env, &fake, &alpha, "t", "mcp:proj:env TAG");
     assert_eq!(again.trim(), "t");
+    // A `synapse exec` shell in the project holds it (until the shell is closed).
+    let exec = run(env.synapse().current_dir(&sub).args(["exec", "true"]));
+    assert!(exec.success(), "{exec:?}");
+    wait_until(DEADLINE, "the exec shell holds the project", || {
+        project_line(&env).is_some_and(|l| l.contains("1 session;"))
+    });
 }
 
 /// `${VAR}` in a project's config comes from the user's own clients, never from a command the

@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::Subcommand;
 use synapse_shared::paths::Paths;
 use synapse_shared::proto::daemon_client::DaemonClient;
-use synapse_shared::proto::{ShutdownRequest, StatusRequest, StatusResponse};
+use synapse_shared::proto::{ShutdownRequest, StatusRequest, StatusResponse, WorkspaceStatus};
 
 use crate::connect::{self, Unreachable};
 
@@ -24,7 +24,7 @@ pub enum DaemonCommand {
     Start,
     /// Stop the daemon gracefully (running commands are stopped, the socket removed).
     Stop,
-    /// Show whether the daemon runs, its pid, uptime, socket, home and sessions.
+    /// Show whether the daemon runs: pid, uptime, socket, home, sessions, projects served.
     Status {
         /// Print the status as JSON.
         #[arg(long)]
@@ -136,11 +136,18 @@ fn status_json(s: &StatusResponse) -> serde_json::Value {
         "tools": s.tools,
         "backgroundJobs": s.background_jobs,
         "settingsError": (!s.settings_error.is_empty()).then_some(&s.settings_error),
+        "workspaces": s.workspaces.iter().map(|w| serde_json::json!({
+            "root": w.root,
+            "sessions": w.sessions,
+            "mcpServers": w.servers,
+            "mcpServersReady": w.servers_ready,
+            "stopsInSecs": (w.sessions == 0).then_some(w.stops_in_secs),
+        })).collect::<Vec<_>>(),
     })
 }
 
 pub fn render_status(s: &StatusResponse) -> String {
-    format!(
+    let mut out = format!(
         "synapsed {} running\n  pid       {}\n  uptime    {}\n  socket    {}\n  home      {}\n  logs      {}\n  sessions  {}\n  skills    {}\n  tools     {}\n  jobs      {}\n",
         s.version,
         s.pid,
@@ -152,7 +159,30 @@ pub fn render_status(s: &StatusResponse) -> String {
         s.skills,
         s.tools,
         s.background_jobs,
-    )
+    );
+    if !s.workspaces.is_empty() {
+        out.push_str(&format!("  projects  {}\n", s.workspaces.len()));
+        for w in &s.workspaces {
+            out.push_str(&format!("    {}  {}\n", w.root, workspace_line(w)));
+        }
+    }
+    out
+}
+
+/// One workspace: who holds it, its MCP servers, and when an idle one stops them.
+fn workspace_line(w: &WorkspaceStatus) -> String {
+    let held = match w.sessions {
+        0 => format!(
+            "idle, stops in {}",
+            human_duration(Duration::from_secs(w.stops_in_secs))
+        ),
+        1 => "1 session".to_string(),
+        n => format!("{n} sessions"),
+    };
+    match w.servers {
+        0 => held,
+        n => format!("{held}; MCP servers {}/{n} connected", w.servers_ready),
+    }
 }
 
 fn human_duration(d: Duration) -> String {

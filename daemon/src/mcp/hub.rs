@@ -36,6 +36,19 @@ pub trait WorkspaceListener: Send + Sync {
     fn workspace_down(&self, root: &Path);
 }
 
+/// A workspace that is up, as `synapse daemon status` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkspaceUp {
+    pub root: PathBuf,
+    /// Sessions holding it (agent sessions, `synapse exec` shells).
+    pub sessions: usize,
+    /// Its project MCP servers, and how many of them are connected.
+    pub servers: usize,
+    pub servers_ready: usize,
+    /// While nobody holds it: how long until its servers stop.
+    pub stops_in: Option<Duration>,
+}
+
 /// A listener that does nothing (a hub without skills: tests, tools).
 pub struct NoListener;
 
@@ -324,16 +337,35 @@ impl McpHub {
         }
     }
 
-    /// Workspaces with a running manager, and how many sessions hold each (status, tests).
-    pub fn workspaces(&self) -> Vec<(PathBuf, usize)> {
-        let mut out: Vec<(PathBuf, usize)> = self
+    /// The workspaces that are up, sorted by root (`synapse daemon status`).
+    pub fn workspaces(&self) -> Vec<WorkspaceUp> {
+        let idle = (self.inner.idle)();
+        let slots: Vec<(PathBuf, Arc<Slot>)> = self
             .inner
             .slots
             .lock()
             .iter()
-            .map(|(root, s)| (root.clone(), s.leases.load(Ordering::Acquire)))
+            .map(|(root, s)| (root.clone(), s.clone()))
             .collect();
-        out.sort();
+        let mut out: Vec<WorkspaceUp> = slots
+            .into_iter()
+            .map(|(root, slot)| {
+                let servers = slot.manager.list();
+                let sessions = slot.leases.load(Ordering::Acquire);
+                WorkspaceUp {
+                    root,
+                    sessions,
+                    servers: servers.len(),
+                    servers_ready: servers
+                        .iter()
+                        .filter(|s| s.state == super::server::StateKind::Ready)
+                        .count(),
+                    stops_in: (sessions == 0)
+                        .then(|| idle.saturating_sub(slot.last_used.lock().elapsed())),
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| a.root.cmp(&b.root));
         out
     }
 

@@ -8,6 +8,7 @@ use synapse_shared::proto::daemon_server::Daemon;
 use synapse_shared::proto::{
     GetSettingsRequest, SetAutoEnhanceRequest, SetModelSettingsRequest, SettingsResponse,
     ShutdownRequest, ShutdownResponse, StatusRequest, StatusResponse, TrustRequest, TrustResponse,
+    WorkspaceStatus,
 };
 use synapse_shared::settings::{self, Settings};
 use tonic::{Request, Response, Status};
@@ -81,6 +82,18 @@ impl Daemon for DaemonService {
             skills: u32::try_from(skills).unwrap_or(u32::MAX),
             tools: u32::try_from(s.tools.count()).unwrap_or(u32::MAX),
             background_jobs: u32::try_from(s.shell.running_jobs()).unwrap_or(u32::MAX),
+            workspaces: s
+                .mcp
+                .workspaces()
+                .into_iter()
+                .map(|w| WorkspaceStatus {
+                    root: w.root.display().to_string(),
+                    sessions: u32::try_from(w.sessions).unwrap_or(u32::MAX),
+                    servers: u32::try_from(w.servers).unwrap_or(u32::MAX),
+                    servers_ready: u32::try_from(w.servers_ready).unwrap_or(u32::MAX),
+                    stops_in_secs: w.stops_in.map_or(0, |d| d.as_secs()),
+                })
+                .collect(),
         }))
     }
 
