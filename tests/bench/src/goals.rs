@@ -114,6 +114,11 @@ pub const GOALS: &[Goal] = &[
         "≤ 1000 ms",
     ),
     g(
+        "mcp.ten_servers_ready",
+        "10 servers at daemon start: all ready, after the start",
+        "—",
+    ),
+    g(
         "mcp.fresh_connection_call",
         "baseline: fresh MCP connection per call",
         "—",
