@@ -328,12 +328,7 @@ impl McpHub {
         let m = self.serving(root, server);
         match m.command_for(server, tool).await {
             Some(command) => command,
-            None => format!(
-                "{}{}:{}",
-                super::names::COMMAND_PREFIX,
-                super::names::safe_part(server),
-                super::names::safe_part(tool)
-            ),
+            None => super::names::base_command(server, tool),
         }
     }
 

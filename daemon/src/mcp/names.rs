@@ -29,6 +29,11 @@ pub fn safe_part(raw: &str) -> String {
     }
 }
 
+/// The name `server`'s `tool` gets when no other tool's name takes it first.
+pub fn base_command(server: &str, tool: &str) -> String {
+    format!("{COMMAND_PREFIX}{}:{}", safe_part(server), safe_part(tool))
+}
+
 /// Where a command leads.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct ToolRef {
@@ -55,7 +60,7 @@ impl CommandMap {
         let is_safe = |(s, t): &(&str, &str)| safe_part(s) == *s && safe_part(t) == *t;
         let (safe, mapped): (Vec<_>, Vec<_>) = sorted.into_iter().partition(is_safe);
         for (server, tool) in safe.into_iter().chain(mapped) {
-            let base = format!("{COMMAND_PREFIX}{}:{}", safe_part(server), safe_part(tool));
+            let base = base_command(server, tool);
             let mut name = base.clone();
             let mut n = 2;
             while !taken.insert(name.clone()) {

@@ -50,7 +50,7 @@ pub fn start(
     paths: &synapse_shared::paths::Paths,
     settings: std::sync::Arc<crate::workspace::SettingsHandle>,
 ) -> (std::sync::Arc<SkillStore>, Option<SkillWatcher>) {
-    let (store, report) = SkillStore::open_from_env_with(paths, None, settings);
+    let (store, report) = SkillStore::open_from_env(paths, None, settings);
     store.remove_stale_staging();
     tracing::info!(
         skills = report.skills,

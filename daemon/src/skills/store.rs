@@ -154,14 +154,8 @@ impl SkillStore {
     }
 
     /// The store for a daemon: paths from `paths`, `HOME` and `SYNAPSE_SKILLS_DIR` from the
-    /// process environment, project roots from `cwd`.
-    pub fn open_from_env(paths: &Paths, cwd: Option<PathBuf>) -> (Arc<Self>, RefreshReport) {
-        let settings = Arc::new(SettingsHandle::open(paths.settings_file()));
-        Self::open_from_env_with(paths, cwd, settings)
-    }
-
-    /// [`open_from_env`](Self::open_from_env) with the daemon's settings handle.
-    pub fn open_from_env_with(
+    /// process environment, project roots from `cwd`, settings through the daemon's handle.
+    pub fn open_from_env(
         paths: &Paths,
         cwd: Option<PathBuf>,
         settings: Arc<SettingsHandle>,

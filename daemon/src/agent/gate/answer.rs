@@ -37,6 +37,19 @@ impl SessionGate {
         }
     }
 
+    /// Adds `pattern` to `permissions.<bash|mcp>.allow` in `file` (kept once); the user's own
+    /// file through the settings handle, so the rule is in force at once everywhere.
+    fn save_always(&self, file: &Path, pattern: &str) -> Result<(), settings::SettingsError> {
+        let edit = |tree: &mut serde_json::Value| add_allow(tree, pattern);
+        if file == self.env.user_settings.path() {
+            return self.env.user_settings.update(edit).map(|_| ());
+        }
+        if let Some(dir) = file.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        settings::update(file, edit).map(|_| ())
+    }
+
     /// Acts on a decision: runs, refuses, or asks (and remembers "session"/"always").
     pub(super) async fn resolve(
         &self,
@@ -205,43 +218,25 @@ pub(super) fn labelled_rule_set(
     set
 }
 
-impl SessionGate {
-    /// Adds `pattern` to `permissions.<bash|mcp>.allow` in `file` (kept once); the user's own
-    /// file through the settings handle, so the rule is in force at once everywhere.
-    fn save_always(&self, file: &Path, pattern: &str) -> Result<(), settings::SettingsError> {
-        let edit = |tree: &mut serde_json::Value| add_allow(tree, pattern);
-        if file == self.env.user_settings.path() {
-            return self.env.user_settings.update(edit).map(|_| ());
-        }
-        if let Some(dir) = file.parent() {
-            let _ = std::fs::create_dir_all(dir);
-        }
-        settings::update(file, edit).map(|_| ())
-    }
-}
-
 /// Adds `pattern` to `permissions.<bash|mcp>.allow` of a settings tree (kept once).
 fn add_allow(tree: &mut serde_json::Value, pattern: &str) {
     let list = match rule_kind(pattern) {
         RuleKind::Mcp => "mcp",
         RuleKind::Bash => "bash",
     };
-    {
-        let current = tree
-            .pointer(&format!("/permissions/{list}/allow"))
-            .and_then(|v| v.as_array())
-            .cloned()
-            .unwrap_or_default();
-        let mut items = current;
-        if !items.iter().any(|v| v.as_str() == Some(pattern)) {
-            items.push(serde_json::Value::String(pattern.to_string()));
-        }
-        settings::set_key(
-            tree,
-            &["permissions", list, "allow"],
-            serde_json::Value::Array(items),
-        );
+    let mut items = tree
+        .pointer(&format!("/permissions/{list}/allow"))
+        .and_then(|v| v.as_array())
+        .cloned()
+        .unwrap_or_default();
+    if !items.iter().any(|v| v.as_str() == Some(pattern)) {
+        items.push(serde_json::Value::String(pattern.to_string()));
     }
+    settings::set_key(
+        tree,
+        &["permissions", list, "allow"],
+        serde_json::Value::Array(items),
+    );
 }
 
 fn one_line(command: &str) -> String {

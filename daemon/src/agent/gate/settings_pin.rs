@@ -62,9 +62,12 @@ fn hash_bytes(bytes: &[u8]) -> String {
         .collect()
 }
 
+fn copies_dir(pins: &Path) -> PathBuf {
+    pins.parent().unwrap_or(Path::new(".")).join(COPIES_DIR)
+}
+
 fn copy_path(pins: &Path, hash: &str) -> PathBuf {
-    let dir = pins.parent().unwrap_or(Path::new("."));
-    dir.join(COPIES_DIR).join(format!("{hash}.json"))
+    copies_dir(pins).join(format!("{hash}.json"))
 }
 
 fn load(pins: &Path) -> Result<BTreeMap<String, String>, PinError> {
@@ -132,11 +135,9 @@ pub fn pin(pins: &Path, settings: &Path) -> Result<(), PinError> {
         path: pins.to_path_buf(),
         source,
     };
-    let copy = copy_path(pins, &hash);
-    if let Some(copies) = copy.parent() {
-        std::fs::create_dir_all(copies).map_err(write_err)?;
-    }
-    synapse_shared::atomic::write_atomic_mode(&copy, &bytes, 0o600).map_err(write_err)?;
+    std::fs::create_dir_all(copies_dir(pins)).map_err(write_err)?;
+    synapse_shared::atomic::write_atomic_mode(&copy_path(pins, &hash), &bytes, 0o600)
+        .map_err(write_err)?;
     let dir = pins.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(write_err)?;
     let lock = std::fs::OpenOptions::new()
@@ -159,10 +160,7 @@ pub fn pin(pins: &Path, settings: &Path) -> Result<(), PinError> {
 /// Removes the copies of contents no pin names (best effort: a stale copy is never read, as
 /// only the pinned hash's copy is).
 fn remove_unpinned_copies(pins: &Path, map: &BTreeMap<String, String>) {
-    let Some(dir) = copy_path(pins, "x").parent().map(Path::to_path_buf) else {
-        return;
-    };
-    let Ok(entries) = std::fs::read_dir(&dir) else {
+    let Ok(entries) = std::fs::read_dir(copies_dir(pins)) else {
         return;
     };
     for entry in entries.flatten() {
