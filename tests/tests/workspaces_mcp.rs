@@ -300,13 +300,30 @@ async fn a_sandboxed_command_reaches_only_its_own_projects_servers() {
         ),
     );
     assert_eq!(moved.trim(), "from-alpha", "{moved}");
+    // `daemon status` from there lists its own project, not the other one that is up.
+    let status = agent_runs(
+        &env,
+        &fake,
+        &alpha,
+        "from-alpha",
+        &format!("{} daemon status", client.display()),
+    );
+    let named = |p: &Path| status.contains(&p.canonicalize().unwrap().display().to_string());
+    assert!(named(&alpha) && !named(&beta), "{status}");
+    // The user's own terminal sees both.
+    let mine = env.cli(&["daemon", "status"]);
+    assert!(
+        mine.stdout
+            .contains(&beta.canonicalize().unwrap().display().to_string()),
+        "{mine:?}"
+    );
 }
 
 /// A deny rule of a trusted project's own `.synapse/settings.json` stops its MCP tool even when
 /// the call reaches the daemon from a script in the sandboxed shell, where the session's router
 /// never saw the command (the daemon judges it by the same rules as the session's gate) — and
 /// keeps stopping it after the file is changed or broken, and after a daemon restart, until the
-/// user trusts it again.
+/// user trusts it again; with the trusted copy tampered with, the call is refused outright.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_projects_deny_rule_stops_a_tool_called_from_a_script() {
     let env = TestEnv::new();
@@ -353,11 +370,14 @@ async fn a_projects_deny_rule_stops_a_tool_called_from_a_script() {
 
     // The rule taken out of the file (as the agent could from a script, or a `git pull`): the
     // changed file does not count until trusted again, and the rules that were trusted stay.
-    std::fs::write(
-        &rules,
-        json!({"permissions": {"mcp": {"deny": []}}}).to_string(),
-    )
-    .unwrap();
+    let take_the_rule_out = || {
+        std::fs::write(
+            &rules,
+            json!({"permissions": {"mcp": {"deny": []}}}).to_string(),
+        )
+        .unwrap()
+    };
+    take_the_rule_out();
     let (stderr, result) = script_calls_the_tool().await;
     assert!(
         stderr.contains("changed since the folder was trusted")
@@ -373,13 +393,27 @@ async fn a_projects_deny_rule_stops_a_tool_called_from_a_script() {
 
     // A restarted daemon never read the file while it matched: the trusted content it keeps
     // still holds the rule.
-    std::fs::write(
-        &rules,
-        json!({"permissions": {"mcp": {"deny": []}}}).to_string(),
-    )
-    .unwrap();
+    take_the_rule_out();
     env.stop_daemon();
     env.start_daemon();
     let (_, result) = script_calls_the_tool().await;
     denied(&result);
+
+    // The kept copy altered (it no longer has the hash the user trusted) and the daemon
+    // restarted: what was trusted is not known, so the call is refused rather than let through.
+    for copy in std::fs::read_dir(env.home().join("trusted_settings")).unwrap() {
+        std::fs::write(copy.unwrap().path(), r#"{"permissions": {}}"#).unwrap();
+    }
+    env.stop_daemon();
+    env.start_daemon();
+    let (stderr, result) = script_calls_the_tool().await;
+    assert!(
+        stderr.contains("the rules it had when you trusted it are not known"),
+        "{stderr}"
+    );
+    assert!(
+        result.contains("is refused: the permission rules cannot be read")
+            && !result.contains("exit=0"),
+        "{result}"
+    );
 }

@@ -67,9 +67,19 @@ impl Daemon for DaemonService {
     }
 
     /// → the counters of `DaemonState` (daemon/src/state.rs), e.g. `SkillStore::counts`.
-    async fn status(&self, _: Request<StatusRequest>) -> Result<Response<StatusResponse>, Status> {
+    async fn status(
+        &self,
+        request: Request<StatusRequest>,
+    ) -> Result<Response<StatusResponse>, Status> {
         let s = &self.state;
         let (skills, _) = s.skills.counts();
+        // A command in a sandboxed agent shell sees its own session's project and no other
+        // (none when that can't be established).
+        let own_only = crate::lifecycle::peer::from_confined_client(&request).then(|| {
+            crate::lifecycle::peer::workspace_for(&request, None, false)
+                .ok()
+                .flatten()
+        });
         Ok(Response::new(StatusResponse {
             version: synapse_shared::VERSION.to_string(),
             pid: std::process::id(),
@@ -86,6 +96,11 @@ impl Daemon for DaemonService {
                 .mcp
                 .workspaces()
                 .into_iter()
+                .filter(|w| {
+                    own_only
+                        .as_ref()
+                        .is_none_or(|own| own.as_ref() == Some(&w.root))
+                })
                 .map(|w| WorkspaceStatus {
                     root: w.root.display().to_string(),
                     sessions: u32::try_from(w.sessions).unwrap_or(u32::MAX),
