@@ -15,14 +15,40 @@
 //! `exec` and can never be dropped — the kernel refuses, anywhere except beneath the writable
 //! folders: writing, truncating (ABI 3+), creating, deleting, renaming and linking files;
 //! making directories, fifos, sockets, device nodes and symlinks. Device ioctls (ABI 5+) are
-//! allowed only on the terminal devices. Refused calls fail with `EACCES` ("Permission
+//! allowed only on the devices listed next. Refused calls fail with `EACCES` ("Permission
 //! denied"); a rename or link out of a writable folder may get `EXDEV` first, which `mv` turns
-//! into copy-and-delete, refused in turn. The character devices `/dev/null`, `/dev/zero`, `/dev/full`, `/dev/tty`,
-//! `/dev/ptmx`, `/dev/pts/*`, `/dev/random` and `/dev/urandom` stay writable; no other path is
-//! added implicitly — not `/tmp`, not `/dev/shm`: the caller lists them if it wants them.
-//! `no_new_privs` is set too, so set-uid programs (`sudo`, `su`) gain no privileges inside.
+//! into copy-and-delete, refused in turn. The character devices `/dev/null`, `/dev/zero`,
+//! `/dev/full`, `/dev/tty` (the process's own controlling terminal, if it has one), `/dev/random`
+//! and `/dev/urandom` stay writable; no other path is added implicitly — not `/tmp`, not
+//! `/dev/shm`, not `/dev/pts/*` or `/dev/ptmx`: session shells run on pipes, and the user's
+//! other terminals can be neither written nor (ABI 5+) driven by `ioctl` even when opened
+//! read-only; a program that needs a new pseudo-terminal (`script`, `expect`) fails to open
+//! one. `no_new_privs` is set too, so set-uid programs (`sudo`, `su`) gain no privileges inside.
 //! The writable folders are the ones that existed when the sandbox was applied (rules bind to
 //! the folders, not to their names): one created or re-created later is not writable.
+//!
+//! Signals (ABI 6+): the sandboxed processes can signal only processes of their own Landlock
+//! domain — what they started themselves, and anything sandboxed further below them — never the
+//! daemon, the user's `synapse` client, another session's shell or any other process of the
+//! user (`kill` fails with `EPERM`, "Operation not permitted"; `SIGIO` ownership likewise).
+//! Abstract Unix sockets created outside the domain (an X server, a D-Bus bus listening on one)
+//! cannot be connected to. `ptrace` of a process outside the domain is refused on every ABI.
+//!
+//! File metadata: Landlock has no right for it, and a seccomp filter cannot see paths, so the
+//! filter installed right after Landlock (`seccomp.rs`) refuses anywhere, with `EPERM`, the
+//! changes that weaken a file's protection: a `chmod` whose mode makes it group- or
+//! world-writable, set-uid or set-gid (`chmod 0666 settings.json` fails; `chmod +x`, `644` and
+//! `755` work), any change of owner (`chown`; `cp -p` and `tar x` as root say they could not
+//! keep owners) and any change of extended attributes (`setfattr`, `setfacl`, file
+//! capabilities). It also refuses the `TIOCSTI` and `TIOCLINUX` ioctls on every descriptor,
+//! inherited ones too, so nothing types into a terminal; and `io_uring_setup`, whose ring has
+//! attribute operations of its own. The umask loses its group and world write bits, so what the
+//! sandbox creates is never writable by others (and a later `chmod +x` of it asks for no
+//! group write). Changing times (`touch -d`, `utimes`) stays allowed anywhere: it grants
+//! nobody anything, and `make`, `tar` and `rsync` rely on it. A mode that only narrows access
+//! (`chmod 000`) is allowed too: it can lock the user out of a file until they `chmod` it back,
+//! but grants nothing. A file created inside a writable folder may still get any mode at
+//! creation (`umask 0`, then `touch`): those files are the agent's own work.
 //!
 //! In practice, what a caller should know when choosing the writable list: without a writable
 //! temp folder (`TMPDIR`), `mktemp` fails and so do bash here-documents larger than a pipe
@@ -33,15 +59,22 @@
 //!
 //! # What is not confined
 //! - Reads and execution: everything the user can read stays readable (secrets included).
-//! - The network, including Unix sockets (the pathname-socket right of ABI 9 is left unhandled
-//!   on purpose). A program that can reach a more privileged service through a socket (a
-//!   container engine, `systemd --user`, this daemon's own socket) can still have it write on
-//!   its behalf.
+//! - The network, including pathname Unix sockets (the right of ABI 9 is left unhandled on
+//!   purpose; abstract ones are scoped, see above). A program that can reach a more
+//!   privileged service through a socket (a container engine, `systemd --user`, this daemon's
+//!   own socket) can still have it write on its behalf.
 //! - Descriptors opened before the sandbox (the daemon's pipes to the shell).
 //! - The daemon itself: its in-process commands (`read`, `write`, `edit`, …) and the MCP
 //!   servers it starts are not sandboxed; they are governed by the permission rules.
-//! - On kernels older than ABI 5 the status is [`Enforcement::Partial`]: without ABI 3,
-//!   truncating an existing file is not checked; without ABI 5, device ioctls are not.
+//! - On kernels older than ABI 6 the status is [`Enforcement::Partial`]: without ABI 3,
+//!   truncating an existing file is not checked; without ABI 5, device ioctls are not (the
+//!   filter still refuses `TIOCSTI` and `TIOCLINUX`); without ABI 6, signals and abstract Unix
+//!   sockets are not scoped, so a sandboxed process can signal any process of the user,
+//!   the daemon included.
+//! - On architectures other than x86-64 and AArch64 the seccomp filter is not installed:
+//!   metadata and terminal ioctls are unconfined, the status is partial and [`support`] says
+//!   so once. A kernel that refuses the filter where it exists fails [`apply`] (the launcher
+//!   then runs nothing).
 //!
 //! # Other systems
 //! Landlock is Linux-only; elsewhere [`support`] reports [`Support::Unavailable`]. The macOS
@@ -54,6 +87,8 @@ mod launcher;
 mod linux;
 #[cfg(not(target_os = "linux"))]
 mod other;
+#[cfg(target_os = "linux")]
+mod seccomp;
 
 #[cfg(test)]
 mod tests;
@@ -93,7 +128,8 @@ pub enum Support {
 pub enum Enforcement {
     /// Every handled access right is enforced.
     Full,
-    /// An older kernel: writes are confined but some rights are not checked (see the header).
+    /// An older kernel or an unsupported architecture: writes are confined but some rights,
+    /// scopes or the metadata filter are not in force (see the header).
     Partial,
 }
 
@@ -105,6 +141,8 @@ pub struct Status {
     pub abi: i32,
     /// Writable folders of the spec that did not exist and so were not granted.
     pub missing: Vec<PathBuf>,
+    /// Whether the seccomp filter on metadata changes and terminal ioctls is in force.
+    pub metadata_filter: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -118,6 +156,8 @@ pub enum SandboxError {
     },
     #[error("Landlock refused the ruleset while {step}: {detail}")]
     Ruleset { step: &'static str, detail: String },
+    #[error("the kernel refused the seccomp filter on metadata changes: {detail}")]
+    Filter { detail: String },
 }
 
 /// Whether the session shells can be sandboxed here. Detected once; the first call logs the
@@ -130,6 +170,18 @@ pub fn support() -> Support {
             match &support {
                 Support::Landlock { abi } => {
                     tracing::info!("Landlock ABI {abi}: session shells are sandboxed");
+                    if *abi < 6 {
+                        tracing::warn!(
+                            "Landlock ABI {abi} cannot scope signals (ABI 6, Linux 6.12): \
+                             sandboxed commands can signal the daemon and other sessions"
+                        );
+                    }
+                    if !platform::METADATA_FILTER {
+                        tracing::warn!(
+                            "no seccomp filter for this architecture: sandboxed commands can \
+                             change file modes, owners and attributes and type into terminals"
+                        );
+                    }
                 }
                 Support::Unavailable { reason } => tracing::warn!(
                     "Landlock unavailable ({reason}): commands are checked by permission rules only"

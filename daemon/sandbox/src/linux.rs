@@ -1,34 +1,44 @@
 //! Landlock through the `landlock` crate: detecting the kernel's ABI and building, then
 //! enforcing, the ruleset for a [`SandboxSpec`].
 //!
-//! The ruleset handles every filesystem right up to [`HANDLED_ABI`] (best effort: rights the
-//! kernel lacks are dropped and the status says "partial"), allows read, read-dir and execute
-//! beneath `/`, everything beneath each writable folder, and the file rights (read, write,
-//! truncate, ioctl) on the device files.
+//! The ruleset handles every filesystem right up to [`HANDLED_ABI`] and the scopes of
+//! [`SCOPED_ABI`] (best effort: rights and scopes the kernel lacks are dropped and the status
+//! says "partial"), allows read, read-dir and execute beneath `/`, everything beneath each
+//! writable folder, and the file rights (read, write, truncate, ioctl) on the device files.
+//! Then the umask loses its group and world write bits and the [`seccomp`] filter is installed
+//! (Landlock's `restrict_self` has set `no_new_privs`, which the filter needs).
 
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use landlock::{
     ABI, Access, AccessFs, BitFlags, LandlockStatus, PathBeneath, PathFd, RestrictionStatus,
-    Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetError, RulesetStatus,
+    Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetError, RulesetStatus, Scope,
 };
 
-use super::{Enforcement, SandboxError, SandboxSpec, Status, Support};
+use super::{Enforcement, SandboxError, SandboxSpec, Status, Support, seccomp};
 
 /// The newest ABI whose filesystem rights we handle. ABI 9 adds only the right to connect to
 /// pathname Unix sockets, which is network to us and stays unrestricted; ABI 5 to 8 share the
-/// same filesystem rights, so a kernel of ABI 5 or later enforces the ruleset fully.
+/// same filesystem rights, so with the scopes of ABI 6 a kernel of ABI 6 or later enforces the
+/// ruleset fully.
 const HANDLED_ABI: ABI = ABI::V8;
 
-/// Devices a shell needs to write (discarding output, random numbers, the terminal).
-const DEVICES: [&str; 8] = [
+/// Whether [`apply`] installs the seccomp filter on this architecture.
+pub(super) const METADATA_FILTER: bool = seccomp::AVAILABLE;
+
+/// The ABI whose scopes we handle: signals and abstract Unix sockets (ABI 6) may only reach
+/// processes and sockets of the same Landlock domain or one nested in it.
+const SCOPED_ABI: ABI = ABI::V6;
+
+/// Devices a shell needs to write (discarding output, random numbers, its own terminal through
+/// `/dev/tty`). Not `/dev/pts` or `/dev/ptmx`: session shells run on pipes, and the user's other
+/// terminals must not be written or, without the ioctl right on them, driven by `ioctl`.
+const DEVICES: [&str; 6] = [
     "/dev/null",
     "/dev/zero",
     "/dev/full",
     "/dev/tty",
-    "/dev/ptmx",
-    "/dev/pts",
     "/dev/random",
     "/dev/urandom",
 ];
@@ -78,6 +88,7 @@ pub(super) fn apply(spec: &SandboxSpec) -> Result<Status, SandboxError> {
 
     let mut ruleset = Ruleset::default()
         .handle_access(handled)
+        .and_then(|r| r.scope(Scope::from_all(SCOPED_ABI)))
         .and_then(Ruleset::create)
         .map_err(ruleset_error("creating the ruleset"))?;
     let root = open(Path::new("/"))?.ok_or_else(|| SandboxError::Path {
@@ -121,7 +132,22 @@ pub(super) fn apply(spec: &SandboxSpec) -> Result<Status, SandboxError> {
     let status = ruleset
         .restrict_self()
         .map_err(ruleset_error("enforcing the ruleset"))?;
-    status_of(status, missing)
+    let mut status = status_of(status, missing)?;
+    tighten_umask();
+    status.metadata_filter = seccomp::install()?;
+    if !status.metadata_filter {
+        status.enforcement = Enforcement::Partial;
+    }
+    Ok(status)
+}
+
+/// Files the sandbox creates are never group or world writable: the filter would refuse to
+/// `chmod` them otherwise (a `chmod +x` of a 0664 file asks for 0775). The umask belongs to
+/// the whole process; between the two calls it is 022, a common default.
+fn tighten_umask() {
+    use nix::sys::stat::{Mode, umask};
+    let old = umask(Mode::S_IWGRP | Mode::S_IWOTH);
+    umask(old | Mode::S_IWGRP | Mode::S_IWOTH);
 }
 
 /// Opens `path` for a rule (an `O_PATH` descriptor); `Ok(None)` when it does not exist.
@@ -164,6 +190,7 @@ fn status_of(status: RestrictionStatus, missing: Vec<PathBuf>) -> Result<Status,
         enforcement,
         abi: abi_of(status.landlock).unwrap_or(0),
         missing,
+        metadata_filter: false,
     })
 }
 

@@ -6,6 +6,8 @@ use super::{SandboxError, SandboxSpec, Status, Support};
 const REASON: &str =
     "Landlock is Linux-only and the macOS sandbox-exec profile is not implemented yet";
 
+pub(super) const METADATA_FILTER: bool = false;
+
 pub(super) fn probe() -> Support {
     Support::Unavailable {
         reason: REASON.into(),
