@@ -37,8 +37,12 @@ fn main() -> ExitCode {
     {
         return synapse_daemon::shell::channel::helper::helper_main(raw);
     }
+    // The daemon holds the API keys: no other process of the user may read its environment or
+    // memory (see `synapse_shared::inspection`). Said in the log once logging is up.
+    let inspection = synapse_shared::inspection::forbid();
     let args = Args::parse();
     synapse_daemon::run::main(synapse_daemon::run::Options {
         foreground: args.foreground,
+        inspection,
     })
 }

@@ -13,6 +13,8 @@ use crate::state::DaemonState;
 
 pub struct Options {
     pub foreground: bool,
+    /// Whether the process could be made non-dumpable (`synapse_shared::inspection::forbid`).
+    pub inspection: Result<(), String>,
 }
 
 /// Exit status when another daemon already serves the socket.
@@ -38,6 +40,13 @@ fn run(options: Options) -> anyhow::Result<()> {
     paths.ensure_layout()?;
     let _log_guard = crate::logging::init(&paths.logs_dir(), options.foreground)?;
     let lock = DaemonLock::acquire(&paths.daemon_lock())?;
+    if let Err(e) = &options.inspection {
+        tracing::warn!("{e}: other processes of this user can read the daemon's environment");
+    }
+    match crate::lifecycle::peer::capture::confinement_report() {
+        Ok(how) => tracing::info!("client confinement: {how}"),
+        Err(why) => tracing::warn!("client confinement: {why}"),
+    }
     let orphans = crate::lifecycle::orphans::reap(paths.socket());
     if orphans > 0 {
         tracing::warn!(

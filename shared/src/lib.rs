@@ -11,6 +11,7 @@
 
 pub mod atomic;
 pub mod elicit;
+pub mod inspection;
 pub mod paths;
 pub mod rpc;
 pub mod settings;

@@ -221,6 +221,15 @@ async fn a_loaded_skills_allowed_tools_are_pre_approved_for_the_session() {
          allowed-tools: Bash(touch:*), Bash, Teleport\n---\n\nTouch the stamp.\n",
     )
     .unwrap();
+    // The user approves the list as the skill is now (a list nobody approved counts for nothing:
+    // see security::skill_grants).
+    let approved = env.cli(&["skill", "approve", "stamper"]);
+    assert!(approved.success(), "{approved:?}");
+    assert!(
+        approved.stdout.contains("touch:*") && approved.stdout.contains("inside the sandbox only"),
+        "{}",
+        approved.stdout
+    );
     // Without the skill: `touch` asks, and a non-interactive run refuses.
     let fake = FakeLlm::start(
         Script::new()
@@ -237,7 +246,9 @@ async fn a_loaded_skills_allowed_tools_are_pre_approved_for_the_session() {
     assert!(!env.workdir().join("before-load").exists());
     let loaded = fake.requests()[2].last_tool_result().unwrap();
     assert!(
-        loaded.contains("Pre-approved for this session by the skill's allowed-tools: touch:*"),
+        loaded.contains(
+            "Pre-approved for this session by the skill's allowed-tools, inside the sandbox only: touch:*"
+        ),
         "{loaded}"
     );
     assert!(

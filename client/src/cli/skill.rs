@@ -71,6 +71,24 @@ Examples:
     },
     /// Delete a user skill's folder.
     Delete { name: String },
+    /// Let a skill's `allowed-tools` pre-approve commands, as its folder is now.
+    ///
+    /// A skill's `allowed-tools` count only after you approve them here (or answer "always"
+    /// when the REPL asks at `skill load`). The approval is pinned by a SHA-256 of every file of
+    /// the skill folder: when the agent or anyone else changes the skill, it counts for nothing
+    /// until you approve it again. Even approved, the list only removes the question for
+    /// commands that stay inside the sandbox; it never lifts one out of it.
+    #[command(after_help = "\
+Examples:
+  synapse skill show release-notes        # what it lists, and whether it is approved
+  synapse skill approve release-notes
+  synapse skill approve release-notes --revoke")]
+    Approve {
+        name: String,
+        /// Forget the approval instead.
+        #[arg(long)]
+        revoke: bool,
+    },
     /// Enable a skill (its commands come back).
     Enable { name: String },
     /// Disable a skill (hidden from the agent, commands removed).
@@ -184,6 +202,14 @@ pub async fn run(paths: Paths, cmd: SkillCommand) -> anyhow::Result<ExitCode> {
                 .map_err(rpc)?
                 .into_inner();
             println!("deleted {}", r.dir);
+        }
+        SkillCommand::Approve { name, revoke } => {
+            let r = client
+                .approve(ApproveSkillRequest { name, cwd, revoke })
+                .await
+                .map_err(rpc)?
+                .into_inner();
+            print!("{}", render_approval(&r));
         }
         SkillCommand::Enable { name } => set_enabled(&mut client, name, true).await?,
         SkillCommand::Disable { name } => set_enabled(&mut client, name, false).await?,
@@ -324,6 +350,43 @@ pub fn render_list(skills: &[SkillInfo]) -> String {
     out
 }
 
+/// What `synapse skill approve` prints.
+fn render_approval(r: &ApproveSkillResponse) -> String {
+    let name = r.skill.as_ref().map_or("", |s| s.name.as_str());
+    let mut out = String::new();
+    if r.sha256.is_empty() {
+        out.push_str(&if r.revoked {
+            format!("Approval of {name}'s allowed-tools revoked.\n")
+        } else {
+            format!("{name}'s allowed-tools were not approved; nothing to revoke.\n")
+        });
+        return out;
+    }
+    if r.patterns.is_empty() {
+        out.push_str(&format!(
+            "Approved {name} (sha256 {}), but none of its allowed-tools can pre-approve anything.\n",
+            short(&r.sha256)
+        ));
+    } else {
+        out.push_str(&format!(
+            "Approved {name} (sha256 {}): these run without a question, inside the sandbox only:\n",
+            short(&r.sha256)
+        ));
+        for p in &r.patterns {
+            out.push_str(&format!("  {p}\n"));
+        }
+    }
+    for s in &r.skipped {
+        out.push_str(&format!("  not pre-approved: {s}\n"));
+    }
+    out.push_str("Any change to the skill's files voids this approval.\n");
+    out
+}
+
+fn short(hash: &str) -> &str {
+    hash.get(..12).unwrap_or(hash)
+}
+
 fn render_show(s: &SkillInfo, files: &[String]) -> String {
     if !s.error.is_empty() {
         return format!(
@@ -349,8 +412,13 @@ fn render_show(s: &SkillInfo, files: &[String]) -> String {
     }
     if !s.allowed_tools.is_empty() {
         out.push_str(&format!(
-            "  allowed-tools: {}\n",
-            s.allowed_tools.join(", ")
+            "  allowed-tools: {} ({})\n",
+            s.allowed_tools.join(", "),
+            if s.allowed_tools_approval.is_empty() {
+                "not approved"
+            } else {
+                &s.allowed_tools_approval
+            }
         ));
     }
     let section = |out: &mut String, title: &str, items: &[String]| {

@@ -34,6 +34,9 @@ pub enum ProviderKind {
 }
 
 impl ProviderKind {
+    /// Every provider kind (what [`secret_variables`] is derived from).
+    pub const ALL: [ProviderKind; 2] = [ProviderKind::Anthropic, ProviderKind::OpenAi];
+
     /// The name users write in `provider` / `SYNAPSE_PROVIDER`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -52,18 +55,33 @@ impl ProviderKind {
 
     /// The variable that holds this provider's key.
     pub fn key_variable(self) -> &'static str {
+        self.credential_variables()[0]
+    }
+
+    /// Every variable that can hold this provider's credentials: its key first, then the other
+    /// names the provider's own tools read (Claude Code's `ANTHROPIC_AUTH_TOKEN` bearer token).
+    pub fn credential_variables(self) -> &'static [&'static str] {
         match self {
-            ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
-            ProviderKind::OpenAi => "OPENAI_API_KEY",
+            ProviderKind::Anthropic => &["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"],
+            ProviderKind::OpenAi => &["OPENAI_API_KEY"],
         }
     }
 
-    fn base_url_variable(self) -> &'static str {
+    /// The variable that holds this provider's base URL.
+    pub fn base_url_variable(self) -> &'static str {
         match self {
             ProviderKind::Anthropic => "ANTHROPIC_BASE_URL",
             ProviderKind::OpenAi => "OPENAI_BASE_URL",
         }
     }
+}
+
+/// The variables holding any provider's credentials: they stay with the daemon and are removed
+/// from the environment of every command the model runs.
+pub fn secret_variables() -> impl Iterator<Item = &'static str> {
+    ProviderKind::ALL
+        .into_iter()
+        .flat_map(|k| k.credential_variables().iter().copied())
 }
 
 /// An API key. `Debug` is redacted and there is no `Display`, so it cannot reach a log by accident.

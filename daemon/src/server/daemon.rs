@@ -165,15 +165,16 @@ impl Daemon for DaemonService {
     ) -> Result<Response<SettingsResponse>, Status> {
         refuse_confined(&request, "changing settings")?;
         let r = request.into_inner();
-        let (key_var, url_var) = match r.provider.as_str() {
-            "anthropic" => ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
-            "openai" => ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
-            other => {
-                return Err(Status::invalid_argument(format!(
-                    "unknown provider {other:?}: use \"anthropic\" or \"openai\""
-                )));
-            }
+        let Some(kind) = synapse_llm::config::ProviderKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == r.provider)
+        else {
+            return Err(Status::invalid_argument(format!(
+                "unknown provider {:?}: use \"anthropic\" or \"openai\"",
+                r.provider
+            )));
         };
+        let (key_var, url_var) = (kind.key_variable(), kind.base_url_variable());
         if r.model.trim().is_empty() {
             return Err(Status::invalid_argument("the model name is empty"));
         }

@@ -84,6 +84,8 @@ pub(super) fn info(s: SkillSummary) -> SkillInfo {
         user_invocable: s.user_invocable,
         argument_hint: s.argument_hint.unwrap_or_default(),
         disable_model_invocation: s.disable_model_invocation,
+        // Hashing the folder is for `show` and `approve` only, not every listing.
+        allowed_tools_approval: String::new(),
     }
 }
 
@@ -173,7 +175,14 @@ impl Skills for SkillsService {
         let (skill, files) = self
             .call(&r.cwd, move |s| {
                 let skill = match s.show_in(&r.name, &scope) {
-                    Ok(skill) => info(skill),
+                    Ok(skill) => {
+                        let approval = (!skill.allowed_tools.is_empty())
+                            .then(|| s.approvals().state(&skill.dir).label().to_string());
+                        SkillInfo {
+                            allowed_tools_approval: approval.unwrap_or_default(),
+                            ..info(skill)
+                        }
+                    }
                     // A folder whose SKILL.md does not load is still found, with its error.
                     Err(e @ SkillError::NotFound { .. }) => match s.broken_named(&r.name, &scope) {
                         Some(b) => broken_info(b),
@@ -249,6 +258,35 @@ impl Skills for SkillsService {
         Ok(Response::new(ReadSkillFileResponse {
             path: path.display().to_string(),
             content,
+        }))
+    }
+
+    /// → `grants::approve_skill` (daemon/src/skills/grants.rs).
+    async fn approve(
+        &self,
+        r: Request<ApproveSkillRequest>,
+    ) -> Result<Response<ApproveSkillResponse>, Status> {
+        refuse_confined(&r, "approving a skill's allowed-tools")?;
+        let r = r.into_inner();
+        let scope = scope_of(&r.cwd);
+        let out = self
+            .call(&r.cwd, move |s| {
+                crate::skills::grants::approve_skill(s, &r.name, &scope, r.revoke).map(|o| {
+                    let label = s.approvals().state(&o.skill.dir).label().to_string();
+                    (o, label)
+                })
+            })
+            .await?;
+        let (o, label) = out;
+        Ok(Response::new(ApproveSkillResponse {
+            skill: Some(SkillInfo {
+                allowed_tools_approval: label,
+                ..info(o.skill)
+            }),
+            patterns: o.patterns,
+            skipped: o.skipped,
+            sha256: o.sha256,
+            revoked: o.revoked,
         }))
     }
 

@@ -100,7 +100,8 @@ impl From<SkillError> for Status {
             | SkillError::NotDeletable { .. } => Status::permission_denied(msg),
             SkillError::ApprovalRequired { .. }
             | SkillError::Disabled { .. }
-            | SkillError::UserOnly { .. } => Status::failed_precondition(msg),
+            | SkillError::UserOnly { .. }
+            | SkillError::Approval { .. } => Status::failed_precondition(msg),
             SkillError::InvalidName { .. }
             | SkillError::InvalidDescription { .. }
             | SkillError::Format(_) => Status::invalid_argument(msg),

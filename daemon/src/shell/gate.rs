@@ -99,13 +99,41 @@ pub trait CommandGate: Send + Sync {
         None
     }
 
-    /// Adds allow patterns for the rest of the session, as `--allow` does, labelled `source`
-    /// (a loaded skill's `allowed-tools`); returns the patterns that could not be read. A gate
-    /// without session rules ignores them.
-    fn allow_for_session(&self, patterns: &[String], source: &str) -> Vec<String> {
-        let _ = (patterns, source);
-        Vec::new()
+    /// A loaded skill's `allowed-tools` (as permission patterns). Granted patterns remove the
+    /// question only for what already runs inside the sandbox: never a command the sandbox
+    /// would stop, never an in-process write outside the writable folders. Unless the user
+    /// approved this exact skill content (`grant.approved`), an interactive gate asks the user
+    /// first; a gate that cannot ask, or has no session rules, grants nothing.
+    fn grant_skill_tools<'a>(
+        &'a self,
+        grant: SkillToolsGrant<'a>,
+    ) -> BoxFuture<'a, SkillToolsAnswer> {
+        let _ = grant;
+        Box::pin(async { SkillToolsAnswer::NotGranted { asked: false } })
     }
+}
+
+/// A skill's `allowed-tools` offered to the gate at `skill load`.
+#[derive(Debug, Clone, Copy)]
+pub struct SkillToolsGrant<'a> {
+    pub skill: &'a str,
+    /// The list translated to permission patterns (`write:*`, `git add:*`).
+    pub patterns: &'a [String],
+    /// The user approved this exact skill content.
+    pub approved: bool,
+}
+
+/// The gate's answer to a [`SkillToolsGrant`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkillToolsAnswer {
+    /// Pre-approved for the rest of the session (inside the sandbox); patterns that could not
+    /// be read.
+    Granted { problems: Vec<String> },
+    /// The user answered "always": granted, and the caller records the approval of this
+    /// content so the next session does not ask.
+    GrantedAlways { problems: Vec<String> },
+    /// Nothing granted: the user said no (`asked`), or nobody could be asked.
+    NotGranted { asked: bool },
 }
 
 /// A cloneable, printable handle to a [`CommandGate`].

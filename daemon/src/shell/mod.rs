@@ -53,7 +53,9 @@ pub use command::{
     AgentCommand, CommandContext, CommandOutput, CommandRegistry, CommandSpec, PromptForm,
 };
 pub use commands::builtin_registry;
-pub use gate::{CommandGate, GateAction, GateHandle, GateInfo, GateVerdict};
+pub use gate::{
+    CommandGate, GateAction, GateHandle, GateInfo, GateVerdict, SkillToolsAnswer, SkillToolsGrant,
+};
 pub use output_policy::cap_for_window;
 pub use paths::PathResolver;
 pub use progress::ProgressSink;

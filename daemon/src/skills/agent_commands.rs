@@ -269,19 +269,29 @@ async fn load(
     }
 }
 
-/// Hands the loaded skill's `allowed-tools` to the session gate (see
-/// [`super::allowed_tools`]); the note tells the model what is now pre-approved or skipped.
+/// Offers the loaded skill's `allowed-tools` to the session gate (see [`super::allowed_tools`]
+/// for the translation and [`super::grants`] for the approval pinned by content); the note tells
+/// the model what is now pre-approved, or why nothing is and how the user can change that.
 async fn pre_approve(
     ctx: &CommandContext<'_>,
     store: &Arc<SkillStore>,
     name: &str,
     scope: &std::path::Path,
 ) -> String {
+    use crate::shell::{SkillToolsAnswer, SkillToolsGrant};
     let Some(gate) = ctx.gate() else {
         return String::new();
     };
     let (st, n, sc) = (store.clone(), name.to_string(), scope.to_path_buf());
-    let Ok(Ok(skill)) = tokio::task::spawn_blocking(move || st.show_in(&n, &sc)).await else {
+    let looked = tokio::task::spawn_blocking(move || {
+        st.show_in(&n, &sc)
+            .map(|skill| {
+                let state = st.approvals().state(&skill.dir);
+                (skill, state)
+            })
+    })
+    .await;
+    let Ok(Ok((skill, state))) = looked else {
         return String::new();
     };
     if skill.allowed_tools.is_empty() {
@@ -296,20 +306,69 @@ async fn pre_approve(
             .to_string();
     }
     let t = super::allowed_tools::translate(&skill.allowed_tools);
-    let problems = gate
-        .0
-        .allow_for_session(&t.patterns, &format!("skill {} allowed-tools", skill.name));
     let mut note = String::new();
     if !t.patterns.is_empty() {
-        note.push_str(&format!(
-            "\n\n(Pre-approved for this session by the skill's allowed-tools: {}.)",
-            t.patterns.join(", ")
-        ));
+        let answer = gate
+            .0
+            .grant_skill_tools(SkillToolsGrant {
+                skill: &skill.name,
+                patterns: &t.patterns,
+                approved: state == super::grants::GrantState::Approved,
+            })
+            .await;
+        match answer {
+            SkillToolsAnswer::GrantedAlways { problems } => {
+                let (st, dir, n, list) = (
+                    store.clone(),
+                    skill.dir.clone(),
+                    skill.name.clone(),
+                    skill.allowed_tools.clone(),
+                );
+                let saved =
+                    tokio::task::spawn_blocking(move || st.approvals().approve(&n, &dir, &list))
+                        .await;
+                note.push_str(&granted_note(&t.patterns));
+                if !matches!(saved, Ok(Ok(_))) {
+                    note.push_str("\n(The approval could not be saved; it holds for this session.)");
+                }
+                push_problems(&mut note, &problems);
+            }
+            SkillToolsAnswer::Granted { problems } => {
+                note.push_str(&granted_note(&t.patterns));
+                push_problems(&mut note, &problems);
+            }
+            SkillToolsAnswer::NotGranted { asked } => {
+                let why = if asked {
+                    "the user declined them".to_string()
+                } else {
+                    state.why_not().unwrap_or_else(|| "this session cannot use them".into())
+                };
+                note.push_str(&format!(
+                    "\n\n(This skill's allowed-tools ({}) are not pre-approved: {why}. Its \
+                     commands are checked as usual. The user can approve them with `synapse \
+                     skill approve {}`.)",
+                    t.patterns.join(", "),
+                    skill.name
+                ));
+            }
+        }
     }
-    for s in t.skipped.iter().chain(&problems) {
+    push_problems(&mut note, &t.skipped);
+    note
+}
+
+fn granted_note(patterns: &[String]) -> String {
+    format!(
+        "\n\n(Pre-approved for this session by the skill's allowed-tools, inside the sandbox \
+         only: {}.)",
+        patterns.join(", ")
+    )
+}
+
+fn push_problems(note: &mut String, problems: &[String]) {
+    for s in problems {
         note.push_str(&format!("\n(allowed-tools not applied: {s})"));
     }
-    note
 }
 
 async fn blocking(f: impl FnOnce() -> CommandOutput + Send + 'static) -> CommandOutput {

@@ -1,13 +1,14 @@
 //! A loaded skill's `allowed-tools` (Claude Code's frontmatter field) as permission patterns the
-//! session gate pre-approves for the rest of the session, the way `--allow` does:
-//! `Bash(git add:*)` → `git add:*`, `Read`/`Grep`/`Glob` → `read:*`/`search:*`/`glob:*`,
-//! `Write`/`Edit` → `write:*`/`edit:*`, `WebFetch` → `web_fetch:*`, `mcp__srv__tool` →
-//! `mcp:srv:tool` (`mcp__srv` → `mcp:srv:*`).
+//! session gate may pre-approve for the rest of the session: `Bash(git add:*)` → `git add:*`,
+//! `Read`/`Grep`/`Glob` → `read:*`/`search:*`/`glob:*`, `Write`/`Edit` → `write:*`/`edit:*`,
+//! `WebFetch` → `web_fetch:*`.
 //!
 //! Fail closed: a bare `Bash` or `Bash(*)` (every command) is never pre-approved, unknown tool
-//! names are skipped, and a project skill's list counts only in a trusted folder — a cloned
-//! repository cannot pre-approve commands for itself. Deny rules and the session's mode still
-//! apply on top.
+//! names are skipped, MCP tools (`mcp__srv__tool`) are skipped because they run outside the
+//! sandbox, and a project skill's list counts only in a trusted folder. Even then the list
+//! counts only once the user approved the skill's content ([`super::grants`]), and the gate
+//! lets it remove a question only for what stays inside the sandbox. Deny rules, the rules
+//! files and the session's mode still apply on top.
 
 use std::path::Path;
 
@@ -48,14 +49,8 @@ fn one(entry: &str) -> Result<String, &'static str> {
         }
         return Ok(inner.to_string());
     }
-    if let Some(rest) = entry.strip_prefix("mcp__") {
-        return match rest.split_once("__") {
-            Some((server, tool)) if !server.is_empty() && !tool.is_empty() => {
-                Ok(format!("mcp:{server}:{tool}"))
-            }
-            _ if !rest.is_empty() && !rest.contains("__") => Ok(format!("mcp:{rest}:*")),
-            _ => Err("not an MCP tool name"),
-        };
+    if entry.starts_with("mcp__") {
+        return Err("MCP tools run outside the sandbox; a skill cannot pre-approve them");
     }
     match entry {
         "Bash" => Err("would allow every command; not pre-approved"),
@@ -106,12 +101,11 @@ mod tests {
                 "git status",
                 "read:*",
                 "edit:*",
-                "mcp:github:create_issue",
-                "mcp:memory:*"
             ]
         );
-        assert_eq!(got.skipped.len(), 3, "{:?}", got.skipped);
-        assert!(got.skipped[0].starts_with("Bash: would allow every command"));
+        assert_eq!(got.skipped.len(), 5, "{:?}", got.skipped);
+        assert!(got.skipped[0].contains("run outside the sandbox"));
+        assert!(got.skipped[2].starts_with("Bash: would allow every command"));
     }
 
     #[test]

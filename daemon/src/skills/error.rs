@@ -52,6 +52,8 @@ pub enum SkillError {
     },
     #[error("cannot watch skill folders: {0}")]
     Watch(String),
+    #[error("cannot approve skill {name:?}: {reason}")]
+    Approval { name: String, reason: String },
 }
 
 impl SkillError {

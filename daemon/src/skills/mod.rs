@@ -18,6 +18,7 @@ pub mod commands;
 pub mod docstring;
 pub mod error;
 pub mod files;
+pub mod grants;
 pub mod index;
 mod manage;
 pub mod permissions;

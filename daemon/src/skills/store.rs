@@ -110,6 +110,8 @@ pub struct SkillStore {
     state: RwLock<State>,
     pub(super) bodies: Mutex<HashMap<PathBuf, CachedBody>>,
     roots_listeners: Mutex<Vec<Box<dyn Fn() + Send + Sync>>>,
+    /// Which skills' `allowed-tools` the user approved (`$SYNAPSE_HOME/skill_approvals.json`).
+    approvals: super::grants::ApprovalStore,
 }
 
 impl std::fmt::Debug for SkillStore {
@@ -142,7 +144,13 @@ impl SkillStore {
             paths.index_file.clone(),
             view,
         );
+        let home = paths
+            .settings_file
+            .parent()
+            .unwrap_or(std::path::Path::new("/"))
+            .to_path_buf();
         let store = Arc::new(Self {
+            approvals: super::grants::ApprovalStore::new(&home),
             paths,
             settings,
             state: RwLock::new(state),
@@ -163,6 +171,11 @@ impl SkillStore {
         let mut config = RootConfig::from_lookup(paths.skills_dir(), |k| std::env::var_os(k));
         config.project_cwds.extend(cwd);
         Self::open_with_settings(StorePaths::from_paths(paths), config, settings)
+    }
+
+    /// The record of approved `allowed-tools` lists.
+    pub fn approvals(&self) -> &super::grants::ApprovalStore {
+        &self.approvals
     }
 
     /// The settings handle the store reads through (and writes `skills.skills.*` with).

@@ -71,7 +71,15 @@ impl SessionGate {
         };
         let decision = match &rules_file {
             Some(file) => protect::ask_for(decision, file),
-            None => decision,
+            None => self.cover_with_skill_grants(
+                decision,
+                &action,
+                info.sandboxed,
+                mode,
+                &rules,
+                &ctx,
+                &shell,
+            ),
         };
         // An agent command inside a line the user just approved (same call, named in the line)
         // was part of what they said yes to: not asked again. Rules files are always asked.
@@ -141,7 +149,7 @@ impl SessionGate {
 
     /// The decision for a command line: the policy, combined with the MCP rules for every
     /// `mcp:` command in it.
-    fn native(
+    pub(super) fn native(
         &self,
         command: &str,
         mode: Mode,
@@ -188,6 +196,8 @@ impl SessionGate {
             super::settings_pin::pin_file(home),
             // `mcp::approval::APPROVALS_FILE` (the gate does not reach into `mcp/`).
             home.join("mcp").join("approved_servers.json"),
+            // `skills::grants::APPROVALS_FILE`: which skills' allowed-tools the user approved.
+            home.join("skill_approvals.json"),
         ];
         if let Some(p) = &loaded.project {
             files.push(p.file.clone());

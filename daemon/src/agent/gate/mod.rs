@@ -16,6 +16,7 @@ mod protect;
 pub mod rules_source;
 pub mod settings_pin;
 pub mod shell_state;
+mod skill_grants;
 pub mod subagent_policy;
 mod summary;
 pub mod trust_list;
@@ -30,7 +31,9 @@ use self::answer::session_rule_set;
 use self::audit::Audit;
 use self::rules_source::{LoadedRules, RulesSource};
 use super::approvals::SessionApprover;
-use crate::shell::{CommandGate, GateAction, GateHandle, GateInfo, GateVerdict};
+use crate::shell::{
+    CommandGate, GateAction, GateHandle, GateInfo, GateVerdict, SkillToolsAnswer, SkillToolsGrant,
+};
 use crate::workspace::SettingsHandle;
 use synapse_permissions::{Mode, RuleSet};
 use synapse_sandbox::SandboxSpec;
@@ -66,6 +69,10 @@ pub struct GateOptions {
 struct State {
     mode: Option<Mode>,
     session_rules: RuleSet,
+    /// Loaded skills' `allowed-tools` the user let count ([`skill_grants`]): they only ever
+    /// remove a question for what runs inside the sandbox, so they are kept apart from
+    /// `session_rules`, which may lift a command out of it.
+    skill_rules: RuleSet,
     non_interactive: bool,
     approve_all: bool,
     /// Problems already reported, so each is said once.
@@ -119,6 +126,7 @@ impl SessionGate {
             state: Mutex::new(State {
                 mode: options.mode,
                 session_rules,
+                skill_rules: RuleSet::default(),
                 non_interactive: options.non_interactive,
                 approve_all: options.approve_all,
                 reported: Vec::new(),
@@ -262,6 +270,7 @@ impl SessionGate {
             state: Mutex::new(State {
                 mode: Some(Mode::ReadOnly),
                 session_rules: st.session_rules.clone(),
+                skill_rules: st.skill_rules.clone(),
                 non_interactive: st.non_interactive,
                 approve_all: st.approve_all,
                 reported: st.reported.clone(),
@@ -291,11 +300,11 @@ impl CommandGate for SessionGate {
         Some(GateHandle(Arc::new(self.read_only_child())))
     }
 
-    fn allow_for_session(&self, patterns: &[String], source: &str) -> Vec<String> {
-        let mut problems = Vec::new();
-        let extra = answer::labelled_rule_set(patterns, source, &mut problems);
-        self.state().session_rules.merge(extra);
-        problems
+    fn grant_skill_tools<'a>(
+        &'a self,
+        grant: SkillToolsGrant<'a>,
+    ) -> BoxFuture<'a, SkillToolsAnswer> {
+        Box::pin(self.grant_skill_tools_now(grant))
     }
 }
 

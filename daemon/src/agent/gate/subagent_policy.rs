@@ -14,7 +14,9 @@ use futures::future::BoxFuture;
 use synapse_permissions::{Action, Context, Decision, Mode, RuleSet, decide};
 
 use crate::agent::subagent::SubAgentPolicy;
-use crate::shell::{CommandGate, GateAction, GateHandle, GateInfo, GateVerdict};
+use crate::shell::{
+    CommandGate, GateAction, GateHandle, GateInfo, GateVerdict, SkillToolsAnswer, SkillToolsGrant,
+};
 
 /// A sub-agent's policy in front of the gate it inherits.
 pub struct PolicyGate {
@@ -69,10 +71,13 @@ impl CommandGate for PolicyGate {
         self.inner.as_ref().and_then(|g| g.0.read_only())
     }
 
-    fn allow_for_session(&self, patterns: &[String], source: &str) -> Vec<String> {
+    fn grant_skill_tools<'a>(
+        &'a self,
+        grant: SkillToolsGrant<'a>,
+    ) -> BoxFuture<'a, SkillToolsAnswer> {
         match &self.inner {
-            Some(g) => g.0.allow_for_session(patterns, source),
-            None => Vec::new(),
+            Some(g) => g.0.grant_skill_tools(grant),
+            None => Box::pin(async { SkillToolsAnswer::NotGranted { asked: false } }),
         }
     }
 }

@@ -165,10 +165,21 @@ const STAT_SESSION: usize = 6;
 /// A numeric field of `/proc/<pid>/stat`, counted after the `(comm)` field, which may itself
 /// hold spaces and parentheses.
 fn stat_field(pid: i32, field: usize) -> Option<i32> {
+    stat_text_field(pid, field)?.parse().ok()
+}
+
+fn stat_field_u64(pid: i32, field: usize) -> Option<u64> {
+    stat_text_field(pid, field)?.parse().ok()
+}
+
+fn stat_text_field(pid: i32, field: usize) -> Option<String> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after_comm = &stat[stat.rfind(')')? + 1..];
     // Fields from 3 (state) on.
-    after_comm.split_whitespace().nth(field - 3)?.parse().ok()
+    after_comm
+        .split_whitespace()
+        .nth(field - 3)
+        .map(str::to_string)
 }
 
 /// The pid a pidfd refers to, from `/proc/self/fdinfo` (`Pid: -1` once it was reaped).
@@ -184,30 +195,81 @@ fn pidfd_pid(fd: &OwnedFd) -> Option<i32> {
 }
 
 /// The sandbox state of a live `pid`, read from `/proc`.
+///
+/// Two signs, either of which makes a peer confined, and neither of which a process can shed:
+/// `no_new_privs` (the sandbox sets it and it can never be cleared) — meaningful only while the
+/// daemon itself runs without it — and descent from a process this daemon started
+/// ([`descends_from_daemon`]): every session shell runs under a keeper that is the daemon's
+/// child and a subreaper, so `setsid`, double forks and dropped environment variables all stay
+/// below it. The second sign is what still works when the daemon runs under `no_new_privs` (a
+/// container with no-new-privileges, systemd `NoNewPrivileges=yes`). Anything unreadable is
+/// [`SandboxState::Unknown`].
 pub(super) fn sandbox_of_pid(pid: i32) -> SandboxState {
-    static OWN: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
-    let own = *OWN.get_or_init(|| no_new_privs(std::process::id() as i32));
-    match (own, no_new_privs(pid)) {
-        (_, None) | (None, _) => SandboxState::Unknown,
-        (Some(false), Some(true)) => SandboxState::Confined,
-        (Some(false), Some(false)) => SandboxState::Unconfined,
-        // The daemon itself runs with no_new_privs (a container, `NoNewPrivileges=yes`), so that
-        // flag tells nothing; the session shells' tag in the environment is the sign instead
-        // (weaker: a command can drop it).
-        (Some(true), Some(_)) => match carries_shell_tag(pid) {
-            Some(true) => SandboxState::Confined,
-            Some(false) => SandboxState::Unconfined,
-            None => SandboxState::Unknown,
-        },
+    let own = daemon_no_new_privs();
+    let flag = no_new_privs(pid);
+    if own == Some(false) && flag == Some(true) {
+        return SandboxState::Confined;
+    }
+    match (own, flag, descends_from_daemon(pid)) {
+        (_, _, Some(true)) => SandboxState::Confined,
+        (Some(_), Some(_), Some(false)) => SandboxState::Unconfined,
+        _ => SandboxState::Unknown,
     }
 }
 
-fn carries_shell_tag(pid: i32) -> Option<bool> {
-    let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-    Some(
-        env.split(|b| *b == 0)
-            .any(|kv| kv.starts_with(crate::shell::procs::SHELL_TAG_VAR.as_bytes())),
-    )
+/// Whether the daemon itself runs with `no_new_privs` (read once; `None`: unreadable).
+pub fn daemon_no_new_privs() -> Option<bool> {
+    static OWN: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
+    *OWN.get_or_init(|| no_new_privs(std::process::id() as i32))
+}
+
+/// How many parent links [`descends_from_daemon`] follows before giving up (unknown).
+const ANCESTRY_MAX_DEPTH: usize = 4096;
+/// `/proc/<pid>/stat` field of the start time, in clock ticks since boot.
+const STAT_START_TIME: usize = 22;
+
+/// Whether `pid` is this daemon's child or a descendant of one, following parent links up to
+/// init. Each link is proved by start times — a parent starts no later than its child — so a
+/// pid recycled while the chain is walked is noticed (`None`), as is any unreadable link.
+pub(super) fn descends_from_daemon(pid: i32) -> Option<bool> {
+    let daemon = std::process::id() as i32;
+    let mut child = pid;
+    let mut child_start = stat_field_u64(child, STAT_START_TIME)?;
+    for _ in 0..ANCESTRY_MAX_DEPTH {
+        let parent = stat_field(child, STAT_PPID)?;
+        if parent == daemon {
+            return Some(true);
+        }
+        if parent <= 1 {
+            return Some(false);
+        }
+        let parent_start = stat_field_u64(parent, STAT_START_TIME)?;
+        if parent_start > child_start {
+            return None;
+        }
+        (child, child_start) = (parent, parent_start);
+    }
+    None
+}
+
+/// What the daemon can tell about its clients' confinement, said once at start: how a
+/// sandboxed client is recognised, or why none can be (then every client counts as sandboxed
+/// and the privileged calls are refused to all of them).
+pub fn confinement_report() -> Result<String, String> {
+    match (daemon_no_new_privs(), descends_from_daemon(std::process::id() as i32)) {
+        (None, _) => Err("/proc/self/status is unreadable: every client is treated as sandboxed, so \
+                          privileged calls (exec, chat, approvals, trust) are refused"
+            .into()),
+        (_, None) => Err("/proc is unreadable: clients' ancestry cannot be established, so every \
+                          client is treated as sandboxed and privileged calls are refused"
+            .into()),
+        (Some(true), Some(_)) => Ok("the daemon runs with no_new_privs: sandboxed clients are \
+                                     recognised by descent from a session keeper"
+            .into()),
+        (Some(false), Some(_)) => Ok("sandboxed clients are recognised by no_new_privs and by \
+                                      descent from a session keeper"
+            .into()),
+    }
 }
 
 /// Whether `pid` runs with `no_new_privs` (`NoNewPrivs: 1` in its status); `None` if unreadable.
@@ -276,8 +338,36 @@ mod tests {
         let (a, _b) = UnixStream::pair().unwrap();
         let info = capture(&a);
         assert_eq!(info.pid, Some(std::process::id() as i32));
-        // The test runner is not sandboxed (or, if it runs with no_new_privs, carries no tag).
+        // The test runner is not sandboxed (nor the daemon's descendant: it is the "daemon").
         assert_eq!(info.sandbox, SandboxState::Unconfined);
+    }
+
+    #[test]
+    fn a_child_and_its_orphaned_grandchild_descend_from_the_daemon() {
+        // This test process plays the daemon: its child descends, the child's child too.
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "sleep 30 & echo $!; wait"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let grandchild: i32 = line.trim().parse().unwrap();
+        assert_eq!(descends_from_daemon(child.id() as i32), Some(true));
+        assert_eq!(descends_from_daemon(grandchild), Some(true));
+        // Init and this process itself do not.
+        assert_eq!(descends_from_daemon(1), Some(false));
+        assert_eq!(descends_from_daemon(std::process::id() as i32), Some(false));
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(grandchild),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+        let _ = child.kill();
+        let _ = child.wait();
     }
 
     #[test]
