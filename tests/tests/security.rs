@@ -9,6 +9,7 @@
 
 mod keys;
 mod planted_bash;
+mod side_doors;
 mod support;
 mod traversal;
 mod uid;
