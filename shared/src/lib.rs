@@ -10,6 +10,7 @@
 //! - [`trust`]: trusted folders, whose `.synapse/settings.json` counts.
 
 pub mod atomic;
+pub mod bounded;
 pub mod elicit;
 pub mod inspection;
 pub mod paths;

@@ -103,7 +103,7 @@ pub fn default_file_contents() -> String {
 
 /// Reads settings from `path`; a missing file yields the defaults.
 pub fn load(path: &Path) -> Result<Settings, SettingsError> {
-    match std::fs::read_to_string(path) {
+    match crate::bounded::read_text(path, None, crate::bounded::CONFIG_MAX_BYTES) {
         Ok(text) => parse(path, &text),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Settings::default()),
         Err(source) => Err(SettingsError::Read {
@@ -154,7 +154,7 @@ pub fn ensure_exists(path: &Path) -> Result<bool, SettingsError> {
 /// the file alone) when the current file is corrupt or the edit produces invalid settings.
 pub fn update(path: &Path, edit: impl FnOnce(&mut Value)) -> Result<Settings, SettingsError> {
     let _lock = lock_folder(path)?;
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::bounded::read_text(path, None, crate::bounded::CONFIG_MAX_BYTES) {
         Ok(t) => t,
         Err(e) if e.kind() == io::ErrorKind::NotFound => default_file_contents(),
         Err(source) => {

@@ -8,8 +8,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod keys;
+mod mcp_scripts;
 mod planted_bash;
 mod side_doors;
+mod skill_grants;
 mod support;
 mod traversal;
 mod uid;

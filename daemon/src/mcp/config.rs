@@ -145,7 +145,11 @@ impl McpConfig {
         lookup: &dyn Fn(&str) -> Option<String>,
         project: Option<&Path>,
     ) {
-        match std::fs::read_to_string(path) {
+        match synapse_shared::bounded::read_text(
+            path,
+            None,
+            synapse_shared::bounded::CONFIG_MAX_BYTES,
+        ) {
             Ok(text) => {
                 self.files.push(path.to_path_buf());
                 self.merge_text_in(path, &text, lookup, project);

@@ -160,7 +160,8 @@ fn canonical(path: &Path) -> PathBuf {
 
 /// The file's text; `None` when it is missing (silently) or unreadable (reported).
 fn read_optional(path: &Path, config: &mut McpConfig) -> Option<String> {
-    match std::fs::read_to_string(path) {
+    match synapse_shared::bounded::read_text(path, None, synapse_shared::bounded::CONFIG_MAX_BYTES)
+    {
         Ok(text) => Some(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => {

@@ -49,7 +49,7 @@ impl McpService {
     /// in the command line) still obeys the permission rules:
     /// `agent::gate::mcp_call::McpCallGate` decides, by the tool's command name — known only
     /// once its server is connected, so a call that arrives while it connects waits for it.
-    async fn check_deny_rules(
+    async fn check_rules(
         &self,
         workspace: Option<&std::path::Path>,
         server: &str,
@@ -194,7 +194,7 @@ impl Mcp for McpService {
         let scratch = self.scratch_for(&request);
         let r = request.into_inner();
         if confined {
-            self.check_deny_rules(root.as_deref(), &r.server, &r.tool)
+            self.check_rules(root.as_deref(), &r.server, &r.tool)
                 .await?;
         }
         let mcp = self.state.mcp.serving(root.as_deref(), &r.server);

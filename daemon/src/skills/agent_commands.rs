@@ -231,7 +231,15 @@ async fn load(
         {
             return Err(SkillError::UserOnly { name: s.name });
         }
-        lookup.load_in(&wanted, &cwd)
+        match lookup.load_in(&wanted, &cwd) {
+            // A skill written a moment ago (by this very session, say) may not have reached
+            // the watcher yet: one rescan before saying it does not exist.
+            Err(SkillError::NotFound { .. }) => {
+                lookup.refresh();
+                lookup.load_in(&wanted, &cwd)
+            }
+            other => other,
+        }
     })
     .await;
     let decision = match decision {

@@ -14,6 +14,8 @@ use super::store::{LoadDecision, SkillStore, SkillSummary};
 
 /// SKILL.md bodies kept read; beyond this the cache starts afresh.
 const BODIES_KEPT: usize = 256;
+/// And at most this many bytes of them.
+const BODIES_MAX_BYTES: usize = 8 * 1024 * 1024;
 
 impl SkillStore {
     /// Visible or disabled skills (denied ones are hidden), by name.
@@ -96,8 +98,12 @@ impl SkillStore {
         {
             return Ok(body.clone());
         }
-        let text = std::fs::read_to_string(&rec.skill_md)
-            .map_err(|e| SkillError::io("read", &rec.skill_md, e))?;
+        let text = synapse_shared::bounded::read_text(
+            &rec.skill_md,
+            Some(&rec.dir),
+            synapse_shared::bounded::SKILL_MD_MAX_BYTES,
+        )
+        .map_err(|e| SkillError::io("read", &rec.skill_md, e))?;
         let folder = rec
             .dir
             .file_name()
@@ -107,9 +113,14 @@ impl SkillStore {
         let body: Arc<str> = Arc::from(text[parsed.body_offset..].trim());
         {
             let mut cache = self.bodies.lock();
-            // Bounded: skills created and deleted over months leave no bodies behind.
-            if cache.len() >= BODIES_KEPT && !cache.contains_key(&rec.skill_md) {
+            // Bounded by count and by bytes: skills created and deleted over months, or a few
+            // huge bodies, leave nothing behind.
+            let held: usize = cache.values().map(|(_, _, b)| b.len()).sum();
+            if (cache.len() >= BODIES_KEPT || held + body.len() > BODIES_MAX_BYTES)
+                && !cache.contains_key(&rec.skill_md)
+            {
                 cache.clear();
+                cache.shrink_to_fit();
             }
             cache.insert(rec.skill_md.clone(), (stamp.0, stamp.1, body.clone()));
         }

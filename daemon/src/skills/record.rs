@@ -54,7 +54,13 @@ pub fn skill_md_path(dir: &Path) -> Option<PathBuf> {
 /// Loads the skill in `dir`; `None` when the folder has no SKILL.md (not a skill, or not yet).
 pub fn load_skill_dir(dir: &Path, source: SkillSource, root: usize) -> Option<Loaded> {
     let skill_md = skill_md_path(dir)?;
-    let text = match fs::read_to_string(&skill_md) {
+    // A repository's SKILL.md may be a link to anything (`/proc/self/pagemap`, `/dev/zero`, a
+    // file elsewhere): only a bounded regular file inside the skill folder is read.
+    let text = match synapse_shared::bounded::read_text(
+        &skill_md,
+        Some(dir),
+        synapse_shared::bounded::SKILL_MD_MAX_BYTES,
+    ) {
         Ok(t) => t,
         Err(e) => {
             return Some(Loaded::Broken(SkillFormatError::Yaml {

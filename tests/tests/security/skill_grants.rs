@@ -209,7 +209,7 @@ async fn a_sandboxed_command_cannot_approve_a_skill() {
     plant_skill(&env);
     let fake = FakeLlm::start(
         Script::new()
-            .tool_call("synapse skill approve helper")
+            .tool_call(format!("{} skill approve helper", bin("synapse").display()))
             .text("done"),
     )
     .await

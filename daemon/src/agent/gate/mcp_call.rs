@@ -1,11 +1,13 @@
 //! The verdict on an MCP tool that reaches `Mcp.CallTool` from inside a sandboxed session shell
-//! without passing the session's router (its wrapper run by a script, or named through `$(…)`).
-//! The router's gate already judged every `mcp:` word it could see; this is the same rules'
-//! answer for what it could not: the user's and the trusted project's `permissions.mcp` rules,
-//! read the way the session gates read them ([`RulesSource`]: last good content of a broken file,
-//! changed project files not honoured until trusted again). Nobody can be asked from there, so
-//! only "deny" refuses — and rules that cannot be established (a broken file with no last good
-//! content) refuse too. The rules are read once per workspace and kept ([`McpCallGate`]).
+//! without passing the session's router (its wrapper run by a script — `python3 -c
+//! 'subprocess.run(["mcp:fs:write_file", …])'` — or named through `$(…)`). It gets the same
+//! verdict the router would give: the user's and the trusted project's rules (`permissions.mcp`
+//! deny/ask/allow, read the way the session gates read them, [`RulesSource`]), the mode the rules
+//! files set (else auto), and the server's read-only/destructive annotations. Nobody can be
+//! asked from there, so what would ask is refused, as `synapse run` refuses — a tool that only
+//! reads runs, `write_file` does not — and the message says how to call it so the user can be
+//! asked. Rules that cannot be established (a broken file with no last good content) refuse
+//! too. The rules are read once per workspace and kept ([`McpCallGate`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -15,7 +17,7 @@ use parking_lot::Mutex;
 
 use super::GateEnv;
 use super::rules_source::{RuleFiles, RulesSource};
-use synapse_permissions::Verdict;
+use synapse_permissions::{Action, Context, Decision, Mode, Verdict};
 
 /// Why an MCP call from inside the sandbox was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -31,6 +33,12 @@ pub enum McpCallRefused {
          then call it again"
     )]
     RulesBroken { command: String, why: String },
+    #[error(
+        "{command} needs the user's approval ({reason}), and nobody can be asked for a call made \
+         from inside a script; run it as a command of its own (`{command} …`) so the user can be \
+         asked, or the user can allow it with a `permissions.mcp.allow` rule"
+    )]
+    WouldAsk { command: String, reason: String },
 }
 
 /// Workspaces whose rules are kept read; beyond this the cache starts afresh.
@@ -79,18 +87,51 @@ impl McpCallGate {
                 why: loaded.broken.join("; "),
             });
         }
-        match loaded.rules.mcp_verdict(command) {
-            Some((Verdict::Deny, hit)) => {
-                tracing::info!(%command, pattern = %hit.pattern, "denied an MCP call from a sandboxed shell");
-                Err(McpCallRefused::Denied {
+        if let Some((Verdict::Deny, hit)) = loaded.rules.mcp_verdict(command) {
+            tracing::info!(%command, pattern = %hit.pattern, "denied an MCP call from a sandboxed shell");
+            return Err(McpCallRefused::Denied {
+                command: command.to_string(),
+                pattern: hit.pattern.to_string(),
+                file: hit.source.to_string(),
+            });
+        }
+        let (read_only_hint, destructive_hint) = (self.env.mcp_hints)(command);
+        let mode = loaded.default_mode.unwrap_or(Mode::Auto);
+        let no_writes: [std::path::PathBuf; 0] = [];
+        let ctx = Context {
+            cwd: &cwd_of(workspace, &self.env.home),
+            home: &self.env.home,
+            synapse_home: &self.env.synapse_home,
+            temp_dir: &self.env.temp_dir,
+            extra_writable: &no_writes,
+            sandboxed: true,
+            is_session_pid: &|_| false,
+        };
+        let decision = synapse_permissions::decide(
+            &Action::Mcp {
+                name: command,
+                read_only_hint,
+                destructive_hint,
+            },
+            mode,
+            &loaded.rules,
+            &ctx,
+        );
+        match decision {
+            Decision::Allow { .. } => Ok(()),
+            Decision::Deny { reason } | Decision::Ask { reason, .. } => {
+                tracing::info!(%command, %reason, "refused an MCP call from a sandboxed shell");
+                Err(McpCallRefused::WouldAsk {
                     command: command.to_string(),
-                    pattern: hit.pattern.to_string(),
-                    file: hit.source.to_string(),
+                    reason,
                 })
             }
-            _ => Ok(()),
         }
     }
+}
+
+fn cwd_of(workspace: Option<&Path>, home: &Path) -> PathBuf {
+    workspace.unwrap_or(home).to_path_buf()
 }
 
 #[cfg(test)]
@@ -106,7 +147,13 @@ mod tests {
             trust_file: dir.join("synapse/trusted.json"),
             home: dir.join("home"),
             temp_dir: dir.join("tmp"),
-            mcp_hints: Arc::new(|_| (None, None)),
+            // As server-filesystem marks them: read_* read-only, delete_* destructive.
+            mcp_hints: Arc::new(|c: &str| {
+                (
+                    c.contains(":read_").then_some(true),
+                    c.contains(":delete_").then_some(true),
+                )
+            }),
             last_good_rules: Default::default(),
         })
     }
@@ -126,7 +173,14 @@ mod tests {
         let project = dir.path().join("home/proj");
         std::fs::create_dir_all(&project).unwrap();
         let gate = gate(dir.path());
-        assert_eq!(gate.check(Some(&project), "mcp:fs:delete_file"), Ok(()));
+        // The router would ask for a destructive tool: from a script, that is a refusal.
+        let asked = gate.check(Some(&project), "mcp:fs:delete_file");
+        assert!(
+            matches!(&asked, Err(McpCallRefused::WouldAsk { .. })),
+            "{asked:?}"
+        );
+        assert!(asked.unwrap_err().to_string().contains("run it as a command of its own"));
+        assert_eq!(gate.check(Some(&project), "mcp:fs:read_file"), Ok(()));
         write_rules(
             dir.path(),
             r#"{"permissions": {"mcp": {"deny": ["mcp:fs:delete_*"]}}}"#,
@@ -137,8 +191,11 @@ mod tests {
             "{refused:?}"
         );
         assert_eq!(gate.check(Some(&project), "mcp:fs:read_file"), Ok(()));
-        // The rule lifted: the next call sees it gone, the same gate kept.
-        write_rules(dir.path(), r#"{"permissions": {"mcp": {"deny": []}}}"#);
+        // The user's allow rule is what lets it run unasked, as in the router.
+        write_rules(
+            dir.path(),
+            r#"{"permissions": {"mcp": {"allow": ["mcp:fs:delete_file"]}}}"#,
+        );
         assert_eq!(gate.check(Some(&project), "mcp:fs:delete_file"), Ok(()));
     }
 

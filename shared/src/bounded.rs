@@ -1,0 +1,126 @@
+//! Reading a file that someone else wrote — a cloned repository's `SKILL.md`, `.mcp.json` or
+//! project settings — without trusting its shape: [`read_text`] reads only a regular file, only
+//! up to a cap, and (given a folder) only one that really lies inside that folder.
+//!
+//! A repository can make `.claude/skills/x/SKILL.md` a symlink to `/proc/self/pagemap` (endless),
+//! `/dev/zero`, or a file elsewhere on the disk; a plain `read_to_string` would then grow the
+//! daemon's memory without bound or read what the folder does not hold. The check is made on the
+//! opened descriptor (its `/proc/self/fd` link and `fstat`), so swapping a path component after
+//! the check changes nothing.
+
+use std::io::{self, Read};
+use std::path::Path;
+
+/// The most of a configuration file (settings, `.mcp.json`, `~/.claude.json`) that is read.
+pub const CONFIG_MAX_BYTES: u64 = 16 * 1024 * 1024;
+/// The most of a `SKILL.md` that is read (the Agent Skills format asks for under 500 lines).
+pub const SKILL_MD_MAX_BYTES: u64 = 1024 * 1024;
+
+/// Reads `path` as UTF-8 text: a regular file of at most `max_bytes`, lying inside `within`
+/// (after every symlink is resolved) when that is given. Errors name what was wrong.
+pub fn read_text(path: &Path, within: Option<&Path>, max_bytes: u64) -> io::Result<String> {
+    let bytes = read_bytes(path, within, max_bytes)?;
+    String::from_utf8(bytes).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("not UTF-8 text (invalid byte at {})", e.utf8_error().valid_up_to()),
+        )
+    })
+}
+
+/// [`read_text`] for bytes.
+pub fn read_bytes(path: &Path, within: Option<&Path>, max_bytes: u64) -> io::Result<Vec<u8>> {
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(invalid("not a regular file"));
+    }
+    if let Some(folder) = within {
+        let real = opened_path(&file, path)?;
+        let folder = folder.canonicalize()?;
+        if !real.starts_with(&folder) || real.starts_with("/proc") || real.starts_with("/sys") {
+            return Err(invalid(&format!(
+                "it resolves to {}, outside {}",
+                real.display(),
+                folder.display()
+            )));
+        }
+    }
+    if meta.len() > max_bytes {
+        return Err(too_large(max_bytes));
+    }
+    let mut out = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(max_bytes + 1).read_to_end(&mut out)?;
+    if out.len() as u64 > max_bytes {
+        return Err(too_large(max_bytes));
+    }
+    Ok(out)
+}
+
+/// Where an opened file really is.
+fn opened_path(file: &std::fs::File, path: &Path) -> io::Result<std::path::PathBuf> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let _ = path;
+        std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = file;
+        path.canonicalize()
+    }
+}
+
+fn invalid(why: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, why.to_string())
+}
+
+fn too_large(max: u64) -> io::Error {
+    let shown = if max >= 1024 * 1024 && max % (1024 * 1024) == 0 {
+        format!("{} MiB", max / (1024 * 1024))
+    } else {
+        format!("{max} bytes")
+    };
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("larger than {shown}, the most that is read"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn a_file_inside_its_folder_is_read() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a.md"), "hello").unwrap();
+        let got = read_text(&d.path().join("a.md"), Some(d.path()), 10).unwrap();
+        assert_eq!(got, "hello");
+    }
+
+    #[test]
+    fn links_out_devices_procfs_and_oversized_files_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), "s").unwrap();
+        symlink(outside.path().join("secret"), d.path().join("out.md")).unwrap();
+        symlink("/proc/self/pagemap", d.path().join("proc.md")).unwrap();
+        symlink("/dev/zero", d.path().join("dev.md")).unwrap();
+        std::fs::write(d.path().join("big.md"), "x".repeat(11)).unwrap();
+        for (name, says) in [
+            ("out.md", "outside"),
+            ("proc.md", "outside"),
+            ("dev.md", "not a regular file"),
+            ("big.md", "larger than 10 bytes"),
+        ] {
+            let e = read_text(&d.path().join(name), Some(d.path()), 10).unwrap_err();
+            assert!(e.to_string().contains(says), "{name}: {e}");
+        }
+        // procfs files report size 0: the cap still holds without a folder to check.
+        let e = read_bytes(Path::new("/proc/self/pagemap"), None, 4096).unwrap_err();
+        assert!(e.to_string().contains("larger than"), "{e}");
+    }
+}
