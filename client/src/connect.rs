@@ -154,6 +154,8 @@ fn check_listener(stream: &std::os::unix::net::UnixStream, socket: &Path) -> any
 
 /// Connects to the daemon, starting it when nothing answers.
 pub async fn connect(paths: &Paths) -> anyhow::Result<Channel> {
+    // A home or rules file another user could change is not used, whoever serves it.
+    paths.check_private()?;
     match connect_running(paths).await {
         Ok(channel) => {
             match DaemonClient::new(channel.clone())

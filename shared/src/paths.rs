@@ -20,6 +20,8 @@ pub enum PathsError {
     NotAbsolute { var: &'static str, value: PathBuf },
     #[error("cannot create {path}: {source}")]
     Create { path: PathBuf, source: io::Error },
+    #[error("refusing to use {path}: {why}", path = .path.display())]
+    Unsafe { path: PathBuf, why: String },
 }
 
 /// The resolved locations of one Synapse installation.
@@ -125,9 +127,22 @@ impl Paths {
         self.home.join(crate::trust::TRUST_FILE)
     }
 
-    /// Creates the folder layout (idempotent). Private folders are 0700.
+    /// Refuses a Synapse home, `settings.json` or trust list that another user could change
+    /// (as ssh's StrictModes does): whoever can write them can set `defaultMode: yolo`.
+    pub fn check_private(&self) -> Result<(), PathsError> {
+        for path in [self.home.clone(), self.settings_file(), self.trust_file()] {
+            if let Some(why) = loose_permissions(&path) {
+                return Err(PathsError::Unsafe { path, why });
+            }
+        }
+        Ok(())
+    }
+
+    /// Creates the folder layout (idempotent). Private folders are 0700. Refuses a home or
+    /// rules file other users could change ([`check_private`](Self::check_private)).
     pub fn ensure_layout(&self) -> Result<(), PathsError> {
         mkdir(&self.home, 0o700)?;
+        self.check_private()?;
         for dir in [self.run_dir(), self.socket_dir()] {
             mkdir(&dir, 0o700)?;
             // An existing folder may have looser permissions; the socket folder must not.
@@ -149,6 +164,32 @@ impl Paths {
         }
         Ok(())
     }
+}
+
+/// Why `path` (followed through links) could be changed by another user — writable by its group
+/// or by others, or owned by someone else — with the fix; `None` when it is private or missing.
+pub fn loose_permissions(path: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = fs::metadata(path).ok()?;
+    let own = nix::unistd::getuid().as_raw();
+    if meta.uid() != own {
+        return Some(format!(
+            "it is owned by uid {}, not by you (uid {own}); fix: chown {own} {}",
+            meta.uid(),
+            path.display()
+        ));
+    }
+    let mode = meta.mode() & 0o7777;
+    let who = match (mode & 0o020 != 0, mode & 0o002 != 0) {
+        (_, true) => "every user",
+        (true, false) => "its group",
+        (false, false) => return None,
+    };
+    Some(format!(
+        "it is writable by {who} (mode {mode:o}), so another user could change your settings; \
+         fix: chmod go-w {}",
+        path.display()
+    ))
 }
 
 fn absolute(var: &'static str, value: PathBuf) -> Result<PathBuf, PathsError> {

@@ -35,6 +35,8 @@ pub enum SettingsError {
     NotAnObject { path: PathBuf },
     #[error("cannot lock {path} for an update: {source}", path = .path.display())]
     Lock { path: PathBuf, source: io::Error },
+    #[error("{path} is not used: {why}", path = .path.display())]
+    Unsafe { path: PathBuf, why: String },
 }
 
 /// The typed view of settings.json. Unknown keys are kept in `other` so a rewrite loses nothing.
@@ -103,6 +105,12 @@ pub fn default_file_contents() -> String {
 
 /// Reads settings from `path`; a missing file yields the defaults.
 pub fn load(path: &Path) -> Result<Settings, SettingsError> {
+    if let Some(why) = crate::paths::loose_permissions(path) {
+        return Err(SettingsError::Unsafe {
+            path: path.to_path_buf(),
+            why,
+        });
+    }
     match crate::bounded::read_text(path, None, crate::bounded::CONFIG_MAX_BYTES) {
         Ok(text) => parse(path, &text),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Settings::default()),

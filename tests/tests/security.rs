@@ -10,8 +10,10 @@
 mod keys;
 mod mcp_scripts;
 mod planted_bash;
+mod rules_routes;
 mod side_doors;
 mod skill_grants;
+mod strict_modes;
 mod support;
 mod traversal;
 mod uid;

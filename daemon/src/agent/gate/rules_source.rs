@@ -292,7 +292,15 @@ impl Parsed {
 
 /// The `permissions` object of a settings file (null when missing or unreadable).
 fn read_permissions(file: &Path, problems: &mut Vec<String>) -> Value {
-    let text = match std::fs::read_to_string(file) {
+    if let Some(why) = synapse_shared::paths::loose_permissions(file) {
+        problems.push(format!("{} is not used: {why}", file.display()));
+        return Value::Null;
+    }
+    let text = match synapse_shared::bounded::read_text(
+        file,
+        None,
+        synapse_shared::bounded::CONFIG_MAX_BYTES,
+    ) {
         Ok(t) if t.starts_with('\u{feff}') => {
             problems.push(format!(
                 "{}:1:1: the file starts with a byte-order mark; save it as UTF-8 without BOM",
