@@ -1,8 +1,8 @@
 //! Issue 19, what a session's MCP calls carry, against a real server (npm `server-everything`):
 //! roots (its `get-roots-list` tool exists only for clients that declare them: a project's own
-//! server learns its project root, the user's server every workspace that is up, updated with
-//! `notifications/roots/list_changed`), progress notifications shown while a tool runs, and
-//! images saved with the session and removed with it.
+//! server learns its project root; the user's server, shared by every project, is never told
+//! one), progress notifications shown while a tool runs, and images saved with the session and
+//! removed with it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -31,45 +31,52 @@ fn uri(dir: &std::path::Path) -> String {
 }
 
 #[test]
-fn servers_learn_the_workspace_roots_and_their_changes() {
+fn a_project_server_learns_its_root_and_a_shared_user_server_no_project() {
     let env = TestEnv::new();
     user_server(&env, "mine");
     let project = env.workdir().join("proj");
-    std::fs::create_dir_all(project.join(".git")).unwrap();
-    std::fs::write(
-        project.join(".mcp.json"),
-        json!({"mcpServers": {"theirs": everything()}}).to_string(),
-    )
-    .unwrap();
-    assert!(env.cli(&["trust", project.to_str().unwrap()]).success());
+    let other = env.workdir().join("other");
+    for p in [&project, &other] {
+        std::fs::create_dir_all(p.join(".git")).unwrap();
+        std::fs::write(
+            p.join(".mcp.json"),
+            json!({"mcpServers": {"theirs": everything()}}).to_string(),
+        )
+        .unwrap();
+        assert!(env.cli(&["trust", p.to_str().unwrap()]).success());
+    }
     env.start_daemon();
-    let in_project = |args: &[&str]| {
+    let in_dir = |dir: &std::path::Path, args: &[&str]| {
         let mut cmd = env.synapse();
-        cmd.current_dir(&project).args(args);
+        cmd.current_dir(dir).args(args);
         run(&mut cmd)
     };
-    assert!(in_project(&["mcp", "approve", "theirs"]).success());
-
-    // The project's server: its root, and only that.
-    let theirs = in_project(&["mcp", "call", "theirs", "get-roots-list"]);
+    // Two projects up at once, each with its own server.
+    for p in [&project, &other] {
+        assert!(in_dir(p, &["mcp", "approve", "theirs"]).success());
+    }
+    // Each project's server: its own root, and only that.
+    let theirs = in_dir(&project, &["mcp", "call", "theirs", "get-roots-list"]);
     assert!(theirs.success(), "{theirs:?}");
-    assert!(theirs.stdout.contains(&uri(&project)), "{theirs:?}");
-
-    // The user's server: the workspaces that are up, the project among them once it opened.
-    wait_until(DEADLINE, "the user's server knows the project", || {
-        let mine = in_project(&["mcp", "call", "mine", "get-roots-list"]);
-        mine.stdout.contains(&uri(&project))
+    assert!(
+        theirs.stdout.contains(&uri(&project)) && !theirs.stdout.contains(&uri(&other)),
+        "{theirs:?}"
+    );
+    let second = in_dir(&other, &["mcp", "call", "theirs", "get-roots-list"]);
+    assert!(
+        second.stdout.contains(&uri(&other)) && !second.stdout.contains(&uri(&project)),
+        "{second:?}"
+    );
+    // The user's server serves both projects: it is told neither (the roots capability is not
+    // declared to it, so it keeps the folders it was configured with).
+    wait_until(DEADLINE, "the user's server is connected", || {
+        in_dir(&project, &["mcp", "list"]).stdout.contains("mine")
     });
-    // A second workspace opens: the user's server is told and asks again.
-    let other = env.workdir().join("other");
-    std::fs::create_dir_all(other.join(".git")).unwrap();
-    let mut cmd = env.synapse();
-    cmd.current_dir(&other).args(["mcp", "list"]);
-    assert!(run(&mut cmd).success());
-    wait_until(DEADLINE, "the user's server knows both workspaces", || {
-        let mine = in_project(&["mcp", "call", "mine", "get-roots-list"]);
-        mine.stdout.contains(&uri(&project)) && mine.stdout.contains(&uri(&other))
-    });
+    let mine = in_dir(&project, &["mcp", "call", "mine", "get-roots-list"]);
+    assert!(
+        !mine.stdout.contains(&uri(&project)) && !mine.stdout.contains(&uri(&other)),
+        "{mine:?}"
+    );
 }
 
 /// A tool's `notifications/progress` reach the user while it runs: `synapse run --output-format

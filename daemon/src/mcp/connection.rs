@@ -44,9 +44,11 @@ use super::process::{ServerProcess, StdioCommand};
 /// a big tool result passes; a larger line is dropped and its call fails by its timeout.
 pub const STDIO_MESSAGE_MAX_BYTES: usize = 512 * 1024 * 1024;
 
-/// The folders announced to servers as roots (a workspace's root; for the user's servers,
-/// every workspace with a session).
-pub type Roots = Arc<dyn Fn() -> Vec<PathBuf> + Send + Sync>;
+/// The folders announced to servers as roots: a project server's own workspace root. `None` for
+/// the user's servers, which serve every project at once: they are not told any project (a
+/// shared server told every open project would act in one project for another), keep the folders
+/// they were configured with, and the roots capability is not declared to them.
+pub type Roots = Option<Arc<dyn Fn() -> Vec<PathBuf> + Send + Sync>>;
 
 /// What a connection reports to its manager and asks of it.
 #[derive(Clone)]

@@ -88,8 +88,6 @@ impl Drop for Lease {
 
 struct HubInner {
     user: McpManager,
-    /// The roots of the workspaces that are up (what the user's servers are told).
-    active_roots: Arc<Mutex<Vec<PathBuf>>>,
     opts: McpOptions,
     workspaces_dir: PathBuf,
     slots: Mutex<HashMap<PathBuf, Arc<Slot>>>,
@@ -114,13 +112,9 @@ impl McpHub {
         idle: IdleSetting,
         listener: Arc<dyn WorkspaceListener>,
     ) -> McpHub {
-        let active_roots: Arc<Mutex<Vec<PathBuf>>> = Arc::default();
-        let announced = active_roots.clone();
-        let roots = Arc::new(move || announced.lock().clone());
         McpHub {
             inner: Arc::new(HubInner {
-                user: McpManager::new_with_roots(opts.clone(), roots),
-                active_roots,
+                user: McpManager::new(opts.clone()),
                 opts,
                 workspaces_dir,
                 slots: Mutex::new(HashMap::new()),
@@ -176,7 +170,6 @@ impl McpHub {
                         last_used: Mutex::new(Instant::now()),
                     });
                     slots.insert(root.to_path_buf(), slot.clone());
-                    set_roots(&self.inner.active_roots, &slots);
                     (slot, true)
                 }
             }
@@ -189,7 +182,6 @@ impl McpHub {
         if fresh {
             // After the insert: a reaper that found no workspace left has already said so.
             self.start_reaper();
-            self.inner.user.roots_changed();
             self.inner.listener.workspace_up(root, &slot.bin_dir);
         }
         slot
@@ -422,14 +414,8 @@ async fn reaper(hub: Weak<HubInner>) {
                 }
                 hub.listener.workspace_down(root);
             }
-            if !stale.is_empty() {
-                set_roots(&hub.active_roots, &slots);
-            }
             stale
         };
-        if !stale.is_empty() {
-            hub.user.roots_changed();
-        }
         for (root, slot) in stale {
             tracing::info!(workspace = %root.display(), "project MCP servers stopped: idle");
             slot.manager.shutdown().await;
@@ -437,9 +423,3 @@ async fn reaper(hub: Weak<HubInner>) {
     }
 }
 
-/// The roots of the workspaces in `slots`, sorted.
-fn set_roots(active: &Mutex<Vec<PathBuf>>, slots: &HashMap<PathBuf, Arc<Slot>>) {
-    let mut roots: Vec<PathBuf> = slots.keys().cloned().collect();
-    roots.sort();
-    *active.lock() = roots;
-}

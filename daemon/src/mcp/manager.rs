@@ -151,15 +151,11 @@ pub struct McpManager {
 impl McpManager {
     /// The user's manager, with no servers yet; call [`start`](Self::start) or
     /// [`refresh`](Self::refresh) from within a tokio runtime.
+    /// The user's servers are told no project as a root (see [`super::connection::Roots`]).
     pub fn new(opts: McpOptions) -> McpManager {
-        Self::new_with_roots(opts, Arc::new(Vec::new))
-    }
-
-    /// The user's manager, announcing `roots` (the workspaces with a session) to its servers.
-    pub fn new_with_roots(opts: McpOptions, roots: super::connection::Roots) -> McpManager {
         let writer =
             WrapperWriter::new(opts.bin_dir.clone(), &opts.mcp_dir, opts.client_bin.clone());
-        Self::with_scope(opts, Scope::User, writer, roots)
+        Self::with_scope(opts, Scope::User, writer, None)
     }
 
     /// The manager of workspace `root`'s project servers: its wrappers (which name the
@@ -168,7 +164,7 @@ impl McpManager {
         let writer = WrapperWriter::new(state_dir.join("bin"), state_dir, opts.client_bin.clone())
             .for_workspace(root.clone());
         let announced = root.clone();
-        let roots: super::connection::Roots = Arc::new(move || vec![announced.clone()]);
+        let roots: super::connection::Roots = Some(Arc::new(move || vec![announced.clone()]));
         Self::with_scope(opts, Scope::Project(root), writer, roots)
     }
 
@@ -398,15 +394,6 @@ impl McpManager {
             std::mem::take(&mut *map).into_values().collect()
         };
         join_all(servers.iter().map(|s| s.stop("synapsed is shutting down"))).await;
-    }
-
-    /// Tells every connected server its roots changed.
-    pub fn roots_changed(&self) {
-        for s in self.inner.servers.read().values() {
-            if let Some(conn) = s.ready() {
-                conn.roots_changed();
-            }
-        }
     }
 
     /// True when `name` is configured here (connected or not, or with a broken entry).

@@ -63,7 +63,11 @@ impl ClientHandler for Events {
         &self,
         _context: rmcp::service::RequestContext<RoleClient>,
     ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
-        let roots = (self.roots)()
+        let roots = self
+            .roots
+            .as_ref()
+            .map(|r| r())
+            .unwrap_or_default()
             .into_iter()
             .filter_map(|dir| {
                 let uri = reqwest::Url::from_file_path(&dir).ok()?;
@@ -98,10 +102,12 @@ impl ClientHandler for Events {
     // Sampling is deprecated from the 2026 protocol on; servers of the 2025 revisions use it.
     #[allow(deprecated)]
     fn get_info(&self) -> ClientConfig {
-        let mut roots = rmcp::model::RootsCapabilities::default();
-        roots.list_changed = Some(true);
         let mut capabilities = ClientCapabilities::default();
-        capabilities.roots = Some(roots);
+        if self.roots.is_some() {
+            let mut roots = rmcp::model::RootsCapabilities::default();
+            roots.list_changed = Some(true);
+            capabilities.roots = Some(roots);
+        }
         // Forms only (no URL mode), checked against their schema before they are sent.
         capabilities.elicitation =
             Some(rmcp::model::ElicitationCapability::new().with_form(
