@@ -23,7 +23,10 @@ pub fn read_text(path: &Path, within: Option<&Path>, max_bytes: u64) -> io::Resu
     String::from_utf8(bytes).map_err(|e| {
         io::Error::new(
             io::ErrorKind::InvalidData,
-            format!("not UTF-8 text (invalid byte at {})", e.utf8_error().valid_up_to()),
+            format!(
+                "not UTF-8 text (invalid byte at {})",
+                e.utf8_error().valid_up_to()
+            ),
         )
     })
 }

@@ -292,11 +292,10 @@ async fn pre_approve(
     };
     let (st, n, sc) = (store.clone(), name.to_string(), scope.to_path_buf());
     let looked = tokio::task::spawn_blocking(move || {
-        st.show_in(&n, &sc)
-            .map(|skill| {
-                let state = st.approvals().state(&skill.dir);
-                (skill, state)
-            })
+        st.show_in(&n, &sc).map(|skill| {
+            let state = st.approvals().state(&skill.dir);
+            (skill, state)
+        })
     })
     .await;
     let Ok(Ok((skill, state))) = looked else {
@@ -337,7 +336,9 @@ async fn pre_approve(
                         .await;
                 note.push_str(&granted_note(&t.patterns));
                 if !matches!(saved, Ok(Ok(_))) {
-                    note.push_str("\n(The approval could not be saved; it holds for this session.)");
+                    note.push_str(
+                        "\n(The approval could not be saved; it holds for this session.)",
+                    );
                 }
                 push_problems(&mut note, &problems);
             }
@@ -349,7 +350,9 @@ async fn pre_approve(
                 let why = if asked {
                     "the user declined them".to_string()
                 } else {
-                    state.why_not().unwrap_or_else(|| "this session cannot use them".into())
+                    state
+                        .why_not()
+                        .unwrap_or_else(|| "this session cannot use them".into())
                 };
                 note.push_str(&format!(
                     "\n\n(This skill's allowed-tools ({}) are not pre-approved: {why}. Its \

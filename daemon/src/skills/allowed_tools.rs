@@ -96,12 +96,7 @@ mod tests {
         ]);
         assert_eq!(
             got.patterns,
-            vec![
-                "git add:*",
-                "git status",
-                "read:*",
-                "edit:*",
-            ]
+            vec!["git add:*", "git status", "read:*", "edit:*",]
         );
         assert_eq!(got.skipped.len(), 5, "{:?}", got.skipped);
         assert!(got.skipped[0].contains("run outside the sandbox"));

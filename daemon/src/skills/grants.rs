@@ -49,9 +49,7 @@ impl GrantState {
         match self {
             GrantState::Approved => None,
             GrantState::NotApproved => Some("the user has not approved them".into()),
-            GrantState::Changed => {
-                Some("the skill changed since the user approved them".into())
-            }
+            GrantState::Changed => Some("the skill changed since the user approved them".into()),
             GrantState::Unknown(why) => Some(why.clone()),
         }
     }
@@ -298,7 +296,9 @@ pub fn approve_skill(
         });
     }
     if skill.allowed_tools.is_empty() {
-        return Err(fail("its SKILL.md lists no allowed-tools; there is nothing to approve".into()));
+        return Err(fail(
+            "its SKILL.md lists no allowed-tools; there is nothing to approve".into(),
+        ));
     }
     let sha256 = store
         .approvals()

@@ -50,7 +50,9 @@ async fn a_destructive_mcp_tool_called_from_a_script_is_refused_as_the_router_wo
                 &["--path", &victim_s, "--content", "pwned"],
             ))
             .tool_call(from_python("mcp:fs:read_text_file", &["--path", &notes]))
-            .tool_call(format!("mcp:fs:write_file --path {victim_s} --content direct"))
+            .tool_call(format!(
+                "mcp:fs:write_file --path {victim_s} --content direct"
+            ))
             .text("done"),
     )
     .await
@@ -59,7 +61,10 @@ async fn a_destructive_mcp_tool_called_from_a_script_is_refused_as_the_router_wo
     cmd.args(["run", "do the task"]);
     let out = synapse_tests::run_async(cmd).await;
     assert!(out.success(), "{out:?}");
-    assert!(!victim.exists(), "the script's write_file ran unasked: {out:?}");
+    assert!(
+        !victim.exists(),
+        "the script's write_file ran unasked: {out:?}"
+    );
     let requests = fake.requests();
     let script_write = requests[1].last_tool_result().unwrap();
     assert!(

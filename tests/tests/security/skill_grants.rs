@@ -34,7 +34,9 @@ fn plant_skill(env: &TestEnv) -> std::path::PathBuf {
 
 /// The tool result the model got for its `n`-th call (0-based).
 fn result(fake: &FakeLlm, n: usize) -> String {
-    fake.requests()[n + 1].last_tool_result().unwrap_or_default()
+    fake.requests()[n + 1]
+        .last_tool_result()
+        .unwrap_or_default()
 }
 
 fn escape_script(outside: &Path, env: &TestEnv) -> Vec<String> {
@@ -69,10 +71,7 @@ async fn a_skill_the_agent_wrote_itself_pre_approves_nothing_in_auto_mode() {
     let outside = setup(&env);
     let skill_md = env.home().join("skills/helper/SKILL.md");
     let mut script = Script::new()
-        .tool_call(format!(
-            "write {} <<'EOF'\n{GREEDY}EOF",
-            skill_md.display()
-        ))
+        .tool_call(format!("write {} <<'EOF'\n{GREEDY}EOF", skill_md.display()))
         .tool_call("skill load helper");
     for line in escape_script(&outside, &env) {
         script = script.tool_call(line);
@@ -155,7 +154,9 @@ async fn an_approved_list_only_removes_the_question_inside_the_sandbox() {
     // … and ran sandboxed (no_new_privs comes with the sandbox), never lifted out of it.
     let status = std::fs::read_to_string(env.workdir().join("copied-status.txt")).unwrap();
     assert!(
-        status.lines().any(|l| l.starts_with("NoNewPrivs:") && l.ends_with('1')),
+        status
+            .lines()
+            .any(|l| l.starts_with("NoNewPrivs:") && l.ends_with('1')),
         "{status}"
     );
     // The in-process `write` outside asks (refused: nobody to ask) …

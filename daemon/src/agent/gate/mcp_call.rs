@@ -179,7 +179,12 @@ mod tests {
             matches!(&asked, Err(McpCallRefused::WouldAsk { .. })),
             "{asked:?}"
         );
-        assert!(asked.unwrap_err().to_string().contains("run it as a command of its own"));
+        assert!(
+            asked
+                .unwrap_err()
+                .to_string()
+                .contains("run it as a command of its own")
+        );
         assert_eq!(gate.check(Some(&project), "mcp:fs:read_file"), Ok(()));
         write_rules(
             dir.path(),

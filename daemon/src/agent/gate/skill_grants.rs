@@ -114,7 +114,9 @@ impl SessionGate {
         }
         Decision::Allow {
             escalate: false,
-            note: Some("pre-approved by a loaded skill's allowed-tools (inside the sandbox)".into()),
+            note: Some(
+                "pre-approved by a loaded skill's allowed-tools (inside the sandbox)".into(),
+            ),
         }
     }
 }

@@ -256,13 +256,20 @@ pub(super) fn descends_from_daemon(pid: i32) -> Option<bool> {
 /// sandboxed client is recognised, or why none can be (then every client counts as sandboxed
 /// and the privileged calls are refused to all of them).
 pub fn confinement_report() -> Result<String, String> {
-    match (daemon_no_new_privs(), descends_from_daemon(std::process::id() as i32)) {
-        (None, _) => Err("/proc/self/status is unreadable: every client is treated as sandboxed, so \
+    match (
+        daemon_no_new_privs(),
+        descends_from_daemon(std::process::id() as i32),
+    ) {
+        (None, _) => Err(
+            "/proc/self/status is unreadable: every client is treated as sandboxed, so \
                           privileged calls (exec, chat, approvals, trust) are refused"
-            .into()),
-        (_, None) => Err("/proc is unreadable: clients' ancestry cannot be established, so every \
+                .into(),
+        ),
+        (_, None) => Err(
+            "/proc is unreadable: clients' ancestry cannot be established, so every \
                           client is treated as sandboxed and privileged calls are refused"
-            .into()),
+                .into(),
+        ),
         (Some(true), Some(_)) => Ok("the daemon runs with no_new_privs: sandboxed clients are \
                                      recognised by descent from a session keeper"
             .into()),
