@@ -80,7 +80,7 @@ fn invalid(why: &str) -> io::Error {
 }
 
 fn too_large(max: u64) -> io::Error {
-    let shown = if max >= 1024 * 1024 && max % (1024 * 1024) == 0 {
+    let shown = if max >= 1024 * 1024 && max.is_multiple_of(1024 * 1024) {
         format!("{} MiB", max / (1024 * 1024))
     } else {
         format!("{max} bytes")
