@@ -82,6 +82,7 @@
 //! same [`SandboxSpec`] (deny `file-write*` except the writable subpaths and the devices); it is
 //! not implemented yet.
 
+mod keeper;
 mod launcher;
 #[cfg(target_os = "linux")]
 mod linux;
@@ -102,7 +103,7 @@ use linux as platform;
 #[cfg(not(target_os = "linux"))]
 use other as platform;
 
-pub use launcher::{EXIT_REFUSED, SUBCOMMAND, launcher, launcher_main};
+pub use launcher::{EXIT_REFUSED, KeeperSpec, Kept, SUBCOMMAND, kept, launcher, launcher_main};
 
 /// What a sandboxed process may write. Reads and execution are allowed everywhere.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
