@@ -6,11 +6,15 @@
 //! sees: lossy UTF-8, capped at a number of characters with the head and tail kept and one line in
 //! the middle saying how many bytes were left out; binary output is summarised, never dumped.
 //! Given a spill folder, output too long to keep whole is also written, in full, to a file
-//! there (up to [`SPILL_MAX_BYTES`]), and the middle line says where to `read` it.
+//! there (up to [`SPILL_MAX_BYTES`], and within what is left of the session's
+//! [`SpillBudget`]), and the middle line says where to `read` it — or why it stops short.
 
 use std::collections::VecDeque;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::limits::SpillBudget;
 
 /// Default cap on the characters of one command's result.
 pub const OUTPUT_CAP_CHARS: usize = 30_000;
@@ -33,6 +37,8 @@ pub struct OutputCapture {
     total_bytes: u64,
     /// Where a spill file is created once the output outgrows what is kept.
     spill_dir: Option<PathBuf>,
+    /// What the session may still spill; `None`: only the per-command cap applies.
+    budget: Option<Arc<SpillBudget>>,
     spill: Spill,
 }
 
@@ -47,9 +53,19 @@ enum Spill {
     },
     Done {
         path: PathBuf,
-        complete: bool,
+        /// Why the file stops short of the output, if it does.
+        cut: Option<Cut>,
     },
     Failed(String),
+}
+
+/// Why a spill file holds only the start of the output.
+#[derive(Debug)]
+enum Cut {
+    /// [`SPILL_MAX_BYTES`] for one command.
+    CommandCap,
+    /// The session's budget ran out; the note says so.
+    SessionBudget { written: u64, note: String },
 }
 
 impl OutputCapture {
@@ -60,6 +76,16 @@ impl OutputCapture {
     /// Saves output too long to keep whole to a new file in `dir`.
     pub fn set_spill_dir(&mut self, dir: Option<PathBuf>) {
         self.spill_dir = dir;
+    }
+
+    /// Counts what is spilled against `budget`, shared by the session's commands.
+    pub fn set_spill_budget(&mut self, budget: Option<Arc<SpillBudget>>) {
+        self.budget = budget;
+    }
+
+    /// Bytes the session's budget grants out of `wanted` (all of them without a budget).
+    fn granted(&self, wanted: u64) -> u64 {
+        self.budget.as_ref().map_or(wanted, |b| b.take(wanted))
     }
 
     /// The file holding the whole output, when it was spilled.
@@ -79,17 +105,33 @@ impl OutputCapture {
             let Some(dir) = self.spill_dir.clone() else {
                 return;
             };
+            let kept = (self.head.len() + self.tail.len()) as u64;
+            if let Some(budget) = &self.budget
+                && budget.limit().saturating_sub(budget.used()) < kept
+            {
+                self.spill = Spill::Failed(budget.exhausted_note());
+                return;
+            }
             self.spill = match super::output_policy::new_file_in(&dir) {
                 Ok((path, mut file)) => {
                     let tail: Vec<u8> = self.tail.iter().copied().collect();
+                    let granted = self.granted(kept);
                     match file
                         .write_all(&self.head)
                         .and_then(|()| file.write_all(&tail))
                     {
-                        Ok(()) => Spill::Writing {
+                        Ok(()) if granted == kept => Spill::Writing {
                             path,
                             file,
-                            written: (self.head.len() + tail.len()) as u64,
+                            written: kept,
+                        },
+                        // Another shell of the session took the rest of the budget meanwhile.
+                        Ok(()) => Spill::Done {
+                            path,
+                            cut: Some(Cut::SessionBudget {
+                                written: kept,
+                                note: self.budget_note(),
+                            }),
                         },
                         Err(e) => Spill::Failed(e.to_string()),
                     }
@@ -97,26 +139,52 @@ impl OutputCapture {
                 Err(e) => Spill::Failed(format!("{}: {e}", dir.display())),
             };
         }
-        if let Spill::Writing {
+        let Spill::Writing { written, .. } = &self.spill else {
+            return;
+        };
+        let room = SPILL_MAX_BYTES.saturating_sub(*written);
+        let take = (bytes.len() as u64).min(room);
+        let granted = self.granted(take);
+        let budget_note = if granted < take {
+            self.budget_note()
+        } else {
+            String::new()
+        };
+        let Spill::Writing {
             path,
             file,
             written,
         } = &mut self.spill
-        {
-            let room = SPILL_MAX_BYTES.saturating_sub(*written);
-            let take = bytes.len().min(usize::try_from(room).unwrap_or(usize::MAX));
-            if let Err(e) = file.write_all(&bytes[..take]) {
-                self.spill = Spill::Failed(e.to_string());
-                return;
-            }
-            *written += take as u64;
-            if take < bytes.len() {
-                self.spill = Spill::Done {
-                    path: path.clone(),
-                    complete: false,
-                };
-            }
+        else {
+            return;
+        };
+        let n = usize::try_from(granted).unwrap_or(usize::MAX);
+        if let Err(e) = file.write_all(&bytes[..n]) {
+            self.spill = Spill::Failed(e.to_string());
+            return;
         }
+        *written += granted;
+        if granted < take {
+            self.spill = Spill::Done {
+                path: path.clone(),
+                cut: Some(Cut::SessionBudget {
+                    written: *written,
+                    note: budget_note,
+                }),
+            };
+        } else if take < bytes.len() as u64 {
+            self.spill = Spill::Done {
+                path: path.clone(),
+                cut: Some(Cut::CommandCap),
+            };
+        }
+    }
+
+    fn budget_note(&self) -> String {
+        self.budget
+            .as_ref()
+            .map(|b| b.exhausted_note())
+            .unwrap_or_default()
     }
 
     pub fn push(&mut self, mut bytes: &[u8]) {
@@ -201,21 +269,25 @@ impl OutputCapture {
             .saturating_sub((head_part.len() + tail_part.len()) as u64);
         let sep = if head_part.ends_with('\n') { "" } else { "\n" };
         let rest = match &self.spill {
-            Spill::Writing { path, .. }
-            | Spill::Done {
-                path,
-                complete: true,
-            } => format!(
+            Spill::Writing { path, .. } | Spill::Done { path, cut: None } => format!(
                 "the full output is in {p}; see the rest with `read {p} --offset N --limit M` \
                  or `search PATTERN --path {p}`",
                 p = path.display()
             ),
             Spill::Done {
                 path,
-                complete: false,
+                cut: Some(Cut::CommandCap),
             } => format!(
                 "the first {} MiB of it are in {p}; see them with `read {p} --offset N --limit M`",
                 SPILL_MAX_BYTES / (1024 * 1024),
+                p = path.display()
+            ),
+            Spill::Done {
+                path,
+                cut: Some(Cut::SessionBudget { written, note }),
+            } => format!(
+                "only the first {written} bytes of it are in {p} ({note}); see them with \
+                 `read {p} --offset N --limit M`",
                 p = path.display()
             ),
             Spill::Failed(e) => format!("the full output could not be saved ({e})"),

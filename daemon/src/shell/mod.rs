@@ -22,6 +22,7 @@ pub mod commands;
 pub mod gate;
 pub mod jobs;
 mod launch;
+pub mod limits;
 pub mod media;
 pub mod output_policy;
 pub mod paths;
