@@ -1,9 +1,11 @@
 //! Background jobs of one shell session: long work the model starts with `job start`, checks on
 //! with `job read` / `job list`, and ends with `job kill`.
 //!
-//! A job is `bash -c <line>` started beside the session shell — same folder, environment and
-//! sandbox — in its own process group, with its own tag ([`super::procs`]) so everything it
-//! starts can be found and killed, even processes that leave its tree. Its stdout and stderr go
+//! A job is `bash -c <line>` started beside the session shell — same folder, environment,
+//! sandbox and process limit — under a keeper of its own where there is one (which ends
+//! whatever the job orphans, as for the shell: [`super::process`]), in its own process group,
+//! with its own tag ([`super::procs`]) so everything it starts can be found and killed, even
+//! processes that leave its tree. Its stdout and stderr go
 //! to a log file in the session's scratch folder; `job read` returns what was appended since the
 //! last read (capped like any other result). A waiter task records the exit status. Jobs die
 //! with their session ([`JobTable::kill_all`]) and, as a last resort, when the table is dropped.
@@ -59,7 +61,9 @@ struct Job {
     id: u32,
     command: String,
     tag: String,
+    /// The job's keeper, or its bash when there is no keeper.
     pid: i32,
+    kept: bool,
     log: PathBuf,
     /// Bytes of the log already returned by `job read`.
     read_offset: u64,
@@ -151,26 +155,9 @@ impl JobTable {
         };
         let stderr = file.try_clone().map_err(JobError::Spawn)?;
         let tag = format!("job{:016x}", super::sentinel::random_u64());
-        const BASH_ARGS: [&str; 2] = ["--noprofile", "--norc"];
-        let mut args: Vec<&str> = BASH_ARGS.to_vec();
-        args.extend(["-c", line]);
-        let bash = super::launch::bash_path();
-        let wrapped = spec
-            .sandbox
-            .as_ref()
-            .and_then(|sandbox| synapse_sandbox::wrap(sandbox, &bash.to_string_lossy(), &args));
-        let mut command = match wrapped {
-            Some((launcher, launcher_args)) => {
-                let mut c = tokio::process::Command::new(launcher);
-                c.args(launcher_args);
-                c
-            }
-            None => {
-                let mut c = tokio::process::Command::new(bash);
-                c.arg0("bash").args(&args);
-                c
-            }
-        };
+        let launch = super::launch::bash_launch(spec, &["--noprofile", "--norc", "-c", line]);
+        let kept = launch.kept;
+        let mut command = launch.command;
         let dir = if cwd.is_dir() {
             cwd
         } else {
@@ -180,6 +167,7 @@ impl JobTable {
             .current_dir(dir)
             .env_clear()
             .envs(spec.shell_env(&tag))
+            .envs(launch.env)
             .stdin(Stdio::null())
             .stdout(Stdio::from(file))
             .stderr(Stdio::from(stderr))
@@ -201,6 +189,7 @@ impl JobTable {
             command: line.to_owned(),
             tag,
             pid,
+            kept,
             log,
             read_offset: 0,
             started: Instant::now(),
@@ -233,7 +222,7 @@ impl JobTable {
 
     /// Stops job `id` and everything it started; its info afterwards.
     pub async fn kill(&self, id: u32) -> Result<JobInfo, JobError> {
-        let (tag, pid, running) = {
+        let (tag, pid, kept, running) = {
             let mut jobs = self.lock();
             let job = jobs
                 .iter_mut()
@@ -241,10 +230,20 @@ impl JobTable {
                 .ok_or(JobError::NoSuchJob(id))?;
             let running = job.ended().is_none();
             job.killed |= running;
-            (job.tag.clone(), job.pid, running)
+            (job.tag.clone(), job.pid, job.kept, running)
         };
         let root = (running && pid > 0).then_some(pid);
-        procs::terminate(&procs::shell_processes(&tag, root), None, JOB_KILL_GRACE).await;
+        let keeper = (kept && running && pid > 0).then_some(pid);
+        let mut all = procs::shell_processes(&tag, root);
+        all.retain(|p| Some(p.pid) != keeper);
+        procs::terminate(&all, keeper, JOB_KILL_GRACE).await;
+        if let Some(keeper) = keeper {
+            // The keeper ends what the search missed, then exits: the waiter sees the status.
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(keeper),
+                nix::sys::signal::Signal::SIGTERM,
+            );
+        }
         // The waiter records the status as soon as it reaps the job.
         let deadline = Instant::now() + JOB_KILL_GRACE;
         loop {
@@ -273,8 +272,16 @@ impl Drop for JobTable {
     fn drop(&mut self) {
         let jobs = self.jobs.get_mut();
         for job in jobs.iter() {
-            let root = (job.ended().is_none() && job.pid > 0).then_some(job.pid);
-            procs::kill_now(&procs::shell_processes(&job.tag, root));
+            let running = job.ended().is_none() && job.pid > 0;
+            let root = running.then_some(job.pid);
+            let keeper = (running && job.kept).then_some(job.pid);
+            procs::kill_now(&procs::shell_processes(&job.tag, root), keeper);
+            if let Some(keeper) = keeper {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(keeper),
+                    nix::sys::signal::Signal::SIGTERM,
+                );
+            }
         }
     }
 }

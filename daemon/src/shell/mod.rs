@@ -16,6 +16,7 @@
 pub mod args;
 pub mod asker;
 pub mod capture;
+pub mod cgroup;
 pub mod channel;
 pub mod command;
 pub mod commands;

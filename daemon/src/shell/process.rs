@@ -6,9 +6,18 @@
 //! as `{ eval '<command>'; } </dev/null >&9 2>&9` followed by the sentinel, so `cd` and `export`
 //! persist, commands never read the protocol from stdin, and a command that closes its stdout
 //! (`exec 1>&-`) cannot silence the next one. With `set -m` each pipeline gets its own process
-//! group, which is what a timeout or cancel kills; the shell itself stays. A spec with a
-//! sandbox starts bash through the sandbox launcher ([`synapse_sandbox::wrap`]), which `exec`s
-//! into bash: same pid, process group, environment and pipes.
+//! group, which is what a timeout or cancel kills; the shell itself stays.
+//!
+//! Bash runs under a keeper ([`synapse_sandbox::kept`]) where there is one: the daemon's child
+//! is the keeper (leader of its own session and process group, child subreaper, in the
+//! session's cgroup), bash its child in a process group of its own, confined to the sandbox the
+//! spec asks for. Everything a command orphans — `setsid` daemons, double forks, processes that
+//! dropped the shell's tag — is re-parented to the keeper, so it is still found by parent links
+//! from the keeper, and the keeper kills it when bash ends or when it is told to stop (or the
+//! daemon dies). The daemon never SIGKILLs a keeper before it has had time to do that: line
+//! stops and timeouts spare the keeper's group, and ending a shell is a SIGTERM to the keeper
+//! and a wait for its exit. Without a keeper, the sandbox launcher `exec`s into bash (same pid,
+//! group, environment and pipes), or bash is started directly in its own process group.
 
 use parking_lot::Mutex;
 use std::path::{Path, PathBuf};
@@ -39,6 +48,8 @@ pub const KILL_GRACE: Duration = Duration::from_secs(2);
 const SENTINEL_AFTER_KILL: Duration = Duration::from_secs(1);
 /// How long to wait for the last output of a shell that exited.
 const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(300);
+/// How long a keeper told to stop may take to end everything before it is killed itself.
+const KEEPER_EXIT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Stopping a line: on SIGUSR1 the shell arms a DEBUG trap that, with `extdebug`, makes the
 /// sourced line `return` before its next simple command (also out of functions and loops it
@@ -92,9 +103,13 @@ pub struct RawRun {
 
 /// A running bash and the reader task attached to its output.
 pub struct BashProcess {
+    /// The keeper, or bash itself when there is no keeper.
     child: Child,
     stdin: ChildStdin,
+    /// Bash's pid (what `$$` says).
     pid: i32,
+    /// The keeper's pid, when bash runs under one.
+    keeper: Option<i32>,
     tag: String,
     marker: String,
     capture: Arc<Mutex<OutputCapture>>,
@@ -109,6 +124,8 @@ pub struct BashProcess {
     sandboxed: bool,
     /// Where output too long to keep whole is saved ([`OutputCapture::set_spill_dir`]).
     spill_dir: Option<PathBuf>,
+    /// What the session may still save there, over all its commands.
+    spill_budget: Option<Arc<super::limits::SpillBudget>>,
     /// Receives the live tail of each command ([`super::progress`]).
     progress: Option<super::progress::ProgressSink>,
 }
@@ -118,27 +135,30 @@ impl BashProcess {
     pub async fn start(spec: &ShellSpec) -> Result<Self, ShellError> {
         let tag = format!("{:016x}", sentinel::random_u64());
         let marker = sentinel::random_marker();
-        let (mut command, sandboxed) = bash_command(spec);
-        // A sandboxed shell leads a session of its own (the launcher's `setsid`): the daemon
-        // tells which shell a sandboxed client runs under by that session. Any other shell gets
-        // a process group of its own here.
-        if !sandboxed {
+        let launch = bash_command(spec);
+        let (mut command, sandboxed, kept) = (launch.command, launch.sandboxed, launch.kept);
+        // A sandboxed shell (and every kept one) leads a session of its own (the launcher's
+        // `setsid`): the daemon tells which shell a sandboxed client runs under by that session.
+        // Any other shell gets a process group of its own here.
+        if !sandboxed && !kept {
             command.process_group(0);
         }
         let mut child = command
             .current_dir(&spec.cwd)
             .env_clear()
             .envs(spec.shell_env(&tag))
+            .envs(launch.env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
-            .kill_on_drop(true)
+            // A keeper must get its SIGTERM and the time to end everything, not a SIGKILL.
+            .kill_on_drop(!kept)
             .spawn()
             .map_err(|source| ShellError::Spawn {
                 cwd: spec.cwd.clone(),
                 source,
             })?;
-        let pid = child
+        let child_pid = child
             .id()
             .map(|p| p as i32)
             .ok_or(ShellError::StartExited)?;
@@ -156,7 +176,8 @@ impl BashProcess {
         let mut shell = Self {
             child,
             stdin,
-            pid,
+            pid: child_pid,
+            keeper: kept.then_some(child_pid),
             tag,
             marker,
             capture,
@@ -167,15 +188,17 @@ impl BashProcess {
             reaped: false,
             sandboxed,
             spill_dir: None,
+            spill_budget: None,
             progress: None,
         };
         // fd 9 keeps the daemon's pipe for sentinels and for each line's stdout/stderr; job control
         // gives every pipeline its own process group. The shell's own stderr is discarded: what it
         // prints between lines is only its job notices (`[1]+ Terminated …` for a job a stop
         // killed), which must not land in the next command's output.
+        // Bash's own pid comes last before the sentinel: under a keeper it is not the child's.
         let agent = spec.agent.as_ref().map_or("", |a| a.init_script.as_str());
         let init = format!(
-            "exec 9>&1 2>/dev/null\nset -m\n{STOP_LINE_FUNCTION}\n{agent}{}",
+            "exec 9>&1 2>/dev/null\nset -m\n{STOP_LINE_FUNCTION}\n{agent}\necho \"$$\"\n{}",
             sentinel::sentinel_command(&shell.marker)
         );
         if shell.stdin.write_all(init.as_bytes()).await.is_err() {
@@ -190,7 +213,15 @@ impl BashProcess {
                 return Err(ShellError::StartTimeout(SHELL_START_TIMEOUT));
             }
         }
-        shell.take_output();
+        let said = shell.take_output().render(usize::MAX);
+        match said
+            .lines()
+            .rev()
+            .find_map(|l| l.trim().parse::<i32>().ok())
+        {
+            Some(pid) if pid > 0 => shell.pid = pid,
+            _ => return Err(ShellError::StartExited),
+        }
         Ok(shell)
     }
 
@@ -199,18 +230,29 @@ impl BashProcess {
         self.sandboxed
     }
 
-    /// The pids of the shell and every process it started that is still alive.
+    /// The pids of the shell and every process it started that is still alive (those it
+    /// orphaned too, which its keeper adopted; not the keeper itself).
     pub fn process_ids(&self) -> Vec<i32> {
-        let root = (!self.reaped).then_some(self.pid);
-        procs::shell_processes(&self.tag, root)
-            .iter()
-            .map(|p| p.pid)
-            .collect()
+        self.processes().iter().map(|p| p.pid).collect()
+    }
+
+    /// The shell's processes: tagged, or descending from the keeper (else from bash), without
+    /// the keeper.
+    fn processes(&self) -> Vec<procs::ShellProcess> {
+        let root = (!self.reaped).then_some(self.keeper.unwrap_or(self.pid));
+        let mut all = procs::shell_processes(&self.tag, root);
+        all.retain(|p| Some(p.pid) != self.keeper);
+        all
     }
 
     /// Saves each command's output, when too long to keep whole, to a file in `dir`.
     pub fn set_spill_dir(&mut self, dir: Option<PathBuf>) {
         self.spill_dir = dir;
+    }
+
+    /// Counts what is spilled against the session's `budget`.
+    pub fn set_spill_budget(&mut self, budget: Option<Arc<super::limits::SpillBudget>>) {
+        self.spill_budget = budget;
     }
 
     /// Reports each command's latest output lines to `progress` while it runs.
@@ -267,6 +309,7 @@ impl BashProcess {
         {
             let mut capture = self.capture.lock();
             capture.set_spill_dir(self.spill_dir.clone());
+            capture.set_spill_budget(self.spill_budget.clone());
         }
         let command_tag = format!("{}.{}", self.tag, self.commands_run);
         // The tag is in the environment of everything this command starts, and only during it.
@@ -374,22 +417,51 @@ impl BashProcess {
         }
     }
 
-    /// Kills the shell and everything it started (SIGTERM, grace, SIGKILL).
+    /// Kills the shell and everything it started (SIGTERM, grace, SIGKILL); then its keeper,
+    /// told to stop, ends whatever is left (what started since, what hid from the search) and
+    /// exits.
     pub async fn kill_all(&mut self) {
-        let root = (!self.reaped).then_some(self.pid);
-        let all = procs::shell_processes(&self.tag, root);
-        procs::terminate(&all, None, KILL_GRACE).await;
-        let _ = self.child.start_kill();
-        let _ = self.child.wait().await;
+        let all = self.processes();
+        procs::terminate(&all, self.keeper, KILL_GRACE).await;
+        match self.keeper.filter(|_| !self.reaped) {
+            Some(keeper) => {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(keeper),
+                    nix::sys::signal::Signal::SIGTERM,
+                );
+                if tokio::time::timeout(KEEPER_EXIT_TIMEOUT, self.child.wait())
+                    .await
+                    .is_err()
+                {
+                    tracing::warn!(
+                        keeper,
+                        "a shell's keeper did not finish within {KEEPER_EXIT_TIMEOUT:?}; killing it"
+                    );
+                    let _ = self.child.start_kill();
+                    let _ = self.child.wait().await;
+                }
+            }
+            None => {
+                let _ = self.child.start_kill();
+                let _ = self.child.wait().await;
+            }
+        }
         self.reaped = true;
     }
 }
 
 impl Drop for BashProcess {
     fn drop(&mut self) {
-        // Last resort when a session is dropped without `kill_all` (daemon exiting).
+        // Last resort when a session is dropped without `kill_all` (daemon exiting). A keeper
+        // is told to stop rather than killed: it ends what this search misses.
         if !self.reaped {
-            procs::kill_now(&procs::shell_processes(&self.tag, Some(self.pid)));
+            procs::kill_now(&self.processes(), self.keeper);
+            if let Some(keeper) = self.keeper {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(keeper),
+                    nix::sys::signal::Signal::SIGTERM,
+                );
+            }
         }
         self.reader.abort();
     }

@@ -195,7 +195,7 @@ pub async fn terminate(procs: &[ShellProcess], keep_pid: Option<i32>, grace: Dur
     }
 }
 
-/// SIGKILL at once, without waiting (for `Drop`).
-pub fn kill_now(procs: &[ShellProcess]) {
-    signal_processes(procs, None, Signal::SIGKILL);
+/// SIGKILL at once, without waiting (for `Drop`), sparing `keep_pid` and its group.
+pub fn kill_now(procs: &[ShellProcess], keep_pid: Option<i32>) {
+    signal_processes(procs, keep_pid, Signal::SIGKILL);
 }

@@ -54,6 +54,7 @@ fn spec(cwd: &Path, writable: &Path) -> ShellSpec {
             read_only: false,
         }),
         agent: None,
+        processes: Default::default(),
     }
 }
 

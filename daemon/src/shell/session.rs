@@ -35,6 +35,8 @@ pub struct ShellSession {
     progress: Option<super::progress::ProgressSink>,
     /// The Bash-tool call running now (unique in the daemon; see [`ShellSession::begin_call`]).
     call_seq: u64,
+    /// What the session may still save to spill files, shared with its other shells.
+    spill_budget: std::sync::Arc<super::limits::SpillBudget>,
 }
 
 /// Numbers every Bash-tool call of the daemon, so a gate can tell one call from the next.
@@ -75,7 +77,15 @@ impl ShellSession {
             timeouts: super::timeouts::Timeouts::default(),
             progress: None,
             call_seq: 0,
+            spill_budget: std::sync::Arc::default(),
         }
+    }
+
+    /// Uses `budget` as this session's spill budget (the session's own, shared with its
+    /// one-off shells).
+    pub fn with_spill_budget(mut self, budget: std::sync::Arc<super::limits::SpillBudget>) -> Self {
+        self.spill_budget = budget;
+        self
     }
 
     /// Uses `jobs` as this session's job table (the sessions' own, or the one an agent-channel
@@ -210,7 +220,8 @@ impl ShellSession {
             spec,
             self.output_cap_chars,
         )
-        .with_jobs(self.jobs.clone());
+        .with_jobs(self.jobs.clone())
+        .with_spill_budget(self.spill_budget.clone());
         let mut out = once.run_native(command, timeout, cancel).await;
         once.close().await;
         out.restarted = false;
@@ -268,11 +279,13 @@ impl ShellSession {
         }
         let spill_dir = self.jobs.dir().to_path_buf();
         let progress = self.progress.clone();
+        let spill_budget = self.spill_budget.clone();
         let shell = match self.ensure_shell().await {
             Ok(shell) => shell,
             Err(e) => return CommandOutput::failure(format!("{e}"), EXIT_SHELL_FAILED),
         };
         shell.set_spill_dir(Some(spill_dir));
+        shell.set_spill_budget(Some(spill_budget));
         shell.set_progress(progress);
         let run = match shell.run(command, timeout, cancel).await {
             Ok(run) => run,
@@ -283,6 +296,7 @@ impl ShellSession {
         }
         let mut text = run.output.render(self.output_cap_chars);
         let mut notes: Vec<String> = Vec::new();
+        notes.extend(self.spec.processes.limit_note());
         let mut exit_code = run.exit_code.unwrap_or(0);
         match run.interrupted {
             Some(Interrupt::TimedOut) => {

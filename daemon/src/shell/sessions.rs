@@ -15,7 +15,9 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::capture::OUTPUT_CAP_CHARS;
+use super::cgroup::ProcessLimit;
 use super::command::CommandRegistry;
+use super::limits::{SessionLimits, SpillBudget};
 use super::output_policy::{OutputPolicy, cap_for_window, session_dir};
 use super::process::ShellSpec;
 use super::router::{BashRouter, ToolCall, ToolResult};
@@ -68,6 +70,9 @@ struct Slot {
     /// The session's spill files and job logs; removed with the session.
     scratch: PathBuf,
     jobs: Arc<super::jobs::JobTable>,
+    /// The session's process limit (its cgroup, if any); ended with the session.
+    processes: ProcessLimit,
+    spill: Arc<SpillBudget>,
 }
 
 impl Slot {
@@ -90,7 +95,15 @@ impl Slot {
         let mut session = self.session.lock().await;
         self.closed.store(true, Ordering::Release);
         session.close().await;
+        // Whatever escaped both the shell's and the jobs' keepers is still in the cgroup.
+        self.processes.end().await;
         let _ = std::fs::remove_dir_all(&self.scratch);
+    }
+
+    /// Applies the limits settings.json has now.
+    fn apply(&self, limits: SessionLimits) {
+        self.processes.set_max(limits.max_processes);
+        self.spill.set_limit(limits.spill_budget_bytes);
     }
 }
 
@@ -113,6 +126,8 @@ pub type SettingsSource = Arc<dyn Fn() -> synapse_shared::settings::Settings + S
 impl ShellSessions {
     /// `bin_dir` (`$SYNAPSE_HOME/bin`) goes first on every shell's PATH.
     pub fn new(commands: Arc<CommandRegistry>, bin_dir: Option<PathBuf>) -> Self {
+        // Chosen (and logged) once, before anything is started.
+        super::cgroup::enforcement();
         Self {
             commands_doc: commands.system_prompt_section(),
             router: BashRouter::new(commands),
@@ -128,6 +143,13 @@ impl ShellSessions {
     pub fn with_settings(mut self, settings: SettingsSource) -> Self {
         self.settings = Some(settings);
         self
+    }
+
+    fn limits(&self) -> SessionLimits {
+        self.settings
+            .as_ref()
+            .map(|read| SessionLimits::from_settings(&read()))
+            .unwrap_or_default()
     }
 
     fn timeouts(&self) -> super::timeouts::Timeouts {
@@ -243,7 +265,11 @@ impl ShellSessions {
             origin.env.clone()
         };
         let scratch = session_dir(&self.router.output_policy().spill_dir, name);
+        let limits = self.limits();
+        let processes = ProcessLimit::for_session(limits.max_processes);
+        let spill = Arc::new(SpillBudget::new(limits.spill_budget_bytes));
         let spec = ShellSpec {
+            processes: processes.clone(),
             scratch: Some(scratch.clone()),
             cwd: origin.cwd.clone(),
             env,
@@ -261,12 +287,16 @@ impl ShellSessions {
         let jobs = super::jobs::JobTable::new(scratch.clone());
         let slot = Arc::new(Slot {
             session: Arc::new(tokio::sync::Mutex::new(
-                ShellSession::new(name, spec, self.output_cap_chars).with_jobs(jobs.clone()),
+                ShellSession::new(name, spec, self.output_cap_chars)
+                    .with_jobs(jobs.clone())
+                    .with_spill_budget(spill.clone()),
             )),
             last_used: Mutex::new(Instant::now()),
             closed: AtomicBool::new(false),
             scratch,
             jobs,
+            processes,
+            spill,
         });
         slots.insert(name.to_owned(), slot.clone());
         Ok(slot)
@@ -307,6 +337,7 @@ impl ShellSessions {
         };
         session.set_sandbox(origin.sandbox.clone()).await;
         session.set_timeouts(self.timeouts());
+        slot.apply(self.limits());
         let token = self.closing.child_token();
         let run = self.router.execute(&mut session, call, &token);
         tokio::pin!(run);
@@ -345,6 +376,7 @@ impl ShellSessions {
         let slots: Vec<Arc<Slot>> = self.lock_slots().drain().map(|(_, s)| s).collect();
         let closing = slots.iter().map(|slot| slot.close());
         futures::future::join_all(closing).await;
+        super::cgroup::release_daemon_folder();
     }
 
     /// Closes sessions idle for at least `idle` and not running anything (no command, no

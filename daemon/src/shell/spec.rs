@@ -28,6 +28,9 @@ pub struct ShellSpec {
     /// The session's scratch folder (spilled output, job logs, MCP images), named in the
     /// shell's environment so a wrapper's call saves its images there.
     pub scratch: Option<PathBuf>,
+    /// The session's process limit, enforced by the keeper of each of its shells and jobs
+    /// ([`super::cgroup`]).
+    pub processes: super::cgroup::ProcessLimit,
 }
 
 /// The workspace (project root) a session is bound to: the folder of its project's own commands

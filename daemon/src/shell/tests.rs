@@ -341,7 +341,7 @@ async fn closing_stdout_or_killing_the_shell_is_recoverable() {
     assert_eq!(f.ok("echo back").await, "back\n");
     f.ok("cd /tmp").await;
     let r = f.run("kill $$").await;
-    assert!(r.restarted);
+    assert!(r.restarted, "{r:?}");
     assert!(
         r.output.contains("[the shell exited (status 143)]"),
         "{}",
@@ -377,6 +377,7 @@ fn model_api_keys_never_reach_the_shell() {
         workspace: None,
         sandbox: None,
         agent: None,
+        processes: Default::default(),
     };
     let env = spec.shell_env("tag");
     assert!(
