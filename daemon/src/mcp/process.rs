@@ -2,6 +2,14 @@
 //! to the tracing log, and owned by a supervisor task that reports the exit and kills the whole
 //! group (SIGTERM, grace, SIGKILL) when asked, when its handle is dropped, or when the runtime
 //! itself goes away. This is what makes "no orphans, ever" hold on shutdown and on reconnect.
+//!
+//! Where there is a keeper ([`synapse_sandbox::kept`], unconfined), the server runs under one:
+//! the daemon's child (and the group signalled) is the keeper, the server its child. Whatever the
+//! server leaves outside its group — a `setsid` grandchild, a double fork — is re-parented to
+//! the keeper and ended with the server, and on the daemon's death too. The keeper is told to
+//! stop with SIGTERM and given the time to end everything; only a keeper that does not finish
+//! is killed. A program that cannot be found or run is started directly, so the error is the
+//! spawn's own ("No such file or directory").
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -16,6 +24,11 @@ use tokio::sync::{oneshot, watch};
 
 /// How long a server gets between SIGTERM and SIGKILL.
 pub const KILL_GRACE: Duration = Duration::from_millis(500);
+/// The grace a keeper gives its server (a little under [`KILL_GRACE`]: the keeper then still
+/// has time to end the server's other processes before the daemon would kill it).
+const KEEPER_GRACE: Duration = Duration::from_millis(400);
+/// How long a keeper told to stop may take in all before it is killed itself.
+const KEEPER_STOP_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// Longest stderr line forwarded to the log; the rest of the line is dropped.
 const STDERR_LINE_MAX_CHARS: usize = 4_000;
@@ -30,16 +43,71 @@ pub struct StdioCommand {
     pub cwd: Option<PathBuf>,
 }
 
-/// Kills a process group when dropped, whatever happened before.
+/// Kills a process group when dropped, whatever happened before; a keeper's group (the keeper
+/// alone) gets SIGTERM, so the keeper ends the server and everything it started.
 struct GroupGuard {
     pgid: Pid,
+    kept: bool,
 }
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
+        let signal = if self.kept {
+            Signal::SIGTERM
+        } else {
+            Signal::SIGKILL
+        };
         // ESRCH (already gone) is the normal case.
-        let _ = killpg(self.pgid, Signal::SIGKILL);
+        let _ = killpg(self.pgid, signal);
     }
+}
+
+/// `spec`'s command under a keeper when there is one and the program can be run; else the
+/// command itself. Whether it is kept.
+fn server_command(spec: &StdioCommand) -> (Command, bool) {
+    let keeper = synapse_sandbox::KeeperSpec {
+        grace: KEEPER_GRACE,
+        ..Default::default()
+    };
+    let args: Vec<&std::ffi::OsStr> = spec.args.iter().map(std::ffi::OsStr::new).collect();
+    let kept = runnable(spec)
+        .then(|| synapse_sandbox::kept(None, &keeper, spec.command.as_ref(), None, &args))
+        .flatten();
+    match kept {
+        Some(kept) => {
+            let mut cmd = Command::new(kept.launcher);
+            cmd.args(kept.args).envs(kept.env);
+            (cmd, true)
+        }
+        None => {
+            let mut cmd = Command::new(&spec.command);
+            cmd.args(&spec.args);
+            (cmd, false)
+        }
+    }
+}
+
+/// Whether `spec.command` names an executable file, looked up as `execvp` would (through the
+/// server's `PATH`, else the daemon's, relative to its folder).
+fn runnable(spec: &StdioCommand) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &std::path::Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    let in_cwd = |p: PathBuf| match &spec.cwd {
+        Some(cwd) if p.is_relative() => cwd.join(p),
+        _ => p,
+    };
+    if spec.command.contains('/') {
+        return executable(&in_cwd(PathBuf::from(&spec.command)));
+    }
+    let path = spec
+        .env
+        .get("PATH")
+        .map(std::ffi::OsString::from)
+        .or_else(|| std::env::var_os("PATH"))
+        .unwrap_or_default();
+    std::env::split_paths(&path).any(|dir| executable(&in_cwd(dir.join(&spec.command))))
 }
 
 /// The daemon's handle on one running server process.
@@ -53,14 +121,14 @@ pub struct ServerProcess {
 impl ServerProcess {
     /// Spawns the server; returns the handle and its stdout/stdin for the MCP transport.
     pub fn spawn(spec: &StdioCommand) -> std::io::Result<(ServerProcess, ChildStdout, ChildStdin)> {
-        let mut cmd = Command::new(&spec.command);
-        cmd.args(&spec.args)
-            .envs(&spec.env)
+        let (mut cmd, kept) = server_command(spec);
+        cmd.envs(&spec.env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
-            .kill_on_drop(true);
+            // A keeper is told to stop (by the guard), not killed: it ends what the server left.
+            .kill_on_drop(!kept);
         if let Some((k, v)) = crate::lifecycle::orphans::owner_env() {
             cmd.env(k, v);
         }
@@ -73,6 +141,7 @@ impl ServerProcess {
             .ok_or_else(|| std::io::Error::other("server exited at once"))?;
         let guard = GroupGuard {
             pgid: Pid::from_raw(pid as i32),
+            kept,
         };
         let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
             return Err(std::io::Error::other("child stdio was not captured"));
@@ -105,8 +174,10 @@ impl ServerProcess {
                 }
                 _ = stop_rx => {
                     let _ = killpg(guard.pgid, Signal::SIGTERM);
-                    if tokio::time::timeout(KILL_GRACE, child.wait()).await.is_err() {
+                    let wait = if kept { KEEPER_STOP_TIMEOUT } else { KILL_GRACE };
+                    if tokio::time::timeout(wait, child.wait()).await.is_err() {
                         tracing::warn!(server = %server, pid, "server ignored SIGTERM; killing its process group");
+                        let _ = killpg(guard.pgid, Signal::SIGKILL);
                     }
                     drop(guard);
                     let _ = child.wait().await;
