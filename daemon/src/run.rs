@@ -55,6 +55,7 @@ fn run(options: Options) -> anyhow::Result<()> {
         );
     }
     crate::lifecycle::orphans::set_owner(paths.socket());
+    crate::lifecycle::debris::clean(paths.home(), &std::env::temp_dir());
 
     let settings_path = paths.settings_file();
     if settings::ensure_exists(&settings_path)? {
@@ -90,6 +91,7 @@ fn run(options: Options) -> anyhow::Result<()> {
         let tasks_left =
             crate::lifecycle::tasks::stop_all(std::time::Duration::from_secs(2)).await;
         socket::remove(paths.socket());
+        crate::lifecycle::debris::release(&std::env::temp_dir());
         tracing::info!(tasks_left, "synapsed stopped");
         result
     })?;

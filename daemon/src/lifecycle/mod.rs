@@ -1,9 +1,10 @@
 //! The daemon's hold on its socket: the lock that makes it the only `synapsed` for a socket
 //! ([`lock`]), binding with stale-socket recovery and private permissions ([`socket`]), the peer
 //! uid check on every request ([`peer`]), the signals that stop it ([`signals`]), the clean-up
-//! of processes a killed predecessor left ([`orphans`]) and the owner of every task it spawns
-//! ([`tasks`]).
+//! of processes ([`orphans`]) and files ([`debris`]) a killed predecessor left, and the owner of
+//! every task it spawns ([`tasks`]).
 
+pub mod debris;
 pub mod lock;
 pub mod orphans;
 pub mod peer;

@@ -1,9 +1,10 @@
 //! A private temporary folder per chat session: the session shell's `TMPDIR` and the only
 //! temporary folder its sandbox may write, instead of all of the daemon's temp dir (where a
 //! `SYNAPSE_HOME` under `/tmp` — every test and CI run — would otherwise be writable from the
-//! sandbox). It lives in `<temp>/synapse-<uid>/session-XXXX` (both 0700, the parent checked to
-//! be a real folder of ours, writable by nobody else) and is removed when the session's gate is
-//! dropped, i.e. when the session ends.
+//! sandbox). It lives in `<temp>/synapse-<uid>/d-<daemon>/session-XXXX` (all 0700, the parents
+//! checked to be real folders of ours, writable by nobody else; `d-<daemon>` is this daemon's
+//! own, [`crate::lifecycle::debris::session_tmp_base`]) and is removed when the session's gate
+//! is dropped, i.e. when the session ends — or, after a crash, when the daemon starts again.
 
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -46,20 +47,9 @@ impl SessionTmp {
 }
 
 fn make(temp: &Path) -> Result<tempfile::TempDir, String> {
-    let uid = nix::unistd::getuid().as_raw();
-    let base = temp.join(format!("synapse-{uid}"));
-    match std::fs::DirBuilder::new().mode(0o700).create(&base) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(format!("cannot create {}: {e}", base.display())),
-    }
-    let meta = std::fs::symlink_metadata(&base)
-        .map_err(|e| format!("cannot inspect {}: {e}", base.display()))?;
-    if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o022 != 0 {
-        return Err(format!(
-            "{} is not a folder of ours writable only by us",
-            base.display()
-        ));
+    let base = crate::lifecycle::debris::session_tmp_base(temp);
+    for folder in base.parent().into_iter().chain([base.as_path()]) {
+        private_folder(folder)?;
     }
     let dir = tempfile::Builder::new()
         .prefix("session-")
@@ -68,6 +58,26 @@ fn make(temp: &Path) -> Result<tempfile::TempDir, String> {
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))
         .map_err(|e| format!("cannot restrict {}: {e}", dir.path().display()))?;
     Ok(dir)
+}
+
+/// Makes `folder` (0700) unless it exists, then checks it is a real folder of ours that nobody
+/// else can write.
+fn private_folder(folder: &Path) -> Result<(), String> {
+    let uid = nix::unistd::getuid().as_raw();
+    match std::fs::DirBuilder::new().mode(0o700).create(folder) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(format!("cannot create {}: {e}", folder.display())),
+    }
+    let meta = std::fs::symlink_metadata(folder)
+        .map_err(|e| format!("cannot inspect {}: {e}", folder.display()))?;
+    if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o022 != 0 {
+        return Err(format!(
+            "{} is not a folder of ours writable only by us",
+            folder.display()
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
