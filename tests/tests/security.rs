@@ -7,6 +7,7 @@
 // A test file: helpers panic as failed assertions (clippy only exempts `#[test]` bodies).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod confinement;
 mod keys;
 mod mcp_scripts;
 mod planted_bash;

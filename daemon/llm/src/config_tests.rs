@@ -128,3 +128,14 @@ fn debug_output_never_shows_the_key() {
     assert!(!shown.contains("very-secret"), "{shown}");
     assert!(shown.contains("redacted"), "{shown}");
 }
+
+#[test]
+fn every_providers_key_is_a_secret_the_shells_never_see() {
+    let secrets: Vec<&str> = secret_variables().collect();
+    for kind in ProviderKind::ALL {
+        assert!(secrets.contains(&kind.key_variable()), "{kind:?}");
+    }
+    assert!(secrets.contains(&"ANTHROPIC_AUTH_TOKEN"));
+    // The base URLs are not secrets: a command may need to know where the model is.
+    assert!(!secrets.iter().any(|s| s.ends_with("_BASE_URL")));
+}

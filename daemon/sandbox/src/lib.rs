@@ -82,6 +82,8 @@
 //! same [`SandboxSpec`] (deny `file-write*` except the writable subpaths and the devices); it is
 //! not implemented yet.
 
+#[cfg(target_os = "linux")]
+mod caps;
 mod keeper;
 mod launcher;
 #[cfg(target_os = "linux")]

@@ -134,6 +134,10 @@ pub(super) fn apply(spec: &SandboxSpec) -> Result<Status, SandboxError> {
         .map_err(ruleset_error("enforcing the ruleset"))?;
     let mut status = status_of(status, missing)?;
     tighten_umask();
+    super::caps::drop_dangerous().map_err(|detail| SandboxError::Ruleset {
+        step: "dropping capabilities",
+        detail,
+    })?;
     status.metadata_filter = seccomp::install()?;
     if !status.metadata_filter {
         status.enforcement = Enforcement::Partial;

@@ -78,9 +78,8 @@ impl ShellSpec {
     /// The environment the shell gets: the session's, minus rc-file hooks, plus PATH and the
     /// settings that keep tools from paging or colouring.
     pub(super) fn shell_env(&self, tag: &str) -> Vec<(OsString, OsString)> {
-        // The model's own API keys stay with the daemon: a command such as `env` would
-        // otherwise put them in the conversation and its session file.
-        const DROPPED: [&str; 11] = [
+        // The daemon's own variables, and what rc files would run.
+        const DROPPED: [&str; 8] = [
             WORKSPACE_VAR,
             SCRATCH_VAR,
             "BASH_ENV",
@@ -89,10 +88,12 @@ impl ShellSpec {
             SHELL_TAG_VAR,
             COMMAND_TAG_VAR,
             crate::lifecycle::orphans::OWNER_VAR,
-            "ANTHROPIC_API_KEY",
-            "ANTHROPIC_AUTH_TOKEN",
-            "OPENAI_API_KEY",
         ];
+        // The model's own API keys stay with the daemon: a command such as `env` would
+        // otherwise put them in the conversation and its session file. The list is the
+        // providers' own ([`synapse_llm::config::secret_variables`]), so a new provider's key
+        // is scrubbed without a second list to update.
+        let secret = |k: &OsString| synapse_llm::config::secret_variables().any(|v| k == v);
         const FIXED: [(&str, &str); 4] = [
             ("NO_COLOR", "1"),
             ("TERM", "dumb"),
@@ -103,7 +104,10 @@ impl ShellSpec {
             .env
             .iter()
             .filter(|(k, _)| {
-                !DROPPED.iter().any(|d| k == d) && !FIXED.iter().any(|(f, _)| k == f) && k != "PATH"
+                !DROPPED.iter().any(|d| k == d)
+                    && !secret(k)
+                    && !FIXED.iter().any(|(f, _)| k == f)
+                    && k != "PATH"
             })
             .cloned()
             .collect();
