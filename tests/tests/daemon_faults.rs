@@ -1,6 +1,7 @@
 //! What a SIGKILLed daemon leaves behind is cleaned up: its session shells, what they started
-//! and its MCP servers are killed by the next daemon of the same socket, and nothing of another
-//! daemon is touched.
+//! and its MCP servers end with it (their keepers see it die) or, when the keepers were killed
+//! too, are killed by the next daemon of the same socket, and nothing of another daemon is
+//! touched.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -8,6 +9,23 @@ use crate::mcp_support;
 
 use serde_json::json;
 use synapse_tests::{DEADLINE, TestEnv, pid_alive, processes_matching, wait_until};
+
+/// The processes whose parent is `pid`.
+fn children_of(pid: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|child| {
+            std::fs::read_to_string(format!("/proc/{child}/stat")).is_ok_and(|stat| {
+                stat.rsplit(')')
+                    .next()
+                    .and_then(|r| r.split_whitespace().nth(1))
+                    == Some(pid.to_string().as_str())
+            })
+        })
+        .collect()
+}
 
 fn sigkill(pid: u32) {
     nix::sys::signal::kill(
@@ -50,10 +68,18 @@ fn the_next_daemon_kills_what_a_killed_one_left_running() {
             && !processes_matching(&format!("{marker}-mcp")).is_empty()
     });
 
+    // Killed with its keepers (`pkill -9 synapsed` does that): the keepers' own sweep cannot
+    // run, the job is re-parented to init and lives on.
+    for keeper in children_of(first) {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(keeper as i32),
+            nix::sys::signal::SIGKILL,
+        );
+    }
     sigkill(first);
     assert!(
         !processes_matching(&format!("{marker}-job")).is_empty(),
-        "SIGKILL alone leaves the job running"
+        "SIGKILL of the daemon and its keepers leaves the job running"
     );
     let second = env.start_daemon();
     assert_ne!(first, second);

@@ -8,6 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod confinement;
+mod containment;
 mod keys;
 mod mcp_scripts;
 mod planted_bash;
