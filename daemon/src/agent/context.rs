@@ -1,15 +1,19 @@
-//! Keeping a conversation inside the model's window. When the last call used more than
-//! `COMPACT_THRESHOLD` of the window (or the user asks with `/compact`): first, large tool results
-//! older than the last few messages are moved to files under the session folder (the message keeps
-//! the path and a head, and `read <path>` brings the rest back); then, if that is not enough or
-//! compaction was forced, older history is summarised by the model and replaced by the summary,
-//! keeping the latest messages as they are.
+//! Keeping a conversation inside the model's window. Before every model request (between tool
+//! calls too) the context is sized: the tokens the server last reported plus an estimate of what
+//! was appended since, or, when nothing was reported yet (a resumed session, or just after a
+//! compaction), an estimate of the whole request ([`context_tokens`]). Above `COMPACT_THRESHOLD`
+//! of the window (or when the user asks with `/compact`): first, large tool results older than
+//! the last few messages are moved to files under the session folder (the message keeps the path
+//! and a head, and `read <path>` brings the rest back); then, if that is not enough or compaction
+//! was forced, older history is summarised by the model and replaced by the summary, keeping the
+//! latest messages as they are. The summary request carries tool calls and results as text, so a
+//! back end that rejects tool blocks without tool definitions accepts it.
 
 use std::path::{Path, PathBuf};
 
 use futures::StreamExt;
 
-use synapse_llm::{ContentBlock, LlmEvent, LlmProvider, LlmRequest, Message, Role};
+use synapse_llm::{ContentBlock, LlmEvent, LlmProvider, LlmRequest, Message, Role, Usage};
 
 /// Fraction of the window above which compaction starts.
 pub const COMPACT_THRESHOLD: f64 = 0.75;
@@ -21,6 +25,13 @@ pub const OFFLOAD_HEAD_CHARS: usize = 400;
 pub const KEEP_RECENT_MESSAGES: usize = 2;
 /// Messages kept verbatim after a summary.
 pub const KEEP_AFTER_SUMMARY: usize = 6;
+/// Characters per token assumed by the estimates: a little under the usual 4, so prose, code
+/// and JSON-escaped output are not under-counted.
+pub const CHARS_PER_TOKEN_ESTIMATE: f64 = 3.5;
+/// Characters counted per message for its framing (role, block types, ids).
+const MESSAGE_OVERHEAD_CHARS: usize = 64;
+/// The most output a summary may ask for; a model with a smaller output limit gets its own.
+pub const SUMMARY_MAX_TOKENS_CAP: u32 = 4096;
 
 const SUMMARY_PROMPT: &str = "Summarise the conversation so far for your own later use. Keep: the \
 user's goals and constraints, decisions made, files created or changed (with paths), commands \
@@ -31,21 +42,72 @@ pub fn needs_compaction(context_tokens: u64, window: u64) -> bool {
     window > 0 && context_tokens as f64 > window as f64 * COMPACT_THRESHOLD
 }
 
-/// Rough token estimate of a history (4 characters per token; an image as
-/// [`synapse_llm::IMAGE_TOKENS_ESTIMATE`], not by its base64 size).
+/// Rough token estimate of a history ([`CHARS_PER_TOKEN_ESTIMATE`] characters per token plus
+/// each message's framing; an image as [`synapse_llm::IMAGE_TOKENS_ESTIMATE`], not by its base64
+/// size).
 pub fn estimate_tokens(history: &[Message]) -> u64 {
-    let chars: usize = history
-        .iter()
-        .flat_map(|m| m.content.iter())
-        .map(|b| match b {
-            ContentBlock::Text { text } => text.len(),
-            ContentBlock::ToolUse { input, .. } => input.to_string().len(),
-            ContentBlock::ToolResult {
-                content, images, ..
-            } => content.len() + images.len() * synapse_llm::IMAGE_TOKENS_ESTIMATE * 4,
-        })
-        .sum();
-    (chars / 4) as u64
+    let chars: usize = history.iter().map(message_chars).sum();
+    chars_to_tokens(chars)
+}
+
+/// Estimate of a whole request: the system prompt, the `Bash` tool's definition and the history.
+pub fn estimate_request_tokens(system: &str, history: &[Message]) -> u64 {
+    chars_to_tokens(system.len() + bash_tool_chars()) + estimate_tokens(history)
+}
+
+fn message_chars(m: &Message) -> usize {
+    MESSAGE_OVERHEAD_CHARS
+        + m.content
+            .iter()
+            .map(|b| match b {
+                ContentBlock::Text { text } => text.len(),
+                ContentBlock::ToolUse { input, name, .. } => input.to_string().len() + name.len(),
+                ContentBlock::ToolResult {
+                    content, images, ..
+                } => content.len() + images.len() * synapse_llm::IMAGE_TOKENS_ESTIMATE * 4,
+            })
+            .sum::<usize>()
+}
+
+fn bash_tool_chars() -> usize {
+    let tool = synapse_llm::bash_tool();
+    tool.name.len() + tool.description.len() + tool.input_schema.to_string().len()
+}
+
+fn chars_to_tokens(chars: usize) -> u64 {
+    (chars as f64 / CHARS_PER_TOKEN_ESTIMATE).ceil() as u64
+}
+
+/// What the server reported for a prefix of the history: the tokens of the request and its
+/// answer, and how many messages of the history they cover.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContextMark {
+    pub tokens: u64,
+    pub messages: usize,
+}
+
+impl ContextMark {
+    /// The mark of a call whose answer ends the first `messages` messages; `None` when the
+    /// server reported no input tokens (then only the estimate counts).
+    pub fn reported(usage: Usage, messages: usize) -> Option<Self> {
+        let tokens = usage.total_input() + usage.output;
+        (usage.total_input() > 0).then_some(Self { tokens, messages })
+    }
+}
+
+/// The context the next request will take: the last report plus an estimate of the messages
+/// appended since, never less than an estimate of the whole request (a server may count only
+/// the tokens it did not cache, a proxy may report nothing; a low figure must not let the
+/// context overflow). With nothing reported (a resumed session, just after a compaction) the
+/// estimate alone counts.
+pub fn context_tokens(system: &str, history: &[Message], mark: Option<ContextMark>) -> u64 {
+    let estimate = estimate_request_tokens(system, history);
+    match mark {
+        Some(mark) if mark.messages <= history.len() => {
+            estimate.max(mark.tokens + estimate_tokens(&history[mark.messages..]))
+        }
+        _ => estimate,
+    }
 }
 
 /// Moves large old tool results into `dir`; returns how many were offloaded.
@@ -125,14 +187,22 @@ pub fn summary_cut(history: &[Message]) -> Option<usize> {
     })
 }
 
-/// Asks the model for a summary of `older` (no tools offered).
+/// The output budget of a summary: [`SUMMARY_MAX_TOKENS_CAP`], or the model's own limit when
+/// that is smaller.
+pub fn summary_max_tokens(model_max_output: u32) -> u32 {
+    SUMMARY_MAX_TOKENS_CAP.min(model_max_output).max(1)
+}
+
+/// Asks the model for a summary of `older`, with no tools offered: tool calls and results are
+/// shown as text (see [`as_transcript`]), answering at most `max_tokens`.
 pub async fn summarize(
     provider: &dyn LlmProvider,
     model: &str,
     system: &str,
     older: &[Message],
+    max_tokens: u32,
 ) -> Result<String, super::AgentError> {
-    let mut messages = super::history::normalized(older);
+    let mut messages = as_transcript(&super::history::normalized(older));
     messages.push(Message::user_text(SUMMARY_PROMPT));
     let messages = super::history::normalized(&messages);
     let request = LlmRequest {
@@ -140,7 +210,7 @@ pub async fn summarize(
         system: system.to_string(),
         messages,
         tools: Vec::new(),
-        max_tokens: 4096,
+        max_tokens,
     };
     let mut stream = provider.stream(request)?;
     let mut text = String::new();
@@ -155,6 +225,50 @@ pub async fn summarize(
         return Err(super::AgentError::EmptySummary);
     }
     Ok(text)
+}
+
+/// The history with every tool call and result written as text (`[Bash call …]`, `[result …]`):
+/// a request without tool definitions must not carry tool blocks (Bedrock-style back ends reject
+/// it), and the summariser only needs to read what happened.
+pub fn as_transcript(history: &[Message]) -> Vec<Message> {
+    history
+        .iter()
+        .map(|m| Message {
+            role: m.role,
+            content: m
+                .content
+                .iter()
+                .map(|b| match b {
+                    ContentBlock::Text { .. } => b.clone(),
+                    ContentBlock::ToolUse { id, name, input } => {
+                        let call = match input.get("command").and_then(|c| c.as_str()) {
+                            Some(command) => command.to_string(),
+                            None => input.to_string(),
+                        };
+                        ContentBlock::Text {
+                            text: format!("[{name} call {id}]\n{call}"),
+                        }
+                    }
+                    ContentBlock::ToolResult {
+                        tool_use_id,
+                        content,
+                        is_error,
+                        images,
+                    } => {
+                        let failed = if *is_error { ", failed" } else { "" };
+                        let shown = if images.is_empty() {
+                            String::new()
+                        } else {
+                            format!("\n[{} image(s) not shown]", images.len())
+                        };
+                        ContentBlock::Text {
+                            text: format!("[result of {tool_use_id}{failed}]\n{content}{shown}"),
+                        }
+                    }
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 /// The history after a summary: the summary as one user message, then the kept messages.
@@ -230,6 +344,79 @@ mod tests {
         let compacted = replace_with_summary(&history, cut, "S");
         assert!(compacted[0].text().contains("S"));
         assert_eq!(compacted.last(), history.last());
+    }
+
+    fn result(id: &str, content: &str) -> Message {
+        Message::tool_results([ToolResult {
+            tool_use_id: id.into(),
+            content: content.into(),
+            is_error: false,
+            images: Vec::new(),
+        }])
+    }
+
+    fn call(id: &str, command: &str) -> Message {
+        Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::ToolUse {
+                id: id.into(),
+                name: "Bash".into(),
+                input: serde_json::json!({ "command": command }),
+            }],
+        }
+    }
+
+    #[test]
+    fn the_context_is_estimated_from_the_history_until_the_server_reports() {
+        let system = "s".repeat(7_000);
+        let mut history = vec![Message::user_text("go"), call("t1", "cat big")];
+        history.push(result("t1", &"x".repeat(35_000)));
+        // Nothing reported (a resumed session): the whole request is estimated, system prompt
+        // and tool definition included.
+        let estimate = context_tokens(&system, &history, None);
+        assert!((12_000..14_000).contains(&estimate), "{estimate}");
+        // A report covers its messages; what came after is estimated on top.
+        let mark = ContextMark::reported(
+            Usage {
+                input: 20_000,
+                output: 100,
+                ..Usage::default()
+            },
+            2,
+        );
+        let with_report = context_tokens(&system, &history, mark);
+        assert_eq!(with_report, 20_100 + estimate_tokens(&history[2..]));
+        // A report lower than the estimate (cached tokens left out) never hides the estimate.
+        let low = ContextMark::reported(
+            Usage {
+                input: 10,
+                output: 1,
+                ..Usage::default()
+            },
+            2,
+        );
+        assert_eq!(context_tokens(&system, &history, low), estimate);
+        assert_eq!(ContextMark::reported(Usage::default(), 2), None);
+    }
+
+    #[test]
+    fn the_summary_sees_tool_calls_and_results_as_text() {
+        let history = vec![
+            Message::user_text("go"),
+            call("t1", "ls -la"),
+            result("t1", "file-a"),
+        ];
+        let transcript = as_transcript(&history);
+        let json = serde_json::to_string(&transcript).unwrap();
+        assert!(
+            !json.contains("tool_use") && !json.contains("tool_result"),
+            "{json}"
+        );
+        assert!(json.contains("ls -la") && json.contains("file-a"), "{json}");
+        assert_eq!(transcript.len(), 3);
+        assert_eq!(transcript[1].role, Role::Assistant);
+        assert_eq!(summary_max_tokens(1024), 1024);
+        assert_eq!(summary_max_tokens(16_384), SUMMARY_MAX_TOKENS_CAP);
     }
 
     #[test]

@@ -7,6 +7,10 @@
 //! output limit ends as [`TurnEnd::Truncated`]; when the cut fell inside a tool call's
 //! arguments, nothing runs and the model is asked once to send the call again.
 //!
+//! Before every model request (the first of a turn and each one between tool calls) the
+//! injected [`ContextKeeper`] may shrink the history to fit the model's window; after every
+//! answer it learns the usage the server reported.
+//!
 //! Every message is handed to the caller's `persist` as soon as it is final, so the session file
 //! always holds the conversation up to the last completed step. A tool call runs only after its
 //! model call has completed, and a failed call is never retried here, so no command runs twice.
@@ -14,6 +18,7 @@
 use std::sync::Arc;
 
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use super::events::{AgentEvent, TurnEnd, TurnFailure};
@@ -78,6 +83,18 @@ pub trait TurnGuard: Send + Sync {
     fn before_end(&self) -> Option<String>;
 }
 
+/// Keeps the context inside the model's window. The runner asks before every model request
+/// (also between the tool calls of one turn) and reports each answer's usage; the session
+/// supplies it (its [`crate::agent::session`] compactor), the runner knows nothing of how it
+/// compacts. A keeper never separates a tool call from its result and leaves the latest
+/// messages as they are, so the turn goes on coherently.
+pub trait ContextKeeper: Send + Sync {
+    /// May rewrite `history` (offload, summarise) before the next request is built from it.
+    fn before_request<'a>(&'a self, history: &'a mut Vec<Message>) -> BoxFuture<'a, ()>;
+    /// The server's usage for the call whose answer ends the first `messages` messages.
+    fn reported(&self, usage: Usage, messages: usize);
+}
+
 pub struct AgentRunner {
     pub provider: Arc<dyn LlmProvider>,
     pub executor: Arc<dyn ToolExecutor>,
@@ -86,6 +103,8 @@ pub struct AgentRunner {
     pub limits: RunnerLimits,
     /// Checked once per turn when the model tries to end it.
     pub guard: Option<Arc<dyn TurnGuard>>,
+    /// Asked before every model request; `None` sends the history as it is (sub-agents).
+    pub context: Option<Arc<dyn ContextKeeper>>,
 }
 
 impl AgentRunner {
@@ -123,6 +142,9 @@ impl AgentRunner {
         let mut reminded = false;
         let mut continued_cut_call = false;
         for _ in 0..self.limits.max_iterations {
+            if let Some(keeper) = &self.context {
+                keeper.before_request(history).await;
+            }
             let request = LlmRequest {
                 model: self.model.clone(),
                 system: self.system.clone(),
@@ -161,6 +183,9 @@ impl AgentRunner {
                 return outcome;
             }
             let usage = turn.usage();
+            if let Some(keeper) = &self.context {
+                keeper.reported(usage, history.len());
+            }
             outcome.total_usage += usage;
             outcome.last_usage = usage;
             emit(AgentEvent::Usage(usage));

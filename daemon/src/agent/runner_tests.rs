@@ -25,6 +25,7 @@ fn runner(provider: Arc<ScriptedProvider>, executor: Arc<FakeExecutor>) -> Agent
             max_tokens: 100,
         },
         guard: None,
+        context: None,
     }
 }
 
@@ -254,4 +255,54 @@ async fn the_guard_reminds_once_and_then_the_end_stands() {
     let (outcome, _, _) = run(&r, &CancellationToken::new()).await;
     assert_eq!(outcome.final_text, "second");
     assert_eq!(provider.requests().len(), 2);
+}
+
+/// Records what the runner tells it and, once, replaces every tool result with a short note
+/// (as a compaction would).
+#[derive(Default)]
+struct RecordingKeeper {
+    asked_with: parking_lot::Mutex<Vec<usize>>,
+    reported: parking_lot::Mutex<Vec<(u64, usize)>>,
+}
+
+impl ContextKeeper for RecordingKeeper {
+    fn before_request<'a>(&'a self, history: &'a mut Vec<Message>) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            self.asked_with.lock().push(history.len());
+            let keep = history.len().saturating_sub(2);
+            for m in &mut history[..keep] {
+                for b in &mut m.content {
+                    if let ContentBlock::ToolResult { content, .. } = b {
+                        *content = "[compacted]".into();
+                    }
+                }
+            }
+        })
+    }
+
+    fn reported(&self, usage: Usage, messages: usize) {
+        self.reported.lock().push((usage.input, messages));
+    }
+}
+
+#[tokio::test]
+async fn the_context_keeper_is_asked_before_every_request_of_a_turn() {
+    let provider = ScriptedProvider::new([bash("t1", "one"), bash("t2", "two"), text("done")]);
+    let executor = FakeExecutor::new(&[("one", "FIRST-OUTPUT", 0), ("two", "SECOND-OUTPUT", 0)]);
+    let mut r = runner(provider.clone(), executor);
+    let keeper = Arc::new(RecordingKeeper::default());
+    r.context = Some(keeper.clone());
+    let (outcome, _, _) = run(&r, &CancellationToken::new()).await;
+    assert_eq!(outcome.final_text, "done");
+    // Before the first request and between the tool calls, on the history as it then was.
+    assert_eq!(*keeper.asked_with.lock(), vec![1, 3, 5]);
+    // Each answer's usage, with the number of messages it covers (its own included).
+    assert_eq!(*keeper.reported.lock(), vec![(20, 2), (20, 4), (10, 6)]);
+    // What the keeper changed is what the next request carried; the latest result stayed.
+    let last = serde_json::to_string(&provider.requests()[2].messages).unwrap();
+    assert!(!last.contains("FIRST-OUTPUT"), "{last}");
+    assert!(
+        last.contains("[compacted]") && last.contains("SECOND-OUTPUT"),
+        "{last}"
+    );
 }

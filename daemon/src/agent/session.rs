@@ -85,7 +85,9 @@ pub(super) struct Conversation {
     pub history: Vec<Message>,
     pub log: SessionLog,
     pub turns: u32,
-    pub last_usage: Usage,
+    /// What the server last reported about the context (`None` for a resumed session and after
+    /// a compaction: then the history is estimated).
+    pub context_mark: Option<super::context::ContextMark>,
     pub total_usage: Usage,
     provider: Option<(ProviderConfig, Arc<dyn LlmProvider>)>,
 }
@@ -164,7 +166,7 @@ impl ChatSession {
                 history,
                 log,
                 turns,
-                last_usage: Usage::default(),
+                context_mark: None,
                 total_usage: Usage::default(),
                 provider: None,
             }),
@@ -291,10 +293,24 @@ impl ChatSession {
                     let mut conv = session.conversation.lock().await;
                     let last = match session.provider(&mut conv) {
                         Ok(provider) => {
-                            let window = session.current_limits().await.context_window;
+                            let limits = session.current_limits().await;
+                            let compactor = compact::Compactor::new(
+                                &session.id,
+                                provider,
+                                session.deps.system_prompt.clone(),
+                                &limits,
+                                conv.log.path(),
+                                session.events.clone(),
+                                conv.context_mark,
+                            );
+                            let event = compactor
+                                .compact(&mut conv.history, compact::Trigger::Forced)
+                                .await;
+                            conv.context_mark = compactor.mark();
                             session
-                                .compact(&mut conv, provider.as_ref(), true, window)
-                                .await
+                                .message_count
+                                .store(conv.history.len(), Ordering::Relaxed);
+                            event
                         }
                         Err(e) => Some(SessionEvent::Error(e.to_string())),
                     };

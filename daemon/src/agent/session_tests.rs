@@ -15,6 +15,15 @@ struct Setup {
 }
 
 fn setup(provider: Arc<ScriptedProvider>) -> Setup {
+    setup_with_settings(
+        provider,
+        Arc::new(synapse_shared::settings::Settings::default),
+    )
+}
+
+type SettingsFn = Arc<dyn Fn() -> synapse_shared::settings::Settings + Send + Sync>;
+
+fn setup_with_settings(provider: Arc<ScriptedProvider>, settings: SettingsFn) -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path().join("work");
     std::fs::create_dir_all(&cwd).unwrap();
@@ -29,7 +38,7 @@ fn setup(provider: Arc<ScriptedProvider>) -> Setup {
         Arc::new(move |_, _, _| SessionDeps {
             shell: shell.clone(),
             providers: providers.clone(),
-            settings: Arc::new(synapse_shared::settings::Settings::default),
+            settings: settings.clone(),
             system_prompt: "You are a test.".into(),
             limits: RunnerLimits::default(),
             turn_guard: None,
@@ -184,4 +193,167 @@ async fn a_second_turn_while_one_runs_is_refused_as_busy() {
         Err(TurnError::Busy)
     ));
     assert!(session.cancel());
+}
+
+/// Settings naming the model `small-model` with this window and output limit.
+fn small_model(window: Arc<AtomicUsize>, max_output: u32) -> SettingsFn {
+    Arc::new(move || {
+        serde_json::from_value(serde_json::json!({
+            "model": "small-model",
+            "llm": {"models": {"small-model": {
+                "contextWindow": window.load(Ordering::Relaxed),
+                "maxOutputTokens": max_output,
+            }}}
+        }))
+        .unwrap()
+    })
+}
+
+/// Runs a turn to its end (compaction notices on the way included).
+async fn whole_turn(session: &Arc<ChatSession>, prompt: &str) -> Vec<SessionEvent> {
+    let mut rx = session.subscribe();
+    session.start_turn(prompt.into()).unwrap();
+    let mut events = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let event = tokio::time::timeout_at(deadline, rx.recv())
+            .await
+            .expect("the turn finished in time")
+            .unwrap();
+        let done = matches!(event, SessionEvent::TurnFinished { .. });
+        events.push(event);
+        if done {
+            while session.is_running() {
+                assert!(tokio::time::Instant::now() < deadline);
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+            return events;
+        }
+    }
+}
+
+/// A request's size as a server would count it, roughly: its JSON bytes / 4.
+fn request_tokens(request: &synapse_llm::LlmRequest) -> usize {
+    (serde_json::to_string(&request.messages).unwrap().len() + request.system.len()) / 4
+}
+
+const FIVE_KB: &str = r"head -c 5000 /dev/zero | tr '\0' x";
+
+fn compacted(events: &[SessionEvent]) -> bool {
+    events.iter().any(|e| {
+        matches!(e, SessionEvent::Agent(crate::agent::AgentEvent::Notice(n)) if n.starts_with("Context compacted"))
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_turn_is_compacted_between_tool_calls_and_stays_in_the_window() {
+    let mut steps: Vec<_> = (0..8).map(|i| bash(&format!("t{i}"), FIVE_KB)).collect();
+    steps.push(text("read them all"));
+    let provider = ScriptedProvider::new(steps);
+    let window = Arc::new(AtomicUsize::new(8192));
+    let s = setup_with_settings(provider.clone(), small_model(window, 1024));
+    let session = open(&s, Resume::New);
+    let events = whole_turn(&session, "print eight large files").await;
+    assert_eq!(final_text(&events), "read them all");
+    assert!(compacted(&events), "{events:?}");
+    let requests = provider.requests();
+    assert_eq!(requests.len(), 9);
+    for (i, r) in requests.iter().enumerate() {
+        let tokens = request_tokens(r);
+        assert!(tokens < 8192 - 1024, "request {i}: {tokens} tokens");
+        // No call without its result, no result without its call.
+        let calls: Vec<String> = r
+            .messages
+            .iter()
+            .flat_map(|m| m.tool_uses().map(|(id, _, _)| id.to_string()))
+            .collect();
+        let results: Vec<String> = r
+            .messages
+            .iter()
+            .flat_map(|m| m.content.iter())
+            .filter_map(|b| match b {
+                synapse_llm::ContentBlock::ToolResult { tool_use_id, .. } => {
+                    Some(tool_use_id.clone())
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(calls, results, "request {i}");
+    }
+    // The newest result reached the model whole; the turn's prompt was kept.
+    let last = requests.last().unwrap();
+    let synapse_llm::ContentBlock::ToolResult { content, .. } =
+        &last.messages.last().unwrap().content[0]
+    else {
+        panic!("{:?}", last.messages.last())
+    };
+    assert_eq!(content.matches('x').count(), 5000);
+    assert_eq!(last.messages[0].text(), "print eight large files");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_session_is_sized_from_its_history_before_the_first_request() {
+    let mut steps: Vec<_> = (0..8).map(|i| bash(&format!("t{i}"), FIVE_KB)).collect();
+    steps.push(text("done"));
+    steps.push(text("resumed answer"));
+    let provider = ScriptedProvider::new(steps);
+    // A large window first: the turn keeps everything.
+    let window = Arc::new(AtomicUsize::new(200_000));
+    let s = setup_with_settings(provider.clone(), small_model(window.clone(), 1024));
+    let session = open(&s, Resume::New);
+    let id = session.id.clone();
+    let events = whole_turn(&session, "print eight large files").await;
+    assert!(!compacted(&events), "{events:?}");
+    assert!(request_tokens(&provider.requests()[8]) > 8192);
+    drop(session);
+    s.chats.unload_idle(Duration::ZERO);
+    // Then an 8k model resumes it: nothing was reported yet, the history alone says compact.
+    window.store(8192, Ordering::Relaxed);
+    let resumed = open(&s, Resume::Id(id));
+    let events = whole_turn(&resumed, "and now?").await;
+    assert_eq!(final_text(&events), "resumed answer");
+    assert!(compacted(&events), "{events:?}");
+    let first = &provider.requests()[9];
+    let tokens = request_tokens(first);
+    assert!(tokens < 8192 * 3 / 4, "{tokens} tokens");
+    assert_eq!(first.messages.last().unwrap().text(), "and now?");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_summary_request_fits_the_models_output_limit_and_carries_no_tool_blocks() {
+    let provider = ScriptedProvider::new([
+        bash("t1", "echo from-the-shell"),
+        text("a1"),
+        text("a2"),
+        text("a3"),
+        text("a4"),
+        text("SUMMARY: echoed once"),
+    ]);
+    let window = Arc::new(AtomicUsize::new(8192));
+    let s = setup_with_settings(provider.clone(), small_model(window, 700));
+    let session = open(&s, Resume::New);
+    for n in 1..=4 {
+        whole_turn(&session, &format!("question {n}")).await;
+    }
+    let events = until_done(&session, |c| c.start_compaction()).await;
+    assert!(compacted(&events), "{events:?}");
+    let summary = provider.requests().last().unwrap().clone();
+    assert_eq!(summary.max_tokens, 700, "the model's own output limit");
+    assert!(summary.tools.is_empty());
+    let blocks: Vec<_> = summary
+        .messages
+        .iter()
+        .flat_map(|m| m.content.iter())
+        .collect();
+    assert!(
+        blocks
+            .iter()
+            .all(|b| matches!(b, synapse_llm::ContentBlock::Text { .. })),
+        "tool blocks without a tool definition: {blocks:?}"
+    );
+    let all = serde_json::to_string(&summary.messages).unwrap();
+    assert!(
+        all.contains("echo from-the-shell") && all.contains("from-the-shell"),
+        "{all}"
+    );
 }

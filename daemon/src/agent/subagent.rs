@@ -149,6 +149,7 @@ impl SubAgents {
             limits: request.limits,
             // Sub-agents keep no todo list of their own session; nothing to remind them of.
             guard: None,
+            context: None,
         };
         let start = history.len();
         let outcome = runner.run_silent(history, &request.prompt, cancel).await;

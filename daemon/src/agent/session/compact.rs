@@ -1,93 +1,130 @@
-//! Compaction of a chat session's conversation (see [`crate::agent::context`] for the steps):
-//! run before a turn when the model's window fills up, on `/compact`, and after the server
-//! rejected a request as too long (then even the newest tool results are offloaded); the new
-//! history is recorded in the session file and subscribers get a notice.
+//! The [`Compactor`]: keeps one chat session's conversation inside the model's window (see
+//! [`crate::agent::context`] for the steps). The session builds one per turn (and per
+//! `/compact`) and hands it to the runner, which asks it before every model request: the first
+//! of a turn, each one between tool calls, and the first of a resumed session (sized from the
+//! history while the server has reported nothing). Past `COMPACT_THRESHOLD` of the window it
+//! offloads old large tool results and, if that is not enough, summarises older turns; the
+//! latest messages stay as they are and no tool call is separated from its result. It also runs
+//! on `/compact` and after the server rejected a request as too long (then even the newest tool
+//! results are offloaded). The new history is recorded in the session file and subscribers get
+//! a notice.
 
-use std::path::PathBuf;
-use std::sync::atomic::Ordering;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use super::{ChatSession, Conversation, SessionEvent};
+use futures::future::BoxFuture;
+use parking_lot::Mutex;
+use tokio::sync::broadcast;
+
+use super::SessionEvent;
 use crate::agent::AgentEvent;
-use crate::agent::context;
-use synapse_llm::{LlmProvider, Usage};
+use crate::agent::context::{self, ContextMark};
+use crate::agent::runner::ContextKeeper;
+use crate::agent::session_log::SessionLog;
+use synapse_llm::{LlmProvider, Message, ModelLimits, Usage};
 
-impl ChatSession {
+/// Why a compaction runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Trigger {
+    /// The next request would pass the threshold: the latest messages stay verbatim.
+    Threshold,
+    /// The user asked (`/compact`): even the newest large results are offloaded, and older
+    /// turns summarised.
+    Forced,
+    /// The server rejected the request as too long: everything large goes, and older turns are
+    /// summarised when that is not enough.
+    Overflow,
+}
+
+/// Compacts one session's history; see the module doc.
+pub(super) struct Compactor {
+    session: String,
+    provider: Arc<dyn LlmProvider>,
+    /// The system prompt the turn sends (it counts against the window, and the summary request
+    /// carries it too).
+    system: String,
+    window: u64,
+    summary_max_tokens: u32,
+    session_file: PathBuf,
+    events: broadcast::Sender<SessionEvent>,
+    /// What the server last reported, for which prefix of the history.
+    mark: Mutex<Option<ContextMark>>,
+}
+
+impl Compactor {
+    /// `mark` is what the session knew from its previous turn (`None` for a resumed session).
+    pub(super) fn new(
+        session: &str,
+        provider: Arc<dyn LlmProvider>,
+        system: String,
+        limits: &ModelLimits,
+        session_file: &Path,
+        events: broadcast::Sender<SessionEvent>,
+        mark: Option<ContextMark>,
+    ) -> Self {
+        Self {
+            session: session.to_string(),
+            provider,
+            system,
+            window: limits.context_window,
+            summary_max_tokens: context::summary_max_tokens(limits.max_output_tokens),
+            session_file: session_file.to_path_buf(),
+            events,
+            mark: Mutex::new(mark),
+        }
+    }
+
+    /// The last report of the server, kept by the session for its next turn.
+    pub(super) fn mark(&self) -> Option<ContextMark> {
+        *self.mark.lock()
+    }
+
+    /// The context the next request would take, in tokens.
+    pub(super) fn context_tokens(&self, history: &[Message]) -> u64 {
+        context::context_tokens(&self.system, history, self.mark())
+    }
+
     /// Offloads and, if needed or forced, summarises; records the new history in the session
-    /// file and tells subscribers.
+    /// file. Returns the notice for subscribers (`None`: nothing changed and nobody asked).
     pub(super) async fn compact(
         &self,
-        conv: &mut Conversation,
-        provider: &dyn LlmProvider,
-        force: bool,
-        window: u64,
+        history: &mut Vec<Message>,
+        trigger: Trigger,
     ) -> Option<SessionEvent> {
-        // `/compact` offloads even the newest large results: a session whose last tool output
-        // overflowed the window must be recoverable by hand too.
-        let keep = if force {
-            0
-        } else {
-            context::KEEP_RECENT_MESSAGES
+        let keep_recent = match trigger {
+            Trigger::Threshold => context::KEEP_RECENT_MESSAGES,
+            Trigger::Forced | Trigger::Overflow => 0,
         };
-        self.compact_keeping(conv, provider, force, window, keep)
-            .await
-    }
-
-    /// After the server rejected the request as too long: offloads every large tool result,
-    /// the newest included, then summarises if that is not enough.
-    pub(super) async fn compact_after_overflow(
-        &self,
-        conv: &mut Conversation,
-        provider: &dyn LlmProvider,
-        window: u64,
-    ) -> Option<SessionEvent> {
-        self.compact_keeping(conv, provider, false, window, 0).await
-    }
-
-    async fn compact_keeping(
-        &self,
-        conv: &mut Conversation,
-        provider: &dyn LlmProvider,
-        force: bool,
-        window: u64,
-        keep_recent: usize,
-    ) -> Option<SessionEvent> {
-        let used = conv.last_usage.total_input() + conv.last_usage.output;
-        let overflowed = keep_recent == 0 && !force;
-        if !force && !overflowed && !context::needs_compaction(used, window) {
-            return None;
-        }
-        let dir = self.session_dir(conv).join("tool-results");
-        let offloaded =
-            match context::offload_tool_results_keeping(&mut conv.history, &dir, keep_recent) {
-                Ok(n) => n,
-                Err(e) => {
-                    let _ = self.events.send(SessionEvent::Error(format!(
-                        "cannot offload tool results to {}: {e}",
-                        dir.display()
-                    )));
-                    0
-                }
-            };
-        let window_limit = (window as f64 * context::COMPACT_THRESHOLD) as u64;
+        let dir = self.session_file.with_extension("").join("tool-results");
+        let offloaded = match context::offload_tool_results_keeping(history, &dir, keep_recent) {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = self.events.send(SessionEvent::Error(format!(
+                    "cannot offload tool results to {}: {e}",
+                    dir.display()
+                )));
+                0
+            }
+        };
+        let window_limit = (self.window as f64 * context::COMPACT_THRESHOLD) as u64;
+        // Offloading freed nothing although the context is over the line (or the server said
+        // so): only a summary can help.
+        let summarise = trigger == Trigger::Forced
+            || offloaded == 0
+            || context::estimate_request_tokens(&self.system, history) > window_limit;
         let mut summarised = 0;
-        // The server said the request is too long: when offloading freed nothing, our own
-        // estimate was wrong, so summarise whatever can be.
-        if (force
-            || (overflowed && offloaded == 0)
-            || context::estimate_tokens(&conv.history) > window_limit)
-            && let Some(cut) = context::summary_cut(&conv.history)
-        {
-            let model = provider.model().to_string();
+        if summarise && let Some(cut) = context::summary_cut(history) {
             match context::summarize(
-                provider,
-                &model,
-                &self.deps.system_prompt,
-                &conv.history[..cut],
+                self.provider.as_ref(),
+                self.provider.model(),
+                &self.system,
+                &history[..cut],
+                self.summary_max_tokens,
             )
             .await
             {
                 Ok(summary) => {
-                    conv.history = context::replace_with_summary(&conv.history, cut, &summary);
+                    *history = context::replace_with_summary(history, cut, &summary);
                     summarised = cut;
                 }
                 Err(e) => {
@@ -98,25 +135,48 @@ impl ChatSession {
             }
         }
         if offloaded == 0 && summarised == 0 {
-            return force.then(|| {
+            return (trigger == Trigger::Forced).then(|| {
                 SessionEvent::Agent(AgentEvent::Notice("Nothing to compact yet.".into()))
             });
         }
-        let record = serde_json::json!({ "messages": conv.history });
-        if let Err(e) = conv.log.append("compaction", &record) {
+        let record = serde_json::json!({ "messages": history });
+        if let Err(e) = SessionLog::open(&self.session_file)
+            .and_then(|mut log| log.append("compaction", &record))
+        {
             let _ = self.events.send(SessionEvent::Error(e.to_string()));
         }
-        self.message_count
-            .store(conv.history.len(), Ordering::Relaxed);
-        conv.last_usage = Usage::default();
+        // The report described the old history; until the next answer, the estimate counts.
+        *self.mark.lock() = None;
+        tracing::info!(
+            session = %self.session,
+            ?trigger,
+            offloaded,
+            summarised,
+            tokens_after = context::estimate_request_tokens(&self.system, history),
+            window = self.window,
+            "context compacted"
+        );
         Some(SessionEvent::Agent(AgentEvent::Notice(format!(
             "Context compacted: {offloaded} large tool result(s) moved to {}, {summarised} earlier message(s) summarised.",
             dir.display()
         ))))
     }
+}
 
-    /// `<sessions>/<id>/`: files that belong to this session (offloaded tool results).
-    fn session_dir(&self, conv: &Conversation) -> PathBuf {
-        conv.log.path().with_extension("")
+impl ContextKeeper for Compactor {
+    fn before_request<'a>(&'a self, history: &'a mut Vec<Message>) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            let tokens = self.context_tokens(history);
+            if !context::needs_compaction(tokens, self.window) {
+                return;
+            }
+            if let Some(notice) = self.compact(history, Trigger::Threshold).await {
+                let _ = self.events.send(notice);
+            }
+        })
+    }
+
+    fn reported(&self, usage: Usage, messages: usize) {
+        *self.mark.lock() = ContextMark::reported(usage, messages);
     }
 }

@@ -1,6 +1,7 @@
-//! One turn of a chat session: resolve the provider and the model's limits, compact if the
-//! window is filling, run the [`AgentRunner`], and when the server rejects the request as too
-//! long, offload + compact and try once more. Model errors and retries go to the daemon log
+//! One turn of a chat session: resolve the provider and the model's limits, run the
+//! [`AgentRunner`] with the session's [`Compactor`] as its context keeper (it compacts before any
+//! model request that would pass 75 % of the window), and when the server rejects the request as
+//! too long anyway, offload + compact and try once more. Model errors and retries go to the daemon log
 //! with the session id; the turn's end goes to subscribers as `TurnFinished`.
 
 use std::sync::Arc;
@@ -8,6 +9,7 @@ use std::sync::atomic::Ordering;
 
 use tokio_util::sync::CancellationToken;
 
+use super::compact::{Compactor, Trigger};
 use super::{ChatSession, Conversation, SessionEvent};
 use crate::agent::events::{AgentEvent, TurnEnd, TurnFailure};
 use crate::agent::runner::{AgentRunner, RunnerLimits, TurnOutcome};
@@ -34,12 +36,16 @@ impl ChatSession {
         };
         let limits = self.current_limits().await;
         let window = limits.context_window;
-        if let Some(notice) = self
-            .compact(&mut conv, provider.as_ref(), false, window)
-            .await
-        {
-            let _ = self.events.send(notice);
-        }
+        let system = self.deps.system_prompt.clone();
+        let compactor = Arc::new(Compactor::new(
+            &self.id,
+            provider.clone(),
+            system.clone(),
+            &limits,
+            conv.log.path(),
+            self.events.clone(),
+            conv.context_mark,
+        ));
         let origin = self.shell_origin();
         self.deps.shell.warm_up(&self.id, &origin);
         let runner = AgentRunner {
@@ -56,12 +62,13 @@ impl ChatSession {
                 progress: Some(self.progress_sink()),
                 asker: Some(self.turn_asker(provider.clone(), limits.max_output_tokens)),
             }),
-            system: self.deps.system_prompt.clone(),
+            system,
             limits: RunnerLimits {
                 max_tokens: limits.max_output_tokens,
                 ..self.deps.limits.clone()
             },
             guard: self.deps.turn_guard.clone(),
+            context: Some(compactor.clone()),
         };
         let mut outcome = self.run_step(&runner, &mut conv, Some(text), &cancel).await;
         if is_overflow(&outcome) && !cancel.is_cancelled() {
@@ -70,8 +77,8 @@ impl ChatSession {
                 "The request was too long for the model's context window; compacting and trying again."
                     .into(),
             )));
-            if let Some(notice) = self
-                .compact_after_overflow(&mut conv, provider.as_ref(), window)
+            if let Some(notice) = compactor
+                .compact(&mut conv.history, Trigger::Overflow)
                 .await
             {
                 let _ = self.events.send(notice);
@@ -99,7 +106,10 @@ impl ChatSession {
         }
         conv.turns = turn;
         self.turns_done.store(turn, Ordering::Relaxed);
-        conv.last_usage = outcome.last_usage;
+        conv.context_mark = compactor.mark();
+        // Compaction rewrote the history under the per-message count.
+        self.message_count
+            .store(conv.history.len(), Ordering::Relaxed);
         conv.total_usage += outcome.total_usage;
         drop(conv);
         if matches!(outcome.end, TurnEnd::Completed) && !cancel.is_cancelled() {
