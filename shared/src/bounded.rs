@@ -13,8 +13,10 @@ use std::path::Path;
 
 /// The most of a configuration file (settings, `.mcp.json`, `~/.claude.json`) that is read.
 pub const CONFIG_MAX_BYTES: u64 = 16 * 1024 * 1024;
-/// The most of a `SKILL.md` that is read (the Agent Skills format asks for under 500 lines).
-pub const SKILL_MD_MAX_BYTES: u64 = 1024 * 1024;
+/// The most of a `SKILL.md` that is read. The Agent Skills format asks for under 500 lines, but
+/// long reference documents exist: the cap is there against a link to an endless or huge file,
+/// not against long skills.
+pub const SKILL_MD_MAX_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Reads `path` as UTF-8 text: a regular file of at most `max_bytes`, lying inside `within`
 /// (after every symlink is resolved) when that is given. Errors name what was wrong.
@@ -33,6 +35,46 @@ pub fn read_text(path: &Path, within: Option<&Path>, max_bytes: u64) -> io::Resu
 
 /// [`read_text`] for bytes.
 pub fn read_bytes(path: &Path, within: Option<&Path>, max_bytes: u64) -> io::Result<Vec<u8>> {
+    let (file, meta) = open_checked(path, within)?;
+    if meta.len() > max_bytes {
+        return Err(too_large(max_bytes));
+    }
+    let mut out = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(max_bytes + 1).read_to_end(&mut out)?;
+    if out.len() as u64 > max_bytes {
+        return Err(too_large(max_bytes));
+    }
+    Ok(out)
+}
+
+/// The first `max_bytes` of `path` as text, with the file's whole size: for a file that is shown
+/// cut rather than refused when it is long (an `AGENTS.md`). The same checks as [`read_text`]
+/// (a regular file, inside `within`); a character split by the cut is dropped, and bytes that are
+/// not UTF-8 are shown as U+FFFD.
+pub fn read_text_head(
+    path: &Path,
+    within: Option<&Path>,
+    max_bytes: u64,
+) -> io::Result<(String, u64)> {
+    let (file, meta) = open_checked(path, within)?;
+    let mut out = Vec::with_capacity(usize::try_from(meta.len().min(max_bytes)).unwrap_or(0));
+    file.take(max_bytes).read_to_end(&mut out)?;
+    let text = match std::str::from_utf8(&out) {
+        Ok(t) => t.to_owned(),
+        // Only the cut split a character: keep what came before it.
+        Err(e) if e.error_len().is_none() => {
+            String::from_utf8_lossy(&out[..e.valid_up_to()]).into_owned()
+        }
+        Err(_) => String::from_utf8_lossy(&out).into_owned(),
+    };
+    Ok((text, meta.len().max(out.len() as u64)))
+}
+
+/// Opens `path` when it is a regular file lying inside `within` (when given).
+fn open_checked(
+    path: &Path,
+    within: Option<&Path>,
+) -> io::Result<(std::fs::File, std::fs::Metadata)> {
     let file = std::fs::File::open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
@@ -49,15 +91,7 @@ pub fn read_bytes(path: &Path, within: Option<&Path>, max_bytes: u64) -> io::Res
             )));
         }
     }
-    if meta.len() > max_bytes {
-        return Err(too_large(max_bytes));
-    }
-    let mut out = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.take(max_bytes + 1).read_to_end(&mut out)?;
-    if out.len() as u64 > max_bytes {
-        return Err(too_large(max_bytes));
-    }
-    Ok(out)
+    Ok((file, meta))
 }
 
 /// Where an opened file really is.
@@ -125,5 +159,19 @@ mod tests {
         // procfs files report size 0: the cap still holds without a folder to check.
         let e = read_bytes(Path::new("/proc/self/pagemap"), None, 4096).unwrap_err();
         assert!(e.to_string().contains("larger than"), "{e}");
+    }
+
+    #[test]
+    fn a_head_is_cut_at_a_character_boundary_and_knows_the_whole_size() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a.md"), "abcé-tail").unwrap();
+        let (head, size) = read_text_head(&d.path().join("a.md"), Some(d.path()), 4).unwrap();
+        assert_eq!((head.as_str(), size), ("abc", 10));
+        let (whole, _) = read_text_head(&d.path().join("a.md"), Some(d.path()), 100).unwrap();
+        assert_eq!(whole, "abcé-tail");
+        let outside = tempfile::tempdir().unwrap();
+        symlink("/etc/passwd", outside.path().join("l.md")).unwrap();
+        assert!(read_text_head(&outside.path().join("l.md"), Some(outside.path()), 100).is_err());
+        assert!(read_text_head(Path::new("/dev/zero"), None, 100).is_err());
     }
 }

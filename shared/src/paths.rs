@@ -24,6 +24,10 @@ pub enum PathsError {
     Unsafe { path: PathBuf, why: String },
 }
 
+/// The file inside `SYNAPSE_HOME` that records which skills' `allowed-tools` the user approved
+/// (written by the skills subsystem, guarded as a rules file by the permission gate).
+pub const SKILL_APPROVALS_FILE: &str = "skill_approvals.json";
+
 /// The resolved locations of one Synapse installation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Paths {

@@ -296,6 +296,11 @@ impl McpManager {
                 .map(|(_, s)| s.stop("removed from the MCP config")),
         )
         .await;
+        if !to_stop.is_empty() {
+            // A removed server's tool list can be large: its memory goes back to the system.
+            drop(to_stop);
+            crate::lifecycle::memory::give_back();
+        }
         let connects = {
             let this = self.clone();
             async move {

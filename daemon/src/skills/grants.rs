@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 /// The approvals file's name inside `$SYNAPSE_HOME`.
-pub const APPROVALS_FILE: &str = "skill_approvals.json";
+pub use synapse_shared::paths::SKILL_APPROVALS_FILE as APPROVALS_FILE;
 /// A folder with more files than this is not hashed (and so cannot be approved).
 const HASH_MAX_FILES: usize = 2_000;
 /// Nor one whose files hold more bytes than this in all.

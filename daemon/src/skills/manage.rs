@@ -112,6 +112,9 @@ impl SkillStore {
         };
         removed.map_err(|e| SkillError::io("delete", &rec.dir, e))?;
         let _ = self.apply_paths(std::slice::from_ref(&rec.dir.join(SKILL_MD)));
+        // Its cached body goes, and the memory with it.
+        self.bodies.lock().remove(&rec.skill_md);
+        crate::lifecycle::memory::give_back();
         Ok(rec.dir.clone())
     }
 

@@ -43,12 +43,13 @@ pub enum Loaded {
     Broken(SkillFormatError),
 }
 
-/// Finds the SKILL.md of a folder, if it has one.
+/// Finds the SKILL.md of a folder, if it has one — whatever it is: a SKILL.md that is a device or
+/// a link out is found, and then refused with the reason when it is read.
 pub fn skill_md_path(dir: &Path) -> Option<PathBuf> {
     [SKILL_MD, "skill.md"]
         .iter()
         .map(|n| dir.join(n))
-        .find(|p| p.is_file())
+        .find(|p| p.symlink_metadata().is_ok_and(|m| !m.is_dir()))
 }
 
 /// Loads the skill in `dir`; `None` when the folder has no SKILL.md (not a skill, or not yet).
@@ -63,10 +64,9 @@ pub fn load_skill_dir(dir: &Path, source: SkillSource, root: usize) -> Option<Lo
     ) {
         Ok(t) => t,
         Err(e) => {
-            return Some(Loaded::Broken(SkillFormatError::Yaml {
+            return Some(Loaded::Broken(SkillFormatError::Unreadable {
                 path: skill_md,
-                line: 1,
-                message: format!("cannot read: {e}"),
+                reason: e.to_string(),
             }));
         }
     };

@@ -9,6 +9,8 @@ use std::path::PathBuf;
 pub enum SkillFormatError {
     #[error("{path}:1: SKILL.md must start with a `---` line opening the YAML frontmatter", path = .path.display())]
     MissingFrontmatter { path: PathBuf },
+    #[error("{path}: cannot read: {reason}", path = .path.display())]
+    Unreadable { path: PathBuf, reason: String },
     #[error("{path}:{line}: frontmatter opened here is never closed by a `---` line", path = .path.display())]
     UnterminatedFrontmatter { path: PathBuf, line: usize },
     #[error("{path}:{line}: invalid YAML frontmatter: {message}", path = .path.display())]
@@ -48,6 +50,7 @@ impl SkillFormatError {
     pub fn path(&self) -> &std::path::Path {
         match self {
             Self::MissingFrontmatter { path }
+            | Self::Unreadable { path, .. }
             | Self::UnterminatedFrontmatter { path, .. }
             | Self::Yaml { path, .. }
             | Self::NotAMapping { path, .. }

@@ -43,7 +43,11 @@ async fn a_daemon_under_no_new_privs_still_refuses_its_sandboxed_clients() {
 
     let synapse = bin("synapse").display().to_string();
     // The socket's path, for a command that scrubs its whole environment.
-    std::fs::write(env.workdir().join("socket.txt"), env.paths().socket().as_os_str().as_encoded_bytes()).unwrap();
+    std::fs::write(
+        env.workdir().join("socket.txt"),
+        env.paths().socket().as_os_str().as_encoded_bytes(),
+    )
+    .unwrap();
     let out_dir = env.root().join("escapes");
     std::fs::create_dir_all(&out_dir).unwrap();
     let marker = |n: u32| out_dir.join(format!("ran-{n}")).display().to_string();

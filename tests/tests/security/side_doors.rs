@@ -199,8 +199,11 @@ async fn the_agent_cannot_make_the_rules_file_writable_by_others() {
         "{}",
         results[3]
     );
+    // From python the kernel refuses it, unless the rules already asked (the line names the
+    // rules file, and nobody can answer here).
     assert!(
-        results[2].contains("PermissionError") && results[2].contains("python=1"),
+        (results[2].contains("PermissionError") && results[2].contains("python=1"))
+            || results[2].contains("holds permission settings"),
         "{}",
         results[2]
     );

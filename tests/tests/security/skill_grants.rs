@@ -225,3 +225,46 @@ async fn a_sandboxed_command_cannot_approve_a_skill() {
     let shown = env.cli(&["skill", "show", "helper"]);
     assert!(shown.stdout.contains("(not approved)"), "{}", shown.stdout);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_repl_asks_at_skill_load_and_always_approves_the_skill_as_it_is() {
+    use crate::repl_support::Screen;
+    let env = TestEnv::new();
+    let dir = env.home().join("skills/stamper");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\nname: stamper\ndescription: Stamps files.\nallowed-tools: Bash(touch:*)\n---\n\nTouch.\n",
+    )
+    .unwrap();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("skill load stamper")
+            .tool_call("touch stamped.txt")
+            .text("stamped"),
+    )
+    .await
+    .unwrap();
+    let screen = Screen::start(&env, Some(&fake), &["chat", "--permission-mode", "ask"]);
+    screen.wait_for("You (1)>");
+    screen.line("stamp it");
+    let shown = screen.wait_for("Allow?");
+    assert!(
+        shown.contains("Let skill `stamper` pre-approve touch:* for this session?")
+            && shown.contains("only inside the sandbox"),
+        "{shown}"
+    );
+    screen.type_text("a");
+    // The granted `touch` runs without a second question.
+    screen.wait_for("stamped");
+    screen.wait_for("You (2)>");
+    assert!(env.workdir().join("stamped.txt").exists());
+    assert_eq!(
+        screen.text().matches("Allow?").count(),
+        1,
+        "{}",
+        screen.text()
+    );
+    let shown = env.cli(&["skill", "show", "stamper"]);
+    assert!(shown.stdout.contains("(approved)"), "{}", shown.stdout);
+}

@@ -40,10 +40,15 @@ impl SessionGate {
                     ),
                     "its allowed-tools are not approved for this content (a session may have \
                      written or changed the skill); approved ones run without a question, but \
-                     only inside the sandbox"
+                     only inside the sandbox, and any change to the skill voids the approval"
                         .to_string(),
-                    String::new(),
-                    String::new(),
+                    // What "always" records: this skill's approval, pinned by its content.
+                    format!("skill approve {}", grant.skill),
+                    self.env
+                        .synapse_home
+                        .join(synapse_shared::paths::SKILL_APPROVALS_FILE)
+                        .display()
+                        .to_string(),
                 )
                 .await;
             match answer.as_str() {
