@@ -406,3 +406,36 @@ async fn mcp_tools_follow_their_annotations_and_the_mcp_rules() {
         "beta"
     );
 }
+
+/// Issue 28: `skill` is the agent's command inside lists, pipes and `$(…)` too — never judged as
+/// procps' `skill` (which ends processes) — so a non-interactive run lets it through unasked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn skill_composes_in_lists_pipes_and_substitutions_without_a_question() {
+    let (env, _) = env();
+    env.write_skill(
+        "csv-plots",
+        "Plots CSV columns. Use when asked to chart a CSV file.",
+        "Plot it.",
+    );
+    std::fs::write(env.workdir().join("data.csv"), "a,b\n1,2\n").unwrap();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("head -1 data.csv; skill load csv-plots")
+            .tool_call("skill load csv-plots | grep -c 'Plot it'")
+            .tool_call("echo \"found: $(skill load csv-plots | head -1)\"")
+            .text("done"),
+    )
+    .await
+    .unwrap();
+    let out = run(&env, &fake, &[]).await;
+    assert!(out.success(), "{out:?}");
+    let requests = fake.requests();
+    for n in 1..=3 {
+        let r = requests[n].last_tool_result().unwrap();
+        assert!(
+            !r.contains("Permission denied") && !r.contains("can end processes"),
+            "call {n}: {r}"
+        );
+        assert!(r.contains("csv-plots") || r.trim_end().ends_with('1'), "call {n}: {r}");
+    }
+}

@@ -34,7 +34,12 @@ fn program_risk(cmd: &SimpleCommand, ctx: &Context) -> Option<String> {
         "xargs" => files::xargs_recursive_delete(cmd),
         "chmod" | "chown" | "chgrp" => files::recursive_mode_change(program, cmd),
         "git" => system::git(cmd),
-        "kill" | "pkill" | "killall" | "killall5" | "skill" => system::kill(program, cmd, ctx),
+        "kill" | "pkill" | "killall" | "killall5" => system::kill(program, cmd, ctx),
+        // The bare word `skill` in a session shell is the agent command (its function wins over
+        // PATH); only procps' `skill` named by its path sends signals.
+        "skill" if cmd.words.first().is_some_and(|w| w.contains('/')) => {
+            system::kill(program, cmd, ctx)
+        }
         "crontab" => system::crontab(cmd),
         _ => system::package_change(program, cmd)
             .or_else(|| system::power(program, cmd))

@@ -230,3 +230,17 @@ fn machine_and_disk_tools() {
     assert_quiet("crontab -l");
     assert_quiet("systemctl status nginx");
 }
+
+#[test]
+fn the_agents_skill_command_is_not_procps_skill() {
+    for line in [
+        "skill search \"sum invoices\"",
+        "head -5 data.csv; skill search \"plot a csv\"",
+        "skill list | head",
+        "echo $(skill search x)",
+    ] {
+        assert_quiet(line);
+    }
+    // procps' `skill`, named by its path, still sends signals.
+    assert_risky("/usr/bin/skill -KILL -u someone", "skill");
+}
