@@ -147,6 +147,7 @@ impl McpHub {
             root: root.to_path_buf(),
             bin_dir: slot.bin_dir.clone(),
             hold: Arc::new(Lease { slot: slot.clone() }),
+            instructions: Arc::default(),
         }
     }
 

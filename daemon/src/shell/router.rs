@@ -209,7 +209,9 @@ impl BashRouter {
                         GateVerdict::Refuse(why) => CommandOutput::failure(why, EXIT_REFUSED),
                     };
                 }
-                run_agent_command(
+                let touched = super::commands::touched_path(&name, &words)
+                    .map(|word| session.paths().resolve(&word));
+                let mut out = run_agent_command(
                     &self.commands,
                     session,
                     call,
@@ -220,7 +222,13 @@ impl BashRouter {
                     timeout,
                     cancel,
                 )
-                .await
+                .await;
+                if let Some(path) = touched.filter(|_| out.exit_code == 0)
+                    && let Some(text) = nested_instructions(session, path).await
+                {
+                    out.text.push_str(&text);
+                }
+                out
             }
             Route::Native => {
                 let mut out = match check(call, session, GateAction::Native { command }).await {
@@ -338,6 +346,19 @@ pub(super) async fn run_agent_command(
         gate: call.gate.clone(),
     };
     cmd.run(&mut ctx, words).await
+}
+
+/// The instruction files of the folders down to `path` that the session has not been given
+/// yet, to append to the result of its `read`/`write`/`edit` there. Only on this fast path: in a
+/// pipeline the result feeds another program, not the model. The text is for the model only;
+/// nothing in it is parsed or grants anything.
+async fn nested_instructions(session: &ShellSession, path: std::path::PathBuf) -> Option<String> {
+    let workspace = session.spec().workspace.clone()?;
+    let name = session.name().to_owned();
+    tokio::task::spawn_blocking(move || workspace.instructions.nested(&name, &path))
+        .await
+        .ok()
+        .flatten()
 }
 
 fn shortcut_timed_out(name: &str, timeout: Duration) -> CommandOutput {

@@ -42,6 +42,9 @@ pub struct ShellWorkspace {
     pub bin_dir: PathBuf,
     /// Dropped with the last copy: the workspace may then stop when idle.
     pub hold: std::sync::Arc<dyn std::any::Any + Send + Sync>,
+    /// The instruction files the session was given, and the nested ones still to give
+    /// (text for the model only; they grant nothing).
+    pub instructions: std::sync::Arc<crate::workspace::instructions::SessionInstructions>,
 }
 
 impl std::fmt::Debug for ShellWorkspace {

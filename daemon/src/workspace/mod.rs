@@ -1,8 +1,10 @@
 //! Workspaces: one daemon serves many projects. A session is bound at open/resume to the project
 //! root found upward from its cwd ([`root::project_root`]); the workspace is where the project
 //! layer of a session's state hangs. [`settings::SettingsHandle`] is the one owner of the user's
-//! `settings.json`, handed to every subsystem that reads settings.
+//! `settings.json`, handed to every subsystem that reads settings. [`instructions`] reads the
+//! project's and the user's instruction files (`AGENTS.md`, `CLAUDE.md`) for a session's prompt.
 
+pub mod instructions;
 pub mod root;
 pub mod settings;
 

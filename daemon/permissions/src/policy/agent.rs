@@ -124,12 +124,22 @@ fn show_paths(paths: &[PathBuf]) -> String {
         .join(", ")
 }
 
-/// `write /etc/hosts:*` for a write (the path is what was approved), `name:*` otherwise.
+/// `write /etc/hosts:*` for a write (the path is what was approved), `skill search:*` for a
+/// command with a subcommand (its first word, when that is a plain lowercase word), `name:*`
+/// otherwise.
 fn agent_suggestion(name: &str, effect: &Effect, words: Option<&[String]>) -> String {
     let quote = |w: &String| shlex::try_quote(w).map_or_else(|_| w.clone(), |q| q.into_owned());
+    let subcommand = |w: &String| {
+        w.len() <= 24
+            && w.starts_with(|c: char| c.is_ascii_lowercase())
+            && w.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+    };
     match (effect, words) {
         (Effect::Writes(_), Some(words)) if words.len() >= 2 => {
             format!("{} {}:*", quote(&words[0]), quote(&words[1]))
+        }
+        (_, Some([first, sub, _, ..])) if first == name && subcommand(sub) => {
+            format!("{name} {sub}:*")
         }
         _ => format!("{name}:*"),
     }

@@ -10,6 +10,9 @@
 //!   prefix up to the first operand is itself risky), that prefix is offered —
 //!   `git push --force:*`, `npm install:*` — since every command it matches carries the same
 //!   risk the user just approved.
+//! - Interpreters keep what they run: `python3 -m pip install:*` (a module is read like a
+//!   program, with its subcommand), `python3 -m http.server:*`, `node build.js:*` — not
+//!   `python3:*`, which would allow every script.
 //! - Words with glob characters are escaped so the saved text is still matched exactly.
 
 use super::super::argv::git_subcommand;
@@ -66,6 +69,22 @@ const SUBCOMMAND_PROGRAMS: &[&str] = &[
     "swift",
 ];
 
+/// Interpreters whose first operand (a script, or `-m <module>` for Python) is what runs.
+fn is_interpreter(program: &str) -> bool {
+    matches!(
+        program,
+        "python" | "python2" | "python3" | "node" | "ruby" | "perl" | "php" | "bash" | "sh" | "zsh"
+    ) || program
+        .strip_prefix("python3.")
+        .is_some_and(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Where the command proper starts: `python3 -m pip …` is read as `pip …` from index 2.
+fn module_start(program: &str, words: &[String]) -> Option<usize> {
+    (program.starts_with("python") && words.get(1).is_some_and(|w| w == "-m") && words.len() > 2)
+        .then_some(2)
+}
+
 /// Subcommands that run a named script: the script name is part of the prefix.
 const RUNNERS: [&str; 5] = ["run", "run-script", "exec", "x", "dlx"];
 
@@ -77,8 +96,14 @@ pub(super) fn suggestion(cmd: &SimpleCommand, dangerous: bool, ctx: &Context) ->
     let Some(program) = cmd.program() else {
         return String::new();
     };
+    let start = module_start(program, words).unwrap_or(0);
+    let program = if start > 0 {
+        words[start].as_str()
+    } else {
+        program
+    };
     let sub_at = if SUBCOMMAND_PROGRAMS.contains(&program) {
-        subcommand_index(program, words)
+        subcommand_index(program, &words[start..]).map(|at| at + start)
     } else {
         None
     };
@@ -93,6 +118,10 @@ pub(super) fn suggestion(cmd: &SimpleCommand, dangerous: bool, ctx: &Context) ->
             prefix(&words[..at + 2])
         }
         Some(at) => prefix(&words[..=at]),
+        None if start > 0 => prefix(&words[..=start]),
+        None if is_interpreter(program) && words.get(1).is_some_and(|w| !w.starts_with('-')) => {
+            prefix(&words[..2])
+        }
         None => prefix(&words[..1]),
     }
 }

@@ -25,6 +25,15 @@ pub fn written_path(name: &str, args: &[String]) -> Option<String> {
     }
 }
 
+/// The file `read`, `write` or `edit` with these words works on (where a subfolder's
+/// instruction files become due, see [`crate::workspace::instructions`]).
+pub fn touched_path(name: &str, args: &[String]) -> Option<String> {
+    match name {
+        "read" => read::path_word(args),
+        _ => written_path(name, args),
+    }
+}
+
 /// A registry holding the built-in commands; other subsystems add theirs to it.
 pub fn builtin_registry() -> CommandRegistry {
     let mut registry = CommandRegistry::new();

@@ -55,8 +55,7 @@ impl AgentCommand for ReadCommand {
         args: Vec<String>,
     ) -> BoxFuture<'a, CommandOutput> {
         Box::pin(async move {
-            let opts = [OptSpec::value("--offset"), OptSpec::value("--limit")];
-            let parsed = match args::parse(args, &opts, UnknownOpts::Reject) {
+            let parsed = match args::parse(args, &options(), UnknownOpts::Reject) {
                 Ok(p) => p,
                 Err(e) => return SPEC.usage_error(e),
             };
@@ -80,6 +79,19 @@ impl AgentCommand for ReadCommand {
                 .await
                 .unwrap_or_else(|e| CommandOutput::failure(format!("read: {e}"), 1))
         })
+    }
+}
+
+fn options() -> [OptSpec; 2] {
+    [OptSpec::value("--offset"), OptSpec::value("--limit")]
+}
+
+/// The file `read` with these words shows (`None` when they name no single path).
+pub(super) fn path_word(args: &[String]) -> Option<String> {
+    let parsed = args::parse(args.to_vec(), &options(), UnknownOpts::Reject).ok()?;
+    match parsed.positionals.as_slice() {
+        [path] => Some(path.clone()),
+        _ => None,
     }
 }
 

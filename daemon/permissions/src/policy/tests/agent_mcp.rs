@@ -113,9 +113,21 @@ fn agent_reasons_and_suggestions() {
         &plain,
     );
     assert!(
-        matches!(other, Decision::Ask { ref suggestion, .. } if suggestion == "todo:*"),
+        matches!(other, Decision::Ask { ref suggestion, .. } if suggestion == "todo add:*"),
         "{other:?}"
     );
+    for (name, command, expected) in [
+        ("skill", "skill search \"csv report\"", "skill search:*"),
+        ("job", "job start 'make all'", "job start:*"),
+        ("todo", "todo list", "todo:*"),
+        ("task:general", "task:general --prompt x", "task:general:*"),
+    ] {
+        let asked = decide(&agent(name, command, Effect::Other), Mode::Ask, &rules, &plain);
+        assert!(
+            matches!(&asked, Decision::Ask { suggestion, .. } if suggestion == expected),
+            "{command}: {asked:?}"
+        );
+    }
 }
 
 #[test]

@@ -193,6 +193,20 @@ fn always_suggestions() {
         ("npm run test -- --watch", Mode::Ask, "npm run test:*"),
         ("npm -g ls", Mode::Ask, "npm -g ls:*"),
         ("./build.sh --release", Mode::Ask, "./build.sh:*"),
+        (
+            "python3 -m pip install requests",
+            Mode::Auto,
+            "python3 -m pip install:*",
+        ),
+        (
+            "python3 -m pip install requests",
+            Mode::Ask,
+            "python3 -m pip install:*",
+        ),
+        ("python3 -m http.server 8000", Mode::Ask, "python3 -m http.server:*"),
+        ("python3 tools/report.py --all", Mode::Ask, "python3 tools/report.py:*"),
+        ("node build.js", Mode::Ask, "node build.js:*"),
+        ("git push origin main", Mode::Ask, "git push:*"),
         ("$CMD x", Mode::Auto, ""),
         ("echo hi > /etc/motd", Mode::Auto, ""),
     ];
