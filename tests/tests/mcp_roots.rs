@@ -275,3 +275,46 @@ async fn a_sandboxed_command_cannot_redirect_where_images_are_saved() {
     );
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
 }
+
+/// Issue 27: the user's filesystem server, shared while two projects are up, keeps the folder
+/// it was configured with — it is never told a project as a root, so it cannot be steered into
+/// writing one project's files from another's session.
+#[test]
+fn a_shared_filesystem_server_keeps_its_configured_folder_with_two_projects_up() {
+    let env = TestEnv::new();
+    let served = env.root().join("served");
+    std::fs::create_dir_all(&served).unwrap();
+    std::fs::create_dir_all(env.home().join("mcp")).unwrap();
+    std::fs::write(
+        env.home().join("mcp/mcp_servers.json"),
+        json!({"mcpServers": {"fs": {"command": "node", "args": [crate::mcp_support::fs_server_js(), &served]}}})
+            .to_string(),
+    )
+    .unwrap();
+    env.start_daemon();
+    let mut up = Vec::new();
+    for name in ["alpha", "beta"] {
+        let p = env.workdir().join(name);
+        std::fs::create_dir_all(p.join(".git")).unwrap();
+        let mut cmd = env.synapse();
+        cmd.current_dir(&p).args(["mcp", "list"]);
+        assert!(run(&mut cmd).success());
+        up.push(p);
+    }
+    let served_real = served.canonicalize().unwrap();
+    let allowed = || {
+        let mut cmd = env.synapse();
+        cmd.current_dir(&up[0])
+            .args(["mcp", "call", "fs", "list_allowed_directories"]);
+        run(&mut cmd)
+    };
+    wait_until(DEADLINE, "the fs server answers", || allowed().success());
+    let out = allowed();
+    assert!(
+        out.stdout.contains(&served_real.display().to_string()),
+        "{out:?}"
+    );
+    for p in &up {
+        assert!(!out.stdout.contains(&p.display().to_string()), "{out:?}");
+    }
+}
