@@ -5,24 +5,12 @@
 use std::collections::HashMap;
 
 use crate::skills::SkillSummary;
+use crate::skills::bm25::tokens;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 /// Name words count this many times (a name is the strongest signal).
 const NAME_WEIGHT: usize = 3;
-
-fn tokens(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.len() > 1)
-        .map(|w| {
-            let w = w.to_lowercase();
-            // A crude stem so "logs"/"log" and "analyzing"/"analyze" meet.
-            let w = w.strip_suffix("ing").filter(|s| s.len() > 2).unwrap_or(&w);
-            let w = w.strip_suffix('s').filter(|s| s.len() > 2).unwrap_or(w);
-            w.trim_end_matches('e').to_string()
-        })
-        .collect()
-}
 
 fn document(s: &SkillSummary) -> Vec<String> {
     let mut doc = Vec::new();

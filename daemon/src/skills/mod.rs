@@ -12,6 +12,7 @@
 pub mod agent_commands;
 pub mod allowed_tools;
 mod awareness;
+pub mod bm25;
 pub mod broken;
 pub mod catalog;
 pub mod commands;
@@ -36,7 +37,7 @@ pub mod store;
 pub mod watcher;
 pub mod wrapper;
 
-pub use awareness::{AWARENESS_BUDGET_BYTES_DEFAULT, budget_from as awareness_budget};
+pub use awareness::{AWARENESS_BUDGET_BYTES_DEFAULT, TaskWords, budget_from as awareness_budget};
 pub use catalog::{SearchMode, SearchOutcome, TOOLS_USAGE, ToolCatalog, ToolEntry, ToolSource};
 pub use commands::{SKILL_USAGE, skill_search_text};
 pub use error::SkillError;

@@ -112,6 +112,8 @@ pub struct SkillStore {
     roots_listeners: Mutex<Vec<Box<dyn Fn() + Send + Sync>>>,
     /// Which skills' `allowed-tools` the user approved (`$SYNAPSE_HOME/skill_approvals.json`).
     approvals: super::grants::ApprovalStore,
+    /// The prompt listing's ranking index, rebuilt when the skills it was built from changed.
+    pub(super) listing_index: super::awareness::IndexCache,
 }
 
 impl std::fmt::Debug for SkillStore {
@@ -156,6 +158,7 @@ impl SkillStore {
             state: RwLock::new(state),
             bodies: Mutex::new(HashMap::new()),
             roots_listeners: Mutex::new(Vec::new()),
+            listing_index: Default::default(),
         });
         let report = store.refresh();
         (store, report)
