@@ -5,6 +5,7 @@
 //! project's and the user's instruction files (`AGENTS.md`, `CLAUDE.md`) for a session's prompt.
 
 pub mod instructions;
+pub mod git;
 pub mod root;
 pub mod settings;
 
