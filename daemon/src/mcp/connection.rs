@@ -347,6 +347,16 @@ impl McpConnection {
             .and_then(|i| i.instructions.clone())
     }
 
+    /// What the server says it is (`serverInfo.description`, else its title), if anything.
+    pub fn description(&self) -> Option<String> {
+        let peer = self.service.peer_info()?;
+        let info = peer.server_info.as_ref()?;
+        info.description
+            .clone()
+            .or_else(|| info.title.clone())
+            .filter(|d| !d.trim().is_empty())
+    }
+
     /// The stdio server's pid (None for HTTP).
     pub fn pid(&self) -> Option<u32> {
         self.pid

@@ -303,6 +303,20 @@ impl McpHub {
         super::instructions::render_section(&items)
     }
 
+    /// The servers a session in `root` can use (connected or connecting), the project's first;
+    /// a project server hides the user's of the same name.
+    pub fn server_summaries(&self, root: Option<&Path>) -> Vec<super::instructions::ServerSummary> {
+        let mut out: Vec<super::instructions::ServerSummary> = Vec::new();
+        for m in self.visible(root) {
+            for s in m.server_summaries() {
+                if !out.iter().any(|o| o.name == s.name) {
+                    out.push(s);
+                }
+            }
+        }
+        out
+    }
+
     /// The annotation hints (read-only, destructive) of a command for a caller in `root`.
     pub fn hints(&self, root: Option<&Path>, command: &str) -> (Option<bool>, Option<bool>) {
         for m in self.visible(root) {
@@ -423,4 +437,3 @@ async fn reaper(hub: Weak<HubInner>) {
         }
     }
 }
-

@@ -2,10 +2,17 @@
 //! bounded block per connected server, so the model learns how each server wants to be used.
 //! Only servers the manager serves (enabled, connected) contribute; the text is the server's,
 //! capped per server and in total so one verbose server cannot crowd out the prompt.
+//!
+//! Before those blocks, `# Connected MCP servers` names every server a session can use (ready or
+//! still connecting) in one line: its tool count, the first line of its instructions or its
+//! description, and the `tools search` that lists its commands. A server that keeps memory (named
+//! so, or with a `create_entities` / `*memory*` tool) is flagged, so the prompt's Memory section
+//! can point at it.
 
 use std::fmt::Write as _;
 
 use super::McpManager;
+use super::server::StateKind;
 
 /// Longest instructions text kept for one server.
 pub const INSTRUCTIONS_PER_SERVER_CHARS: usize = 2_000;
@@ -30,6 +37,107 @@ impl McpManager {
     pub fn instructions_section(&self) -> String {
         render_section(&self.server_instructions())
     }
+}
+
+/// Longest description of a server in its line, in characters.
+const SERVER_ABOUT_MAX_CHARS: usize = 160;
+
+/// One server a session can use, for its line in the prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerSummary {
+    pub name: String,
+    /// `None` while it is still connecting.
+    pub tool_count: Option<u32>,
+    /// The first line of its instructions, else its description; may be empty.
+    pub about: String,
+    /// Whether it looks like a memory store.
+    pub memory: bool,
+}
+
+impl McpManager {
+    /// Every enabled server that is connected or connecting, by name.
+    pub fn server_summaries(&self) -> Vec<ServerSummary> {
+        let servers = self.inner.servers.read().clone();
+        let listed = self.list();
+        let mut out = Vec::new();
+        for status in listed {
+            let connecting = match status.state {
+                StateKind::Ready => false,
+                StateKind::Connecting => true,
+                _ => continue,
+            };
+            let connection = servers.get(&status.name).and_then(|s| s.ready());
+            let about = connection
+                .as_ref()
+                .and_then(|c| {
+                    let first = c.instructions().and_then(|t| {
+                        t.lines()
+                            .map(str::trim)
+                            .find(|l| !l.is_empty())
+                            .map(str::to_string)
+                    });
+                    first.or_else(|| c.description())
+                })
+                .unwrap_or_default();
+            let memory = is_memory_server(
+                &status.name,
+                status.tools.iter().map(|(command, _)| command.as_str()),
+            );
+            out.push(ServerSummary {
+                tool_count: (!connecting).then_some(status.tool_count),
+                about: one_line(&about, SERVER_ABOUT_MAX_CHARS),
+                memory,
+                name: status.name,
+            });
+        }
+        out
+    }
+}
+
+/// A memory store: named so, or offering a knowledge-graph or memory tool.
+pub fn is_memory_server<'a>(name: &str, mut commands: impl Iterator<Item = &'a str>) -> bool {
+    name.to_lowercase().contains("memory")
+        || commands.any(|c| {
+            let tool = c.rsplit(':').next().unwrap_or(c).to_lowercase();
+            tool == "create_entities" || tool.contains("memory") || tool.contains("memories")
+        })
+}
+
+fn one_line(text: &str, max_chars: usize) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max_chars {
+        return flat;
+    }
+    let kept: String = flat.chars().take(max_chars - 1).collect();
+    format!("{}…", kept.trim_end())
+}
+
+/// `# Connected MCP servers`, one line each; empty when none.
+pub fn render_servers(servers: &[ServerSummary]) -> String {
+    if servers.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "# Connected MCP servers\n\nTheir tools are `mcp:<server>:<tool>` commands;          `tools search <server>` lists a server's.\n",
+    );
+    for s in servers {
+        let tools = match s.tool_count {
+            Some(1) => "1 tool".to_string(),
+            Some(n) => format!("{n} tools"),
+            None => "connecting".to_string(),
+        };
+        let about = if s.about.is_empty() {
+            String::new()
+        } else {
+            format!(" — {}", s.about)
+        };
+        let _ = writeln!(
+            out,
+            "- {} ({tools}){about} · `tools search {}`",
+            s.name, s.name
+        );
+    }
+    out
 }
 
 /// `# MCP server instructions` with one `## mcp:<server>:*` block each, within the bounds.
@@ -80,5 +188,41 @@ mod tests {
             section.len()
         );
         assert_eq!(render_section(&[]), "");
+    }
+
+    #[test]
+    fn memory_servers_and_server_lines() {
+        assert!(is_memory_server("memory", std::iter::empty()));
+        assert!(is_memory_server(
+            "kg",
+            ["mcp:kg:create_entities", "mcp:kg:read_graph"].into_iter()
+        ));
+        assert!(!is_memory_server(
+            "files",
+            ["mcp:files:read_file"].into_iter()
+        ));
+        let text = render_servers(&[
+            ServerSummary {
+                name: "memory".into(),
+                tool_count: Some(9),
+                about: "Knowledge graph.".into(),
+                memory: true,
+            },
+            ServerSummary {
+                name: "slow".into(),
+                tool_count: None,
+                about: String::new(),
+                memory: false,
+            },
+        ]);
+        assert!(
+            text.contains("- memory (9 tools) — Knowledge graph. · `tools search memory`\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("- slow (connecting) · `tools search slow`\n"),
+            "{text}"
+        );
+        assert_eq!(render_servers(&[]), "");
     }
 }
