@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::RunnerLimits;
 use crate::agent::gate::GateEnv;
-use crate::agent::prompt::{PromptEnv, system_prompt_with_skills};
+use crate::agent::main_prompt::MainPrompt;
 use crate::agent::session::SessionDeps;
 use crate::agent::sessions::{ChatSessions, DepsFactory};
 use crate::agent::stop_hook::StopHook;
@@ -23,9 +23,7 @@ use crate::mcp::shortcut::McpShortcut;
 use crate::mcp::{McpHub, McpOptions};
 use crate::shell::{ShellSessions, builtin_registry};
 use crate::skills::agent_commands::{SkillCommand, SkillLoadCommand, ToolsCommand};
-use crate::skills::{
-    SkillStore, SkillWatcher, ToolCatalog, ToolEntry, ToolSource, awareness_budget,
-};
+use crate::skills::{SkillStore, SkillWatcher, ToolCatalog, ToolEntry, ToolSource};
 use crate::todo::{TodoGuard, TodoStore};
 use crate::workspace::SettingsHandle;
 
@@ -348,16 +346,8 @@ fn chat_deps(
     skills: Arc<SkillStore>,
     mcp: McpHub,
 ) -> DepsFactory {
+    let commands_doc: Arc<str> = commands_doc.into();
     Arc::new(move |cwd, id, client_env| {
-        let model = String::new();
-        let date = chrono::Local::now().format("%Y-%m-%d").to_string();
-        let env = PromptEnv {
-            cwd,
-            os: std::env::consts::OS,
-            shell: "bash",
-            date: &date,
-            model: &model,
-        };
         // The skills this session may use include its project's (listed in the prompt).
         if cwd.is_absolute() {
             skills.add_project_cwd(cwd);
@@ -370,11 +360,17 @@ fn chat_deps(
             shell: shell.clone(),
             providers: Arc::new(crate::agent::session::LlmProviders),
             settings: snapshot(&settings),
-            system_prompt: system_prompt_with_skills(
-                &env,
-                &commands_doc,
-                &skills.awareness_section(cwd, awareness_budget(&settings.current())),
-            ) + &mcp.instructions_section(root.as_deref()),
+            // Rendered at each turn's start: the skills ranked against the user's words, the
+            // servers connected by then, the repository's state.
+            system_prompt: Arc::new(MainPrompt {
+                cwd: cwd.to_path_buf(),
+                root: root.clone(),
+                commands_doc: commands_doc.clone(),
+                session_sections: String::new(),
+                skills: skills.clone(),
+                mcp: mcp.clone(),
+                settings: settings.clone(),
+            }),
             limits: RunnerLimits::default(),
             // The shell session a chat runs its commands in is named by the chat's id.
             turn_guard: Some(Arc::new(TodoGuard::new(todo_store.clone(), id))),

@@ -14,6 +14,7 @@ pub mod fakes;
 pub mod forms;
 pub mod gate;
 pub mod history;
+pub mod main_prompt;
 pub mod prompt;
 pub mod runner;
 pub mod session;
@@ -24,6 +25,7 @@ pub mod stop_hook;
 pub mod subagent;
 pub mod subagent_context;
 pub mod task_command;
+pub mod turn_prompt;
 
 pub use error::AgentError;
 pub use events::{AgentEvent, TurnEnd, TurnFailure};

@@ -45,12 +45,25 @@ Skills are folders with a SKILL.md that teach you a task (and may bundle scripts
 procedure:
 1. `skill search \"<what you need>\"` (or `tools search <keyword>`) to find candidates;
 2. `skill load <name>` to read the chosen skill's instructions;
-3. follow them, using its `skill:*` commands where it offers them.
+3. follow them, using its `skill:*` commands where it offers them.";
 
-# Memory
+const MEMORY: &str = "# Memory
 
 The filesystem is your memory. Keep important results, notes and new tools in files, organise \
 them sensibly, and reuse them instead of redoing work.";
+
+/// The parts of the prompt that depend on the session and the turn; empty ones are left out.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PromptSections<'a> {
+    /// The skills listing ranked against the task (`crate::skills` renders it).
+    pub skills: &'a str,
+    /// `# Connected MCP servers`, one line each (`crate::mcp::instructions` renders it).
+    pub servers: &'a str,
+    /// Connected servers that keep memory, for the Memory section.
+    pub memory_servers: &'a [String],
+    /// The environment's git lines (`crate::workspace::git` renders them).
+    pub git: &'a str,
+}
 
 /// Renders the full system prompt. `commands_doc` is the agent shell commands' documentation
 /// from the command registry.
@@ -58,14 +71,31 @@ pub fn system_prompt(env: &PromptEnv<'_>, commands_doc: &str) -> String {
     system_prompt_with_skills(env, commands_doc, "")
 }
 
-/// [`system_prompt`] with the skill awareness section (`crate::skills` renders it: the skills
-/// this session may use, within its budget) after the skills instructions.
+/// [`system_prompt`] with the skills listing (`crate::skills` renders it) after the skills
+/// instructions.
 pub fn system_prompt_with_skills(
     env: &PromptEnv<'_>,
     commands_doc: &str,
     skills_awareness: &str,
 ) -> String {
-    let mut out = String::with_capacity(ROLE.len() + LAYERS.len() + commands_doc.len() + 1024);
+    system_prompt_with_sections(
+        env,
+        commands_doc,
+        &PromptSections {
+            skills: skills_awareness,
+            ..PromptSections::default()
+        },
+    )
+}
+
+/// The full system prompt with the session's and the turn's sections. What never changes
+/// within a session comes first, so a provider's prompt cache keeps that prefix.
+pub fn system_prompt_with_sections(
+    env: &PromptEnv<'_>,
+    commands_doc: &str,
+    sections: &PromptSections<'_>,
+) -> String {
+    let mut out = String::with_capacity(ROLE.len() + LAYERS.len() + commands_doc.len() + 4096);
     out.push_str(ROLE);
     out.push_str("\n\n");
     out.push_str(LAYERS);
@@ -73,10 +103,23 @@ pub fn system_prompt_with_skills(
     out.push_str(commands_doc.trim_end());
     out.push_str("\n\n");
     out.push_str(SKILLS);
-    if !skills_awareness.trim().is_empty() {
-        out.push_str("\n\n");
-        out.push_str(skills_awareness.trim_end());
+    push_section(&mut out, sections.skills);
+    out.push_str("\n\n");
+    out.push_str(MEMORY);
+    if !sections.memory_servers.is_empty() {
+        let names: Vec<String> = sections
+            .memory_servers
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect();
+        out.push_str(&format!(
+            "\n\nA memory MCP server is connected ({}): look there first for what earlier \
+             sessions kept (`tools search <server>` lists its `mcp:<server>:*` commands), and \
+             store lasting facts in it as well as in files.",
+            names.join(", ")
+        ));
     }
+    push_section(&mut out, sections.servers);
     out.push_str("\n\n# Environment\n\n");
     out.push_str(&format!(
         "- Working directory: {}\n- Operating system: {}\n- Shell: {}\n- Today's date: {}\n",
@@ -88,7 +131,15 @@ pub fn system_prompt_with_skills(
     if !env.model.is_empty() {
         out.push_str(&format!("- Model: {}\n", env.model));
     }
+    out.push_str(sections.git);
     out
+}
+
+fn push_section(out: &mut String, section: &str) {
+    if !section.trim().is_empty() {
+        out.push_str("\n\n");
+        out.push_str(section.trim_end());
+    }
 }
 
 #[cfg(test)]

@@ -39,7 +39,9 @@ fn setup_with_settings(provider: Arc<ScriptedProvider>, settings: SettingsFn) ->
             shell: shell.clone(),
             providers: providers.clone(),
             settings: settings.clone(),
-            system_prompt: "You are a test.".into(),
+            system_prompt: Arc::new(crate::agent::turn_prompt::FixedPrompt(
+                "You are a test.".into(),
+            )),
             limits: RunnerLimits::default(),
             turn_guard: None,
             stop_hook: None,
