@@ -48,7 +48,8 @@ pub trait SubAgentRunner: Send + Sync {
         cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, Result<TurnOutcome, AgentError>>;
 
-    /// The agent shell commands' documentation, for a sub-agent's system prompt.
+    /// The agent shell commands a sub-agent may run, documented for its system prompt (no
+    /// `task:*`).
     fn commands_doc(&self) -> String;
 }
 
@@ -73,9 +74,14 @@ impl SubAgentRunner for SubAgents {
     }
 
     fn commands_doc(&self) -> String {
+        // No sub-agent may start another (the policy refuses `task:*`): not documented either.
         self.shell
             .upgrade()
-            .map(|s| s.commands_doc().to_string())
+            .map(|s| {
+                s.router()
+                    .commands()
+                    .system_prompt_section_where(|spec| !spec.name.starts_with("task:"))
+            })
             .unwrap_or_default()
     }
 }

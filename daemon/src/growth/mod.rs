@@ -78,8 +78,11 @@ pub struct Caller {
 pub enum RunMode {
     /// Create and enhance: `write`/`edit` below the user skills folder.
     Author,
-    /// Search and evaluate: no file changes at all (policy and OS sandbox both read-only).
+    /// Evaluate: no file changes at all (policy and OS sandbox both read-only).
     ReadOnly,
+    /// Search: read-only, and a lean prompt (the skills' metadata and the answer format; no
+    /// agent-command docs, no meta skills: a search never runs a command).
+    Search,
 }
 
 /// One run of the skill sub-agent: how its turn ended and the versions it caused.
@@ -181,11 +184,15 @@ impl SkillAgent {
         let skills_dir = self.skills_dir();
         let meta_dir = self.meta_dir.clone();
         let store = self.store.clone();
-        let meta_text = tokio::task::spawn_blocking(move || meta::contents(&meta_dir, &store))
-            .await
-            .map_err(GrowthError::internal)?;
-        let doc = subagents.commands_doc();
-        let system = prompt::system_prompt(&skills_dir, &doc, &meta_text, skills);
+        let system = if mode == RunMode::Search {
+            prompt::search_system_prompt(skills)
+        } else {
+            let meta_text = tokio::task::spawn_blocking(move || meta::contents(&meta_dir, &store))
+                .await
+                .map_err(GrowthError::internal)?;
+            let doc = subagents.commands_doc();
+            prompt::system_prompt(&skills_dir, &doc, &meta_text, skills)
+        };
         let gate = SnapshotGate::new(skills_dir.clone(), self.versions.clone());
         let request = SubAgentRequest {
             system,
@@ -194,7 +201,7 @@ impl SkillAgent {
             env: caller.env.clone(),
             policy: match mode {
                 RunMode::Author => SubAgentPolicy::SkillAuthor { root: skills_dir },
-                RunMode::ReadOnly => SubAgentPolicy::ReadOnly,
+                RunMode::ReadOnly | RunMode::Search => SubAgentPolicy::ReadOnly,
             },
             limits: RunnerLimits {
                 max_iterations: max_iterations.min(SKILL_AGENT_MAX_ITERATIONS),
@@ -204,7 +211,7 @@ impl SkillAgent {
             workspace: None,
             sandbox: Some(match mode {
                 RunMode::Author => author_sandbox(&self.skills_dir(), caller),
-                RunMode::ReadOnly => SandboxSpec {
+                RunMode::ReadOnly | RunMode::Search => SandboxSpec {
                     writable: Vec::new(),
                     read_only: true,
                 },

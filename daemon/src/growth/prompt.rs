@@ -41,6 +41,56 @@ pub fn system_prompt(
     )
 }
 
+/// Most bytes of skill metadata in the search sub-agent's prompt (it stays under 8 KB).
+pub const SEARCH_METADATA_MAX_BYTES: usize = 6 * 1024;
+/// A description in the search prompt is never cut shorter than this many characters.
+const SEARCH_DESCRIPTION_MIN_CHARS: usize = 80;
+
+/// The search sub-agent's prompt: its role, the answer format and the candidates' metadata
+/// (best first), within [`SEARCH_METADATA_MAX_BYTES`]. It runs no command, so it gets no
+/// command docs and no meta skills.
+pub fn search_system_prompt(skills: &[SkillSummary]) -> String {
+    let flat = |d: &str| d.split_whitespace().collect::<Vec<_>>().join(" ");
+    let full: usize = skills
+        .iter()
+        .map(|s| s.name.len() + flat(&s.description).len() + 4)
+        .sum();
+    // When everything does not fit, every description gets an equal share.
+    let per_skill = (full > SEARCH_METADATA_MAX_BYTES).then(|| {
+        (SEARCH_METADATA_MAX_BYTES / skills.len().max(1)).max(SEARCH_DESCRIPTION_MIN_CHARS)
+    });
+    let mut metadata = String::new();
+    for s in skills {
+        let mut desc = flat(&s.description);
+        // The line's other bytes: "- ", ": ", the newline and a 3-byte "…".
+        if let Some(max) = per_skill.map(|m| m.saturating_sub(s.name.len() + 8))
+            && desc.chars().count() > max.max(SEARCH_DESCRIPTION_MIN_CHARS)
+        {
+            let keep = max.max(SEARCH_DESCRIPTION_MIN_CHARS) - 1;
+            desc = format!(
+                "{}…",
+                desc.chars().take(keep).collect::<String>().trim_end()
+            );
+        }
+        let line = format!("- {}: {desc}\n", s.name);
+        if metadata.len() + line.len() > SEARCH_METADATA_MAX_BYTES {
+            break;
+        }
+        metadata.push_str(&line);
+    }
+    if metadata.is_empty() {
+        metadata.push_str("(no skills yet)\n");
+    }
+    format!(
+        "You are the skill search of Synapse: you pick, from the skills below, the ones that \
+         fit a request, by meaning (not only shared words). You run no commands and use no \
+         tools; your whole answer is one JSON object:\n\
+         {{\"matched_skills\":[{{\"name\":\"...\",\"description\":\"...\"}}]}}\n\
+         best first, only names from the list, an empty list when nothing fits.\n\n\
+         # Skills (name: description)\n{metadata}"
+    )
+}
+
 /// What `task:skill:enhance` and the stop hook ask for.
 pub const ENHANCE_INSTRUCTIONS: &str = "\
 Decide by the evidence in the conversation: create a skill when the task found a reusable \
@@ -73,4 +123,45 @@ pub fn search_prompt(query: &str) -> String {
          {{\"matched_skills\":[{{\"name\":\"...\",\"description\":\"...\"}}]}} (best first, empty \
          list when nothing fits)."
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skill(i: usize, description: &str) -> SkillSummary {
+        SkillSummary {
+            id: format!("user:s{i}"),
+            name: format!("skill-number-{i}"),
+            description: description.into(),
+            source: crate::skills::SkillSource::User,
+            dir: "/d".into(),
+            skill_md: "/d/SKILL.md".into(),
+            enabled: true,
+            permission: Default::default(),
+            kind: Default::default(),
+            commands: vec![],
+            allowed_tools: vec![],
+            tags: vec![],
+            shadows: vec![],
+            warnings: vec![],
+            shadowed_dirs: vec![],
+            user_invocable: true,
+            argument_hint: None,
+            disable_model_invocation: false,
+        }
+    }
+
+    #[test]
+    fn the_search_prompt_is_lean_whatever_the_descriptions() {
+        let long = "Parses things carefully. ".repeat(40);
+        let skills: Vec<SkillSummary> = (0..50).map(|i| skill(i, &long)).collect();
+        let text = search_system_prompt(&skills);
+        assert!(text.len() < 8 * 1024, "{}", text.len());
+        assert!(text.contains("- skill-number-49: Parses"), "{text}");
+        assert!(text.contains("matched_skills"));
+        assert!(!text.contains("skill-creator"));
+        let short: Vec<SkillSummary> = (0..3).map(|i| skill(i, &long[..120])).collect();
+        assert!(search_system_prompt(&short).contains(&long[..119]));
+    }
 }

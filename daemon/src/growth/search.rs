@@ -62,18 +62,15 @@ pub async fn search(
             local_reason: None,
         };
     }
-    let candidates: Vec<SkillSummary> = if all.len() > PREFILTER_LIMIT {
-        rank::rank(&all, query)
-            .into_iter()
-            .take(PREFILTER_LIMIT)
-            .map(|(_, s)| s.clone())
-            .collect()
-    } else {
-        all.clone()
-    };
+    // Best first: when the prompt's budget cuts descriptions, the likeliest keep the most.
+    let candidates: Vec<SkillSummary> = rank::rank(&all, query)
+        .into_iter()
+        .take(PREFILTER_LIMIT)
+        .map(|(_, s)| s.clone())
+        .collect();
     let run = agent
         .run_as(
-            super::RunMode::ReadOnly,
+            super::RunMode::Search,
             prompt::search_prompt(query),
             &candidates,
             SEARCH_MAX_ITERATIONS,

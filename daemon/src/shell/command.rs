@@ -369,6 +369,12 @@ impl CommandRegistry {
 
     /// The system-prompt section documenting every registered command.
     pub fn system_prompt_section(&self) -> String {
+        self.system_prompt_section_where(|_| true)
+    }
+
+    /// The system-prompt section documenting the registered commands `keep` accepts (a
+    /// sub-agent is not told about the commands it may not run).
+    pub fn system_prompt_section_where(&self, keep: impl Fn(&CommandSpec) -> bool) -> String {
         let mut out = String::from(
             "## Agent shell commands\n\nThese are commands of your shell: they work in pipes, lists, \
              `$(…)`, redirects and loops, bash expands their words (`'\\n'` stays literal), and \
@@ -378,6 +384,9 @@ impl CommandRegistry {
         let mut brief = String::new();
         for command in self.commands.values() {
             let spec = command.spec();
+            if !keep(spec) {
+                continue;
+            }
             match command.prompt_form() {
                 PromptForm::Full => {
                     out.push_str(&spec.prompt_section());
