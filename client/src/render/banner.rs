@@ -32,6 +32,14 @@ pub fn banner(theme: &Theme, version: &str, opened: &SessionOpened) -> String {
         out.push_str(&theme.yellow(&format!("  warning: {warning}")));
         out.push('\n');
     }
+    if opened.broken_skills > 0 {
+        let n = opened.broken_skills;
+        let noun = if n == 1 { "skill" } else { "skills" };
+        out.push_str(&theme.yellow(&format!(
+            "  warning: {n} {noun} could not be loaded; `synapse skill list` shows why"
+        )));
+        out.push('\n');
+    }
     out
 }
 
@@ -67,7 +75,22 @@ mod tests {
             warnings: vec!["1 command(s) were interrupted".into()],
             turns: 2,
             turn_running: false,
+            broken_skills: 0,
         };
         insta::assert_snapshot!(banner(&Theme::plain(), "0.1.0", &opened));
+    }
+
+    #[test]
+    fn broken_skills_are_named_at_start() {
+        let opened = SessionOpened {
+            session_id: "s".into(),
+            broken_skills: 2,
+            ..SessionOpened::default()
+        };
+        let text = banner(&Theme::plain(), "0.1.0", &opened);
+        assert!(
+            text.contains("warning: 2 skills could not be loaded; `synapse skill list` shows why"),
+            "{text}"
+        );
     }
 }

@@ -110,6 +110,7 @@ impl Chat for ChatService {
                 warnings: attached.warnings,
                 turns,
                 turn_running: session.is_running(),
+                broken_skills: self.state.skills.broken_in(&session.cwd).len() as u32,
             })),
         };
         let _ = tx.send(Ok(first)).await;
