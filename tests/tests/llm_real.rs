@@ -321,3 +321,49 @@ fn the_server_killed_mid_stream_ends_the_turn_as_an_error_and_the_session_resume
     );
     assert_ne!(back.code, Some(3), "{}{}", back.stdout, back.stderr);
 }
+
+/// Issue 28 against the real 4,096-token window: a session whose history is far past it (two
+/// turns of three 5 KB results, written through the scripted fake) and resumed by a new daemon,
+/// so nothing was reported yet, is compacted before its first request; the real server answers
+/// it instead of rejecting it as too long.
+#[test]
+fn a_session_past_the_real_window_is_compacted_before_the_request_and_answered() {
+    use synapse_tests::fake_llm::{FakeLlm, Script};
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.home()).unwrap();
+    // A loaded machine may take a while to read a full window.
+    std::fs::write(
+        env.paths().settings_file(),
+        r#"{"llm": {"firstByteTimeoutSecs": 600, "models": {"smollm2": {"maxOutputTokens": 128}}}}"#,
+    )
+    .unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mut script = Script::new();
+    for answer in ["first done", "second done"] {
+        for _ in 0..3 {
+            script = script.tool_call("yes 'lorem ipsum dolor sit amet' | head -c 5000");
+        }
+        script = script.text(answer);
+    }
+    let fake = rt.block_on(FakeLlm::start(script)).unwrap();
+    for args in [
+        &["run", "print three files"][..],
+        &["run", "--continue", "print three more"][..],
+    ] {
+        let out = env.cli_with_model(&fake, args);
+        assert!(out.success(), "{out:?}");
+    }
+    assert!(fake.requests().last().unwrap().body_len / 4 > 6_000);
+    env.stop_daemon();
+
+    let llama = Llama::start();
+    let out = run(&env, &llama, Api::OpenAi, &["--continue", "Say hi."]);
+    assert!(out.success(), "{}{}", out.stdout, out.stderr);
+    assert!(!out.stdout.trim().is_empty(), "{}", out.stderr);
+    assert!(out.stderr.contains("Context compacted"), "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("too long"),
+        "compacted before the request, not after a rejection: {}",
+        out.stderr
+    );
+}

@@ -33,6 +33,11 @@ const MESSAGE_OVERHEAD_CHARS: usize = 64;
 /// The most output a summary may ask for; a model with a smaller output limit gets its own.
 pub const SUMMARY_MAX_TOKENS_CAP: u32 = 4096;
 
+/// The summary request's system prompt: the agent's own (tool docs, skills, instructions) would
+/// take a small window's room and is not needed to read a transcript.
+pub const SUMMARY_SYSTEM: &str = "You summarise a conversation between a user and a coding agent \
+that works in a terminal, so the agent can go on from your summary alone.";
+
 const SUMMARY_PROMPT: &str = "Summarise the conversation so far for your own later use. Keep: the \
 user's goals and constraints, decisions made, files created or changed (with paths), commands \
 that worked, open problems and next steps. Be concise and factual; use bullet points.";

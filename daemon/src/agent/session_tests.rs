@@ -341,6 +341,7 @@ async fn the_summary_request_fits_the_models_output_limit_and_carries_no_tool_bl
     assert!(compacted(&events), "{events:?}");
     let summary = provider.requests().last().unwrap().clone();
     assert_eq!(summary.max_tokens, 700, "the model's own output limit");
+    assert_eq!(summary.system, crate::agent::context::SUMMARY_SYSTEM);
     assert!(summary.tools.is_empty());
     let blocks: Vec<_> = summary
         .messages

@@ -40,8 +40,7 @@ pub(super) enum Trigger {
 pub(super) struct Compactor {
     session: String,
     provider: Arc<dyn LlmProvider>,
-    /// The system prompt the turn sends (it counts against the window, and the summary request
-    /// carries it too).
+    /// The system prompt the turn sends (it counts against the window).
     system: String,
     window: u64,
     summary_max_tokens: u32,
@@ -117,7 +116,7 @@ impl Compactor {
             match context::summarize(
                 self.provider.as_ref(),
                 self.provider.model(),
-                &self.system,
+                context::SUMMARY_SYSTEM,
                 &history[..cut],
                 self.summary_max_tokens,
             )
