@@ -199,15 +199,21 @@ pub fn summary_max_tokens(model_max_output: u32) -> u32 {
 }
 
 /// Asks the model for a summary of `older`, with no tools offered: tool calls and results are
-/// shown as text (see [`as_transcript`]), answering at most `max_tokens`.
+/// shown as text (see [`as_transcript`]), answering at most `max_tokens`. The request stays
+/// under `COMPACT_THRESHOLD` of `window` (see [`fit_transcript`]), so a history resumed on a
+/// smaller model can still be summarised.
 pub async fn summarize(
     provider: &dyn LlmProvider,
     model: &str,
     system: &str,
     older: &[Message],
     max_tokens: u32,
+    window: u64,
 ) -> Result<String, super::AgentError> {
-    let mut messages = as_transcript(&super::history::normalized(older));
+    let budget = ((window as f64 * COMPACT_THRESHOLD) as u64)
+        .saturating_sub(u64::from(max_tokens))
+        .saturating_sub(chars_to_tokens(system.len() + SUMMARY_PROMPT.len()));
+    let mut messages = fit_transcript(as_transcript(&super::history::normalized(older)), budget);
     messages.push(Message::user_text(SUMMARY_PROMPT));
     let messages = super::history::normalized(&messages);
     let request = LlmRequest {
@@ -274,6 +280,45 @@ pub fn as_transcript(history: &[Message]) -> Vec<Message> {
                 .collect(),
         })
         .collect()
+}
+
+/// Fits a transcript into `budget` tokens: the oldest messages are left out first (a note says
+/// how many), and a last message still too long keeps the head of each text.
+pub fn fit_transcript(mut messages: Vec<Message>, budget: u64) -> Vec<Message> {
+    let mut left_out = 0;
+    while messages.len() > 1 && estimate_tokens(&messages) > budget {
+        messages.remove(0);
+        left_out += 1;
+    }
+    if estimate_tokens(&messages) > budget {
+        let blocks = messages
+            .iter()
+            .map(|m| m.content.len())
+            .sum::<usize>()
+            .max(1);
+        let keep = (budget as f64 * CHARS_PER_TOKEN_ESTIMATE) as usize / blocks;
+        for block in messages.iter_mut().flat_map(|m| m.content.iter_mut()) {
+            if let ContentBlock::Text { text } = block
+                && text.len() > keep
+            {
+                let mut cut = keep;
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                text.truncate(cut);
+                text.push_str("\n…[cut: too long for the model's window]");
+            }
+        }
+    }
+    if left_out > 0 {
+        messages.insert(
+            0,
+            Message::user_text(format!(
+                "[{left_out} earlier message(s) left out: they did not fit the model's window]"
+            )),
+        );
+    }
+    messages
 }
 
 /// The history after a summary: the summary as one user message, then the kept messages.
@@ -422,6 +467,27 @@ mod tests {
         assert_eq!(transcript[1].role, Role::Assistant);
         assert_eq!(summary_max_tokens(1024), 1024);
         assert_eq!(summary_max_tokens(16_384), SUMMARY_MAX_TOKENS_CAP);
+    }
+
+    #[test]
+    fn a_transcript_too_long_for_the_window_loses_its_oldest_messages_first() {
+        let long: Vec<Message> = (0..20)
+            .map(|i| Message::user_text(format!("m{i} {}", "w".repeat(5_000))))
+            .collect();
+        let fitted = fit_transcript(long.clone(), 4_000);
+        assert!(
+            estimate_tokens(&fitted) <= 4_100,
+            "{}",
+            estimate_tokens(&fitted)
+        );
+        assert!(fitted[0].text().contains("earlier message(s) left out"));
+        assert_eq!(fitted.last(), long.last(), "the newest stays whole");
+        let one = fit_transcript(vec![Message::user_text("é".repeat(50_000))], 1_000);
+        assert!(estimate_tokens(&one) <= 1_100, "{}", estimate_tokens(&one));
+        assert_eq!(
+            fit_transcript(long[..2].to_vec(), 4_000),
+            long[..2].to_vec()
+        );
     }
 
     #[test]

@@ -119,6 +119,7 @@ impl Compactor {
                 context::SUMMARY_SYSTEM,
                 &history[..cut],
                 self.summary_max_tokens,
+                self.window,
             )
             .await
             {
