@@ -366,7 +366,7 @@ fn chat_deps(
                 cwd: cwd.to_path_buf(),
                 root: root.clone(),
                 commands_doc: commands_doc.clone(),
-                session_sections: String::new(),
+                session_sections: project_instructions(&gate_base, cwd, workspace.as_ref(), id),
                 skills: skills.clone(),
                 mcp: mcp.clone(),
                 settings: settings.clone(),
@@ -380,6 +380,31 @@ fn chat_deps(
             workspace,
         }
     })
+}
+
+/// The prompt's `# Project instructions` for a session opened in `cwd`; the session's workspace
+/// remembers what it holds (for `/memory`, and so that nested files come once). Instruction
+/// files are text for the model: they grant no permission.
+fn project_instructions(
+    gate_base: &GateEnv,
+    cwd: &std::path::Path,
+    workspace: Option<&crate::shell::ShellWorkspace>,
+    session: &str,
+) -> String {
+    use crate::workspace::instructions;
+    let Some(workspace) = workspace else {
+        return String::new();
+    };
+    let places = instructions::Places {
+        root: workspace.root.clone(),
+        home: Some(gate_base.home.clone()).filter(|h| h != std::path::Path::new("/")),
+        synapse_home: Some(gate_base.synapse_home.clone()),
+    };
+    let files = instructions::load(&places, cwd);
+    workspace
+        .instructions
+        .record_prompt(session, places, &files);
+    instructions::section(&files)
 }
 
 /// A reader of the live settings (a stamp check, and a re-read when the file changed).

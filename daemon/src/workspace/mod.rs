@@ -4,8 +4,8 @@
 //! `settings.json`, handed to every subsystem that reads settings. [`instructions`] reads the
 //! project's and the user's instruction files (`AGENTS.md`, `CLAUDE.md`) for a session's prompt.
 
-pub mod instructions;
 pub mod git;
+pub mod instructions;
 pub mod root;
 pub mod settings;
 
