@@ -7,9 +7,13 @@
 //! list of known readers ([`readonly`]). [`policy::decide`] combines these for the session's
 //! [`Mode`] into a [`Decision`]: allow (perhaps outside the sandbox), ask with a reason and the
 //! pattern "always" would save, or deny.
+//!
+//! Where a line's writes really land — variables of the line and of the session, `~`, every
+//! `cd` — is told by [`landing`], for the guard on the rules files.
 
 pub(crate) mod argv;
 pub mod context;
+pub mod landing;
 pub mod parse;
 pub mod pattern;
 pub mod policy;
@@ -25,11 +29,14 @@ mod test_support;
 #[cfg(test)]
 mod engine_props;
 #[cfg(test)]
+mod landing_props;
+#[cfg(test)]
 mod resolve_props;
 #[cfg(test)]
 mod rules_props;
 
 pub use context::{Context, normalize, resolve};
+pub use landing::{Landing, Landings, Reach, landings};
 pub use parse::{MAX_NESTING, Parsed, Pipeline, Redirect, RedirectOp, SimpleCommand, parse};
 pub use pattern::{Pattern, PatternError};
 pub use policy::{Action, Decision, Effect, Mode, ModeError, decide, decide_in_shell};

@@ -7,12 +7,13 @@
 //! cannot resolve with certainty: shells fed from stdin (`… | bash`, `bash -s`,
 //! `bash /dev/stdin`; a here-string is read instead), brace expansion or a glob as the command
 //! name, `{}` filled in by `find`/`xargs`, functions defined in the session, any external
-//! command after `PATH` changed, hook traps and variables such as `BASH_ENV`. Defining a
+//! command after `PATH` changed, hook traps, variables such as `BASH_ENV`, and functions handed
+//! to child shells through the environment (`BASH_FUNC_f%%`, `export -f`). Defining a
 //! function or alias with the agent's internal prefix is refused outright.
 //! [`wrapped_candidates`] names what an unknown program might start from its arguments, for
 //! the deny-rule check.
 
-mod names;
+pub(crate) mod names;
 mod state;
 mod tokens;
 
@@ -28,6 +29,8 @@ use tokens::{assigns, mentions};
 
 /// Prefix of the agent's own shell functions and variables (`__synapse_agent`).
 pub const INTERNAL_PREFIX: &str = "__synapse_";
+/// How bash hands a function to a child process in its environment (`BASH_FUNC_f%%=() {…}`).
+pub(crate) const FUNCTION_ENV_PREFIX: &str = "BASH_FUNC_";
 /// How many aliases deep an expansion is followed.
 const MAX_ALIAS_DEPTH: usize = 8;
 
@@ -68,6 +71,7 @@ pub fn resolve(parsed: &Parsed, line: &str, state: &ShellState) -> Resolution {
             ));
         }
     }
+    exported_functions(parsed, line, &mut out);
     for name in parsed
         .functions
         .iter()
@@ -84,6 +88,52 @@ pub fn resolve(parsed: &Parsed, line: &str, state: &ShellState) -> Resolution {
     }
     out.opaque.dedup();
     out
+}
+
+/// Functions handed to child processes through the environment (`env 'BASH_FUNC_f%%=() { …; }'
+/// bash -c f`, `export -f f`): a child bash runs them in place of the command it names, so the
+/// line is opaque like `BASH_ENV`. A body written out in the line is judged as well, so a deny
+/// rule refuses what it would run.
+fn exported_functions(parsed: &Parsed, line: &str, out: &mut Resolution) {
+    let mut through_env = line.contains(FUNCTION_ENV_PREFIX);
+    for cmd in parsed.all_commands() {
+        for word in cmd.words.iter().chain(&cmd.assignments) {
+            let Some(rest) = word.strip_prefix(FUNCTION_ENV_PREFIX) else {
+                continue;
+            };
+            through_env = true;
+            if let Some((_, body)) = rest.split_once('=')
+                && body.trim_start().starts_with("()")
+            {
+                out.extra
+                    .extend(parse_nested(&format!("f{body}"), 1).pipelines);
+            }
+        }
+        let Some(first) = cmd.words.first() else {
+            continue;
+        };
+        let flags: String = cmd.words[1..]
+            .iter()
+            .filter(|w| w.starts_with('-') && !w.starts_with("--"))
+            .flat_map(|w| w.chars().skip(1))
+            .collect();
+        let exports = match first.as_str() {
+            "export" => flags.contains('f') && !flags.contains('n'),
+            "declare" | "typeset" | "local" => flags.contains('f') && flags.contains('x'),
+            _ => false,
+        };
+        if exports {
+            out.opaque.push(format!(
+                "`{}` hands a shell function to child processes, which run it in place of the command it names",
+                cmd.text
+            ));
+        }
+    }
+    if through_env {
+        out.opaque.push(
+            "a `BASH_FUNC_…` variable defines a function in child shells, which run it in place of the command it names".to_string(),
+        );
+    }
 }
 
 fn defined_aliases(parsed: &Parsed) -> Vec<String> {

@@ -131,7 +131,7 @@ pub(super) fn is_builtin(name: &str) -> bool {
     BUILTINS.contains(&name)
 }
 
-pub(super) fn is_agent_function(name: &str) -> bool {
+pub(crate) fn is_agent_function(name: &str) -> bool {
     AGENT_FUNCTIONS.contains(&name) || name.starts_with("task:")
 }
 

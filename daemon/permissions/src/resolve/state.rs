@@ -1,7 +1,9 @@
 //! What the session's persistent shell has been told so far, as far as it changes which
 //! program a command name starts: aliases, functions, `hash -p` entries, a changed `PATH`,
 //! `DEBUG`/`RETURN`/`ERR` traps, and whether something ran that could have changed any of these
-//! unseen (`source`, `eval` of run-time text, `enable`, a program named by a variable).
+//! unseen (`source`, `eval` of run-time text, `enable`, a program named by a variable, a
+//! function handed over through `BASH_FUNC_…`). It also keeps the variables lines set
+//! ([`Vars`]), for telling where later writes land.
 //!
 //! The gate calls [`ShellState::record`] with every line it let run, after it ran; definitions
 //! inside subshells or lines that failed half-way are recorded too, which can only make later
@@ -9,6 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::super::landing::Vars;
 use super::super::parse::{Parsed, SimpleCommand, parse};
 use super::tokens::{assigns, mentions, writes_var};
 
@@ -31,6 +34,8 @@ pub struct ShellState {
     pub(super) traps: BTreeMap<String, String>,
     /// Why the shell's state can no longer be told.
     pub(super) unknown: Option<String>,
+    /// The variables lines set, for where later writes land (not for resolving names).
+    vars: Vars,
 }
 
 impl ShellState {
@@ -41,6 +46,7 @@ impl ShellState {
     }
 
     pub(super) fn record_parsed(&mut self, parsed: &Parsed, line: &str) {
+        self.vars.record(&Vars::of_line(parsed, line));
         for name in &parsed.functions {
             self.functions.insert(name.clone());
         }
@@ -67,6 +73,14 @@ impl ShellState {
             if mentions(line, var) > 0 && self.unknown.is_none() {
                 self.unknown = Some(format!("`{}` set {var}", snippet(line)));
             }
+        }
+        if line.contains(super::FUNCTION_ENV_PREFIX) {
+            self.unknown.get_or_insert_with(|| {
+                format!(
+                    "`{}` may define functions through the environment",
+                    snippet(line)
+                )
+            });
         }
     }
 
@@ -161,7 +175,31 @@ impl ShellState {
 
     /// Nothing recorded that changes how a command name resolves.
     pub fn is_plain(&self) -> bool {
-        *self == Self::default()
+        let Self {
+            aliases,
+            functions,
+            hashed,
+            path_changed,
+            traps,
+            unknown,
+            vars: _,
+        } = self;
+        aliases.is_empty()
+            && functions.is_empty()
+            && hashed.is_empty()
+            && path_changed.is_none()
+            && traps.is_empty()
+            && unknown.is_none()
+    }
+
+    /// The variables the lines that ran may have set.
+    pub fn vars(&self) -> &Vars {
+        &self.vars
+    }
+
+    /// Why this shell's state can no longer be told (`source`, `eval` of run-time text, …).
+    pub fn unknown_since(&self) -> Option<&str> {
+        self.unknown.as_deref()
     }
 }
 

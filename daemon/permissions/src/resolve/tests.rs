@@ -87,6 +87,27 @@ fn syntax_that_hides_rm_never_passes() {
         ("trap 'echo hi' RETURN", ["Q", "Q", "D", "Q"]),
         ("trap 'echo bye' EXIT", ["A", "Q", "A", "A"]),
         ("enable -f ./evil.so ls", ["Q", "Q", "D", "Q"]),
+        (
+            "env 'BASH_FUNC_x%%=() { rm victim; }' bash -c x",
+            ["D", "D", "D", "D"],
+        ),
+        (
+            r#"env "BASH_FUNC_x%%=$(cat f)" bash -c x"#,
+            ["Q", "Q", "D", "Q"],
+        ),
+        (
+            r#"env BASH_FUNC_x%%="$body" bash -c x"#,
+            ["Q", "Q", "D", "Q"],
+        ),
+        (
+            "env 'BASH_FUNC_x()=() { :; }' bash -c x",
+            ["Q", "Q", "D", "Q"],
+        ),
+        ("x() { ls; }; export -f x; bash -c x", ["Q", "Q", "D", "Q"]),
+        (
+            "x() { ls; }; declare -fx x; bash run.sh",
+            ["Q", "Q", "D", "Q"],
+        ),
     ];
     for (command, want) in table {
         assert_eq!(codes(command, &plain), *want, "{command}");
@@ -128,6 +149,16 @@ fn state_kept_in_the_shell_is_resolved() {
             ["A", "A", "A", "A"],
         ),
         (&["export BASH_ENV=/tmp/x"], "ls", ["Q", "Q", "D", "Q"]),
+        (
+            &[r#"export "BASH_FUNC_ls%%=() { rm -rf x; }""#],
+            "bash -c ls",
+            ["Q", "Q", "D", "Q"],
+        ),
+        (
+            &[r#"env BASH_FUNC_f%%="$b" true"#],
+            "ls",
+            ["Q", "Q", "D", "Q"],
+        ),
         (&["enable -f ./evil.so ls"], "ls", ["Q", "Q", "D", "Q"]),
         (&["source ./env.sh"], "ls", ["Q", "Q", "D", "Q"]),
         (

@@ -43,7 +43,7 @@ impl SessionGate {
             GateAction::Native { command } => (
                 *command,
                 self.native(command, mode, &rules, &ctx, &shell),
-                protect::native_hit(command, &protected, &ctx),
+                protect::native_hit(command, &protected, &self.env.synapse_home, &ctx, &shell),
             ),
             GateAction::Agent {
                 name,
@@ -53,7 +53,9 @@ impl SessionGate {
             } => {
                 if let Some(inner) = action.shell_line() {
                     let d = self.native(&inner, mode, &rules, &ctx, &shell);
-                    (*command, d, protect::native_hit(&inner, &protected, &ctx))
+                    let home = &self.env.synapse_home;
+                    let hit = protect::native_hit(&inner, &protected, home, &ctx, &shell);
+                    (*command, d, hit)
                 } else {
                     let d = permissions::decide(
                         &Action::Agent {
@@ -196,8 +198,8 @@ impl SessionGate {
             super::settings_pin::pin_file(home),
             // `mcp::approval::APPROVALS_FILE` (the gate does not reach into `mcp/`).
             home.join("mcp").join("approved_servers.json"),
-            // `skills::grants::APPROVALS_FILE`: which skills' allowed-tools the user approved.
-            home.join("skill_approvals.json"),
+            // Which skills' allowed-tools the user approved.
+            home.join(synapse_shared::paths::SKILL_APPROVALS_FILE),
         ];
         if let Some(p) = &loaded.project {
             files.push(p.file.clone());
