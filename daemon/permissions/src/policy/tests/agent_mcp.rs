@@ -122,7 +122,12 @@ fn agent_reasons_and_suggestions() {
         ("todo", "todo list", "todo:*"),
         ("task:general", "task:general --prompt x", "task:general:*"),
     ] {
-        let asked = decide(&agent(name, command, Effect::Other), Mode::Ask, &rules, &plain);
+        let asked = decide(
+            &agent(name, command, Effect::Other),
+            Mode::Ask,
+            &rules,
+            &plain,
+        );
         assert!(
             matches!(&asked, Decision::Ask { suggestion, .. } if suggestion == expected),
             "{command}: {asked:?}"

@@ -203,8 +203,16 @@ fn always_suggestions() {
             Mode::Ask,
             "python3 -m pip install:*",
         ),
-        ("python3 -m http.server 8000", Mode::Ask, "python3 -m http.server:*"),
-        ("python3 tools/report.py --all", Mode::Ask, "python3 tools/report.py:*"),
+        (
+            "python3 -m http.server 8000",
+            Mode::Ask,
+            "python3 -m http.server:*",
+        ),
+        (
+            "python3 tools/report.py --all",
+            Mode::Ask,
+            "python3 tools/report.py:*",
+        ),
         ("node build.js", Mode::Ask, "node build.js:*"),
         ("git push origin main", Mode::Ask, "git push:*"),
         ("$CMD x", Mode::Auto, ""),
