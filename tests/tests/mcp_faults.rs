@@ -78,7 +78,7 @@ async fn hung_call_times_out_and_keeps_the_server() {
     let o = m.call_argv("hang", "echo", &args(&["-h"]), None).await;
     assert_eq!(
         out(&o),
-        "Usage: mcp:hang:echo <text>\nEcho the text back.\n"
+        "Usage: mcp:hang:echo <text>\nEcho the text back.\n  --text <string> (required)\n"
     );
     m.shutdown().await;
     assert!(processes_with(&tag).is_empty());

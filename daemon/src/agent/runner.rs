@@ -383,10 +383,20 @@ impl AgentRunner {
         });
         ToolResult {
             tool_use_id: id.to_string(),
-            content: outcome.output,
+            content: model_text(outcome.output, outcome.exit_code),
             is_error: outcome.exit_code != 0,
             images: outcome.images,
         }
+    }
+}
+
+/// What the model reads for a command's output: a silent success says so, so an empty result
+/// is not mistaken for a lost one (a failure already ends with its `[exit code: N]`).
+fn model_text(output: String, exit_code: i32) -> String {
+    if exit_code == 0 && output.trim().is_empty() {
+        "(no output, exit 0)".to_string()
+    } else {
+        output
     }
 }
 

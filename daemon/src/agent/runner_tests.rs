@@ -306,3 +306,12 @@ async fn the_context_keeper_is_asked_before_every_request_of_a_turn() {
         "{last}"
     );
 }
+
+#[test]
+fn a_silent_success_reads_as_no_output_and_failures_stay_as_they_are() {
+    assert_eq!(model_text(String::new(), 0), "(no output, exit 0)");
+    assert_eq!(model_text("\n".into(), 0), "(no output, exit 0)");
+    assert_eq!(model_text("hi\n".into(), 0), "hi\n");
+    assert_eq!(model_text("[exit code: 1]".into(), 1), "[exit code: 1]");
+    assert_eq!(model_text(String::new(), 1), "");
+}

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
-use super::schema_doc::{effective, sample_value, write_fields};
+use super::schema_doc::{effective, sample_value, shape, write_fields};
 
 /// The JSON type a parameter's value is coerced to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,12 +177,23 @@ impl ToolSpec {
         s
     }
 
-    /// What `-h` prints: the signature and the description's first line.
+    /// What `-h` prints: the signature, the description's first line, and each parameter's
+    /// JSON shape on one line (`--entities <array of {name: string, …}>`), so the value can be
+    /// written without reading `--help` first.
     pub fn short_help(&self) -> String {
         let mut s = format!("Usage: {}\n", self.signature());
         if !self.summary().is_empty() {
             s.push_str(self.summary());
             s.push('\n');
+        }
+        for p in &self.params {
+            let need = if p.required { " (required)" } else { "" };
+            let _ = writeln!(
+                s,
+                "  --{} <{}>{need}",
+                p.kebab(),
+                shape(&p.schema, &self.root)
+            );
         }
         s
     }

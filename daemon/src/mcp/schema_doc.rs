@@ -139,6 +139,65 @@ fn write_fields_at(
     }
 }
 
+/// Longest one-line shape `-h` shows for a parameter; longer ones end in `…`.
+const SHAPE_CHARS_MAX: usize = 240;
+
+/// A value's JSON shape on one line: `string`, `array of string`, `"a"|"b"`,
+/// `array of {name: string, note?: string}` (`?`: optional field).
+pub fn shape(schema: &Value, root: &Map<String, Value>) -> String {
+    let mut s = shape_at(schema, root, 0);
+    if s.chars().count() > SHAPE_CHARS_MAX {
+        s = s.chars().take(SHAPE_CHARS_MAX - 1).collect();
+        s.push('…');
+    }
+    s
+}
+
+fn shape_at(schema: &Value, root: &Map<String, Value>, depth: usize) -> String {
+    let schema = effective(schema, root);
+    if let Some(values) = schema.get("enum").and_then(Value::as_array)
+        && !values.is_empty()
+    {
+        return values
+            .iter()
+            .map(Value::to_string)
+            .collect::<Vec<_>>()
+            .join("|");
+    }
+    if depth >= NEST_DEPTH_MAX {
+        return describe_type(schema, root);
+    }
+    match type_of(schema) {
+        Some("array") => match schema.get("items") {
+            Some(items) => format!("array of {}", shape_at(items, root, depth + 1)),
+            None => "array".into(),
+        },
+        Some("object") => {
+            let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+                return "object".into();
+            };
+            if props.is_empty() {
+                return "object".into();
+            }
+            let required = required_names(schema);
+            let fields: Vec<String> = props
+                .iter()
+                .map(|(name, field)| {
+                    let mark = if required.contains(&name.as_str()) {
+                        ""
+                    } else {
+                        "?"
+                    };
+                    format!("{name}{mark}: {}", shape_at(field, root, depth + 1))
+                })
+                .collect();
+            format!("{{{}}}", fields.join(", "))
+        }
+        Some(t) => t.to_string(),
+        None => "value".into(),
+    }
+}
+
 fn required_names(schema: &Value) -> Vec<&str> {
     schema
         .get("required")
@@ -285,6 +344,31 @@ mod tests {
             sample_value(&json!({"type": "string", "minLength": 9}), &r),
             json!("examplexx")
         );
+    }
+
+    #[test]
+    fn shapes_fit_on_one_line() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "entities": {"type": "array", "items": {"$ref": "#/$defs/E"}},
+                "mode": {"enum": ["a", "b"]}
+            },
+            "$defs": {"E": {"type": "object", "required": ["name", "observations"], "properties": {
+                "name": {"type": "string"},
+                "observations": {"type": "array", "items": {"type": "string"}},
+                "note": {"type": ["string", "null"]}
+            }}}
+        });
+        let defs = root(&schema);
+        assert_eq!(
+            shape(&schema["properties"]["entities"], &defs),
+            "array of {name: string, observations: array of string, note?: string}"
+        );
+        assert_eq!(shape(&schema["properties"]["mode"], &defs), "\"a\"|\"b\"");
+        let selfref = json!({"$defs": {"N": {"type": "object", "properties": {"next": {"$ref": "#/$defs/N"}}}}});
+        let long = shape(&json!({"$ref": "#/$defs/N"}), &root(&selfref));
+        assert!(long.len() < 300 && !long.contains('\n'), "{long}");
     }
 
     #[test]

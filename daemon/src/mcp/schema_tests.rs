@@ -59,6 +59,12 @@ fn signature_and_short_help() {
          [--mode <string>] [--max-results <integer>]"
     );
     assert_eq!(s.short_help().lines().nth(1), Some("Do a thing."));
+    let short = s.short_help();
+    assert!(
+        short.contains("\n  --path <string> (required)\n"),
+        "{short}"
+    );
+    assert!(short.contains("\n  --tags <array of string>\n"), "{short}");
 }
 
 #[test]

@@ -220,6 +220,35 @@ impl JobTable {
         Ok(JobOutput { info, text })
     }
 
+    /// Waits until job `id` ends, at most `timeout` (or until `cancel`); its info then, still
+    /// running when the wait ran out.
+    pub async fn wait(
+        &self,
+        id: u32,
+        timeout: Duration,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<JobInfo, JobError> {
+        let deadline = Instant::now() + timeout;
+        let mut pause = Duration::from_millis(5);
+        loop {
+            let info = self
+                .lock()
+                .iter()
+                .find(|j| j.id == id)
+                .map(Job::info)
+                .ok_or(JobError::NoSuchJob(id))?;
+            let now = Instant::now();
+            if info.exit_code.is_some() || now >= deadline || cancel.is_cancelled() {
+                return Ok(info);
+            }
+            tokio::select! {
+                () = tokio::time::sleep(pause.min(deadline - now)) => {}
+                () = cancel.cancelled() => {}
+            }
+            pause = (pause * 2).min(Duration::from_millis(100));
+        }
+    }
+
     /// Stops job `id` and everything it started; its info afterwards.
     pub async fn kill(&self, id: u32) -> Result<JobInfo, JobError> {
         let (tag, pid, kept, running) = {

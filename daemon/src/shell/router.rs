@@ -105,7 +105,7 @@ impl BashRouter {
         call: &ToolCall,
         cancel: &CancellationToken,
     ) -> ToolResult {
-        let timeout = session.timeouts().for_call(call.timeout);
+        let timeout = session.timeouts().for_line(&call.command, call.timeout);
         let call_seq = session.begin_call();
         let mut restarted = false;
         // Agent functions in this session's shell act for this call, and only while it runs.

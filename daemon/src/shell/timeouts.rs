@@ -63,6 +63,25 @@ impl Timeouts {
         asked.unwrap_or(self.default).min(self.max)
     }
 
+    /// The timeout of a whole submitted line: [`Timeouts::for_call`], raised to the longest
+    /// `bash --timeout N` the line holds anywhere (in a list, a pipe or `$(…)`), so that option
+    /// means the same inside a compound line as on its own.
+    pub fn for_line(&self, line: &str, asked: Option<Duration>) -> Duration {
+        let base = self.for_call(asked);
+        if !line.contains("--timeout") {
+            return base;
+        }
+        synapse_permissions::parse(line)
+            .all_commands()
+            .filter_map(|cmd| match cmd.words.as_slice() {
+                [bash, flag, secs, ..] if bash == "bash" && flag == "--timeout" => {
+                    self.parse(secs).ok()
+                }
+                _ => None,
+            })
+            .fold(base, Duration::max)
+    }
+
     /// `--timeout` seconds as written: positive and at most the maximum, else a message saying
     /// what is allowed and how to run longer work.
     pub fn parse(&self, word: &str) -> Result<Duration, String> {
@@ -86,6 +105,25 @@ impl Timeouts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bash_timeout_anywhere_in_a_line_raises_the_line_timeout() {
+        let t = Timeouts::default();
+        assert_eq!(t.for_line("echo hi", None), t.default);
+        assert_eq!(
+            t.for_line("bash --timeout 300 'make' | tail -5", None),
+            Duration::from_secs(300)
+        );
+        assert_eq!(
+            t.for_line("x=$(bash --timeout 200 'sleep 1'); echo $x", None),
+            Duration::from_secs(200)
+        );
+        assert_eq!(
+            t.for_line("bash --timeout 5 'echo hi' | cat", None),
+            t.default
+        );
+        assert_eq!(t.for_line("bash --timeout 9999 x; true", None), t.default);
+    }
 
     fn settings(shell: Value) -> Settings {
         let mut s = Settings::default();

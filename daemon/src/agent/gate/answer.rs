@@ -110,7 +110,7 @@ impl SessionGate {
                     } else if suggestion.is_empty() {
                         "--yes".to_string()
                     } else {
-                        format!("--allow '{suggestion}' or --yes")
+                        format!("--allow {} or --yes", allow_word(&suggestion))
                     };
                     (self.notify)(format!(
                         "denied: `{}` ({reason}); allow it with {how}",
@@ -190,6 +190,12 @@ impl SessionGate {
     }
 }
 
+/// `pattern` as one shell word the user can paste after `--allow`: single-quoted, its own
+/// single quotes written as `'\''`, so a pattern such as `rm -rf '$HOME/my dir'` survives.
+fn allow_word(pattern: &str) -> String {
+    format!("'{}'", pattern.replace('\'', r"'\''"))
+}
+
 fn rule_kind(pattern: &str) -> RuleKind {
     if pattern.starts_with("mcp:") && !pattern.contains(' ') {
         RuleKind::Mcp
@@ -246,4 +252,21 @@ fn one_line(command: &str) -> String {
         s.push('…');
     }
     s
+}
+
+#[cfg(test)]
+mod allow_word_tests {
+    use super::allow_word;
+
+    #[test]
+    fn the_suggested_allow_is_one_shell_word_with_its_quotes() {
+        for pattern in ["git push:*", "rm -rf '$HOME/my dir'", "echo \"it's\""] {
+            let word = allow_word(pattern);
+            assert_eq!(
+                shlex::split(&word),
+                Some(vec![pattern.to_string()]),
+                "{word}"
+            );
+        }
+    }
 }

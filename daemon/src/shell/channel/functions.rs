@@ -7,6 +7,10 @@
 //! `skill` and `read`. `read` is the agent's only with agent-style arguments (see
 //! [`READ_RULE`]); otherwise it is bash's builtin, so `while read -r line` keeps working.
 //!
+//! `bash` itself gets a function only for the agent's own option: `bash --timeout N '…'` is the
+//! agent command wherever it stands in a line ([`BASH_FUNCTION`]); any other `bash …` is the
+//! real program.
+//!
 //! Everything the channel defines is recognisable: the helpers are named with
 //! [`INTERNAL_PREFIX`], and each agent function's body is exactly [`function_body`], so a
 //! resolver inspecting the live shell (`declare -f NAME`) can tell them from the user's own.
@@ -44,6 +48,11 @@ pub fn function_body(name: &str) -> String {
     }
 }
 
+/// The `bash` function: `--timeout` as the first word is the agent command's option (the real
+/// bash has none of that name), anything else runs the real program.
+pub const BASH_FUNCTION: &str = "bash() { if [[ ${1-} == --timeout ]]; then __synapse_agent bash \"$@\"; \
+     else command bash \"$@\"; fi; }\n";
+
 /// Single-quotes `s` for bash.
 fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
@@ -69,6 +78,7 @@ pub fn init_script(names: &[&str], helper: &Path, socket: &Path, token: &str) ->
     for name in names {
         s.push_str(&format!("{name}() {{ {}; }}\n", function_body(name)));
     }
+    s.push_str(BASH_FUNCTION);
     s
 }
 
@@ -95,7 +105,9 @@ mod tests {
         );
         let probe = "for args in 'README' 'line' '-r line' 'a.txt' '--offset 2 f' 'x y' ''; do \
                      if __synapse_read_is_agent $args; then echo agent; else echo builtin; fi; done; \
-                     echo \"$__synapse_agent_token\"; declare -F write";
+                     echo \"$__synapse_agent_token\"; declare -F write; \
+                     __synapse_agent() { echo \"agent $*\"; }; bash --timeout 5 'echo hi' | cat; \
+                     bash -c 'echo real'";
         let out = std::process::Command::new("bash")
             .args(["--noprofile", "--norc", "-c", &format!("{script}\n{probe}")])
             .current_dir(dir.path())
@@ -103,7 +115,8 @@ mod tests {
             .unwrap();
         assert_eq!(
             String::from_utf8_lossy(&out.stdout),
-            "agent\nbuiltin\nbuiltin\nagent\nagent\nbuiltin\nbuiltin\nabc'def\nwrite\n"
+            "agent\nbuiltin\nbuiltin\nagent\nagent\nbuiltin\nbuiltin\nabc'def\nwrite\n\
+             agent bash --timeout 5 echo hi\nreal\n"
         );
     }
 }

@@ -1,4 +1,4 @@
-//! `job start|list|read|kill`: background jobs for work longer than one call's timeout. The
+//! `job start|list|read|wait|kill`: background jobs for work longer than one call's timeout. The
 //! jobs themselves live in the session's [`JobTable`](crate::shell::jobs::JobTable).
 
 use futures::future::BoxFuture;
@@ -10,24 +10,32 @@ use crate::shell::paths::PathResolver;
 
 pub static SPEC: CommandSpec = CommandSpec {
     name: "job",
-    usage: "job start <command> | job list | job read <id> | job kill <id>",
+    usage: "job start <command> | job list | job read <id> | job wait <id> [--timeout SECS] | \
+            job kill <id>",
     summary: "Background jobs, no timeout: `job start '<cmd>'` prints an id; `job read ID` \
-              (new output, exit status); `job list`; `job kill ID`.",
+              (new output, exit status); `job wait ID [--timeout SECS]` (until it ends); \
+              `job list`; `job kill ID`.",
     help: "\
 Subcommands:
   start <command>  start <command> (one quoted line) in the background, in the current folder;
                    prints its id at once. Its stdout and stderr go to a log file
   list             every job: id, running or its exit status, run time, command
-  read <id>        what the job printed since the last `job read`, and whether it still runs
+  read <id>        what the job printed since the last `job read ID`, and whether it still runs
+  wait <id> [--timeout SECS]
+                   wait until the job ends (at most SECS, default and limit: the call's own
+                   timeout), then show it as `job read ID` does; exits with the job's status, or
+                   124 when it still runs
   kill <id>        stop the job and every process it started
 
 Use it for servers, watchers and builds longer than the command timeout. A job's output is
 capped like any result; the whole log can be read with `read <log> --offset N`.
 
 Examples:
-  job start 'npm run dev'
-  job read 1
-  job kill 1",
+  job start 'sleep 1; echo built'
+  job wait 1 --timeout 30
+  job start 'python3 -m http.server 8000'
+  job read 2
+  job kill 2",
 };
 
 pub struct JobCommand;
@@ -45,7 +53,7 @@ impl AgentCommand for JobCommand {
         // `start` is judged as the command line it runs (see `GateAction::shell_line`); the
         // others only look at or stop this session's own jobs.
         match args.first().map(String::as_str) {
-            Some("list" | "read" | "kill") => Effect::ReadOnly,
+            Some("list" | "read" | "wait" | "kill") => Effect::ReadOnly,
             _ => Effect::Other,
         }
     }
@@ -57,7 +65,7 @@ impl AgentCommand for JobCommand {
     ) -> BoxFuture<'a, CommandOutput> {
         Box::pin(async move {
             let Some((sub, rest)) = args.split_first() else {
-                return SPEC.usage_error("missing subcommand (start, list, read or kill)");
+                return SPEC.usage_error("missing subcommand (start, list, read, wait or kill)");
             };
             match sub.as_str() {
                 "start" => start(ctx, rest),
@@ -66,6 +74,7 @@ impl AgentCommand for JobCommand {
                     Ok(id) => read(ctx, id),
                     Err(e) => e,
                 },
+                "wait" => wait(ctx, rest).await,
                 "kill" => match job_id(rest) {
                     Ok(id) => match ctx.jobs().kill(id).await {
                         Ok(info) => CommandOutput::success(format!("{}\n", describe(&info))),
@@ -75,7 +84,7 @@ impl AgentCommand for JobCommand {
                 },
                 "list" => SPEC.usage_error("`job list` takes no arguments"),
                 other => SPEC.usage_error(format!(
-                    "unknown subcommand {other:?}; expected start, list, read or kill"
+                    "unknown subcommand {other:?}; expected start, list, read, wait or kill"
                 )),
             }
         })
@@ -133,6 +142,48 @@ fn read(ctx: &CommandContext<'_>, id: u32) -> CommandOutput {
         }
         Err(e) => CommandOutput::failure(e.to_string(), 1),
     }
+}
+
+/// `job wait ID [--timeout SECS]`: bounded by SECS and by the call's own timeout, so the line
+/// ends in time either way.
+async fn wait(ctx: &mut CommandContext<'_>, words: &[String]) -> CommandOutput {
+    let (limit, words) = match words {
+        [id, flag, secs] if flag == "--timeout" => match ctx.timeouts().parse(secs) {
+            Ok(t) => (Some(t), std::slice::from_ref(id)),
+            Err(e) => return SPEC.usage_error(e),
+        },
+        [flag, secs, id] if flag == "--timeout" => match ctx.timeouts().parse(secs) {
+            Ok(t) => (Some(t), std::slice::from_ref(id)),
+            Err(e) => return SPEC.usage_error(e),
+        },
+        _ => (None, words),
+    };
+    let id = match job_id(words) {
+        Ok(id) => id,
+        Err(e) => return e,
+    };
+    // Leave a moment of the call's own time to report.
+    let budget = ctx
+        .timeout()
+        .saturating_sub(std::time::Duration::from_millis(500));
+    let limit = limit.map_or(budget, |t| t.min(budget));
+    let cancel = ctx.cancel().clone();
+    let info = match ctx.jobs().wait(id, limit, &cancel).await {
+        Ok(info) => info,
+        Err(e) => return CommandOutput::failure(e.to_string(), 1),
+    };
+    let mut out = read(ctx, id);
+    match info.exit_code {
+        Some(code) => out.exit_code = code,
+        None => {
+            out.text.push_str(&format!(
+                "job {id} still runs after waiting {:.0} s; `job wait {id}` again or `job kill {id}`\n",
+                limit.as_secs_f64()
+            ));
+            out.exit_code = 124;
+        }
+    }
+    out
 }
 
 fn job_id(words: &[String]) -> Result<u32, CommandOutput> {
