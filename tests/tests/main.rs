@@ -16,6 +16,7 @@ mod bash_fidelity_stop;
 mod bash_jobs;
 mod bash_live_tail;
 mod bash_spill;
+mod context_commands;
 mod context_instructions;
 mod context_prompt;
 mod daemon_faults;

@@ -22,7 +22,10 @@ pub static GENERAL_SPEC: CommandSpec = CommandSpec {
     summary: "Hand a self-contained job to a sub-agent; its summary comes back as the output.",
     help: "\
 The sub-agent gets its own shell (starting here) and context, your commands except task:*, and
-at most 30 model calls. --prompt must say everything it needs; --description is a short label.",
+at most 30 model calls. --prompt must say everything it needs; --description is a short label.
+
+Examples:
+  task:general --prompt \"Count the lines of every .rs file under src and report the total\" --description \"count lines\"",
 };
 
 pub static EXPLORE_SPEC: CommandSpec = CommandSpec {
@@ -31,7 +34,10 @@ pub static EXPLORE_SPEC: CommandSpec = CommandSpec {
     summary: "Ask a read-only sub-agent to investigate code or files and report its findings.",
     help: "\
 Like task:general, but nothing may change: write, edit, output redirection and commands that
-modify files are refused. Use it to search widely without filling your own context.",
+modify files are refused. Use it to search widely without filling your own context.
+
+Examples:
+  task:explore --prompt \"Which file defines main, and what does it call first?\" --description \"find main\"",
 };
 
 const OPTIONS: &[OptSpec] = &[OptSpec::value("--prompt"), OptSpec::value("--description")];

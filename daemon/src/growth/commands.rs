@@ -9,16 +9,21 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Caller, SkillAgent, enhance, evaluate, search};
 use crate::agent::task_command::parse_task_args;
+use crate::shell::args::{OptSpec, UnknownOpts, parse};
 use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
 use crate::skills::agent_commands::{GrowthCall, SkillGrowth, growth_call};
 
 pub static SEARCH_SPEC: CommandSpec = CommandSpec {
     name: "task:skill:search",
-    usage: "task:skill:search --prompt <what you need> --description <label>",
-    summary: "Find skills by meaning (same as `skill search`).",
+    usage: "task:skill:search \"<what you need>\" | task:skill:search --prompt <what you need>",
+    summary: "Find skills by meaning (same as `skill search \"<what you need>\"`).",
     help: "\
 Answers <available-skills><skill name=…>description</skill>…</available-skills>. One skill
-sub-agent serves this whole session and remembers its earlier searches and enhancements.",
+sub-agent serves this whole session and remembers its earlier searches and enhancements.
+
+Examples:
+  task:skill:search \"turn a csv file into a chart\"
+  task:skill:search --prompt \"summarise a pdf\" --description pdf",
 };
 
 pub static ENHANCE_SPEC: CommandSpec = CommandSpec {
@@ -71,8 +76,12 @@ impl AgentCommand for SkillTaskCommand {
     ) -> BoxFuture<'a, CommandOutput> {
         Box::pin(async move {
             let spec = self.spec();
-            let (prompt, _description) = match parse_task_args(spec, args) {
-                Ok(words) => words,
+            let parsed = match self.task {
+                SkillTask::Search => search_query(spec, args),
+                SkillTask::Enhance => parse_task_args(spec, args).map(|(prompt, _)| prompt),
+            };
+            let prompt = match parsed {
+                Ok(prompt) => prompt,
                 Err(usage) => return usage,
             };
             let caller = Caller::from(growth_call(ctx));
@@ -97,6 +106,21 @@ impl AgentCommand for SkillTaskCommand {
             }
         })
     }
+}
+
+/// The query of `task:skill:search`: its words, as `skill search` takes them, or `--prompt`
+/// (with an optional `--description` label, which the search does not need).
+fn search_query(spec: &CommandSpec, args: Vec<String>) -> Result<String, CommandOutput> {
+    const OPTIONS: &[OptSpec] = &[OptSpec::value("--prompt"), OptSpec::value("--description")];
+    let parsed = parse(args, OPTIONS, UnknownOpts::Reject).map_err(|e| spec.usage_error(e))?;
+    let query = match parsed.value("--prompt") {
+        Some(prompt) => prompt.to_string(),
+        None => parsed.positionals.join(" "),
+    };
+    if query.trim().is_empty() {
+        return Err(spec.usage_error("missing what to search for, e.g. task:skill:search \"csv\""));
+    }
+    Ok(query)
 }
 
 /// The `skill` command's sub-agent backend.
@@ -138,5 +162,36 @@ impl From<GrowthCall> for Caller {
             env: call.env,
             session: Some(call.session),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(w: &[&str]) -> Vec<String> {
+        w.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn search_takes_its_query_positionally_or_as_prompt() {
+        assert_eq!(
+            search_query(&SEARCH_SPEC, words(&["csv report"])).unwrap(),
+            "csv report"
+        );
+        assert_eq!(
+            search_query(&SEARCH_SPEC, words(&["csv", "report"])).unwrap(),
+            "csv report"
+        );
+        assert_eq!(
+            search_query(
+                &SEARCH_SPEC,
+                words(&["--prompt", "pdf", "--description", "x"])
+            )
+            .unwrap(),
+            "pdf"
+        );
+        let missing = search_query(&SEARCH_SPEC, words(&[])).unwrap_err();
+        assert_eq!(missing.exit_code, crate::shell::command::EXIT_USAGE);
     }
 }

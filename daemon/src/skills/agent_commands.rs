@@ -26,15 +26,21 @@ pub static SKILL_SPEC: CommandSpec = CommandSpec {
   skill search \"<what>\"   skills matching the words: <available-skills><skill name=…>…</skill>
   skill load <name>       `# Skill: <name>`, its instructions and its bundled files (paths only)
   skill evaluate <name>   a 0-100 score with findings
-A skill's scripts are commands skill:<skill>:<script> (find them with `tools search`). Load a
-skill before following it; read bundled files only when its instructions point to them.",
+A skill's scripts are commands skill:<skill>:<script> (find them with `tools search <keyword>`). Load a
+skill before following it; read bundled files only when its instructions point to them.
+
+Examples:
+  skill search \"turn a csv file into a chart\"
+  skill load csv-charts",
 };
 
 pub static SKILL_LOAD_SPEC: CommandSpec = CommandSpec {
     name: "skill:load",
     usage: "skill:load <name>",
     summary: "Same as `skill load <name>`.",
-    help: "",
+    help: "\
+Examples:
+  skill:load csv-charts",
 };
 
 pub static TOOLS_SPEC: CommandSpec = CommandSpec {
@@ -43,7 +49,11 @@ pub static TOOLS_SPEC: CommandSpec = CommandSpec {
     summary: "Find extension commands (mcp:*, skill:*), one line each, best match first.",
     help: "\
 Keywords match command names and descriptions (case-insensitive); a query with regex characters
-is a regex, e.g. tools search \"mcp:git-.*\". Then run `<command> -h` or `<command> --help`.",
+is a regex. Then run `<command> -h` or `<command> --help`.
+
+Examples:
+  tools search csv chart
+  tools search \"mcp:git-.*\"",
 };
 
 /// Where a `skill` command that needs the sub-agent comes from.

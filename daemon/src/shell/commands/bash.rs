@@ -13,13 +13,14 @@ Arguments:
   <command>       one quoted command line; it may use pipes, redirects, && and the like
   --timeout SECS  allow up to SECS seconds (default 120, at most 600)
 
-Only needed to be explicit, e.g. for a program named like an agent command
-(bash 'read -r line < f; echo \"$line\"'). With options (bash -c '…') or an existing script
-file, the real bash program runs, as in a terminal.
+Only needed to be explicit, e.g. for a program named like an agent command:
+  bash 'read -r line < notes.md; echo \"$line\"'
+With options (bash -c '…') or an existing script file, the real bash program runs, as in a
+terminal. --timeout also works inside pipes, lists and $(…).
 
 Examples:
   bash 'ls -la | head'
-  bash \"make test 2>&1 | tail -20\"",
+  bash --timeout 300 \"make test 2>&1 | tail -20\"",
 };
 
 pub struct BashCommand;
