@@ -29,10 +29,13 @@ async fn a_home_under_the_temp_dir_is_not_writable_from_the_sandbox() {
                 "echo \"tmp=$TMPDIR\"; touch \"$TMPDIR/mine\" && echo private-ok; \
                  mktemp >/dev/null && echo mktemp-ok",
             )
+            // A script the rules cannot see into (a line naming the home would be asked about
+            // first): only the sandbox stands between it and the daemon's files.
             .tool_call(format!(
-                "H={home}; echo evil > \"$H/bin/mcp:x:y\"; \
-                 echo '{{\"folders\": [\"/\"]}}' > \"$H/trusted_folders.json\"; echo tried"
+                "write evil.sh <<'EOF'\nH={home}; echo evil > \"$H/bin/mcp:x:y\"; \
+                 echo '{{\"folders\": [\"/\"]}}' > \"$H/trusted_folders.json\"\nEOF"
             ))
+            .tool_call("bash evil.sh; echo tried")
             .text("done"),
     )
     .await
@@ -57,7 +60,7 @@ async fn a_home_under_the_temp_dir_is_not_writable_from_the_sandbox() {
         tmp.starts_with(&env.root().display().to_string()) && tmp.contains("/session-"),
         "{tmp}"
     );
-    let second = fake.requests()[2].last_tool_result().unwrap();
+    let second = fake.requests()[3].last_tool_result().unwrap();
     assert!(second.contains("tried"), "{second}");
     assert!(!env.home().join("bin/mcp:x:y").exists(), "{second}");
     assert_eq!(
