@@ -76,6 +76,7 @@ mod tests {
             turns: 2,
             turn_running: false,
             broken_skills: 0,
+            instructions: vec![],
         };
         insta::assert_snapshot!(banner(&Theme::plain(), "0.1.0", &opened));
     }

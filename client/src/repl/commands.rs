@@ -41,6 +41,11 @@ pub enum Slash {
     SkillEnhance(Option<bool>),
     /// `/expand [N]`: the whole output of tool call N (the last one without N).
     Expand(Option<usize>),
+    /// `/memory`: the instruction files the session was given; `/memory <N>` or `/memory edit`
+    /// opens one in `$EDITOR`.
+    Memory(MemoryTarget),
+    /// `/init`: ask the agent to write the project's `AGENTS.md`.
+    Init,
     /// A known command with arguments it does not take: the usage to show.
     Usage(&'static str),
     /// Not a built-in command: `/<skill> args` when a user-invocable skill has that name, else
@@ -49,6 +54,16 @@ pub enum Slash {
         name: String,
         args: String,
     },
+}
+
+/// What `/memory` does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MemoryTarget {
+    List,
+    /// Open file N of the list (1-based).
+    Open(usize),
+    /// Open the closest project file (the last of the list), else a new `AGENTS.md` here.
+    Edit,
 }
 
 /// Classifies a submitted line.
@@ -123,9 +138,16 @@ fn parse_slash(text: &str) -> Slash {
             Slash::Expand(n.parse().ok())
         }
         ("/expand", _) => Slash::Usage("/expand [<N>]"),
+        ("/memory", []) => Slash::Memory(MemoryTarget::List),
+        ("/memory", ["edit"]) => Slash::Memory(MemoryTarget::Edit),
+        ("/memory", [n]) if n.parse::<usize>().is_ok_and(|n| n > 0) => {
+            Slash::Memory(MemoryTarget::Open(n.parse().unwrap_or(1)))
+        }
+        ("/memory", _) => Slash::Usage("/memory [<N>|edit]"),
+        ("/init", []) => Slash::Init,
         (
             "/help" | "/exit" | "/quit" | "/clear" | "/new" | "/sessions" | "/cost" | "/context"
-            | "/compact",
+            | "/compact" | "/init",
             _,
         ) => Slash::Usage(usage_of(&name)),
         // The name as typed: an MCP prompt's name may have capitals.
@@ -190,6 +212,14 @@ pub const HELP: &[(&str, &str)] = &[
     (
         "/expand [<N>]",
         "the whole output of tool call N (the last call without N)",
+    ),
+    (
+        "/memory [<N>|edit]",
+        "the instruction files (AGENTS.md, CLAUDE.md) given to the agent; open one",
+    ),
+    (
+        "/init",
+        "ask the agent to write an AGENTS.md for this project",
     ),
     ("/skill list", "installed skills"),
     (
@@ -266,6 +296,12 @@ mod tests {
             }
         );
         assert_eq!(s("/tools pdf"), Slash::Tools(Some("pdf".into())));
+        assert_eq!(s("/memory"), Slash::Memory(MemoryTarget::List));
+        assert_eq!(s("/memory 2"), Slash::Memory(MemoryTarget::Open(2)));
+        assert_eq!(s("/memory edit"), Slash::Memory(MemoryTarget::Edit));
+        assert_eq!(s("/memory x y"), Slash::Usage("/memory [<N>|edit]"));
+        assert_eq!(s("/init"), Slash::Init);
+        assert_eq!(s("/init now"), Slash::Usage("/init"));
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod keys;
 mod link;
 mod local;
 mod mcp_prompts;
+mod memory;
 mod mentions;
 mod sessions_view;
 mod setup;

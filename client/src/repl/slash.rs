@@ -51,6 +51,8 @@ impl Repl {
                 self.expand(n);
                 Ok(())
             }
+            Slash::Memory(target) => self.memory(target),
+            Slash::Init => self.turn(super::memory::INIT_PROMPT.to_string()).await,
             Slash::Usage(usage) => {
                 self.say(&format!("Usage: {usage}\n"));
                 Ok(())

@@ -228,6 +228,15 @@ impl ChatSession {
         self.deps.workspace.as_ref().map(|w| w.root.as_path())
     }
 
+    /// The instruction files this session was given so far (its prompt's, then nested ones).
+    pub fn instruction_files(&self) -> Vec<crate::workspace::instructions::InstructionFile> {
+        self.deps
+            .workspace
+            .as_ref()
+            .map(|w| w.instructions.given(&self.id))
+            .unwrap_or_default()
+    }
+
     /// Starts the session's shell in the background, so the first command finds it running
     /// (a client attaching calls this; a turn does it again, which costs nothing).
     pub fn warm_shell(&self) {

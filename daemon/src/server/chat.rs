@@ -111,6 +111,16 @@ impl Chat for ChatService {
                 turns,
                 turn_running: session.is_running(),
                 broken_skills: self.state.skills.broken_in(&session.cwd).len() as u32,
+                instructions: session
+                    .instruction_files()
+                    .into_iter()
+                    .map(|f| proto::InstructionFile {
+                        path: f.path.display().to_string(),
+                        shown: f.shown,
+                        bytes: f.bytes,
+                        cut: f.cut,
+                    })
+                    .collect(),
             })),
         };
         let _ = tx.send(Ok(first)).await;
