@@ -157,7 +157,7 @@ mod tests {
             assert!(e.to_string().contains(says), "{name}: {e}");
         }
         // procfs files report size 0: the cap still holds without a folder to check.
-        let e = read_bytes(Path::new("/proc/self/pagemap"), None, 4096).unwrap_err();
+        let e = read_bytes(Path::new("/proc/self/smaps"), None, 256).unwrap_err();
         assert!(e.to_string().contains("larger than"), "{e}");
     }
 
