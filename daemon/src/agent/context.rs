@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use futures::StreamExt;
 
-use synapse_llm::{ContentBlock, LlmEvent, LlmProvider, LlmRequest, Message, Role, Usage};
+use synapse_llm::{ContentBlock, LlmEvent, LlmProvider, LlmRequest, Message, Usage};
 
 /// Fraction of the window above which compaction starts.
 pub const COMPACT_THRESHOLD: f64 = 0.75;
@@ -178,18 +178,35 @@ pub fn offload_tool_results_keeping(
     Ok(count)
 }
 
-/// Where the summary cut goes: the start of a user prompt (not a tool result), so no tool call
-/// is separated from its result.
+/// Where the summary cut goes: the latest point before the last [`KEEP_AFTER_SUMMARY`] messages
+/// where no tool call is separated from its result (every call before it answered before it, no
+/// result after it without its call). That may be inside the current turn: a long turn of many
+/// medium results (too small to offload) is summarised up to its latest steps.
 pub fn summary_cut(history: &[Message]) -> Option<usize> {
     let latest = history.len().saturating_sub(KEEP_AFTER_SUMMARY);
-    (1..=latest).rev().find(|&i| {
-        let m = &history[i];
-        m.role == Role::User
-            && !m
-                .content
-                .iter()
-                .any(|b| matches!(b, ContentBlock::ToolResult { .. }))
-    })
+    let mut open_calls = std::collections::HashSet::new();
+    let mut safe = Vec::new();
+    for (i, m) in history.iter().enumerate().take(latest + 1) {
+        let is_result = m
+            .content
+            .iter()
+            .any(|b| matches!(b, ContentBlock::ToolResult { .. }));
+        if i >= 1 && open_calls.is_empty() && !is_result {
+            safe.push(i);
+        }
+        for b in &m.content {
+            match b {
+                ContentBlock::ToolUse { id, .. } => {
+                    open_calls.insert(id.as_str());
+                }
+                ContentBlock::ToolResult { tool_use_id, .. } => {
+                    open_calls.remove(tool_use_id.as_str());
+                }
+                ContentBlock::Text { .. } => {}
+            }
+        }
+    }
+    safe.pop()
 }
 
 /// The output budget of a summary: [`SUMMARY_MAX_TOKENS_CAP`], or the model's own limit when
@@ -336,7 +353,7 @@ pub fn replace_with_summary(history: &[Message], cut: usize, summary: &str) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
-    use synapse_llm::ToolResult;
+    use synapse_llm::{Role, ToolResult};
 
     #[test]
     fn old_large_results_are_offloaded_and_stay_readable() {
@@ -368,32 +385,45 @@ mod tests {
 
     #[test]
     fn the_cut_never_splits_a_call_from_its_result() {
+        // One long turn: the prompt, then calls and their results.
         let mut history = vec![Message::user_text("first")];
         for i in 0..10 {
-            history.push(Message::assistant_text(format!("a{i}")));
-            history.push(Message::tool_results([ToolResult {
-                tool_use_id: format!("t{i}"),
-                content: "r".into(),
-                is_error: false,
-                images: Vec::new(),
-            }]));
-        }
-        history.push(Message::user_text("second"));
-        history.push(Message::assistant_text("done"));
-        let cut = summary_cut(&history);
-        assert_eq!(
-            cut, None,
-            "only tool results in the window: nothing safe to cut"
-        );
-        history.extend([Message::user_text("third"), Message::assistant_text("x")]);
-        for _ in 0..6 {
-            history.push(Message::assistant_text("y"));
+            history.push(call(&format!("t{i}"), "ls"));
+            history.push(result(&format!("t{i}"), "r"));
         }
         let cut = summary_cut(&history).unwrap();
-        assert_eq!(history[cut].text(), "third");
+        assert!(cut <= history.len() - KEEP_AFTER_SUMMARY, "{cut}");
+        assert_eq!(history[cut].role, Role::Assistant, "right before a call");
         let compacted = replace_with_summary(&history, cut, "S");
         assert!(compacted[0].text().contains("S"));
         assert_eq!(compacted.last(), history.last());
+        assert_eq!(
+            crate::agent::history::unanswered_count(&compacted),
+            0,
+            "every call kept has its result"
+        );
+        // A call whose result came only later is never cut from it.
+        let split = vec![
+            Message::user_text("go"),
+            call("a", "x"),
+            Message::assistant_text("still thinking"),
+            result("a", "r"),
+            Message::assistant_text("1"),
+            Message::user_text("2"),
+            Message::assistant_text("3"),
+            Message::user_text("4"),
+            Message::assistant_text("5"),
+        ];
+        assert_eq!(summary_cut(&split), Some(1), "before the call, never between");
+        // Between turns, the cut lands on a user's prompt as before.
+        let mut turns = vec![];
+        for i in 0..5 {
+            turns.push(Message::user_text(format!("q{i}")));
+            turns.push(Message::assistant_text(format!("a{i}")));
+        }
+        let cut = summary_cut(&turns).unwrap();
+        assert_eq!(turns[cut].text(), "q2");
+        assert_eq!(summary_cut(&turns[..6]), None, "too short to summarise");
     }
 
     fn result(id: &str, content: &str) -> Message {

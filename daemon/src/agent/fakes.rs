@@ -68,13 +68,30 @@ pub fn usage(input: u64, output: u64) -> Usage {
 pub struct ScriptedProvider {
     steps: Mutex<VecDeque<Step>>,
     requests: Mutex<Vec<LlmRequest>>,
+    /// Answers requests without tools (compaction summaries) with [`SCRIPTED_SUMMARY`],
+    /// outside the script.
+    summaries: bool,
 }
+
+/// What a provider made with [`ScriptedProvider::answering_summaries`] summarises.
+pub const SCRIPTED_SUMMARY: &str = "SCRIPTED-SUMMARY of the earlier conversation";
 
 impl ScriptedProvider {
     pub fn new(steps: impl IntoIterator<Item = Step>) -> Arc<Self> {
         Arc::new(Self {
             steps: Mutex::new(steps.into_iter().collect()),
             requests: Mutex::new(Vec::new()),
+            summaries: false,
+        })
+    }
+
+    /// Like [`Self::new`], answering every compaction summary request on its own, whenever it
+    /// comes.
+    pub fn answering_summaries(steps: impl IntoIterator<Item = Step>) -> Arc<Self> {
+        Arc::new(Self {
+            steps: Mutex::new(steps.into_iter().collect()),
+            requests: Mutex::new(Vec::new()),
+            summaries: true,
         })
     }
 
@@ -86,11 +103,16 @@ impl ScriptedProvider {
 
 impl LlmProvider for ScriptedProvider {
     fn stream(&self, request: LlmRequest) -> Result<EventStream, LlmError> {
+        let summary = self.summaries && request.tools.is_empty();
         {
             let mut r = self.requests.lock();
             r.push(request);
         }
-        let step = self.steps.lock().pop_front();
+        let step = if summary {
+            Some(text(SCRIPTED_SUMMARY))
+        } else {
+            self.steps.lock().pop_front()
+        };
         Ok(match step {
             Some(Step::Events(events)) => Box::pin(futures::stream::iter(events)),
             Some(Step::Hang) => Box::pin(futures::stream::pending()),

@@ -360,3 +360,50 @@ async fn the_summary_request_fits_the_models_output_limit_and_carries_no_tool_bl
         "{all}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_turn_of_medium_results_is_summarised_up_to_its_latest_steps() {
+    // 1.5 KB each: too small to offload, 30 of them far past an 8k window.
+    let mut steps: Vec<_> = (0..30)
+        .map(|i| bash(&format!("t{i}"), r"head -c 1500 /dev/zero | tr '\0' m"))
+        .collect();
+    steps.push(text("all done"));
+    let provider = ScriptedProvider::answering_summaries(steps);
+    let window = Arc::new(AtomicUsize::new(8192));
+    let settings = small_model(window, 1024);
+    let s = setup_with_settings(provider.clone(), settings);
+    let session = open(&s, Resume::New);
+    let events = whole_turn(&session, "print thirty files").await;
+    assert_eq!(final_text(&events), "all done");
+    let requests = provider.requests();
+    let (summaries, turn): (Vec<_>, Vec<_>) = requests.iter().partition(|r| r.tools.is_empty());
+    assert!(!summaries.is_empty(), "the turn was summarised");
+    assert_eq!(turn.len(), 31);
+    for (i, r) in turn.iter().enumerate() {
+        let tokens = request_tokens(r);
+        assert!(tokens < 8192 - 1024, "request {i}: {tokens} tokens");
+        let calls: Vec<String> = r
+            .messages
+            .iter()
+            .flat_map(|m| m.tool_uses().map(|(id, _, _)| id.to_string()))
+            .collect();
+        let results: Vec<String> = r
+            .messages
+            .iter()
+            .flat_map(|m| m.content.iter())
+            .filter_map(|b| match b {
+                synapse_llm::ContentBlock::ToolResult { tool_use_id, .. } => {
+                    Some(tool_use_id.clone())
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(calls, results, "request {i}");
+    }
+    let last = serde_json::to_string(&turn.last().unwrap().messages).unwrap();
+    assert!(
+        last.contains(crate::agent::fakes::SCRIPTED_SUMMARY),
+        "{last}"
+    );
+    assert!(last.contains("t29"), "the latest step is kept: {last}");
+}
