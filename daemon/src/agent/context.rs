@@ -414,7 +414,11 @@ mod tests {
             Message::user_text("4"),
             Message::assistant_text("5"),
         ];
-        assert_eq!(summary_cut(&split), Some(1), "before the call, never between");
+        assert_eq!(
+            summary_cut(&split),
+            Some(1),
+            "before the call, never between"
+        );
         // Between turns, the cut lands on a user's prompt as before.
         let mut turns = vec![];
         for i in 0..5 {
