@@ -436,6 +436,9 @@ async fn skill_composes_in_lists_pipes_and_substitutions_without_a_question() {
             !r.contains("Permission denied") && !r.contains("can end processes"),
             "call {n}: {r}"
         );
-        assert!(r.contains("csv-plots") || r.trim_end().ends_with('1'), "call {n}: {r}");
+        assert!(
+            r.contains("csv-plots") || r.trim_end().ends_with('1'),
+            "call {n}: {r}"
+        );
     }
 }

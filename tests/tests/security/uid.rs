@@ -33,7 +33,8 @@ fn another_uid_is_refused_even_on_a_loosened_socket() {
     // Refused by the file system, or before that by the client: the home is not nobody's
     // (StrictModes, issue 27).
     assert!(
-        out.stderr.contains("ermission denied") || out.stderr.contains("owned by uid 0, not by you"),
+        out.stderr.contains("ermission denied")
+            || out.stderr.contains("owned by uid 0, not by you"),
         "{}",
         out.stderr
     );
