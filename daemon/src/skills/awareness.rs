@@ -15,7 +15,6 @@
 //! session ([`IndexCache`]); a turn only scores its words against it.
 
 use std::fmt::Write as _;
-use std::hash::{Hash, Hasher};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -148,15 +147,17 @@ impl SkillStore {
     /// The index for the skills as they are now: the cached one when nothing changed.
     fn listing_index(&self) -> Arc<ListingIndex> {
         let st = self.read();
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        let mut count = 0usize;
+        // A cheap fingerprint (this runs at every turn's start): a changed skill is a new
+        // record, with a new address and usually a new mtime.
+        let mut key: u64 = 0xcbf2_9ce4_8422_2325;
         for r in st.active.values().filter(|r| listable(r)) {
-            (Arc::as_ptr(r) as usize).hash(&mut hasher);
-            r.modified.hash(&mut hasher);
-            count += 1;
+            let mtime = r
+                .modified
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+            key = (key.rotate_left(7) ^ (Arc::as_ptr(r) as usize as u64) ^ mtime)
+                .wrapping_mul(0x0100_0000_01b3);
         }
-        count.hash(&mut hasher);
-        let key = hasher.finish();
         if let Some(index) = self.listing_index.lock().as_ref()
             && index.key == key
         {
@@ -231,10 +232,7 @@ fn render(
     let mut shown = 0;
     for (i, _) in index
         .bm25
-        .score(query)
-        .into_iter()
-        .filter(|(i, _)| visible(&index.records[*i as usize]))
-        .take(TOP_MATCHES)
+        .top(query, TOP_MATCHES, |i| visible(&index.records[i as usize]))
     {
         out.push_str(&top_entry(&index.records[i as usize]));
         listed[i as usize] = true;

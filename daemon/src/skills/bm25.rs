@@ -67,14 +67,28 @@ impl Bm25Index {
     /// weight; a word given twice counts once, with its highest weight), best first, ties by
     /// document number.
     pub fn score(&self, query: &[(String, f64)]) -> Vec<(u32, f64)> {
-        let mut weights: HashMap<&str, f64> = HashMap::new();
+        self.top(query, usize::MAX, |_| true)
+    }
+
+    /// The best `limit` documents `keep` accepts, as [`score`](Self::score) orders them.
+    /// Scores add up in one dense array (no hashing per posting) and only the best are sorted,
+    /// so a query whose words are in every document stays cheap.
+    pub fn top(
+        &self,
+        query: &[(String, f64)],
+        limit: usize,
+        keep: impl Fn(u32) -> bool,
+    ) -> Vec<(u32, f64)> {
+        let mut weights: Vec<(&str, f64)> = Vec::new();
         for (t, w) in query {
-            let e = weights.entry(t.as_str()).or_insert(0.0);
-            *e = e.max(*w);
+            match weights.iter_mut().find(|(seen, _)| *seen == t.as_str()) {
+                Some(e) => e.1 = e.1.max(*w),
+                None => weights.push((t.as_str(), *w)),
+            }
         }
         let n = self.doc_len.len().max(1) as f64;
         let avg = self.avg_len.max(1.0);
-        let mut scores: HashMap<u32, f64> = HashMap::new();
+        let mut scores = vec![0.0f64; self.doc_len.len()];
         for (t, w) in weights {
             let Some(list) = self.postings.get(t) else {
                 continue;
@@ -84,12 +98,22 @@ impl Bm25Index {
             for &(doc, tf) in list {
                 let tf = f64::from(tf);
                 let len = f64::from(self.doc_len[doc as usize]);
-                let s = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg));
-                *scores.entry(doc).or_default() += w * s;
+                scores[doc as usize] +=
+                    w * idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg));
             }
         }
-        let mut out: Vec<(u32, f64)> = scores.into_iter().filter(|(_, s)| *s > 0.0).collect();
-        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut out: Vec<(u32, f64)> = scores
+            .into_iter()
+            .enumerate()
+            .filter(|(i, s)| *s > 0.0 && keep(*i as u32))
+            .map(|(i, s)| (i as u32, s))
+            .collect();
+        let order = |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if out.len() > limit {
+            out.select_nth_unstable_by(limit, order);
+            out.truncate(limit);
+        }
+        out.sort_by(order);
         out
     }
 }
@@ -116,5 +140,8 @@ mod tests {
         let ranked = index.score(&q);
         assert_eq!(ranked[0].0, 0, "{ranked:?}");
         assert!(index.score(&[("zzz".into(), 1.0)]).is_empty());
+        let best = index.top(&[("invoic".to_string(), 1.0)], 1, |d| d != 0);
+        assert_eq!(best.len(), 1);
+        assert_eq!(best[0].0, 2);
     }
 }
