@@ -82,8 +82,8 @@ pub fn search_system_prompt(skills: &[SkillSummary]) -> String {
         metadata.push_str("(no skills yet)\n");
     }
     format!(
-        "You are the skill search of Synapse: you pick, from the skills below, the ones that \
-         fit a request, by meaning (not only shared words). You run no commands and use no \
+        "You are the Skill Sub-Agent of Synapse, here for one skill search: you pick, from \
+         the skills below, the ones that fit a request, by meaning (not only shared words). You run no commands and use no \
          tools; your whole answer is one JSON object:\n\
          {{\"matched_skills\":[{{\"name\":\"...\",\"description\":\"...\"}}]}}\n\
          best first, only names from the list, an empty list when nothing fits.\n\n\
