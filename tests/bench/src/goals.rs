@@ -230,6 +230,11 @@ pub const GOALS: &[Goal] = &[
         "≤ 12 KB",
     ),
     g(
+        "skills_listing_10k/rank_and_render_at_turn_start",
+        "skills listing ranked at a turn's start, 10,000 skills",
+        "≤ 2 ms",
+    ),
+    g(
         "tools_search_10k/keyword",
         "`tools search` over 10,000 commands, keywords",
         "≤ 10 ms",
