@@ -40,12 +40,10 @@ repeating the command.";
 
 const SKILLS: &str = "# Skills
 
-Skills are folders with a SKILL.md that teach you a task (and may bundle scripts exposed as \
-`skill:<skill>:<script>` commands). When a task needs domain knowledge or a repeatable \
-procedure:
-1. `skill search \"<what you need>\"` (or `tools search <keyword>`) to find candidates;
-2. `skill load <name>` to read the chosen skill's instructions;
-3. follow them, using its `skill:*` commands where it offers them.";
+Skills are folders with a SKILL.md that teach you a task; their scripts are \
+`skill:<skill>:<script>` commands. When a task needs domain knowledge or a repeatable \
+procedure, find one with `skill search \"<what you need>\"`, read it with `skill load <name>` \
+and follow it.";
 
 const MEMORY: &str = "# Memory
 
