@@ -306,7 +306,12 @@ impl ChatSession {
                             let compactor = compact::Compactor::new(
                                 &session.id,
                                 provider,
-                                session.deps.system_prompt.clone(),
+                                crate::agent::turn_prompt::render_for_turn(
+                                    &session.deps.system_prompt,
+                                    &conv.history,
+                                    "",
+                                )
+                                .await,
                                 &limits,
                                 conv.log.path(),
                                 session.events.clone(),

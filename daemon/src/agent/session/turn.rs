@@ -36,7 +36,13 @@ impl ChatSession {
         };
         let limits = self.current_limits().await;
         let window = limits.context_window;
-        let system = self.deps.system_prompt.clone();
+        // Rendered once for the whole turn: every request of it sends the same bytes.
+        let system = crate::agent::turn_prompt::render_for_turn(
+            &self.deps.system_prompt,
+            &conv.history,
+            &text,
+        )
+        .await;
         let compactor = Arc::new(Compactor::new(
             &self.id,
             provider.clone(),
