@@ -124,7 +124,8 @@ fn main() {
                 let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
                 let link = synapse_daemon::mcp::connection::Link {
                     events: tx,
-                    roots: std::sync::Arc::new(Vec::new),
+                    // As the user's servers: no roots.
+                    roots: None,
                     oauth: synapse_daemon::mcp::oauth::OAuthVault::new(
                         env.home().join("mcp/oauth"),
                     ),
