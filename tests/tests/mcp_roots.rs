@@ -318,3 +318,41 @@ fn a_shared_filesystem_server_keeps_its_configured_folder_with_two_projects_up()
         assert!(!out.stdout.contains(&p.display().to_string()), "{out:?}");
     }
 }
+
+/// Issue 27: a user's server marked `"followProject": true` is not shared: each project up gets
+/// its own connection, started in and told only its own root — no trust of the folder needed,
+/// since the entry is the user's own.
+#[test]
+fn a_following_user_server_gets_one_connection_per_project_told_its_own_root() {
+    let env = TestEnv::new();
+    let mut entry = everything();
+    entry["followProject"] = json!(true);
+    std::fs::create_dir_all(env.home().join("mcp")).unwrap();
+    std::fs::write(
+        env.home().join("mcp/mcp_servers.json"),
+        json!({"mcpServers": {"here": entry}}).to_string(),
+    )
+    .unwrap();
+    env.start_daemon();
+    let mut projects = Vec::new();
+    for name in ["alpha", "beta"] {
+        let p = env.workdir().join(name);
+        std::fs::create_dir_all(p.join(".git")).unwrap();
+        projects.push(p);
+    }
+    let roots_from = |dir: &std::path::Path| {
+        let mut cmd = env.synapse();
+        cmd.current_dir(dir)
+            .args(["mcp", "call", "here", "get-roots-list"]);
+        run(&mut cmd)
+    };
+    for (i, p) in projects.iter().enumerate() {
+        let other = &projects[1 - i];
+        wait_until(DEADLINE, "the project's own connection answers", || {
+            roots_from(p).stdout.contains(&uri(p))
+        });
+        let out = roots_from(p);
+        assert!(!out.stdout.contains(&uri(other)), "{out:?}");
+    }
+    // (One connection could not tell two different root lists: each project has its own.)
+}

@@ -291,6 +291,7 @@ mod tests {
             call_timeout: Duration::from_secs(5),
             oauth: None,
             source: source.to_path_buf(),
+            follow_project: false,
         }
     }
 

@@ -67,6 +67,10 @@ pub struct ServerConfig {
     pub oauth: Option<super::oauth::OAuthSettings>,
     /// The file this entry came from.
     pub source: PathBuf,
+    /// `"followProject": true` on one of the user's servers: instead of one connection shared by
+    /// every project (told no project), each workspace gets its own, started in and told its
+    /// project root — for a server meant to work on "the current project".
+    pub follow_project: bool,
 }
 
 impl ServerConfig {
@@ -341,6 +345,7 @@ fn parse_entry(
         call_timeout: opt_secs(obj, "toolTimeoutSec")?.unwrap_or(CALL_TIMEOUT_DEFAULT),
         oauth: super::oauth::settings::parse(obj.get("oauth"), &ex)?,
         source: source.to_path_buf(),
+        follow_project: opt_bool(obj, "followProject")?.unwrap_or(false),
     })
 }
 

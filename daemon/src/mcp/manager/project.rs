@@ -35,10 +35,13 @@ impl McpManager {
                 let mut config =
                     McpConfig::load_layers(&self.inner.opts.mcp_dir, None, &lookup, &lookup);
                 crate::mcp::sources::add_foreign(&mut config, home.as_deref(), None, &lookup);
+                // Servers that follow the caller's project run once per workspace instead.
+                config.servers.retain(|_, s| !s.follow_project);
                 return config;
             }
             Scope::Project(root) => root,
         };
+        let mut config = self.following_servers(root);
         let client_env = self.inner.project_env.lock().clone();
         let project_lookup = |k: &str| {
             client_env
@@ -46,7 +49,6 @@ impl McpManager {
                 .and_then(|e| e.get(k).cloned())
                 .or_else(|| daemon_env(k))
         };
-        let mut config = McpConfig::default();
         // A repository's own MCP config runs code: it counts only in a folder the user trusted
         // (`synapse trust`). A trust list that can't be read counts as trusting nothing.
         if !project_trusted(&self.inner.opts.mcp_dir, root) {
@@ -77,6 +79,26 @@ impl McpManager {
         crate::mcp::sources::add_foreign(&mut config, home.as_deref(), Some(root), &project_lookup);
         crate::mcp::approval::hold_unapproved(&mut config, Some(root), &self.inner.opts.mcp_dir);
         config
+    }
+}
+
+impl McpManager {
+    /// The user's own servers marked `"followProject": true`, as this workspace runs them: in
+    /// its root, told it as their root. They are the user's config, so they need no trust of
+    /// the folder; a project server of the same name replaces one.
+    fn following_servers(&self, root: &std::path::Path) -> McpConfig {
+        let daemon_env = self.inner.opts.env.clone();
+        let lookup = |k: &str| daemon_env(k);
+        let user = McpConfig::load_layers(&self.inner.opts.mcp_dir, None, &lookup, &lookup);
+        McpConfig {
+            servers: user
+                .servers
+                .into_iter()
+                .filter(|(_, s)| s.follow_project)
+                .map(|(name, s)| (name, crate::mcp::project_config::in_project(s, root)))
+                .collect(),
+            ..McpConfig::default()
+        }
     }
 }
 
