@@ -130,26 +130,7 @@ mod tests {
     use super::*;
 
     fn skill(i: usize, description: &str) -> SkillSummary {
-        SkillSummary {
-            id: format!("user:s{i}"),
-            name: format!("skill-number-{i}"),
-            description: description.into(),
-            source: crate::skills::SkillSource::User,
-            dir: "/d".into(),
-            skill_md: "/d/SKILL.md".into(),
-            enabled: true,
-            permission: Default::default(),
-            kind: Default::default(),
-            commands: vec![],
-            allowed_tools: vec![],
-            tags: vec![],
-            shadows: vec![],
-            warnings: vec![],
-            shadowed_dirs: vec![],
-            user_invocable: true,
-            argument_hint: None,
-            disable_model_invocation: false,
-        }
+        SkillSummary::for_test(&format!("skill-number-{i}"), description)
     }
 
     #[test]

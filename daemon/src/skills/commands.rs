@@ -130,26 +130,7 @@ mod tests {
 
     #[test]
     fn xml_is_escaped() {
-        let s = SkillSummary {
-            id: "user:a".into(),
-            name: "a".into(),
-            description: "x < y & \"z\"".into(),
-            source: super::super::source::SkillSource::User,
-            dir: "/d".into(),
-            skill_md: "/d/SKILL.md".into(),
-            enabled: true,
-            permission: Default::default(),
-            kind: Default::default(),
-            commands: vec![],
-            allowed_tools: vec![],
-            tags: vec![],
-            shadows: vec![],
-            warnings: vec![],
-            shadowed_dirs: vec![],
-            user_invocable: true,
-            argument_hint: None,
-            disable_model_invocation: false,
-        };
+        let s = SkillSummary::for_test("a", "x < y & \"z\"");
         assert!(
             render_available(&[s])
                 .contains("<skill name=\"a\">x &lt; y &amp; &quot;z&quot;</skill>")

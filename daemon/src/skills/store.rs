@@ -88,6 +88,33 @@ pub struct SkillSummary {
     pub disable_model_invocation: bool,
 }
 
+#[cfg(test)]
+impl SkillSummary {
+    /// A plain enabled user skill in `/d`, for tests that need only a name and a description.
+    pub(crate) fn for_test(name: &str, description: &str) -> Self {
+        Self {
+            id: format!("user:{name}"),
+            name: name.into(),
+            description: description.into(),
+            source: SkillSource::User,
+            dir: "/d".into(),
+            skill_md: "/d/SKILL.md".into(),
+            enabled: true,
+            permission: Default::default(),
+            kind: Default::default(),
+            commands: vec![],
+            allowed_tools: vec![],
+            tags: vec![],
+            shadows: vec![],
+            warnings: vec![],
+            shadowed_dirs: vec![],
+            user_invocable: true,
+            argument_hint: None,
+            disable_model_invocation: false,
+        }
+    }
+}
+
 /// The answer to `skill load`: the text, or a decision the caller must take first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoadDecision {
