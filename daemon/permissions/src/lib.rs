@@ -11,7 +11,9 @@
 //! Where a line's writes really land — variables of the line and of the session, `~`, every
 //! `cd` — is told by [`landing`], for the guard on the rules files.
 
+pub mod agent_commands;
 pub(crate) mod argv;
+pub mod claude_tools;
 pub mod context;
 pub mod landing;
 pub mod parse;
@@ -35,6 +37,8 @@ mod resolve_props;
 #[cfg(test)]
 mod rules_props;
 
+pub use agent_commands::AgentCommands;
+pub use claude_tools::{ToolRule, ToolRuleError, split_tool_list};
 pub use context::{Context, normalize, resolve};
 pub use landing::{Landing, Landings, Reach, landings};
 pub use parse::{MAX_NESTING, Parsed, Pipeline, Redirect, RedirectOp, SimpleCommand, parse};
