@@ -23,12 +23,6 @@ pub enum SkillFormatError {
     NotAMapping { path: PathBuf, line: usize },
     #[error("{path}:{line}: `description` is required (1-1024 characters saying what the skill does and when to use it)", path = .path.display())]
     MissingDescription { path: PathBuf, line: usize },
-    #[error("{path}:{line}: `description` has {chars} characters; the limit is 1024: shorten it to what the skill does and when to use it", path = .path.display())]
-    DescriptionTooLong {
-        path: PathBuf,
-        line: usize,
-        chars: usize,
-    },
     #[error("{path}:{line}: invalid skill name {name:?}: {reason}", path = .path.display())]
     InvalidName {
         path: PathBuf,
@@ -55,7 +49,6 @@ impl SkillFormatError {
             | Self::Yaml { path, .. }
             | Self::NotAMapping { path, .. }
             | Self::MissingDescription { path, .. }
-            | Self::DescriptionTooLong { path, .. }
             | Self::InvalidName { path, .. }
             | Self::WrongType { path, .. } => path,
         }

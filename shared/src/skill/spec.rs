@@ -4,9 +4,9 @@
 //! - `name`: 1-64 of `[a-z0-9-]`, no leading, trailing or double hyphen, equal to the folder name.
 //!   Missing → the folder name (warning); not the folder name → warning; any other violation,
 //!   a longer name included → [`SkillFormatError::InvalidName`] (the skill is not loaded).
-//! - `description`: required, 1-1024 characters; missing, empty or longer → the skill is not
-//!   loaded. The limits are the same rule as `skill create`'s: refused with the reason, and
-//!   `skill list` shows the broken skill with that reason.
+//! - `description`: required; missing or empty → the skill is not loaded (`skill list` shows the
+//!   broken skill with the reason). Longer than 1024 characters → a warning naming the limit and
+//!   the skill loads, as in Claude Code (`skill create` refuses such a description).
 //! - Claude Code's `disable-model-invocation` and `user-invocable` (booleans) and
 //!   `argument-hint` (a string); a wrong shape warns and is ignored.
 //! - `license` (string), `compatibility` (≤ 500 characters), `metadata` (string → string map),

@@ -113,13 +113,18 @@ impl Validator<'_> {
                 line,
             });
         }
+        // Over the spec's limit loads with a warning, as in Claude Code: a published skill a
+        // few characters over must not disappear (`skill create` still refuses it).
         let chars = text.chars().count();
         if chars > DESCRIPTION_MAX_CHARS {
-            return Err(SkillFormatError::DescriptionTooLong {
-                path: self.path.to_path_buf(),
-                line,
-                chars,
-            });
+            self.warn(
+                Some(line),
+                format!(
+                    "`description` has {chars} characters, over the limit of \
+                     {DESCRIPTION_MAX_CHARS} (loaded anyway); shorten it to what the skill does \
+                     and when to use it"
+                ),
+            );
         }
         Ok(text)
     }
