@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
-use super::schema_doc::{effective, sample_value, shape, write_fields};
+use super::schema_doc::{effective, shape, write_fields};
+use super::schema_sample::sample_for;
 
 /// The JSON type a parameter's value is coerced to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -250,20 +251,17 @@ impl ToolSpec {
     }
 
     /// A runnable example using every required parameter, its values built from the schema
-    /// (strings without a format show their name as a placeholder).
+    /// ([`super::schema_sample`]): real values, never `<placeholders>`.
     pub fn example(&self) -> String {
+        let tool = self.command.rsplit(':').next().unwrap_or("");
         let mut s = self.command.clone();
         for p in self.positional() {
-            let value = match (p.allowed.first(), &p.default, p.kind) {
-                (Some(v), _, _) | (None, Some(v), _) => plain(v),
-                (None, None, ParamKind::String | ParamKind::Any)
-                    if p.schema.get("format").is_none() =>
-                {
-                    format!("<{}>", p.name)
-                }
-                (None, None, _) => plain(&sample_value(&p.schema, &self.root)),
+            // A default written beside an `anyOf` (pydantic's `Optional[T] = x`) counts too.
+            let value = match &p.default {
+                Some(d) if !d.is_null() && p.schema.get("examples").is_none() => d.clone(),
+                _ => sample_for(tool, Some(&p.name), &p.schema, &self.root),
             };
-            let _ = write!(s, " --{} {}", p.kebab(), shell_word(&value));
+            let _ = write!(s, " --{} {}", p.kebab(), shell_word(&plain(&value)));
         }
         s
     }

@@ -1,6 +1,6 @@
 //! The parts of `--help` that need a parameter's whole schema, not just its top-level type:
-//! the fields of nested objects and of arrays of objects (indented under the parameter), and
-//! example values built from the schema so the help's example is accepted by the server.
+//! the fields of nested objects and of arrays of objects (indented under the parameter) and each
+//! parameter's one-line JSON shape. Example values are [`super::schema_sample`]'s.
 //!
 //! Schemas are walked with a depth bound and local `$ref`s (`#/$defs/X`, `#/definitions/X`)
 //! resolved against the tool's root schema, so a recursive or hostile schema cannot loop.
@@ -9,11 +9,8 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
-/// How deep nested fields are rendered and sampled.
+/// How deep nested fields are rendered.
 const NEST_DEPTH_MAX: usize = 4;
-/// The string every sampled string field holds, so examples of related tools line up (an
-/// entity created by one example is the one the next example refers to).
-pub const SAMPLE_STRING: &str = "example";
 
 /// Resolves a local `$ref` against `root` (one step; callers bound the depth).
 pub fn resolve<'a>(schema: &'a Value, root: &'a Map<String, Value>) -> &'a Value {
@@ -45,7 +42,7 @@ pub fn effective<'a>(schema: &'a Value, root: &'a Map<String, Value>) -> &'a Val
     schema
 }
 
-fn type_of(schema: &Value) -> Option<&str> {
+pub(crate) fn type_of(schema: &Value) -> Option<&str> {
     match schema.get("type") {
         Some(Value::String(t)) => Some(t.as_str()),
         Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).find(|t| *t != "null"),
@@ -198,114 +195,12 @@ fn shape_at(schema: &Value, root: &Map<String, Value>, depth: usize) -> String {
     }
 }
 
-fn required_names(schema: &Value) -> Vec<&str> {
+pub(crate) fn required_names(schema: &Value) -> Vec<&str> {
     schema
         .get("required")
         .and_then(Value::as_array)
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default()
-}
-
-/// A value valid against `schema`: its `const`, first `enum` value or `default` when given,
-/// else built from the type (required fields of objects, `minItems` items of arrays, numbers
-/// within their bounds, strings of [`SAMPLE_STRING`] padded to `minLength`).
-pub fn sample_value(schema: &Value, root: &Map<String, Value>) -> Value {
-    sample_at(schema, root, 0)
-}
-
-fn sample_at(schema: &Value, root: &Map<String, Value>, depth: usize) -> Value {
-    let schema = effective(schema, root);
-    if let Some(c) = schema.get("const") {
-        return c.clone();
-    }
-    if let Some(first) = schema
-        .get("enum")
-        .and_then(Value::as_array)
-        .and_then(|e| e.first())
-    {
-        return first.clone();
-    }
-    if let Some(d) = schema.get("default").filter(|d| !d.is_null()) {
-        return d.clone();
-    }
-    match type_of(schema) {
-        Some("string") => Value::String(sample_string(schema)),
-        Some("integer") => {
-            let n = bounded(schema, 1.0).ceil() as i64;
-            Value::from(n)
-        }
-        Some("number") => Value::from(bounded(schema, 1.5)),
-        Some("boolean") => Value::Bool(true),
-        Some("array") => {
-            if depth >= NEST_DEPTH_MAX {
-                return Value::Array(Vec::new());
-            }
-            let count = schema
-                .get("minItems")
-                .and_then(Value::as_u64)
-                .unwrap_or(1)
-                .clamp(1, 3);
-            let item = schema
-                .get("items")
-                .map(|i| sample_at(i, root, depth + 1))
-                .unwrap_or_else(|| Value::String(SAMPLE_STRING.into()));
-            Value::Array((0..count).map(|_| item.clone()).collect())
-        }
-        Some("object") => {
-            let mut map = Map::new();
-            if depth < NEST_DEPTH_MAX
-                && let Some(props) = schema.get("properties").and_then(Value::as_object)
-            {
-                for name in required_names(schema) {
-                    if let Some(field) = props.get(name) {
-                        map.insert(name.to_string(), sample_at(field, root, depth + 1));
-                    }
-                }
-            }
-            Value::Object(map)
-        }
-        Some("null") => Value::Null,
-        _ => Value::String(SAMPLE_STRING.into()),
-    }
-}
-
-fn sample_string(schema: &Value) -> String {
-    let base = match schema.get("format").and_then(Value::as_str) {
-        Some("uri" | "url" | "uri-reference") => "https://example.com/",
-        Some("date-time") => "2026-01-01T00:00:00Z",
-        Some("date") => "2026-01-01",
-        Some("time") => "00:00:00Z",
-        Some("email") => "user@example.com",
-        Some("uuid") => "00000000-0000-4000-8000-000000000000",
-        _ => SAMPLE_STRING,
-    };
-    let mut s = base.to_string();
-    let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
-    while s.chars().count() < min {
-        s.push('x');
-    }
-    if let Some(max) = schema.get("maxLength").and_then(Value::as_u64) {
-        s = s.chars().take(max as usize).collect();
-    }
-    s
-}
-
-/// `preferred` moved inside `minimum`/`maximum` (and the exclusive bounds).
-fn bounded(schema: &Value, preferred: f64) -> f64 {
-    let mut v = preferred;
-    if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
-        v = v.max(min);
-    }
-    if let Some(min) = schema.get("exclusiveMinimum").and_then(Value::as_f64) {
-        v = v.max(min + 1.0);
-    }
-    if let Some(max) = schema.get("maximum").and_then(Value::as_f64) {
-        v = v.min(max);
-    }
-    if let Some(max) = schema.get("exclusiveMaximum").and_then(Value::as_f64) {
-        v = v.min(max - 1.0);
-    }
-    v
 }
 
 #[cfg(test)]
@@ -315,35 +210,6 @@ mod tests {
 
     fn root(v: &Value) -> Map<String, Value> {
         v.as_object().cloned().unwrap()
-    }
-
-    #[test]
-    fn array_of_objects_samples_required_fields() {
-        let schema = json!({"type": "array", "items": {"type": "object",
-            "properties": {"name": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}},
-                           "note": {"type": "string"}},
-            "required": ["name", "tags"]}});
-        let v = sample_value(&schema, &Map::new());
-        assert_eq!(v, json!([{"name": "example", "tags": ["example"]}]));
-    }
-
-    #[test]
-    fn refs_enums_and_bounds_are_honoured() {
-        let whole = json!({"$defs": {"Kind": {"type": "string", "enum": ["b", "c"]}},
-            "properties": {}});
-        let r = root(&whole);
-        assert_eq!(
-            sample_value(&json!({"$ref": "#/$defs/Kind"}), &r),
-            json!("b")
-        );
-        assert_eq!(
-            sample_value(&json!({"type": "integer", "minimum": 5}), &r),
-            json!(5)
-        );
-        assert_eq!(
-            sample_value(&json!({"type": "string", "minLength": 9}), &r),
-            json!("examplexx")
-        );
     }
 
     #[test]
@@ -372,12 +238,10 @@ mod tests {
     }
 
     #[test]
-    fn recursive_schema_terminates() {
+    fn recursive_fields_terminate() {
         let whole = json!({"$defs": {"Node": {"type": "object",
             "properties": {"child": {"$ref": "#/$defs/Node"}}, "required": ["child"]}}});
         let r = root(&whole);
-        let v = sample_value(&json!({"$ref": "#/$defs/Node"}), &r);
-        assert!(v.to_string().len() < 200, "{v}");
         let mut out = String::new();
         write_fields(&mut out, &json!({"$ref": "#/$defs/Node"}), &r, 0);
         assert!(out.lines().count() <= 2 * NEST_DEPTH_MAX + 2, "{out}");

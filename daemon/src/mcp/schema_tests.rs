@@ -79,7 +79,7 @@ fn full_help_lists_every_parameter_fact() {
         "--tags (array of string, optional, default: null)",
         "--mode (string, optional, default: \"fast\", one of: fast, slow)",
         "--options (object (JSON), optional)",
-        "Example:\n  mcp:t:tool --path '<path>' --count 1",
+        "Example:\n  mcp:t:tool --path example.txt --count 1",
         "--json -",
     ] {
         assert!(help.contains(needle), "missing {needle:?} in:\n{help}");
@@ -125,5 +125,40 @@ fn example_of_nested_parameters_parses_to_schema_valid_arguments() {
         Value::Object(args),
         json!({"entities": [{"name": "example", "observations": ["example"]}], "limit": 3,
                "at": "2026-01-01T00:00:00Z"})
+    );
+}
+
+#[test]
+fn examples_hold_real_values_never_placeholders() {
+    let s = ToolSpec::new(
+        "mcp:everything:echo",
+        Some("Echoes back the input"),
+        json!({"type": "object", "properties": {"message": {"type": "string"}},
+               "required": ["message"]})
+        .as_object()
+        .unwrap(),
+    );
+    assert_eq!(s.example(), "mcp:everything:echo --message example");
+    let s = ToolSpec::new(
+        "mcp:w:forecast",
+        None,
+        json!({"type": "object", "properties": {
+            "city": {"type": "string", "examples": ["New York"]},
+            "when": {"type": "string", "format": "date"},
+            "units": {"type": "string", "enum": ["metric", "imperial"]},
+            "days": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": 3}},
+               "required": ["city", "when", "units", "days"]})
+        .as_object()
+        .unwrap(),
+    );
+    assert_eq!(
+        s.example(),
+        "mcp:w:forecast --city 'New York' --when 2026-01-01 --units metric --days 3"
+    );
+    let words = shlex::split(&s.example()).unwrap();
+    let args = crate::mcp::args::map_argv(&s, &words[1..], None).unwrap();
+    assert_eq!(
+        Value::Object(args),
+        json!({"city": "New York", "when": "2026-01-01", "units": "metric", "days": 3})
     );
 }

@@ -1,0 +1,208 @@
+//! Example values for a tool's `--help`, built from its input schema so the example runs as
+//! shown: never a `<placeholder>` (run literally, `--path '<path>'` once made a folder named
+//! `<path>`).
+//!
+//! A value comes from the schema's own words first — `const`, the first of `examples`, a
+//! non-null `default`, the first `enum` value — else it is built from the type: a string in its
+//! `format` (`https://example.com/`, a date-time, an e-mail address, a UUID…), a relative path for
+//! a parameter whose name says it is one (`.` for a folder to look into, `example-dir` for one to
+//! make, `example.txt` for a file: a filesystem server resolves them inside its allowed root),
+//! else [`SAMPLE_STRING`]; numbers inside `minimum`/`maximum`; the required fields of objects and
+//! `minItems` items of arrays. Walks are bounded by depth and local `$ref`s resolve against the
+//! tool's root schema, so a recursive schema cannot loop.
+
+use serde_json::{Map, Value};
+
+use super::schema_doc::{effective, required_names, type_of};
+
+/// How deep nested values are built.
+const SAMPLE_DEPTH_MAX: usize = 4;
+/// The string every free-text field holds, so examples of related tools line up (an entity
+/// created by one example is the one the next example refers to).
+pub const SAMPLE_STRING: &str = "example";
+/// The file a path-named parameter points at (relative: inside the server's root).
+pub const SAMPLE_FILE: &str = "example.txt";
+/// The folder a "create a folder" tool's path parameter names.
+pub const SAMPLE_NEW_DIR: &str = "example-dir";
+/// Where a move or copy tool's destination points.
+pub const SAMPLE_DESTINATION: &str = "example-moved.txt";
+
+/// A value valid against `schema` for parameter `name` of tool `tool` (see the module doc).
+pub fn sample_for(
+    tool: &str,
+    name: Option<&str>,
+    schema: &Value,
+    root: &Map<String, Value>,
+) -> Value {
+    Sampler { tool }.at(name, schema, root, 0)
+}
+
+/// [`sample_for`] without a tool or parameter name (no path guess).
+pub fn sample_value(schema: &Value, root: &Map<String, Value>) -> Value {
+    sample_for("", None, schema, root)
+}
+
+struct Sampler<'t> {
+    tool: &'t str,
+}
+
+impl Sampler<'_> {
+    fn at(
+        &self,
+        name: Option<&str>,
+        schema: &Value,
+        root: &Map<String, Value>,
+        depth: usize,
+    ) -> Value {
+        let schema = effective(schema, root);
+        if let Some(given) = given_value(schema) {
+            return given;
+        }
+        match type_of(schema) {
+            Some("string") => Value::String(self.string(name, schema)),
+            Some("integer") => Value::from(bounded(schema, 1.0).ceil() as i64),
+            Some("number") => Value::from(bounded(schema, 1.5)),
+            Some("boolean") => Value::Bool(true),
+            Some("array") => {
+                if depth >= SAMPLE_DEPTH_MAX {
+                    return Value::Array(Vec::new());
+                }
+                let count = schema
+                    .get("minItems")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(1)
+                    .clamp(1, 3);
+                let item = match schema.get("items") {
+                    Some(items) => self.at(name, items, root, depth + 1),
+                    None => Value::String(SAMPLE_STRING.into()),
+                };
+                Value::Array((0..count).map(|_| item.clone()).collect())
+            }
+            Some("object") => {
+                let mut map = Map::new();
+                if depth < SAMPLE_DEPTH_MAX
+                    && let Some(props) = schema.get("properties").and_then(Value::as_object)
+                {
+                    for field in required_names(schema) {
+                        if let Some(s) = props.get(field) {
+                            map.insert(field.to_string(), self.at(Some(field), s, root, depth + 1));
+                        }
+                    }
+                }
+                Value::Object(map)
+            }
+            Some("null") => Value::Null,
+            _ => Value::String(self.string(name, schema)),
+        }
+    }
+
+    fn string(&self, name: Option<&str>, schema: &Value) -> String {
+        let base = match schema.get("format").and_then(Value::as_str) {
+            Some("uri" | "url" | "iri" | "uri-reference" | "iri-reference") => {
+                "https://example.com/"
+            }
+            Some("date-time") => "2026-01-01T00:00:00Z",
+            Some("date") => "2026-01-01",
+            Some("time") => "12:00:00Z",
+            Some("duration") => "PT1M",
+            Some("email" | "idn-email") => "user@example.com",
+            Some("hostname" | "idn-hostname") => "example.com",
+            Some("ipv4") => "192.0.2.1",
+            Some("ipv6") => "2001:db8::1",
+            Some("uuid") => "00000000-0000-4000-8000-000000000000",
+            Some("regex") => SAMPLE_STRING,
+            _ => name
+                .and_then(|n| path_sample(self.tool, n))
+                .unwrap_or(SAMPLE_STRING),
+        };
+        fit_length(base, schema)
+    }
+}
+
+/// What the schema itself offers as a value: `const`, the first of `examples`, a non-null
+/// `default`, the first `enum` value.
+fn given_value(schema: &Value) -> Option<Value> {
+    if let Some(c) = schema.get("const") {
+        return Some(c.clone());
+    }
+    if let Some(first) = schema
+        .get("examples")
+        .and_then(Value::as_array)
+        .and_then(|e| e.iter().find(|v| !v.is_null()))
+    {
+        return Some(first.clone());
+    }
+    if let Some(d) = schema.get("default").filter(|d| !d.is_null()) {
+        return Some(d.clone());
+    }
+    schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+        .cloned()
+}
+
+/// A relative path for a parameter whose name says it is one; `None` for any other name.
+fn path_sample(tool: &str, name: &str) -> Option<&'static str> {
+    let name = name.to_ascii_lowercase();
+    let tool = tool.to_ascii_lowercase();
+    let says = |words: &[&str], s: &str| words.iter().any(|w| s.contains(w));
+    let moves = says(&["move", "copy", "rename"], &tool);
+    if moves && says(&["dest", "target", "to_path", "new_path", "newpath"], &name) {
+        return Some(SAMPLE_DESTINATION);
+    }
+    let folder_param = says(&["dir", "folder"], &name);
+    let path_param = says(&["path", "file"], &name) || (moves && says(&["source", "src"], &name));
+    if !folder_param && !path_param {
+        return None;
+    }
+    let creates = says(&["create", "make", "mkdir", "new"], &tool);
+    let folder_tool = says(&["dir", "folder", "tree"], &tool);
+    if folder_param || folder_tool {
+        return Some(if creates && folder_tool {
+            SAMPLE_NEW_DIR
+        } else {
+            "."
+        });
+    }
+    // A path to search or list under is a folder; any other is a file.
+    if says(&["search", "list", "find", "glob"], &tool) {
+        return Some(".");
+    }
+    Some(SAMPLE_FILE)
+}
+
+/// `base` padded to `minLength` and cut to `maxLength`.
+fn fit_length(base: &str, schema: &Value) -> String {
+    let mut s = base.to_string();
+    let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
+    while s.chars().count() < min {
+        s.push('x');
+    }
+    if let Some(max) = schema.get("maxLength").and_then(Value::as_u64) {
+        s = s.chars().take(max as usize).collect();
+    }
+    s
+}
+
+/// `preferred` moved inside `minimum`/`maximum` (and the exclusive bounds).
+fn bounded(schema: &Value, preferred: f64) -> f64 {
+    let mut v = preferred;
+    if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
+        v = v.max(min);
+    }
+    if let Some(min) = schema.get("exclusiveMinimum").and_then(Value::as_f64) {
+        v = v.max(min + 1.0);
+    }
+    if let Some(max) = schema.get("maximum").and_then(Value::as_f64) {
+        v = v.min(max);
+    }
+    if let Some(max) = schema.get("exclusiveMaximum").and_then(Value::as_f64) {
+        v = v.min(max - 1.0);
+    }
+    v
+}
+
+#[cfg(test)]
+#[path = "schema_sample_tests.rs"]
+mod tests;
