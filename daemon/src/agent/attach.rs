@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::AgentError;
-use super::session::ChatSession;
+use super::session::{ChatSession, RunOptions};
 use super::sessions::{ChatError, ChatSessions, OpenRequest, Resume};
 use crate::shell::ShellSessions;
 
@@ -26,8 +26,13 @@ pub struct Attach {
     /// "" keeps the session's mode.
     pub permission_mode: String,
     pub allow: Vec<String>,
+    /// `--allowedTools` / `--disallowedTools` in Claude Code's syntax.
+    pub allowed_tools: Vec<String>,
+    pub disallowed_tools: Vec<String>,
     pub non_interactive: bool,
     pub approve_all: bool,
+    /// `synapse run`'s prompt and request limit for this client's turns.
+    pub run: RunOptions,
 }
 
 /// The attached session and what to tell the client first.
@@ -45,6 +50,9 @@ pub enum AttachError {
     Chat(#[from] ChatError),
     #[error(transparent)]
     Agent(#[from] AgentError),
+    /// A `--allowedTools`/`--disallowedTools` rule that cannot be read exactly.
+    #[error("{0}")]
+    ToolRules(String),
 }
 
 impl ChatSessions {
@@ -55,6 +63,9 @@ impl ChatSessions {
         a: Attach,
         project_notices: &dyn Fn(&Path) -> Vec<String>,
     ) -> Result<Attached, AttachError> {
+        let (tool_rules, tool_notices) =
+            super::gate::tool_rules::tool_rule_set(&a.allowed_tools, &a.disallowed_tools)
+                .map_err(AttachError::ToolRules)?;
         let opened = self.open(OpenRequest {
             cwd: a.cwd,
             env: a.env,
@@ -65,9 +76,12 @@ impl ChatSessions {
         let mut notices = session.configure_permissions(
             &a.permission_mode,
             a.allow,
+            tool_rules,
             a.non_interactive,
             a.approve_all,
         )?;
+        notices.extend(tool_notices);
+        session.configure_run(a.run);
         if let Some(root) = session.workspace_root() {
             notices.extend(project_notices(root));
         }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use synapse_llm::Usage;
+use synapse_llm::{ContentBlock, StopReason, Usage};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum AgentEvent {
@@ -30,9 +30,51 @@ pub enum AgentEvent {
     Notice(String),
     /// The last lines the running tool call printed so far (a live tail for the user).
     ToolOutput {
+        /// The running call's id (empty when the runner has not named it).
+        id: String,
         tail: String,
         total_bytes: u64,
     },
+    /// One completed model answer, before its tool calls run.
+    AssistantMessage {
+        /// Unique within the daemon ([`message_id`]).
+        id: String,
+        model: String,
+        content: Vec<ContentBlock>,
+        /// The provider's stop reason in the Anthropic spelling (`end_turn`, `tool_use`, …).
+        stop_reason: String,
+        usage: Usage,
+        /// How long the request took, retries included.
+        duration: Duration,
+    },
+    /// The results of one answer's tool calls, as the model receives them.
+    ToolResults(Vec<ContentBlock>),
+}
+
+/// A new message id (`msg_<daemon start>_<n>`), unique within the daemon's life.
+pub fn message_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    static STARTED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let started = STARTED.get_or_init(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or_default()
+    });
+    format!("msg_{started:x}_{}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// A stop reason as the Anthropic Messages API spells it.
+pub fn stop_reason_word(reason: Option<&StopReason>) -> String {
+    match reason {
+        Some(StopReason::EndTurn) | None => "end_turn".into(),
+        Some(StopReason::ToolUse) => "tool_use".into(),
+        Some(StopReason::MaxTokens) => "max_tokens".into(),
+        Some(StopReason::StopSequence) => "stop_sequence".into(),
+        Some(StopReason::Refusal) => "refusal".into(),
+        Some(StopReason::Other(word)) => word.clone(),
+    }
 }
 
 /// A failed model call as the user sees it: what kind of failure, the sentence, and the HTTP
@@ -77,6 +119,8 @@ pub enum TurnEnd {
     Truncated(u32),
     MaxIterations(u32),
     TooManyFailures(u32),
+    /// The client's budget of model requests (`synapse run --max-turns`) was used up.
+    MaxTurns(u32),
 }
 
 impl TurnEnd {
@@ -89,6 +133,7 @@ impl TurnEnd {
             TurnEnd::Truncated(_) => "truncated",
             TurnEnd::MaxIterations(_) => "max_iterations",
             TurnEnd::TooManyFailures(_) => "too_many_failures",
+            TurnEnd::MaxTurns(_) => "max_turns",
         }
     }
 
@@ -107,6 +152,9 @@ impl TurnEnd {
             }
             TurnEnd::TooManyFailures(n) => {
                 format!("Stopped after {n} tool calls failed in a row.")
+            }
+            TurnEnd::MaxTurns(n) => {
+                format!("Stopped after {n} model requests: the limit set by --max-turns.")
             }
         }
     }

@@ -50,6 +50,15 @@ const MEMORY: &str = "# Memory
 The filesystem is your memory. Keep important results, notes and new tools in files, organise \
 them sensibly, and reuse them instead of redoing work.";
 
+/// `prompt` with its role paragraph replaced by `role` (`synapse run --system-prompt`): what
+/// follows it, the tool's and the commands' documentation, stays, since the model cannot act
+/// without it.
+pub fn with_role(prompt: &str, role: &str) -> String {
+    let rest = prompt.strip_prefix(ROLE).unwrap_or(prompt);
+    let rest = rest.trim_start_matches('\n');
+    format!("{}\n\n{rest}", role.trim_end())
+}
+
 /// The parts of the prompt that depend on the session and the turn; empty ones are left out.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PromptSections<'a> {

@@ -39,6 +39,9 @@ pub struct RunnerLimits {
     pub max_iterations: u32,
     pub max_consecutive_failures: u32,
     pub max_tokens: u32,
+    /// Model requests the caller's budget still allows (`synapse run --max-turns`): reaching it
+    /// ends the turn as [`TurnEnd::MaxTurns`] instead of [`TurnEnd::MaxIterations`].
+    pub max_turns: Option<u32>,
 }
 
 impl Default for RunnerLimits {
@@ -47,6 +50,7 @@ impl Default for RunnerLimits {
             max_iterations: MAX_ITERATIONS_DEFAULT,
             max_consecutive_failures: MAX_CONSECUTIVE_FAILURES_DEFAULT,
             max_tokens: synapse_llm::config::MAX_OUTPUT_TOKENS_DEFAULT,
+            max_turns: None,
         }
     }
 }
@@ -61,6 +65,8 @@ pub struct TurnOutcome {
     pub last_usage: Usage,
     /// Usage summed over the turn's model calls.
     pub total_usage: Usage,
+    /// Model requests the turn made.
+    pub requests: u32,
 }
 
 impl TurnOutcome {
@@ -71,6 +77,7 @@ impl TurnOutcome {
             final_text: String::new(),
             last_usage: Usage::default(),
             total_usage: Usage::default(),
+            requests: 0,
         }
     }
 }
@@ -137,11 +144,15 @@ impl AgentRunner {
             final_text: String::new(),
             last_usage: Usage::default(),
             total_usage: Usage::default(),
+            requests: 0,
         };
         let mut failures_in_a_row = 0u32;
         let mut reminded = false;
+        let mut stop_continuations = 0u32;
         let mut continued_cut_call = false;
-        for _ in 0..self.limits.max_iterations {
+        let budget = self.limits.max_turns.unwrap_or(u32::MAX);
+        let requests = self.limits.max_iterations.min(budget);
+        for _ in 0..requests {
             if let Some(keeper) = &self.context {
                 keeper.before_request(history).await;
             }
@@ -152,6 +163,8 @@ impl AgentRunner {
                 tools: vec![bash_tool()],
                 max_tokens: self.limits.max_tokens,
             };
+            let started = std::time::Instant::now();
+            outcome.requests += 1;
             let streamed = self.stream_one(request, cancel, emit).await;
             let (turn, end) = match streamed {
                 Ok(turn) => (turn, None),
@@ -168,6 +181,16 @@ impl AgentRunner {
                 message
             };
             let streamed_text = message.text();
+            if end.is_none() {
+                emit(AgentEvent::AssistantMessage {
+                    id: super::events::message_id(),
+                    model: self.model.clone(),
+                    content: message.content.clone(),
+                    stop_reason: super::events::stop_reason_word(turn.stop_reason()),
+                    usage: turn.usage(),
+                    duration: started.elapsed(),
+                });
+            }
             if !message.content.is_empty() {
                 persist(&message);
                 history.push(message);
@@ -257,6 +280,7 @@ impl AgentRunner {
                 results.push(result);
             }
             let message = Message::tool_results(results);
+            emit(AgentEvent::ToolResults(message.content.clone()));
             persist(&message);
             history.push(message);
             if cancel.is_cancelled() {
@@ -268,7 +292,11 @@ impl AgentRunner {
                 return outcome;
             }
         }
-        outcome.end = TurnEnd::MaxIterations(self.limits.max_iterations);
+        outcome.end = if budget < self.limits.max_iterations {
+            TurnEnd::MaxTurns(budget)
+        } else {
+            TurnEnd::MaxIterations(self.limits.max_iterations)
+        };
         outcome
     }
 

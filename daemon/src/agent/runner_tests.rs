@@ -23,6 +23,7 @@ fn runner(provider: Arc<ScriptedProvider>, executor: Arc<FakeExecutor>) -> Agent
             max_iterations: 5,
             max_consecutive_failures: 2,
             max_tokens: 100,
+            max_turns: None,
         },
         guard: None,
         context: None,
@@ -110,6 +111,28 @@ async fn the_iteration_limit_stops_a_model_that_never_ends() {
     let r = runner(provider, FakeExecutor::new(&[]));
     let (outcome, _, _) = run(&r, &CancellationToken::new()).await;
     assert_eq!(outcome.end, TurnEnd::MaxIterations(5));
+}
+
+#[tokio::test]
+async fn a_request_budget_ends_the_turn_as_max_turns_after_its_tools_ran() {
+    let provider = ScriptedProvider::new([bash("t1", "ls"), text("never asked")]);
+    let executor = FakeExecutor::new(&[("ls", "a", 0)]);
+    let mut r = runner(provider.clone(), executor.clone());
+    r.limits.max_turns = Some(1);
+    let (outcome, _, events) = run(&r, &CancellationToken::new()).await;
+    assert_eq!(outcome.end, TurnEnd::MaxTurns(1));
+    assert_eq!((outcome.requests, provider.requests().len()), (1, 1));
+    assert_eq!(executor.commands(), ["ls"]);
+    // The answer and its results are reported whole, in order, with the call's id.
+    let assistant = events.iter().position(|e| {
+        matches!(e, AgentEvent::AssistantMessage { stop_reason, content, .. }
+            if stop_reason == "tool_use" && matches!(&content[..], [ContentBlock::ToolUse { id, .. }] if id == "t1"))
+    });
+    let results = events.iter().position(|e| {
+        matches!(e, AgentEvent::ToolResults(blocks)
+            if matches!(&blocks[..], [ContentBlock::ToolResult { tool_use_id, .. }] if tool_use_id == "t1"))
+    });
+    assert!(assistant.unwrap() < results.unwrap(), "{events:?}");
 }
 
 #[tokio::test]

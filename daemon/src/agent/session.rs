@@ -7,9 +7,11 @@ mod compact;
 mod deps;
 mod limits;
 mod permissions;
+mod run_options;
 mod turn;
 
 pub use deps::{LlmProviders, ProviderFactory, SessionDeps};
+pub use run_options::RunOptions;
 
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -114,6 +116,8 @@ pub struct ChatSession {
     message_count: AtomicUsize,
     /// The model's limits, found when a turn or compaction first needs them (see `limits.rs`).
     model_limits: Mutex<Option<(ProviderConfig, synapse_llm::ModelLimits)>>,
+    /// The attached `synapse run` client's prompt and request budget (see `run_options.rs`).
+    run: Mutex<run_options::RunState>,
 }
 
 impl ChatSession {
@@ -154,6 +158,7 @@ impl ChatSession {
             turns_done: AtomicU32::new(turns),
             message_count,
             model_limits: Mutex::new(None),
+            run: Mutex::default(),
             id,
             cwd,
             env,

@@ -19,7 +19,7 @@ use tonic::{Request, Response, Status, Streaming};
 
 use super::chat_wire::to_wire;
 use crate::agent::attach::Attach;
-use crate::agent::session::{ChatSession, SessionEvent};
+use crate::agent::session::{ChatSession, RunOptions, SessionEvent};
 use crate::agent::sessions::Resume;
 use crate::lifecycle::peer::refuse_confined;
 use crate::state::DaemonState;
@@ -86,8 +86,16 @@ impl Chat for ChatService {
                     resume,
                     permission_mode: open.permission_mode,
                     allow: open.allow,
+                    allowed_tools: open.allowed_tools,
+                    disallowed_tools: open.disallowed_tools,
                     non_interactive: open.non_interactive,
                     approve_all: open.approve_all,
+                    run: RunOptions {
+                        system_prompt: Some(open.system_prompt).filter(|s| !s.is_empty()),
+                        append_system_prompt: Some(open.append_system_prompt)
+                            .filter(|s| !s.is_empty()),
+                        max_turns: Some(open.max_turns).filter(|n| *n > 0),
+                    },
                 },
                 &|root| {
                     crate::mcp::approval::waiting_notice(&mcp.workspace(root, None))

@@ -7,8 +7,8 @@ use synapse_shared::proto::{self, ChatEvent};
 use crate::agent::session::SessionEvent;
 use crate::agent::{AgentEvent, TurnEnd};
 use synapse_llm::LimitSource;
-use synapse_llm::Usage;
 use synapse_llm::limits::CONTEXT_WINDOW_FALLBACK;
+use synapse_llm::{ContentBlock, Usage};
 
 /// Lines of a tool's output sent as its preview.
 const PREVIEW_LINES: usize = 5;
@@ -25,6 +25,35 @@ fn usage(u: &Usage, window: Option<(u64, LimitSource)>) -> proto::UsageUpdate {
         context_window,
         context_source: source.describe().to_string(),
     }
+}
+
+/// Content blocks as a JSON array in the Anthropic Messages format (a tool result's images are
+/// counted, not carried: clients show text).
+fn blocks_json(content: &[ContentBlock]) -> String {
+    let blocks: Vec<serde_json::Value> = content
+        .iter()
+        .map(|block| match block {
+            ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+                images,
+            } => {
+                let mut v = serde_json::json!({
+                    "type": "tool_result",
+                    "tool_use_id": tool_use_id,
+                    "content": content,
+                    "is_error": is_error,
+                });
+                if !images.is_empty() {
+                    v["images"] = images.len().into();
+                }
+                v
+            }
+            other => serde_json::to_value(other).unwrap_or_default(),
+        })
+        .collect();
+    serde_json::Value::Array(blocks).to_string()
 }
 
 pub(super) fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -> ChatEvent {
@@ -66,11 +95,33 @@ pub(super) fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -
             reason,
         }),
         SessionEvent::Agent(AgentEvent::Notice(text)) => Ev::Notice(proto::Notice { text }),
-        SessionEvent::Agent(AgentEvent::ToolOutput { tail, total_bytes }) => {
-            Ev::ToolOutput(proto::ToolOutput {
-                call_id: String::new(),
-                tail,
-                total_bytes,
+        SessionEvent::Agent(AgentEvent::ToolOutput {
+            id,
+            tail,
+            total_bytes,
+        }) => Ev::ToolOutput(proto::ToolOutput {
+            call_id: id,
+            tail,
+            total_bytes,
+        }),
+        SessionEvent::Agent(AgentEvent::AssistantMessage {
+            id,
+            model,
+            content,
+            stop_reason,
+            usage: u,
+            duration,
+        }) => Ev::Assistant(proto::AssistantMessage {
+            message_id: id,
+            model,
+            content_json: blocks_json(&content),
+            stop_reason,
+            usage: Some(usage(&u, window)),
+            duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+        }),
+        SessionEvent::Agent(AgentEvent::ToolResults(content)) => {
+            Ev::ToolResults(proto::ToolResults {
+                content_json: blocks_json(&content),
             })
         }
         SessionEvent::Error(message) => Ev::Error(proto::ErrorEvent { message }),

@@ -28,6 +28,7 @@ impl From<crate::agent::attach::AttachError> for Status {
         match e {
             crate::agent::attach::AttachError::Chat(e) => Status::from(e),
             crate::agent::attach::AttachError::Agent(e) => Status::from(e),
+            crate::agent::attach::AttachError::ToolRules(e) => Status::invalid_argument(e),
         }
     }
 }

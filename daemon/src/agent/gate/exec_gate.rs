@@ -46,6 +46,7 @@ pub fn exec_gate(
     let options = GateOptions {
         mode: Some(mode),
         allow: Vec::new(),
+        tool_rules: Default::default(),
         non_interactive: true,
         approve_all: false,
     };

@@ -19,6 +19,7 @@ pub mod shell_state;
 mod skill_grants;
 pub mod subagent_policy;
 mod summary;
+pub mod tool_rules;
 pub mod trust_list;
 
 use parking_lot::Mutex;
@@ -62,6 +63,8 @@ pub struct GateOptions {
     /// `None`: the settings' `permissions.defaultMode`, else auto.
     pub mode: Option<Mode>,
     pub allow: Vec<String>,
+    /// `--allowedTools` / `--disallowedTools`, already read ([`tool_rules`]).
+    pub tool_rules: RuleSet,
     pub non_interactive: bool,
     pub approve_all: bool,
 }
@@ -118,7 +121,8 @@ impl SessionGate {
             last_good: env.last_good_rules.clone(),
         });
         let mut problems = Vec::new();
-        let session_rules = session_rule_set(&options.allow, &mut problems);
+        let mut session_rules = session_rule_set(&options.allow, &mut problems);
+        session_rules.merge(options.tool_rules);
         let gate = Self {
             env,
             root,
@@ -156,6 +160,7 @@ impl SessionGate {
             st.mode = options.mode;
         }
         st.session_rules.merge(extra);
+        st.session_rules.merge(options.tool_rules);
         st.non_interactive = options.non_interactive;
         st.approve_all = options.approve_all;
         problems

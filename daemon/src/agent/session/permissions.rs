@@ -10,11 +10,13 @@ use crate::agent::gate::GateOptions;
 
 impl ChatSession {
     /// Applies what an attaching client chose: mode ("" keeps the current one), extra allow
-    /// patterns, interactivity. Errors name a bad mode; problems with patterns are returned.
+    /// patterns, `--allowedTools`/`--disallowedTools` rules, interactivity. Errors name a bad
+    /// mode; problems with patterns are returned.
     pub fn configure_permissions(
         &self,
         mode: &str,
         allow: Vec<String>,
+        tool_rules: synapse_permissions::RuleSet,
         non_interactive: bool,
         approve_all: bool,
     ) -> Result<Vec<String>, AgentError> {
@@ -25,6 +27,7 @@ impl ChatSession {
         Ok(gate.reconfigure(GateOptions {
             mode,
             allow,
+            tool_rules,
             non_interactive,
             approve_all,
         }))

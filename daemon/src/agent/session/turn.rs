@@ -43,6 +43,7 @@ impl ChatSession {
             &text,
         )
         .await;
+        let system = self.run_prompt(system);
         let compactor = Arc::new(Compactor::new(
             &self.id,
             provider.clone(),
@@ -54,6 +55,8 @@ impl ChatSession {
         ));
         let origin = self.shell_origin();
         self.deps.shell.warm_up(&self.id, &origin);
+        // The id of the tool call running now, for its live output (calls run one at a time).
+        let running_call: RunningCall = Arc::default();
         let runner = AgentRunner {
             model: provider.model().to_string(),
             provider: provider.clone(),
@@ -65,18 +68,21 @@ impl ChatSession {
                 gate: self.gate.clone().map(crate::agent::gate::handle),
                 // Tool output never takes more than about a quarter of the real window.
                 output_cap: Some(crate::shell::cap_for_window(Some(window))),
-                progress: Some(self.progress_sink()),
+                progress: Some(self.progress_sink(running_call.clone())),
                 asker: Some(self.turn_asker(provider.clone(), limits.max_output_tokens)),
             }),
             system,
             limits: RunnerLimits {
                 max_tokens: limits.max_output_tokens,
+                max_turns: self.requests_left(),
                 ..self.deps.limits.clone()
             },
             guard: self.deps.turn_guard.clone(),
             context: Some(compactor.clone()),
         };
-        let mut outcome = self.run_step(&runner, &mut conv, Some(text), &cancel).await;
+        let mut outcome = self
+            .run_step(&runner, &mut conv, Some(text), &cancel, &running_call)
+            .await;
         if is_overflow(&outcome) && !cancel.is_cancelled() {
             tracing::warn!(session = %self.id, window, "request too long for the model; compacting and retrying once");
             let _ = self.events.send(SessionEvent::Agent(AgentEvent::Notice(
@@ -89,9 +95,12 @@ impl ChatSession {
             {
                 let _ = self.events.send(notice);
             }
-            let first = outcome.total_usage;
-            outcome = self.run_step(&runner, &mut conv, None, &cancel).await;
+            let (first, requests) = (outcome.total_usage, outcome.requests);
+            outcome = self
+                .run_step(&runner, &mut conv, None, &cancel, &running_call)
+                .await;
             outcome.total_usage += first;
+            outcome.requests += requests;
         }
         if let TurnEnd::Error(failure) = &mut outcome.end {
             // A server may echo the key it rejected: it never reaches the log, the session
@@ -110,6 +119,7 @@ impl ChatSession {
                 "model call failed"
             );
         }
+        self.spend_requests(outcome.requests, &mut outcome.end);
         conv.turns = turn;
         self.turns_done.store(turn, Ordering::Relaxed);
         conv.context_mark = compactor.mark();
@@ -130,10 +140,12 @@ impl ChatSession {
     }
 
     /// Sends the live tail of a running command to the session's clients.
-    fn progress_sink(&self) -> crate::shell::ProgressSink {
+    fn progress_sink(&self, running_call: RunningCall) -> crate::shell::ProgressSink {
         let events = self.events.clone();
         crate::shell::ProgressSink::new(move |tail, total_bytes| {
+            let id = running_call.lock().clone();
             let _ = events.send(SessionEvent::Agent(AgentEvent::ToolOutput {
+                id,
                 tail,
                 total_bytes,
             }));
@@ -147,10 +159,14 @@ impl ChatSession {
         conv: &mut Conversation,
         text: Option<String>,
         cancel: &CancellationToken,
+        running_call: &RunningCall,
     ) -> TurnOutcome {
         let events = self.events.clone();
         let id = self.id.clone();
         let mut emit = |ev: AgentEvent| {
+            if let AgentEvent::ToolStarted { id, .. } = &ev {
+                running_call.lock().clone_from(id);
+            }
             if let AgentEvent::Retrying {
                 attempt,
                 max_attempts,
@@ -197,6 +213,9 @@ impl ChatSession {
         }
     }
 }
+
+/// The id of the tool call running now, shared by the turn's events and its progress sink.
+type RunningCall = Arc<parking_lot::Mutex<String>>;
 
 fn is_overflow(outcome: &TurnOutcome) -> bool {
     matches!(&outcome.end, TurnEnd::Error(f) if f.kind == "context_overflow")
