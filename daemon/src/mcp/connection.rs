@@ -238,7 +238,7 @@ impl McpConnection {
                 askers,
                 service,
                 auth,
-                pid: process.as_ref().map(ServerProcess::pid),
+                pid: process.as_ref().map(ServerProcess::server_pid),
                 exited: process.as_ref().map(ServerProcess::exit_watch),
                 process: Mutex::new(process),
                 call_timeout: config.call_timeout,

@@ -114,6 +114,8 @@ fn runnable(spec: &StdioCommand) -> bool {
 #[derive(Debug)]
 pub struct ServerProcess {
     pid: u32,
+    /// The daemon's child is a keeper, the server its first child.
+    kept: bool,
     stop: Option<oneshot::Sender<()>>,
     exited: watch::Receiver<Option<String>>,
 }
@@ -188,6 +190,7 @@ impl ServerProcess {
         Ok((
             ServerProcess {
                 pid,
+                kept,
                 stop: Some(stop_tx),
                 exited: exit_rx,
             },
@@ -196,8 +199,23 @@ impl ServerProcess {
         ))
     }
 
+    /// The pid of the daemon's child: the keeper, where there is one (the group signalled).
     pub fn pid(&self) -> u32 {
         self.pid
+    }
+
+    /// The server program's own pid, what `synapse mcp list` shows: under a keeper its first
+    /// child (the keeper forks the program before anything else); the keeper's when that
+    /// cannot be read.
+    pub fn server_pid(&self) -> u32 {
+        if !self.kept {
+            return self.pid;
+        }
+        let children = format!("/proc/{0}/task/{0}/children", self.pid);
+        std::fs::read_to_string(children)
+            .ok()
+            .and_then(|list| list.split_whitespace().next()?.parse().ok())
+            .unwrap_or(self.pid)
     }
 
     /// The exit reason once the process has gone.

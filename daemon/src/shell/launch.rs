@@ -149,20 +149,24 @@ pub(super) async fn read_output(
     done_tx: mpsc::UnboundedSender<Completion>,
 ) {
     let mut parser = SentinelParser::new(&marker);
+    // Bash's errors name the sourced line's fd; they read as `bash: line N:` instead.
+    let mut names = super::error_names::ErrorNames::default();
     let mut buf = vec![0u8; READ_CHUNK_BYTES];
-    let with_capture = |f: &mut dyn FnMut(&mut OutputCapture)| f(&mut capture.lock());
+    let push = |bytes: &[u8]| capture.lock().push(bytes);
     loop {
         let n = match stdout.read(&mut buf).await {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
         parser.feed(&buf[..n], |event| match event {
-            StreamEvent::Output(bytes) => with_capture(&mut |c| c.push(bytes)),
+            StreamEvent::Output(bytes) => names.feed(bytes, &mut |b: &[u8]| push(b)),
             StreamEvent::Done(completion) => {
+                names.flush(&mut |b: &[u8]| push(b));
                 let _ = done_tx.send(completion);
             }
         });
     }
+    names.flush(&mut |b: &[u8]| push(b));
     let rest = parser.finish();
-    with_capture(&mut |c| c.push(&rest));
+    push(&rest);
 }

@@ -20,6 +20,7 @@ pub mod cgroup;
 pub mod channel;
 pub mod command;
 pub mod commands;
+pub mod error_names;
 pub mod examples;
 pub mod gate;
 pub mod jobs;
