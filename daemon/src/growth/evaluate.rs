@@ -6,8 +6,10 @@
 //!
 //! Structural checks ([`super::evaluate_checks`]): the SKILL.md is valid by the spec, every file
 //! it names exists, every script can be started by its wrapper (an interpreter or a shebang; a
-//! missing execute bit is fine then) and says what it does, the description is in the third
-//! person, and the body is short enough to load.
+//! missing execute bit is fine then), every script the skill tells the model to run has a usage
+//! or help (helper modules nobody is told to run need none), the description is in the third
+//! person, and the body is short enough to load. Structure costs at most
+//! [`STRUCTURAL_PENALTY_MAX`] points.
 
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
@@ -17,6 +19,9 @@ use super::{Caller, GrowthError, RunMode, SkillAgent};
 use crate::agent::TurnEnd;
 
 const STRUCTURAL_PENALTY: u32 = 15;
+/// At most this much is taken off for structure, so a skill the review rates well never drops
+/// to a flat zero because of a list of small gaps.
+const STRUCTURAL_PENALTY_MAX: u32 = 45;
 const REVIEW_MAX_ITERATIONS: u32 = 10;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -110,7 +115,7 @@ pub async fn evaluate(
             parse_review(&r.outcome.final_text).ok_or_else(|| "the review was not JSON".into())
         }
     };
-    let penalty = STRUCTURAL_PENALTY * structural.len() as u32;
+    let penalty = (STRUCTURAL_PENALTY * structural.len() as u32).min(STRUCTURAL_PENALTY_MAX);
     Ok(match review {
         Ok(r) => Evaluation {
             skill: name.to_string(),

@@ -10,7 +10,8 @@ use crate::skills::script::{Runner, SkillScript};
 /// lines and move details into `references/`).
 pub const BODY_MAX_LINES: usize = 500;
 
-/// Spec validity, referenced files, scripts' runners and help, description voice, body size.
+/// Spec validity, referenced files, scripts' runners, help of the scripts the skill tells the
+/// model to run, description voice, body size.
 pub fn structural_checks(
     dir: &Path,
     skill_md: &Path,
@@ -53,6 +54,7 @@ pub fn structural_checks(
             findings.push(format!("SKILL.md refers to {word}, which does not exist"));
         }
     }
+    let instructions = instructions_text(dir, &text);
     for s in scripts {
         let label = format!("scripts/{}", s.rel_path);
         let executable = std::fs::metadata(&s.path)
@@ -64,15 +66,56 @@ pub fn structural_checks(
                  add a `#!` line"
             ));
         }
-        if s.doc.summary.is_none() && !s.doc.own_help {
+        // What a user would miss: a script the instructions tell the model to run that cannot
+        // say how it is called. Helper modules nobody is told to run need no docstring.
+        let told_to_run = instructions.contains(&label)
+            || instructions.contains(&s.command)
+            || instructions.contains(&format!("{} ", s.file_name));
+        if told_to_run && s.doc.summary.is_none() && s.doc.usage_args.is_none() && !s.doc.own_help {
             findings.push(format!(
-                "{label}: says nothing about itself; add a docstring or a leading comment \
-                 (its `{} -h` shows no description)",
+                "{label}: the skill tells the model to run it, but it has no usage or help; add \
+                 a docstring or leading comment with a `Usage:` line (its `{} -h` shows no \
+                 description)",
                 s.command
             ));
         }
     }
     findings
+}
+
+/// Bytes read from each reference file when looking for the scripts the skill tells the
+/// model to run.
+const REFERENCE_READ_MAX_BYTES: u64 = 256 * 1024;
+
+/// The SKILL.md text plus the Markdown files beside it and under `references/` (where published
+/// skills put their step-by-step instructions), bounded.
+fn instructions_text(dir: &Path, skill_md: &str) -> String {
+    use std::io::Read;
+    let mut out = skill_md.to_string();
+    for folder in [dir.to_path_buf(), dir.join("references")] {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        let mut files: Vec<_> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| {
+                p.extension().is_some_and(|e| e == "md")
+                    && p.file_name().is_some_and(|n| n != "SKILL.md")
+                    && std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file())
+            })
+            .collect();
+        files.sort();
+        for p in files.into_iter().take(50) {
+            let mut buf = Vec::new();
+            if let Ok(f) = std::fs::File::open(&p) {
+                let _ = f.take(REFERENCE_READ_MAX_BYTES).read_to_end(&mut buf);
+            }
+            out.push('\n');
+            out.push_str(&String::from_utf8_lossy(&buf));
+        }
+    }
+    out
 }
 
 /// Why `description` reads as first or second person, if it does.
@@ -107,6 +150,50 @@ mod tests {
         assert_eq!(
             first_person("Extracts text from PDFs. Use for invoices."),
             None
+        );
+    }
+
+    #[test]
+    fn only_scripts_the_skill_tells_the_model_to_run_need_help() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("forms");
+        std::fs::create_dir_all(dir.join("scripts")).unwrap();
+        std::fs::create_dir_all(dir.join("references")).unwrap();
+        let md = dir.join("SKILL.md");
+        std::fs::write(
+            &md,
+            "---\nname: forms\ndescription: Fills forms. Use for forms.\n---\n# Forms\nSee references/steps.md.\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("references/steps.md"),
+            "Run `python scripts/fill.py in.pdf` then `python scripts/check.py`.\n",
+        )
+        .unwrap();
+        for (f, src) in [
+            (
+                "fill.py",
+                "import sys\nif __name__ == '__main__':\n    print(sys.argv)\n",
+            ),
+            (
+                "check.py",
+                "import sys\nif __name__ == '__main__':\n    if len(sys.argv) != 2:\n        print('Usage: check.py <fields.json>')\n",
+            ),
+            (
+                "geometry.py",
+                "import sys\nif __name__ == '__main__':\n    print(1)\n",
+            ),
+        ] {
+            std::fs::write(dir.join("scripts").join(f), src).unwrap();
+        }
+        let mut w = Vec::new();
+        let scripts = crate::skills::script::scan_scripts("forms", &dir, "", &mut w);
+        assert_eq!(scripts.len(), 3);
+        let f = structural_checks(&dir, &md, "forms", &scripts);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].starts_with("scripts/fill.py: the skill tells the model to run it"),
+            "{f:?}"
         );
     }
 

@@ -230,12 +230,15 @@ impl Skills for SkillsService {
         Ok(Response::new(out))
     }
 
-    /// → `SkillStore::refresh` (daemon/src/skills/store.rs).
+    /// → `SkillStore::refresh_in` (daemon/src/skills/store.rs).
     async fn refresh(
         &self,
         r: Request<RefreshSkillsRequest>,
     ) -> Result<Response<RefreshSkillsResponse>, Status> {
-        let rep = self.call(&r.get_ref().cwd, |s| Ok(s.refresh())).await?;
+        let scope = scope_of(&r.get_ref().cwd);
+        let rep = self
+            .call(&r.get_ref().cwd, move |s| Ok(s.refresh_in(&scope)))
+            .await?;
         Ok(Response::new(RefreshSkillsResponse {
             skills: count(rep.skills),
             tools: count(rep.tools),

@@ -3,8 +3,9 @@
 //! (JavaScript, TypeScript). From that text it takes the one-line summary and the usage line
 //! (a `Usage:` section); the whole text is the `--help` document. A comment block that is only
 //! boilerplate (`# Exit on error` above `set -e`, lint pragmas, licence lines) does not count.
-//! When the script documents nothing, its own argparse/click declarations or printed `usage:`
-//! line ([`super::script_help`]) supply the description and usage.
+//! A Python module docstring comes first, then the script's own argparse/click declarations or
+//! printed `usage:` line ([`super::script_help`]), then the leading comment block. The summary
+//! is the first sentence of the first paragraph, however many lines it is wrapped over.
 
 /// What a script says about itself.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -31,32 +32,78 @@ pub enum DocStyle {
 pub const DOC_READ_LIMIT_BYTES: usize = 64 * 1024;
 
 /// Parses the documentation of a script whose text is `source` (its file is `file_name`).
+///
+/// The one-line summary comes from, in order: the Python module docstring, the script's own
+/// parser (argparse `description=`, click), the leading comment block. The usage line from the
+/// same places, the parser's `usage=` or declared arguments before a comment's `Usage:`.
 pub fn parse(source: &str, style: DocStyle, file_name: &str) -> ScriptDoc {
-    let raw = match style {
-        DocStyle::Python => python_docstring(source).or_else(|| hash_block(source)),
-        DocStyle::Hash => hash_block(source),
-        DocStyle::Slash => slash_block(source),
+    let clean = |t: String| dedent(&drop_boilerplate(&t));
+    let (docstring, comment) = match style {
+        DocStyle::Python => (
+            python_docstring(source).map(clean),
+            hash_block(source).map(clean),
+        ),
+        DocStyle::Hash => (None, hash_block(source).map(clean)),
+        DocStyle::Slash => (None, slash_block(source).map(clean)),
     };
-    let full = raw
-        .map(|t| dedent(&drop_boilerplate(&t)))
+    let docstring = docstring.filter(|d| !d.trim().is_empty());
+    let comment = comment.filter(|c| !c.trim().is_empty());
+    let (doc_summary, doc_usage) = docstring
+        .as_deref()
+        .map(|d| sections(d, file_name))
         .unwrap_or_default();
-    let (mut summary, mut usage_args) = sections(&full, file_name);
+    let (comment_summary, comment_usage) = comment
+        .as_deref()
+        .map(|c| sections(c, file_name))
+        .unwrap_or_default();
     let parser = super::script_help::parser_help(source);
-    if summary.is_none() {
-        summary = parser
-            .description
-            .map(|d| d.trim_end_matches(['.', ' ']).to_string() + ".");
-    }
-    if usage_args.is_none() {
-        usage_args = parser.usage_args.map(|u| strip_program(&u, file_name));
-    }
+    let summary = doc_summary
+        .or_else(|| parser.description.map(|d| sentence(&d)))
+        .or(comment_summary);
+    let usage_args = doc_usage
+        .or_else(|| parser.usage_args.map(|u| strip_program(&u, file_name)))
+        .or(comment_usage);
     ScriptDoc {
         summary,
         usage_args,
-        full,
+        full: docstring.or(comment).unwrap_or_default(),
         own_help: parser.own_help,
     }
 }
+
+/// The first sentence of `text` (all of it when it has one), ending in a full stop, at most
+/// [`SUMMARY_MAX_CHARS`] characters.
+fn sentence(text: &str) -> String {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut end = text.len();
+    for (i, c) in text.char_indices() {
+        if !matches!(c, '.' | '!' | '?') {
+            continue;
+        }
+        let after = &text[i + c.len_utf8()..];
+        let word = text[..i].rsplit(' ').next().unwrap_or("");
+        // "e.g. x" and "v1.2" are not sentence ends; ". Next" is.
+        let abbreviation = word.contains('.') || word.len() <= 1 || ["etc", "vs"].contains(&word);
+        if after.starts_with(' ')
+            && after[1..].starts_with(|n: char| n.is_uppercase())
+            && !abbreviation
+        {
+            end = i;
+            break;
+        }
+    }
+    let first = text[..end].trim_end_matches(['.', ' ', ':', ';', ',']);
+    let mut out: String = first.chars().take(SUMMARY_MAX_CHARS).collect();
+    if first.chars().count() > SUMMARY_MAX_CHARS {
+        out = out.trim_end().to_string() + "…";
+    } else if !out.ends_with(['!', '?']) {
+        out.push('.');
+    }
+    out
+}
+
+/// Longest one-line summary, in characters.
+const SUMMARY_MAX_CHARS: usize = 200;
 
 /// Comment lines that say nothing about what the script does.
 const BOILERPLATE: &[&str] = &[
@@ -240,40 +287,64 @@ fn section_header(line: &str) -> Option<(&'static str, &str)> {
 }
 
 fn sections(full: &str, file_name: &str) -> (Option<String>, Option<String>) {
-    let mut summary = None;
-    let mut description = None;
+    // The summary is the first paragraph (lines up to a blank line or a section header), the
+    // description section's likewise; a usage section's first line is the usage.
+    let mut summary: Vec<&str> = Vec::new();
+    let mut description: Vec<&str> = Vec::new();
     let mut usage = None;
     let mut current: Option<&str> = None;
+    let mut paragraph_done = false;
     for line in full.lines() {
         if let Some((name, inline)) = section_header(line) {
             current = Some(name);
+            paragraph_done = !summary.is_empty() || !description.is_empty();
             if !inline.is_empty() {
                 match name {
                     "usage" if usage.is_none() => usage = Some(inline.to_string()),
-                    "description" if description.is_none() => {
-                        description = Some(inline.to_string())
-                    }
+                    "description" if description.is_empty() => description.push(inline),
                     _ => {}
                 }
             }
             continue;
         }
         let t = line.trim();
-        if t.is_empty() || t.starts_with('@') {
+        if t.is_empty() {
+            paragraph_done |= !summary.is_empty() || !description.is_empty();
+            continue;
+        }
+        if t.starts_with('@') {
             continue;
         }
         match current {
-            None if summary.is_none() => summary = Some(t.to_string()),
+            None if !paragraph_done => summary.push(t),
             Some("usage") if usage.is_none() => usage = Some(t.to_string()),
-            Some("description") if description.is_none() => description = Some(t.to_string()),
+            Some("description") if !paragraph_done || description.is_empty() => description.push(t),
             _ => {}
         }
     }
-    let summary = summary
-        .or(description)
-        .map(|s| s.trim_end_matches(['.', ' ']).to_string() + ".");
+    let mut summary = if summary.is_empty() {
+        description
+    } else {
+        summary
+    };
+    // "Excel Formula Recalculation Script" above the prose: the heading is a sentence of its own.
+    if summary.len() > 1 && is_heading(summary[0]) {
+        summary.truncate(1);
+    }
+    let summary = (!summary.is_empty()).then(|| sentence(&summary.join(" ")));
     let usage_args = usage.map(|u| strip_program(&u, file_name));
     (summary.filter(|s| s != "."), usage_args)
+}
+
+/// A title-case line without closing punctuation (`Skill Packager`, `MCP Server Harness`).
+fn is_heading(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    (2..=8).contains(&words.len())
+        && !line.ends_with(['.', ',', ':', ';', '!', '?', '-', '('])
+        && words
+            .iter()
+            .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 4)
+            .all(|w| w.starts_with(|c: char| c.is_uppercase()))
 }
 
 /// `python3 extract_text.py <pdf> [--pages N]` → `<pdf> [--pages N]`.

@@ -76,3 +76,25 @@ fn description_section_and_no_doc() {
     let d = parse("echo hi\n", DocStyle::Hash, "t.sh");
     assert_eq!(d, ScriptDoc::default());
 }
+
+#[test]
+fn wrapped_paragraphs_headings_and_argparse_before_comments() {
+    let wrapped = "\"\"\"Resolve the folder a plan keeps its\nbriefs in. Creates it when missing.\n\nMore.\n\"\"\"\n";
+    let d = parse(wrapped, DocStyle::Python, "ws.py");
+    assert_eq!(
+        d.summary.as_deref(),
+        Some("Resolve the folder a plan keeps its briefs in.")
+    );
+    let heading =
+        "\"\"\"\nSpreadsheet Formula Refresher\nRecomputes every formula of a workbook.\n\"\"\"\n";
+    let d = parse(heading, DocStyle::Python, "r.py");
+    assert_eq!(d.summary.as_deref(), Some("Spreadsheet Formula Refresher."));
+    // Python: the parser's description beats a leading comment (which is often a note).
+    let src = "#!/usr/bin/env python3\n# Keep in sync with the other copy\nimport argparse\np = argparse.ArgumentParser(description=\"Merge CSV files on a key (e.g. an id column). Fast.\")\n";
+    let d = parse(src, DocStyle::Python, "merge.py");
+    assert_eq!(
+        d.summary.as_deref(),
+        Some("Merge CSV files on a key (e.g. an id column).")
+    );
+    assert!(d.own_help);
+}

@@ -1,6 +1,8 @@
 //! `$SYNAPSE_HOME/skills/index.json` in seed 000's format: `version`, `skills[]` (name, title,
-//! description, version, tags, author, tools, scriptCount, path, hasSkillMd, lastModified; plus
-//! `id` and `source`), `totalSkills`, `totalTools`, `generatedAt`, `updatedAt`.
+//! description, version — the frontmatter's or `1.0.0` —, tags, author when known, tools,
+//! scriptCount, path, hasSkillMd, lastModified; plus `id` and `source`), `totalSkills`,
+//! `totalTools`, `generatedAt`, `updatedAt`. It holds the user-level skills only (user, env,
+//! plugin roots): a project's skills belong to that project, never to the user's index.
 //!
 //! Incremental: each skill's JSON entry is rendered once and cached by name ([`SkillIndex`]); a
 //! change re-renders only that entry and the file is rebuilt by concatenation, then written
@@ -16,6 +18,8 @@ use serde_json::Value;
 use super::record::SkillRecord;
 
 pub const INDEX_VERSION: &str = "1.0.0";
+/// The `version` of a skill whose frontmatter names none.
+pub const SKILL_VERSION_DEFAULT: &str = "1.0.0";
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -25,8 +29,9 @@ struct Entry<'a> {
     source: &'a str,
     title: String,
     description: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    version: Option<&'a str>,
+    /// The frontmatter's `version`, else [`SKILL_VERSION_DEFAULT`] (the seed's entries always
+    /// carry one).
+    version: &'a str,
     tags: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     author: Option<&'a str>,
@@ -49,7 +54,7 @@ pub fn render_entry(r: &SkillRecord) -> String {
             .clone()
             .unwrap_or_else(|| title_case(&r.meta.name)),
         description: &r.meta.description,
-        version: r.meta.version.as_deref(),
+        version: r.meta.version.as_deref().unwrap_or(SKILL_VERSION_DEFAULT),
         tags: &r.meta.tags,
         author: r.meta.author.as_deref(),
         tools: r.scripts.iter().map(|s| s.command.as_str()).collect(),

@@ -24,6 +24,7 @@ pub mod index;
 mod manage;
 pub mod permissions;
 pub mod plugins;
+mod python_main;
 mod query;
 pub mod record;
 pub mod scope;

@@ -123,6 +123,41 @@ fn scoped_summary(st: &State, view: &View, r: &SkillRecord) -> SkillSummary {
     s
 }
 
+/// What a full refresh reports to a caller in `cwd`: the skills it sees (visible ones), and the
+/// warnings and load errors of those skills only — another project's shadowed or broken skills
+/// are that project's business.
+pub(super) fn scoped_report(st: &State, cwd: &Path) -> (usize, Vec<String>, Vec<String>) {
+    let view = view_from(st, cwd);
+    let mut warnings = Vec::new();
+    for (name, hidden) in &view.hidden {
+        let Some(win) = view.active.get(name) else {
+            continue;
+        };
+        for (id, dir) in hidden {
+            warnings.push(format!(
+                "{} ({}) shadows {id} ({})",
+                win.id,
+                win.dir.display(),
+                dir.display()
+            ));
+        }
+    }
+    for r in view.active.values() {
+        warnings.extend(r.warnings.iter().map(|w| w.to_string()));
+    }
+    let errors = roots_in_view(st, cwd)
+        .into_iter()
+        .filter_map(|i| st.loaded.get(i))
+        .flat_map(|m| m.values())
+        .filter_map(|l| match l {
+            Loaded::Broken(e) => Some(e.to_string()),
+            Loaded::Skill(_) => None,
+        })
+        .collect();
+    let visible = view.active.values().filter(|r| st.is_visible(r)).count();
+    (visible, warnings, errors)
+}
+
 impl SkillStore {
     /// The commands of the skills a caller in `cwd` sees (`tools search`): another project's
     /// skills and the skills a project one hides are left out.

@@ -91,7 +91,8 @@ pub fn scan_scripts(
         let Some((runner, style)) = runner_for(&file_name, &head, executable) else {
             continue;
         };
-        if is_library(&rel_path, &head, skill_md) {
+        let tail = (meta.len() > DOC_READ_LIMIT_BYTES as u64).then(|| read_tail(&path));
+        if is_library(&rel_path, &head, tail.as_deref(), skill_md) {
             continue;
         }
         let stem = command_stem(&rel_path);
@@ -194,6 +195,26 @@ fn read_head(path: &Path) -> String {
         return String::new();
     }
     String::from_utf8_lossy(&buf).into_owned()
+}
+
+/// Bytes read from the end of a script longer than [`DOC_READ_LIMIT_BYTES`], where its
+/// `__main__` block usually is.
+const TAIL_READ_BYTES: u64 = 16 * 1024;
+
+/// The last [`TAIL_READ_BYTES`] of a file, from its first whole line.
+fn read_tail(path: &Path) -> String {
+    use std::io::{Seek, SeekFrom};
+    let mut buf = Vec::new();
+    if let Ok(mut f) = fs::File::open(path)
+        && f.seek(SeekFrom::End(-(TAIL_READ_BYTES as i64))).is_ok()
+    {
+        let _ = f.take(TAIL_READ_BYTES).read_to_end(&mut buf);
+    }
+    let text = String::from_utf8_lossy(&buf);
+    match text.split_once('\n') {
+        Some((_, rest)) => rest.to_string(),
+        None => String::new(),
+    }
 }
 
 /// Chooses the runner: the shebang, else the extension, else direct execution when executable.

@@ -27,12 +27,16 @@ pub fn parser_help(source: &str) -> ParserHelp {
         || source.contains("commander")
         || (source.contains("--help") && source.to_ascii_lowercase().contains("usage"));
     let mut description = None;
+    let mut usage = None;
     if argparse {
-        description = keyword_string(source, "ArgumentParser(", "description=");
+        description = keyword_string(source, "ArgumentParser(", "description");
+        usage = keyword_string(source, "ArgumentParser(", "usage")
+            .map(|u| u.trim().trim_start_matches("usage:").trim().to_string())
+            .filter(|u| !u.is_empty());
     }
     if click && description.is_none() {
         description =
-            keyword_string(source, "@click.command(", "help=").or_else(|| click_docstring(source));
+            keyword_string(source, "@click.command(", "help").or_else(|| click_docstring(source));
     }
     let mut args: Vec<String> = Vec::new();
     for call in [".add_argument(", "@click.argument(", "@click.option("] {
@@ -42,7 +46,9 @@ pub fn parser_help(source: &str) -> ParserHelp {
             }
         }
     }
-    let usage_args = if args.is_empty() {
+    let usage_args = if let Some(u) = usage {
+        Some(u.replace("%(prog)s", "$0"))
+    } else if args.is_empty() {
         printed_usage(source)
     } else {
         // Positionals first, as argparse prints them after the options but users type them.
@@ -73,12 +79,174 @@ fn arg_word(first: &str, source: &str, at: usize) -> String {
     format!("[{longest}]")
 }
 
-/// The string value of `keyword` inside the first call that starts with `call`.
+/// The string value of the keyword argument `keyword` in the first call starting with `call`
+/// that has one: a literal, adjacent literals (`("a " "b")`), a `textwrap.dedent(…)` of one,
+/// or a module-level `NAME = "…"` the argument names. `__doc__` is left to the docstring.
 fn keyword_string(source: &str, call: &str, keyword: &str) -> Option<String> {
-    let start = source.find(call)? + call.len();
-    let window = &source[start..source.len().min(start + 2000)];
-    let k = window.find(keyword)?;
-    first_string(&window[k + keyword.len()..])
+    source.match_indices(call).find_map(|(i, _)| {
+        let args = call_args(&source[i + call.len()..]);
+        let value = keyword_value(args, keyword)?;
+        string_expr(value).or_else(|| named_string(source, value.trim()))
+    })
+}
+
+/// The text of a call's arguments up to its closing parenthesis (strings skipped over).
+fn call_args(text: &str) -> &str {
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => quote = Some(c),
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => return &text[..i],
+            ')' | ']' | '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    &text[..text.len().min(4000)]
+}
+
+/// What follows `keyword=` at the call's top level (`description = (` … up to the next `,` at
+/// depth 0), when the call has that keyword.
+fn keyword_value<'a>(args: &'a str, keyword: &str) -> Option<&'a str> {
+    let mut from = 0;
+    while let Some(k) = args[from..].find(keyword) {
+        let at = from + k;
+        from = at + keyword.len();
+        let before_ok = args[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        let rest = args[from..].trim_start();
+        if !before_ok || !rest.starts_with('=') || rest.starts_with("==") {
+            continue;
+        }
+        let value = &rest[1..];
+        let end = call_args_split(value);
+        return Some(&value[..end]);
+    }
+    None
+}
+
+/// Length of the first argument in `text` (up to a `,` or `)` at depth 0).
+fn call_args_split(text: &str) -> usize {
+    let inner = call_args(text);
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    for (i, c) in inner.char_indices() {
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => quote = Some(c),
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => return i,
+            _ => {}
+        }
+    }
+    inner.len()
+}
+
+/// A string expression made of literals only: `"a"`, `("a " "b")`, `textwrap.dedent("""…""")`.
+fn string_expr(expr: &str) -> Option<String> {
+    let mut t = expr.trim();
+    for wrapper in [
+        "textwrap.dedent(",
+        "dedent(",
+        "inspect.cleandoc(",
+        "cleandoc(",
+    ] {
+        if let Some(inner) = t.strip_prefix(wrapper) {
+            t = call_args(inner).trim();
+        }
+    }
+    while let Some(inner) = t.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
+        t = inner.trim();
+    }
+    let mut out = String::new();
+    let mut rest = t;
+    let mut any = false;
+    while !rest.is_empty() {
+        let lit = rest.trim_start_matches(['r', 'R', 'f', 'F', 'u', 'U', 'b', 'B']);
+        if !lit.starts_with(['"', '\'']) {
+            return None;
+        }
+        let (text, after) = next_string(lit)?;
+        out.push_str(&text);
+        any = true;
+        rest = after.trim_start();
+        // Implicit concatenation, or `"a" + "b"`, across lines.
+        rest = rest.strip_prefix('+').map_or(rest, str::trim_start);
+        rest = rest.strip_prefix('\\').map_or(rest, str::trim_start);
+    }
+    any.then_some(out)
+}
+
+/// The value of a module-level `NAME = <string expression>` for the identifier `name`.
+fn named_string(source: &str, name: &str) -> Option<String> {
+    if name.is_empty()
+        || !name.chars().all(|c| c.is_alphanumeric() || c == '_')
+        || name == "__doc__"
+    {
+        return None;
+    }
+    source.lines().enumerate().find_map(|(n, line)| {
+        let rest = line.strip_prefix(name)?.trim_start();
+        let rest = rest.strip_prefix('=').filter(|r| !r.starts_with('='))?;
+        let at =
+            source.lines().take(n).map(|l| l.len() + 1).sum::<usize>() + (line.len() - rest.len());
+        let value = source.get(at..)?;
+        string_expr(&value[..value_end(value)])
+    })
+}
+
+/// Where a module-level assignment's value ends: the first newline at bracket depth 0 outside
+/// strings.
+fn value_end(text: &str) -> usize {
+    let mut depth = 0usize;
+    let mut i = 0;
+    let bytes = text.as_bytes();
+    while i < bytes.len() {
+        let rest = &text[i..];
+        if rest.starts_with("\"\"\"") || rest.starts_with("'''") {
+            let q = &rest[..3];
+            match rest[3..].find(q) {
+                Some(e) => i += 3 + e + 3,
+                None => return text.len(),
+            }
+            continue;
+        }
+        match bytes[i] {
+            b'"' | b'\'' => {
+                let q = bytes[i];
+                i += 1;
+                while i < bytes.len() && bytes[i] != q && bytes[i] != b'\n' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'\n' if depth == 0 => return i,
+            _ => {}
+        }
+        i += 1;
+    }
+    text.len().min(i)
 }
 
 /// The docstring of the first `def` after `@click.command`.
@@ -153,6 +321,32 @@ mod tests {
         );
         assert_eq!(h.usage_args.as_deref(), Some("<input> [--output]"));
         assert!(h.own_help);
+    }
+
+    #[test]
+    fn argparse_descriptions_in_every_shape() {
+        let wrapped = "import argparse\n\ndef main():\n    parser = argparse.ArgumentParser(\n        description=(\n            \"Inspect failing checks, fetch their logs, and extract a \"\n            \"failure snippet.\"\n        ),\n        formatter_class=argparse.RawTextHelpFormatter,\n    )\n    parser.add_argument('--pr')\n";
+        assert_eq!(
+            parser_help(wrapped).description.as_deref(),
+            Some("Inspect failing checks, fetch their logs, and extract a failure snippet.")
+        );
+        let named = "import argparse\nDESCRIPTION = '''Merge two CSV files\non a key column.'''\np = argparse.ArgumentParser(prog='merge', description=DESCRIPTION)\n";
+        assert_eq!(
+            parser_help(named).description.as_deref(),
+            Some("Merge two CSV files on a key column.")
+        );
+        let dedented = "import argparse, textwrap\np = argparse.ArgumentParser(description=textwrap.dedent(\"\"\"\n    Render a chart.\n\n    More.\n\"\"\"))\n";
+        assert_eq!(
+            parser_help(dedented).description.as_deref(),
+            Some("Render a chart.")
+        );
+        let usage = "import argparse\np = argparse.ArgumentParser(usage='%(prog)s <input.pdf> [--pages N]')\np.add_argument('input')\n";
+        let h = parser_help(usage);
+        assert_eq!(h.description, None);
+        assert_eq!(h.usage_args.as_deref(), Some("$0 <input.pdf> [--pages N]"));
+        // `description=` inside another call is not the parser's.
+        let sub = "import argparse\np = argparse.ArgumentParser()\nsub = p.add_subparsers()\nsub.add_parser('x', description='Sub.')\n";
+        assert_eq!(parser_help(sub).description, None);
     }
 
     #[test]

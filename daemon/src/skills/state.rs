@@ -1,5 +1,6 @@
 //! The store's in-memory state and its invariants: for every skill name, the index entry matches
-//! the winning (highest-precedence) record; the wrappers in the shared bin folder and the tool
+//! the winner among the user-level roots (user, env, plugin; a project's skills are never in the
+//! user's `index.json`); the wrappers in the shared bin folder and the tool
 //! entries match the winner among the user-level roots (user, env, plugin), and exist only while
 //! that skill is visible (enabled and not denied); each attached workspace's bin folder holds the
 //! commands of the project skills that workspace sees ([`State::sync_workspaces`]), so one
@@ -140,12 +141,10 @@ impl State {
                 continue;
             };
             self.active.insert(name.clone(), rec.clone());
-            if self.is_visible(&rec) {
-                self.index.set(&rec);
-            }
             let Some(user) = self.user_winner(&name).filter(|r| self.is_visible(r)) else {
                 continue;
             };
+            self.index.set(&user);
             let mut cmds = Vec::new();
             for s in &user.scripts {
                 match wrapper::render(&user.id, s) {
@@ -269,9 +268,11 @@ impl State {
             self.by_name.remove(name);
         }
         let winner = self.winner(name);
-        match &winner {
-            Some(rec) if self.is_visible(rec) => self.index.set(rec),
-            _ => self.index.remove(name),
+        // The user-level index holds the user's skills only: a project's same-named skill
+        // never replaces the user's entry (projects are answered per workspace).
+        match self.user_winner(name).filter(|r| self.is_visible(r)) {
+            Some(rec) => self.index.set(&rec),
+            None => self.index.remove(name),
         }
         let previous = self.owned.remove(name).unwrap_or_default();
         let mut now = Vec::new();

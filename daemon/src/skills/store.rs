@@ -225,13 +225,31 @@ impl SkillStore {
         self.state.write()
     }
 
-    /// Full rescan: roots, records, wrappers, index.
+    /// Full rescan: roots, records, wrappers, index. The report covers every root (logs).
     pub fn refresh(&self) -> RefreshReport {
+        self.refresh_scoped(None)
+    }
+
+    /// Full rescan, reported as a caller in `cwd` sees it: its skills' count, warnings and
+    /// errors, nothing of another project (`synapse tools refresh skills`).
+    pub fn refresh_in(&self, cwd: &Path) -> RefreshReport {
+        self.refresh_scoped(Some(cwd))
+    }
+
+    fn refresh_scoped(&self, cwd: Option<&Path>) -> RefreshReport {
         let mut st = self.write();
         let old_roots = st.roots.clone();
         st.settings.refresh(&self.settings);
         let changes = st.rebuild();
-        let report = self.finish(&mut st, changes, true);
+        let mut report = self.finish(&mut st, changes, true);
+        if let Some(cwd) = cwd {
+            let (skills, warnings, errors) = super::scope::scoped_report(&st, cwd);
+            report.skills = skills;
+            report.warnings = st.settings.warnings().into_iter().chain(warnings).collect();
+            let global: Vec<String> = st.errors().iter().map(|e| e.to_string()).collect();
+            report.errors.retain(|e| !global.contains(e));
+            report.errors.extend(errors);
+        }
         let roots_changed = st.roots != old_roots;
         drop(st);
         if roots_changed {
