@@ -60,9 +60,20 @@ pub enum McpCommand {
     /// Show one server: state, where it is configured, its entry (secrets masked) and tools.
     Get { name: String },
     /// List a server's resources (and resource templates).
-    Resources { server: String },
+    Resources {
+        /// Answer as in this project root (what a project server's wrapper passes).
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<String>,
+        server: String,
+    },
     /// Print a resource's contents.
-    Read { server: String, uri: String },
+    Read {
+        /// Answer as in this project root (what a project server's wrapper passes).
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<String>,
+        server: String,
+        uri: String,
+    },
     /// List a server's prompts with their arguments.
     Prompts { server: String },
     /// Print a prompt filled with `name=value` arguments (what `/mcp:<server>:<prompt>` sends).
@@ -152,11 +163,17 @@ pub async fn run(paths: Paths, cmd: McpCommand) -> anyhow::Result<ExitCode> {
         McpCommand::Add(a) => super::mcp_edit::add(&paths, a).await,
         McpCommand::Remove { name, scope } => super::mcp_edit::remove(&paths, name, scope).await,
         McpCommand::Get { name } => super::mcp_edit::get(&paths, name).await,
-        McpCommand::Resources { server } => {
-            super::mcp_query::run(&paths, server, super::mcp_query::Ask::Resources).await
+        McpCommand::Resources { workspace, server } => {
+            let ask = super::mcp_query::Ask::Resources;
+            super::mcp_query::run_in(&paths, workspace, server, ask).await
         }
-        McpCommand::Read { server, uri } => {
-            super::mcp_query::run(&paths, server, super::mcp_query::Ask::Read(uri)).await
+        McpCommand::Read {
+            workspace,
+            server,
+            uri,
+        } => {
+            let ask = super::mcp_query::Ask::Read(uri);
+            super::mcp_query::run_in(&paths, workspace, server, ask).await
         }
         McpCommand::Prompts { server } => {
             super::mcp_query::run(&paths, server, super::mcp_query::Ask::Prompts).await

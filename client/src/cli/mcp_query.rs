@@ -33,8 +33,18 @@ pub fn arguments(words: &[String]) -> Result<HashMap<String, String>, String> {
         .collect()
 }
 
-/// The request for `ask` of `server`.
+/// The request for `ask` of `server`, answered for the caller's folder.
 pub fn request(server: String, ask: Ask) -> Result<McpQueryRequest, String> {
+    request_in(None, server, ask)
+}
+
+/// [`request`] answered as in project root `workspace` when given (a project server's resource
+/// wrapper names its project, so it reaches that server wherever the shell has `cd`-ed to).
+pub fn request_in(
+    workspace: Option<String>,
+    server: String,
+    ask: Ask,
+) -> Result<McpQueryRequest, String> {
     let (kind, target, arguments) = match ask {
         Ask::Resources => ("resources", String::new(), HashMap::new()),
         Ask::Read(uri) => ("read", uri, HashMap::new()),
@@ -46,12 +56,22 @@ pub fn request(server: String, ask: Ask) -> Result<McpQueryRequest, String> {
         kind: kind.into(),
         target,
         arguments,
-        cwd: super::mcp::caller_cwd(),
+        cwd: workspace.unwrap_or_else(super::mcp::caller_cwd),
     })
 }
 
 pub async fn run(paths: &Paths, server: String, ask: Ask) -> anyhow::Result<ExitCode> {
-    let request = match request(server, ask) {
+    run_in(paths, None, server, ask).await
+}
+
+/// [`run`] for [`request_in`]'s `workspace`.
+pub async fn run_in(
+    paths: &Paths,
+    workspace: Option<String>,
+    server: String,
+    ask: Ask,
+) -> anyhow::Result<ExitCode> {
+    let request = match request_in(workspace, server, ask) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("synapse: {e}");

@@ -1,6 +1,7 @@
 //! The catalog of MCP commands: every exposed tool of every server with its command name and
-//! [`ToolSpec`]. It is rebuilt whenever a tool list changes and shared read-only (`Arc`) by calls,
-//! the wrapper writer, listings and `tools search`.
+//! [`ToolSpec`], and the resource commands (`mcp:<server>:resources`, `mcp:<server>:read`) of
+//! each server that offers resources. It is rebuilt whenever a tool list changes and shared
+//! read-only (`Arc`) by calls, the wrapper writer, listings and `tools search`.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -20,6 +21,58 @@ pub struct CatalogEntry {
     pub description: String,
 }
 
+/// Which resource command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResourceVerb {
+    /// `mcp:<server>:resources`: the list (and the templates).
+    List,
+    /// `mcp:<server>:read <uri>`: one resource's contents.
+    Read,
+}
+
+impl ResourceVerb {
+    /// The last part of the command name.
+    pub fn word(self) -> &'static str {
+        match self {
+            ResourceVerb::List => "resources",
+            ResourceVerb::Read => "read",
+        }
+    }
+
+    /// The description `tools search` shows for server `server`.
+    pub fn description(self, server: &str) -> String {
+        match self {
+            ResourceVerb::List => {
+                format!("List the resources (and templates) of MCP server {server}.")
+            }
+            ResourceVerb::Read => format!(
+                "Read one of the resources by its URI (`read <uri>`) of MCP server {server}."
+            ),
+        }
+    }
+}
+
+/// A resource command of a server that offers resources (and has no tool of that name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceCommand {
+    pub command: String,
+    /// The server's name as configured.
+    pub server: String,
+    pub verb: ResourceVerb,
+}
+
+/// The resource command names `server` would have.
+pub fn resource_command_names(server: &str) -> [String; 2] {
+    [ResourceVerb::List, ResourceVerb::Read].map(|v| {
+        format!(
+            "{}{}:{}",
+            super::names::COMMAND_PREFIX,
+            super::names::safe_part(server),
+            v.word()
+        )
+    })
+}
+
 /// Exposed tools by command name.
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
@@ -27,6 +80,7 @@ pub struct Catalog {
     specs: BTreeMap<String, ToolSpec>,
     /// `(readOnlyHint, destructiveHint)` by command.
     hints: BTreeMap<String, (Option<bool>, Option<bool>)>,
+    resources: Vec<ResourceCommand>,
 }
 
 impl Catalog {
@@ -57,7 +111,34 @@ impl Catalog {
             names,
             specs,
             hints,
+            resources: Vec::new(),
         }
+    }
+
+    /// Adds the resource commands of `servers` (those offering resources), except a name one of
+    /// the server's tools already has.
+    pub fn with_resources<'a>(mut self, servers: impl IntoIterator<Item = &'a str>) -> Catalog {
+        for server in servers {
+            for (verb, command) in [ResourceVerb::List, ResourceVerb::Read]
+                .into_iter()
+                .zip(resource_command_names(server))
+            {
+                if self.names.resolve(&command).is_none() {
+                    self.resources.push(ResourceCommand {
+                        command,
+                        server: server.to_string(),
+                        verb,
+                    });
+                }
+            }
+        }
+        self.resources.sort_by(|a, b| a.command.cmp(&b.command));
+        self
+    }
+
+    /// The resource commands, sorted by command.
+    pub fn resource_commands(&self) -> &[ResourceCommand] {
+        &self.resources
     }
 
     /// A tool's `(readOnlyHint, destructiveHint)`; unknown commands have none.

@@ -83,44 +83,22 @@ fn field<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
-/// One line per resource (`uri  name  (mime)  description`), then the templates.
 impl McpManager {
-    /// `mcp:<server>:resources` and `mcp:<server>:read` for every connected server that offers
-    /// resources and has no tool of those names, for `tools search`.
+    /// `mcp:<server>:resources` and `mcp:<server>:read` of every server that offers resources
+    /// and has no tool of those names (the catalog's, as the wrappers are), for `tools search`.
     pub fn resource_entries(&self) -> Vec<super::CatalogEntry> {
-        let catalog = self.catalog();
-        let mut out = Vec::new();
-        for status in self.list() {
-            let Some(conn) = self.server(&status.name).and_then(|s| s.ready()) else {
-                continue;
-            };
-            if !conn.offers().0 {
-                continue;
-            }
-            let base = format!("mcp:{}", super::names::safe_part(&status.name));
-            for (verb, what) in [
-                (
-                    "resources",
-                    "List the resources (and templates) of MCP server",
-                ),
-                (
-                    "read",
-                    "Read one of the resources by its URI (`read <uri>`) of MCP server",
-                ),
-            ] {
-                let command = format!("{base}:{verb}");
-                if catalog.resolve(&command).is_none() {
-                    out.push(super::CatalogEntry {
-                        description: format!("{what} {}.", status.name),
-                        command,
-                    });
-                }
-            }
-        }
-        out
+        self.catalog()
+            .resource_commands()
+            .iter()
+            .map(|r| super::CatalogEntry {
+                command: r.command.clone(),
+                description: r.verb.description(&r.server),
+            })
+            .collect()
     }
 }
 
+/// One line per resource (`uri  name  (mime)  description`), then the templates.
 pub fn render_resources(server: &str, resources: &[Value], templates: &[Value]) -> String {
     let mut out = String::new();
     if resources.is_empty() && templates.is_empty() {

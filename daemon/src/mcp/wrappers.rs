@@ -7,10 +7,14 @@
 //! belong to [`crate::wrappers`] (the one owner of the bin folders): help from the server is
 //! hostile input and is embedded the same way as a skill's.
 //!
+//! A server that offers resources also gets `mcp:<server>:resources` and `mcp:<server>:read`,
+//! which exec `synapse mcp resources|read [--workspace <root>] <server>`: the commands `tools
+//! search` lists work in pipelines and in the user's own terminal too.
+//!
 //! [`WrapperWriter::sync`] writes a wrapper only when its bytes change, removes stale `mcp:*`
-//! wrappers, and keeps the command → (server, tool) map in `wrappers.json` (in
-//! `$SYNAPSE_HOME/mcp/`, or in the workspace's folder). Wrappers of a server that is configured but
-//! not connected right now are kept as they are.
+//! wrappers, and keeps the command → (server, tool) map of the tool wrappers in `wrappers.json`
+//! (in `$SYNAPSE_HOME/mcp/`, or in the workspace's folder). Wrappers of a server that is
+//! configured but not connected right now are kept as they are.
 
 use parking_lot::Mutex;
 use std::collections::{BTreeMap, HashSet};
@@ -21,6 +25,7 @@ use std::sync::Arc;
 
 use synapse_shared::atomic::write_atomic;
 
+use super::catalog::{ResourceCommand, ResourceVerb};
 use super::names::{COMMAND_PREFIX, ToolRef};
 use super::schema::ToolSpec;
 use crate::wrappers::{Help, ScriptError, WrapperFolder, WrapperScript};
@@ -109,9 +114,21 @@ impl WrapperWriter {
         entries: &[WrapperEntry],
         keep_servers: &HashSet<String>,
     ) -> Result<SyncReport, WrapperError> {
+        self.sync_all(entries, &[], keep_servers, &HashSet::new())
+    }
+
+    /// [`sync`](Self::sync) with the resource commands too; the existing files named in
+    /// `keep_commands` stay (the resource wrappers of a server not connected right now).
+    pub fn sync_all(
+        &self,
+        entries: &[WrapperEntry],
+        resources: &[ResourceCommand],
+        keep_servers: &HashSet<String>,
+        keep_commands: &HashSet<String>,
+    ) -> Result<SyncReport, WrapperError> {
         let mut folder = self.folder.lock();
         // Nothing to write into a folder that is not there (a workspace without servers).
-        if entries.is_empty() && !self.bin_dir.exists() {
+        if entries.is_empty() && resources.is_empty() && !self.bin_dir.exists() {
             folder.forget();
             return Ok(SyncReport::default());
         }
@@ -151,10 +168,19 @@ impl WrapperWriter {
                 Err(e) => skip(&mut report, command, e.to_string()),
             }
         }
+        for resource in resources {
+            match resource_wrapper(resource, &self.client_bin, self.workspace.as_deref()).render() {
+                Ok(text) => {
+                    wanted.insert(resource.command.clone(), text);
+                }
+                Err(e) => skip(&mut report, &resource.command, e.to_string()),
+            }
+        }
         let keep = |name: &str| {
-            old_manifest
-                .get(name)
-                .is_some_and(|t| keep_servers.contains(&t.server))
+            keep_commands.contains(name)
+                || old_manifest
+                    .get(name)
+                    .is_some_and(|t| keep_servers.contains(&t.server))
         };
         let wanted_count = wanted.len();
         let changes = folder.sync(wanted, &keep);
@@ -227,6 +253,65 @@ pub fn tool_wrapper(
         ],
         short_help: entry.spec.short_help(),
         long_help: Help::Text(entry.spec.full_help()),
+        exports: Vec::new(),
+        exec,
+    }
+}
+
+/// The wrapper of a resource command: `synapse mcp resources|read [--workspace <root>] <server>`.
+pub fn resource_wrapper(
+    resource: &ResourceCommand,
+    client_bin: &Path,
+    workspace: Option<&Path>,
+) -> WrapperScript {
+    let mut exec = vec![
+        client_bin.to_string_lossy().into_owned(),
+        "mcp".into(),
+        resource.verb.word().into(),
+    ];
+    if let Some(root) = workspace {
+        exec.push("--workspace".into());
+        exec.push(root.to_string_lossy().into_owned());
+    }
+    exec.push(resource.server.clone());
+    let command = &resource.command;
+    let list = format!(
+        "{}:resources",
+        command.rsplit_once(':').map_or("", |(b, _)| b)
+    );
+    let (short, long) = match resource.verb {
+        ResourceVerb::List => (
+            format!(
+                "Usage: {command}\n{}",
+                resource.verb.description(&resource.server)
+            ),
+            format!(
+                "{command} - {}\n\nUsage:\n  {command}\n\nPrints one line per resource \
+                 (`<uri>  <name>  (<mime type>)  — <description>`), then the resource templates \
+                 (URIs with {{…}} parts to fill). Takes no arguments.\n\nExample:\n  {command} | head",
+                resource.verb.description(&resource.server)
+            ),
+        ),
+        ResourceVerb::Read => (
+            format!(
+                "Usage: {command} <uri>\n{}",
+                resource.verb.description(&resource.server)
+            ),
+            format!(
+                "{command} - {}\n\nUsage:\n  {command} <uri>\n\nPrints the resource's text (a \
+                 binary one is named, not printed). The URIs are the first word of each line of \
+                 `{list}`; a template's URI is read with its {{…}} parts filled in.\n\n\
+                 Example (the first resource listed):\n  {command} \"$({list} | head -n 1 | cut -d ' ' -f 1)\"",
+                resource.verb.description(&resource.server)
+            ),
+        ),
+    };
+    WrapperScript {
+        command: command.clone(),
+        origin: "an MCP server's resources",
+        about: vec![("MCP server", resource.server.clone())],
+        short_help: short,
+        long_help: Help::Text(long),
         exports: Vec::new(),
         exec,
     }

@@ -8,14 +8,15 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 use super::{Catalog, ConnectionEvent, Inner, McpManager, Server, SyncReport, ToolInfo};
+use crate::mcp::catalog::resource_command_names;
 
 impl McpManager {
     /// The catalog rebuilt from the servers' known tools, in memory only: what a call needs
     /// when a server just came up. The files follow in the background
     /// ([`sync_wrappers_later`](Self::sync_wrappers_later)), never on the call's path.
     pub(crate) fn refresh_catalog(&self) {
-        let (known, _) = self.known_tools();
-        *self.inner.catalog.write() = Arc::new(Catalog::build(&known));
+        let known = self.known_tools();
+        *self.inner.catalog.write() = Arc::new(known.catalog());
         self.sync_wrappers_later();
     }
 
@@ -27,44 +28,58 @@ impl McpManager {
         });
     }
 
-    /// The (server, tools, filter) of every enabled server whose tools are known, and the names
-    /// of enabled servers whose tools are not known yet.
-    #[allow(clippy::type_complexity)]
-    fn known_tools(
-        &self,
-    ) -> (
-        Vec<(String, Arc<Vec<ToolInfo>>, crate::mcp::filter::ToolFilter)>,
-        HashSet<String>,
-    ) {
+    /// What the servers' last listings say: every enabled server's known tools, which of them
+    /// offer resources, and which servers' wrappers stay as they are until they connect.
+    fn known_tools(&self) -> Known {
         let servers: Vec<Arc<Server>> = self.inner.servers.read().values().cloned().collect();
-        let mut known: Vec<(String, Arc<Vec<ToolInfo>>, crate::mcp::filter::ToolFilter)> =
-            Vec::new();
-        let mut keep: HashSet<String> = HashSet::new();
+        let mut known = Known::default();
         for s in &servers {
             let cfg = s.config();
             if !cfg.enabled {
                 continue;
             }
             match s.tools() {
-                Some(tools) => known.push((cfg.name.clone(), tools, cfg.filter.clone())),
+                Some(tools) => {
+                    // Whether it offers resources is known only while it is connected.
+                    match s.ready().map(|c| c.offers().0) {
+                        Some(true) => known.resources.push(cfg.name.clone()),
+                        Some(false) => {}
+                        None => {
+                            known.keep_resources.insert(cfg.name.clone());
+                        }
+                    }
+                    known
+                        .tools
+                        .push((cfg.name.clone(), tools, cfg.filter.clone()));
+                }
                 None => {
-                    keep.insert(cfg.name.clone());
+                    known.keep.insert(cfg.name.clone());
                 }
             }
         }
-        (known, keep)
+        known
     }
 
     /// Rebuilds the catalog from the servers' known tools and makes the wrappers match it.
     /// Servers that are configured but have no tool list yet keep their existing wrappers.
     pub async fn sync_wrappers(&self) -> SyncReport {
         let _sync = self.inner.sync_lock.lock().await;
-        let (known, keep) = self.known_tools();
-        let catalog = Arc::new(Catalog::build(&known));
+        let known = self.known_tools();
+        let catalog = Arc::new(known.catalog());
         *self.inner.catalog.write() = catalog.clone();
         let writer = self.inner.writer.clone();
         let entries = catalog.wrapper_entries();
-        let result = tokio::task::spawn_blocking(move || writer.sync(&entries, &keep)).await;
+        let resources = catalog.resource_commands().to_vec();
+        let keep = known.keep;
+        let keep_resources: HashSet<String> = keep
+            .iter()
+            .chain(&known.keep_resources)
+            .flat_map(|s| resource_command_names(s))
+            .collect();
+        let result = tokio::task::spawn_blocking(move || {
+            writer.sync_all(&entries, &resources, &keep, &keep_resources)
+        })
+        .await;
         match result {
             Ok(Ok(report)) => report,
             Ok(Err(e)) => {
@@ -76,6 +91,24 @@ impl McpManager {
                 SyncReport::default()
             }
         }
+    }
+}
+
+/// The servers' last listings, for the catalog and the wrappers.
+#[derive(Default)]
+struct Known {
+    tools: Vec<(String, Arc<Vec<ToolInfo>>, crate::mcp::filter::ToolFilter)>,
+    /// Servers offering resources (connected now).
+    resources: Vec<String>,
+    /// Servers whose tools are not known yet: their wrappers stay.
+    keep: HashSet<String>,
+    /// Servers with known tools that are not connected now: their resource wrappers stay.
+    keep_resources: HashSet<String>,
+}
+
+impl Known {
+    fn catalog(&self) -> Catalog {
+        Catalog::build(&self.tools).with_resources(self.resources.iter().map(String::as_str))
     }
 }
 
