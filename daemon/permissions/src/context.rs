@@ -5,6 +5,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use super::agent_commands::AgentCommands;
+
 /// The facts about the session a decision depends on.
 #[derive(Clone, Copy)]
 pub struct Context<'a> {
@@ -20,6 +22,8 @@ pub struct Context<'a> {
     pub sandboxed: bool,
     /// Whether a process id belongs to a process this session started.
     pub is_session_pid: &'a (dyn Fn(i32) -> bool + Sync),
+    /// The agent commands the session shell defines (the daemon's registry names them).
+    pub agent_commands: &'a AgentCommands,
 }
 
 impl Context<'_> {
@@ -144,6 +148,7 @@ mod tests {
             extra_writable: &extra,
             sandboxed: false,
             is_session_pid: &|_| false,
+            agent_commands: &AgentCommands::default(),
         };
         let cases = [
             ("~", "/home/u"),

@@ -205,6 +205,8 @@ impl Inner {
                     extra_writable: &[],
                     sandboxed: false,
                     is_session_pid: &no_pids,
+                    // Only used to place write targets, which never depend on command names.
+                    agent_commands: &Default::default(),
                 };
                 parse(&line)
                     .all_commands()

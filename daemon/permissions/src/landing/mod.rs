@@ -143,7 +143,7 @@ impl Landings {
 /// is `ctx.home`.
 pub fn landings(line: &str, ctx: &Context, shell: &ShellState, env: &[(&str, &str)]) -> Landings {
     let mut parsed = parse(line);
-    let resolution = resolve(&parsed, line, shell);
+    let resolution = resolve(&parsed, line, shell, ctx.agent_commands);
     parsed.pipelines.extend(resolution.extra);
     let line_vars = Vars::of_line(&parsed, line);
     let mut out = Landings {
@@ -163,7 +163,7 @@ pub fn landings(line: &str, ctx: &Context, shell: &ShellState, env: &[(&str, &st
     let (dirs, dir_unknown) = folders(&parsed, line, &scope, ctx);
     scope.dirs = &dirs;
     for cmd in parsed.all_commands() {
-        if !sees_all_writes(cmd) {
+        if !sees_all_writes(cmd, ctx.agent_commands) {
             out.unseen.push(format!(
                 "`{}` may write files this check cannot see",
                 cmd.text

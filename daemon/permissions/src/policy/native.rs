@@ -30,7 +30,7 @@ pub(super) fn decide(
     shell: &ShellState,
 ) -> Decision {
     let mut parsed = parse(command);
-    let resolution = resolve(&parsed, command, shell);
+    let resolution = resolve(&parsed, command, shell, ctx.agent_commands);
     if let Some(why) = resolution.refused.first() {
         return Decision::Deny {
             reason: why.clone(),
@@ -46,7 +46,7 @@ pub(super) fn decide(
     // and functions of the session. Read-only mode refuses it; a deny rule makes it ask even in
     // yolo mode, since the rule cannot be checked.
     let mut unresolved = resolution.opaque;
-    unresolved.extend(might_run_denied(&parsed, rules));
+    unresolved.extend(might_run_denied(&parsed, rules, ctx));
     if !unresolved.is_empty() {
         if mode == Mode::ReadOnly {
             return Decision::Deny {
@@ -89,10 +89,10 @@ pub(super) fn decide(
 }
 
 /// Commands an unknown program might start that a deny rule refuses.
-fn might_run_denied(parsed: &Parsed, rules: &RuleSet) -> Vec<String> {
+fn might_run_denied(parsed: &Parsed, rules: &RuleSet, ctx: &Context) -> Vec<String> {
     let mut found = Vec::new();
     for cmd in parsed.all_commands() {
-        for inner in wrapped_candidates(cmd) {
+        for inner in wrapped_candidates(cmd, ctx.agent_commands) {
             if let Some(hit) = rules.bash_rule(Verdict::Deny, &inner) {
                 found.push(format!(
                     "`{}` may start `{}`, which the deny rule `{}` from {} refuses",

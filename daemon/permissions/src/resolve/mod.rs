@@ -22,8 +22,9 @@ mod tests;
 
 pub use state::ShellState;
 
+use super::agent_commands::AgentCommands;
 use super::parse::{Parsed, Pipeline, RedirectOp, SimpleCommand, parse_nested};
-use names::{is_agent_function, is_builtin, is_plain_program, stdin_shell};
+use names::{is_builtin, is_plain_program, stdin_shell};
 use state::{HOOK_VARS, snippet};
 use tokens::{assigns, mentions};
 
@@ -46,8 +47,14 @@ pub struct Resolution {
     pub refused: Vec<String>,
 }
 
-/// Resolves every command of `parsed` (read from `line`) against `state`.
-pub fn resolve(parsed: &Parsed, line: &str, state: &ShellState) -> Resolution {
+/// Resolves every command of `parsed` (read from `line`) against `state`; `agent` names the
+/// agent commands the shell defines.
+pub fn resolve(
+    parsed: &Parsed,
+    line: &str,
+    state: &ShellState,
+    agent: &AgentCommands,
+) -> Resolution {
     let mut out = Resolution::default();
     if let Some(why) = &state.unknown {
         out.opaque.push(format!(
@@ -84,7 +91,7 @@ pub fn resolve(parsed: &Parsed, line: &str, state: &ShellState) -> Resolution {
         }
     }
     for cmd in parsed.all_commands() {
-        resolve_command(cmd, state, &mut out, 0);
+        resolve_command(cmd, state, agent, &mut out, 0);
     }
     out.opaque.dedup();
     out
@@ -145,7 +152,13 @@ fn defined_aliases(parsed: &Parsed) -> Vec<String> {
         .collect()
 }
 
-fn resolve_command(cmd: &SimpleCommand, state: &ShellState, out: &mut Resolution, depth: usize) {
+fn resolve_command(
+    cmd: &SimpleCommand,
+    state: &ShellState,
+    agent: &AgentCommands,
+    out: &mut Resolution,
+    depth: usize,
+) {
     let Some(name) = cmd.words.first() else {
         return;
     };
@@ -204,7 +217,7 @@ fn resolve_command(cmd: &SimpleCommand, state: &ShellState, out: &mut Resolution
     let bare = !name.contains('/');
     if bare {
         if let Some(value) = state.aliases.get(name) {
-            expand_alias(cmd, value, state, out, depth);
+            expand_alias(cmd, value, state, agent, out, depth);
         }
         if state.functions.contains(name) {
             out.opaque.push(format!(
@@ -221,7 +234,7 @@ fn resolve_command(cmd: &SimpleCommand, state: &ShellState, out: &mut Resolution
         }
         let external = !is_builtin(name)
             && !state.functions.contains(name)
-            && !is_agent_function(name)
+            && !agent.contains(name)
             && !state.hashed.contains_key(name);
         if external {
             if let Some(change) = &state.path_changed {
@@ -241,6 +254,7 @@ fn expand_alias(
     cmd: &SimpleCommand,
     value: &str,
     state: &ShellState,
+    agent: &AgentCommands,
     out: &mut Resolution,
     depth: usize,
 ) {
@@ -268,7 +282,7 @@ fn expand_alias(
     for inner in expanded.all_commands() {
         // An alias naming itself (`alias ls='ls -F'`) is not expanded again by bash.
         if inner.words.first() != cmd.words.first() {
-            resolve_command(inner, state, out, depth + 1);
+            resolve_command(inner, state, agent, out, depth + 1);
         }
     }
     out.extra.extend(expanded.pipelines);
@@ -296,11 +310,11 @@ fn pipeline(cmd: SimpleCommand) -> Pipeline {
 /// read from each later word that could be a program name (`mywrap -q rm -rf x` → `rm -rf x`
 /// and `x`; options and relative paths are skipped). Empty for programs known not to start
 /// others.
-pub fn wrapped_candidates(cmd: &SimpleCommand) -> Vec<SimpleCommand> {
+pub fn wrapped_candidates(cmd: &SimpleCommand, agent: &AgentCommands) -> Vec<SimpleCommand> {
     let Some(program) = cmd.program() else {
         return Vec::new();
     };
-    if is_plain_program(program) || is_builtin(program) {
+    if is_plain_program(program, agent) || is_builtin(program) {
         return Vec::new();
     }
     cmd.words

@@ -1,6 +1,8 @@
-//! Fixed facts about command names: bash's builtins and keywords, the agent's shell functions,
-//! programs known not to start other programs, and how a shell is told to read its commands
-//! from stdin.
+//! Fixed facts about command names: bash's builtins and keywords, programs known not to start
+//! other programs, and how a shell is told to read its commands from stdin. The agent's own
+//! commands are not among them: the daemon's registry names those ([`AgentCommands`]).
+
+use super::super::agent_commands::AgentCommands;
 
 /// Bash builtins and reserved words: never looked up on `PATH`.
 const BUILTINS: &[&str] = &[
@@ -87,21 +89,6 @@ const BUILTINS: &[&str] = &[
     "!",
 ];
 
-/// The agent commands the session shell defines as functions (they win over `PATH`).
-const AGENT_FUNCTIONS: &[&str] = &[
-    "read",
-    "write",
-    "edit",
-    "glob",
-    "search",
-    "skill",
-    "tools",
-    "todo",
-    "web_fetch",
-    "web_search",
-    "skill:load",
-];
-
 /// Programs that run no program named in their arguments (commit messages, patterns and file
 /// names that happen to read like `rm` are not commands there).
 const PLAIN_PROGRAMS: &[&str] = &[
@@ -131,15 +118,11 @@ pub(super) fn is_builtin(name: &str) -> bool {
     BUILTINS.contains(&name)
 }
 
-pub(crate) fn is_agent_function(name: &str) -> bool {
-    AGENT_FUNCTIONS.contains(&name) || name.starts_with("task:")
-}
-
-pub(super) fn is_plain_program(name: &str) -> bool {
+pub(super) fn is_plain_program(name: &str, agent: &AgentCommands) -> bool {
     PLAIN_PROGRAMS.contains(&name)
         || name.starts_with("mcp:")
         || name.starts_with("skill:")
-        || is_agent_function(name)
+        || agent.contains(name)
 }
 
 /// The shell's name when `words` start a shell that reads its commands from stdin (`bash`,

@@ -26,6 +26,13 @@ pub fn risky(pipeline: &Pipeline, cmd: &SimpleCommand, ctx: &Context) -> Option<
         .or_else(|| program_risk(cmd, ctx))
 }
 
+/// Whether `cmd` names one of the agent's commands by its bare name.
+fn bare_agent_command(cmd: &SimpleCommand, ctx: &Context) -> bool {
+    cmd.words
+        .first()
+        .is_some_and(|w| !w.contains('/') && ctx.agent_commands.contains(w))
+}
+
 fn program_risk(cmd: &SimpleCommand, ctx: &Context) -> Option<String> {
     let program = cmd.program()?;
     match program {
@@ -35,11 +42,9 @@ fn program_risk(cmd: &SimpleCommand, ctx: &Context) -> Option<String> {
         "chmod" | "chown" | "chgrp" => files::recursive_mode_change(program, cmd),
         "git" => system::git(cmd),
         "kill" | "pkill" | "killall" | "killall5" => system::kill(program, cmd, ctx),
-        // The bare word `skill` in a session shell is the agent command (its function wins over
-        // PATH); only procps' `skill` named by its path sends signals.
-        "skill" if cmd.words.first().is_some_and(|w| w.contains('/')) => {
-            system::kill(program, cmd, ctx)
-        }
+        // A bare agent command name in a session shell is the agent's command (its function
+        // wins over PATH); only procps' `skill` named by its path sends signals.
+        "skill" if !bare_agent_command(cmd, ctx) => system::kill(program, cmd, ctx),
         "crontab" => system::crontab(cmd),
         _ => system::package_change(program, cmd)
             .or_else(|| system::power(program, cmd))

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use super::protect;
 use super::rules_source::LoadedRules;
 use super::{SessionGate, skills_dir};
+use crate::shell::gate::HookPermission;
 use crate::shell::{GateAction, GateInfo, GateVerdict};
 use synapse_permissions::{
     self as permissions, Action, Context, Decision, Mode, RuleSet, ShellState,
@@ -36,6 +37,7 @@ impl SessionGate {
             extra_writable: &extra,
             sandboxed: info.sandboxed,
             is_session_pid: info.is_session_pid,
+            agent_commands: &self.env.agent_commands,
         };
         let protected = self.protected(&loaded);
         let shell = self.tracked_shell().current(info.shell_pid);
@@ -83,6 +85,7 @@ impl SessionGate {
                 &shell,
             ),
         };
+        let decision = hook_weighed(decision, info.hook, rules_file.is_some());
         // An agent command inside a line the user just approved (same call, named in the line)
         // was part of what they said yes to: not asked again. Rules files are always asked.
         if let GateAction::Agent { name, .. } = &action
@@ -205,6 +208,24 @@ impl SessionGate {
             files.push(p.file.clone());
         }
         files
+    }
+}
+
+/// The call's PreToolUse hooks weighed in (`crate::hooks`): `ask` turns a run into a question;
+/// `allow` turns a question into a run inside the sandbox. A hook never lifts a deny rule, never
+/// answers for a write to the rules files, and never takes a command out of the sandbox.
+fn hook_weighed(decision: Decision, hook: HookPermission, rules_file: bool) -> Decision {
+    match (hook, decision) {
+        (HookPermission::Ask, Decision::Allow { escalate, .. }) => Decision::Ask {
+            reason: "a PreToolUse hook asks to confirm this command".into(),
+            suggestion: String::new(),
+            escalate,
+        },
+        (HookPermission::Allow, Decision::Ask { .. }) if !rules_file => Decision::Allow {
+            escalate: false,
+            note: Some("allowed by a PreToolUse hook".into()),
+        },
+        (_, decision) => decision,
     }
 }
 

@@ -29,6 +29,7 @@ fn fixture(settings: serde_json::Value, options: GateOptions) -> Fixture {
         temp_dir: dir.path().join("tmp"),
         mcp_hints: Arc::new(|_| (None, None)),
         last_good_rules: Default::default(),
+        agent_commands: Arc::new(crate::shell::builtin_registry().agent_commands()),
     };
     let (tx, events) = broadcast::channel(16);
     let approver = Arc::new(SessionApprover::new("s1".into(), tx));
@@ -57,6 +58,7 @@ async fn check(f: &Fixture, command: &str) -> GateVerdict {
         sandboxed: true,
         shell_pid: Some(1),
         call_seq: 1,
+        hook: Default::default(),
     };
     f.gate.check(GateAction::Native { command }, info).await
 }
@@ -104,6 +106,7 @@ async fn what_asks_is_refused_without_a_user_and_asked_with_one() {
             sandboxed: true,
             shell_pid: Some(1),
             call_seq: 1,
+            hook: Default::default(),
         };
         gate.check(
             GateAction::Native {

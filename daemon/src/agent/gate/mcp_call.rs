@@ -106,6 +106,7 @@ impl McpCallGate {
             extra_writable: &no_writes,
             sandboxed: true,
             is_session_pid: &|_| false,
+            agent_commands: &self.env.agent_commands,
         };
         let decision = synapse_permissions::decide(
             &Action::Mcp {
@@ -155,6 +156,7 @@ mod tests {
                 )
             }),
             last_good_rules: Default::default(),
+            agent_commands: Arc::new(crate::shell::builtin_registry().agent_commands()),
         })
     }
 

@@ -234,6 +234,7 @@ mod tests {
             extra_writable: &[],
             sandboxed: true,
             is_session_pid: &|_| false,
+            agent_commands: &crate::shell::builtin_registry().agent_commands(),
         };
         let mut shell = ShellState::default();
         for line in before {
@@ -360,6 +361,7 @@ mod tests {
             extra_writable: &[],
             sandboxed: true,
             is_session_pid: &|_| false,
+            agent_commands: &crate::shell::builtin_registry().agent_commands(),
         };
         let protected = [
             PathBuf::from("/data/syn/settings.json"),

@@ -30,6 +30,10 @@ impl AgentCommand for BashCommand {
         &SPEC
     }
 
+    fn launches(&self) -> bool {
+        true
+    }
+
     fn run<'a>(
         &'a self,
         ctx: &'a mut CommandContext<'_>,

@@ -45,6 +45,10 @@ impl AgentCommand for JobCommand {
         &SPEC
     }
 
+    fn launches(&self) -> bool {
+        true
+    }
+
     fn prompt_form(&self) -> PromptForm {
         PromptForm::Brief
     }
