@@ -8,6 +8,7 @@
 //! - [`skill`]: SKILL.md parsing and spec validation, `skill:<skill>:<script>` naming.
 //! - [`rpc`]: connecting a gRPC channel to the daemon's Unix socket.
 //! - [`trust`]: trusted folders, whose `.synapse/settings.json` counts.
+//! - [`shell_env`]: the variables the daemon writes into every agent shell.
 
 pub mod atomic;
 pub mod bounded;
@@ -16,6 +17,7 @@ pub mod inspection;
 pub mod paths;
 pub mod rpc;
 pub mod settings;
+pub mod shell_env;
 pub mod skill;
 pub mod trust;
 

@@ -33,9 +33,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::capture::OutputCapture;
 use super::launch::{bash_command, exit_code_of, read_output};
-use super::procs::{self, COMMAND_TAG_VAR};
+use super::procs;
 use super::sentinel::{self, Completion};
 pub use super::spec::ShellSpec;
+use synapse_shared::shell_env::COMMAND_TAG_VAR;
 
 /// How long a new shell may take to answer its first sentinel.
 const SHELL_START_TIMEOUT: Duration = Duration::from_secs(10);

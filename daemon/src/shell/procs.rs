@@ -11,17 +11,7 @@ use std::time::Duration;
 use nix::sys::signal::{self, Signal};
 use nix::unistd::Pid;
 
-/// Environment variable carrying a shell's tag into every process it starts.
-pub const SHELL_TAG_VAR: &str = "SYNAPSE_SHELL_TAG";
-/// Environment variable naming the workspace root of a shell bound to one. The daemon reads it
-/// only from a sandboxed shell's own (session leader's) start-up environment, which the daemon
-/// wrote and no command in the shell can change ([`crate::lifecycle::peer::capture`]).
-pub const WORKSPACE_VAR: &str = "SYNAPSE_WORKSPACE";
-/// Environment variable naming a shell's scratch folder (where an MCP call made from it saves
-/// its images). Read, like [`WORKSPACE_VAR`], only from a sandboxed shell's start-up environment.
-pub const SCRATCH_VAR: &str = "SYNAPSE_SCRATCH";
-/// Environment variable carrying one command's tag into every process that command starts.
-pub const COMMAND_TAG_VAR: &str = "SYNAPSE_COMMAND_TAG";
+use synapse_shared::shell_env::{COMMAND_TAG_VAR, SHELL_TAG_VAR};
 
 /// Time between polls while waiting for killed processes to disappear.
 const KILL_POLL_INTERVAL: Duration = Duration::from_millis(20);

@@ -6,8 +6,8 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use super::procs::{COMMAND_TAG_VAR, SCRATCH_VAR, SHELL_TAG_VAR, WORKSPACE_VAR};
 use synapse_sandbox::SandboxSpec;
+use synapse_shared::shell_env::{COMMAND_TAG_VAR, SCRATCH_VAR, SHELL_TAG_VAR, WORKSPACE_VAR};
 
 /// Everything needed to start (or restart) a session's shell.
 #[derive(Debug, Clone)]

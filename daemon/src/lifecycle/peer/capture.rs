@@ -153,8 +153,8 @@ pub(super) fn shell_facts(pid: i32) -> Option<ShellFacts> {
             .filter(|p| p.is_absolute())
     };
     Some(ShellFacts {
-        workspace: value(crate::shell::procs::WORKSPACE_VAR),
-        scratch: value(crate::shell::procs::SCRATCH_VAR),
+        workspace: value(synapse_shared::shell_env::WORKSPACE_VAR),
+        scratch: value(synapse_shared::shell_env::SCRATCH_VAR),
     })
 }
 
