@@ -291,6 +291,53 @@ async fn the_repl_asks_and_always_saves_the_rule() {
     screen.wait_for_count("Permission mode: read-only", 2);
 }
 
+/// "Always" saves the narrowest useful prefix (the module, not the file it was given), shows it
+/// before saving, and the rule answers the same module with other arguments.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn always_saves_a_prefix_rule_that_answers_other_arguments() {
+    let (env, _) = env();
+    std::fs::write(env.workdir().join("a.json"), "{\"a\": 1}").unwrap();
+    std::fs::write(env.workdir().join("b.json"), "{\"b\": 2}").unwrap();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("python3 -m json.tool a.json")
+            .text("formatted a")
+            .tool_call("python3 -m json.tool b.json")
+            .text("formatted b"),
+    )
+    .await
+    .unwrap();
+    let screen = Screen::start(&env, Some(&fake), &["chat", "--permission-mode", "ask"]);
+    screen.wait_for("You (1)>");
+    screen.line("format a.json");
+    screen.wait_for("Run `python3 -m json.tool a.json`?");
+    screen.wait_for("[a]lways saves the rule `python3 -m json.tool:*`");
+    screen.line("a");
+    screen.wait_for("You (2)>");
+    let settings = std::fs::read_to_string(env.home().join("settings.json")).unwrap();
+    assert!(settings.contains("python3 -m json.tool:*"), "{settings}");
+    assert!(
+        fake.requests()[1]
+            .last_tool_result()
+            .unwrap()
+            .contains("\"a\": 1")
+    );
+
+    screen.line("now b.json");
+    screen.wait_for("You (3)>");
+    assert!(
+        !screen.text().contains("Run `python3 -m json.tool b.json`?"),
+        "the saved prefix rule answers: {}",
+        screen.text()
+    );
+    assert!(
+        fake.requests()[3]
+            .last_tool_result()
+            .unwrap()
+            .contains("\"b\": 2")
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sandboxed_command_cannot_use_the_daemon_to_escape() {
     let (env, outside) = env();

@@ -168,6 +168,11 @@ pub const GOALS: &[Goal] = &[
         "first model request size",
         "≤ 10 KB",
     ),
+    g(
+        "agent.first_request_size_agents_md",
+        "first model request size, 2 KB AGENTS.md",
+        "≤ 12.5 KB",
+    ),
     g("agent.client_rss", "peak RSS, client", "≤ 30 MB"),
     g(
         "agent.daemon_rss",
