@@ -118,7 +118,9 @@
 //! it cannot answer becomes `ConnectionError::NeedsLogin` and the server's `NeedsLogin` state.
 
 pub mod agent;
+pub mod doctor;
 pub mod growth;
+pub mod hooks;
 pub mod lifecycle;
 pub mod logging;
 pub mod mcp;

@@ -50,6 +50,8 @@ pub struct DaemonState {
     gate_base: GateEnv,
     /// The rules an MCP call from inside a sandboxed shell obeys, kept per workspace.
     pub mcp_call_gate: crate::agent::gate::mcp_call::McpCallGate,
+    /// The user's hooks (Claude Code's format), for every session (`/hooks` lists them).
+    pub hooks: Arc<crate::hooks::Hooks>,
     _skill_watcher: Option<SkillWatcher>,
 }
 
@@ -88,6 +90,14 @@ impl DaemonState {
         });
         let commands_doc = shell.commands_doc().to_string();
         let gate_base = gate_env(&paths, &settings, &mcp, None);
+        let hooks = Arc::new(crate::hooks::Hooks::new(
+            crate::hooks::sources::HookSources::new(
+                settings.clone(),
+                gate_base.home.clone(),
+                paths.trust_file(),
+            ),
+            Some(mcp_tool_lookup(&mcp)),
+        ));
         let chats = Arc::new(ChatSessions::new(
             paths.sessions_dir(),
             chat_deps(
@@ -102,6 +112,7 @@ impl DaemonState {
                 skill_contexts,
                 skills.clone(),
                 mcp.clone(),
+                hooks.clone(),
             ),
         ));
         tools.add_source(skills.clone());
@@ -119,6 +130,7 @@ impl DaemonState {
             skill_agent,
             mcp_call_gate: crate::agent::gate::mcp_call::McpCallGate::new(gate_base.clone()),
             gate_base,
+            hooks,
             _skill_watcher: skill_watcher,
         }
     }
@@ -345,6 +357,7 @@ fn chat_deps(
     skill_contexts: Arc<SubAgentContexts>,
     skills: Arc<SkillStore>,
     mcp: McpHub,
+    hooks: Arc<crate::hooks::Hooks>,
 ) -> DepsFactory {
     let commands_doc: Arc<str> = commands_doc.into();
     Arc::new(move |cwd, id, client_env| {
@@ -378,8 +391,16 @@ fn chat_deps(
             subagent_context: Some(skill_contexts.open(id)),
             gate_env: Some(for_workspace(&gate_base, &mcp, root)),
             workspace,
+            hooks: Some(hooks.clone()),
         }
     })
+}
+
+/// How hooks name an `mcp:` command: its server, tool and mapped arguments, looked up among the
+/// caller's workspace's servers and the user's.
+fn mcp_tool_lookup(mcp: &McpHub) -> crate::hooks::names::McpLookup {
+    let mcp = mcp.clone();
+    Arc::new(move |root, command, argv| mcp.tool_call_of(root, command, argv))
 }
 
 /// The prompt's `# Project instructions` for a session opened in `cwd`; the session's workspace

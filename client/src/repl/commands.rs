@@ -46,6 +46,8 @@ pub enum Slash {
     Memory(MemoryTarget),
     /// `/init`: ask the agent to write the project's `AGENTS.md`.
     Init,
+    /// `/hooks`: the hooks in force here, by event.
+    Hooks,
     /// A known command with arguments it does not take: the usage to show.
     Usage(&'static str),
     /// Not a built-in command: `/<skill> args` when a user-invocable skill has that name, else
@@ -145,9 +147,10 @@ fn parse_slash(text: &str) -> Slash {
         }
         ("/memory", _) => Slash::Usage("/memory [<N>|edit]"),
         ("/init", []) => Slash::Init,
+        ("/hooks", []) => Slash::Hooks,
         (
             "/help" | "/exit" | "/quit" | "/clear" | "/new" | "/sessions" | "/cost" | "/context"
-            | "/compact" | "/init",
+            | "/compact" | "/init" | "/hooks",
             _,
         ) => Slash::Usage(usage_of(&name)),
         // The name as typed: an MCP prompt's name may have capitals.
@@ -220,6 +223,10 @@ pub const HELP: &[(&str, &str)] = &[
     (
         "/init",
         "ask the agent to write an AGENTS.md for this project",
+    ),
+    (
+        "/hooks",
+        "the hooks in force here (Claude Code's format), by event and source",
     ),
     ("/skill list", "installed skills"),
     (
@@ -302,6 +309,8 @@ mod tests {
         assert_eq!(s("/memory x y"), Slash::Usage("/memory [<N>|edit]"));
         assert_eq!(s("/init"), Slash::Init);
         assert_eq!(s("/init now"), Slash::Usage("/init"));
+        assert_eq!(s("/hooks"), Slash::Hooks);
+        assert_eq!(s("/hooks x"), Slash::Usage("/hooks"));
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod commands;
 mod complete;
 mod form;
 mod input;
+mod hooks_view;
 mod keys;
 mod link;
 mod local;

@@ -54,6 +54,7 @@ impl Repl {
             Slash::Memory(target) => self.memory(target),
             Slash::Init => self.turn(super::memory::INIT_PROMPT.to_string()).await,
             Slash::Usage(usage) => {
+            Slash::Hooks => self.hooks().await,
                 self.say(&format!("Usage: {usage}\n"));
                 Ok(())
             }

@@ -6,6 +6,7 @@
 
 use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use tokio::sync::{broadcast, oneshot};
@@ -19,6 +20,8 @@ pub struct SessionApprover {
     pending: Mutex<HashMap<String, oneshot::Sender<String>>>,
     /// Titles allowed for the rest of the session.
     always: Mutex<HashSet<String>>,
+    /// Told of every question put to the user (the session's `Notification` hooks).
+    on_ask: Option<Arc<dyn Fn(&str) + Send + Sync>>,
 }
 
 impl SessionApprover {
@@ -28,7 +31,14 @@ impl SessionApprover {
             events,
             pending: Mutex::default(),
             always: Mutex::default(),
+            on_ask: None,
         }
+    }
+
+    /// Calls `on_ask` with the title of every question put to the user.
+    pub fn with_on_ask(mut self, on_ask: Arc<dyn Fn(&str) + Send + Sync>) -> Self {
+        self.on_ask = Some(on_ask);
+        self
     }
 
     /// A client's answer: "yes", "no", "session" (or "always", treated as "session" here).
@@ -77,6 +87,9 @@ impl SessionApprover {
         {
             let mut p = self.pending.lock();
             p.insert(id.clone(), tx);
+        }
+        if let Some(on_ask) = &self.on_ask {
+            on_ask(&title);
         }
         let _ = self.events.send(SessionEvent::Approval {
             id: id.clone(),

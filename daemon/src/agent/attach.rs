@@ -87,6 +87,7 @@ impl ChatSessions {
         }
         // Its sandbox is known now: start the shell while the client sends its first input.
         session.warm_shell();
+        session.hooks_session_start(if opened.resumed { "resume" } else { "startup" });
         Ok(Attached {
             session,
             resumed: opened.resumed,

@@ -112,6 +112,8 @@ pub struct AgentRunner {
     pub guard: Option<Arc<dyn TurnGuard>>,
     /// Asked before every model request; `None` sends the history as it is (sub-agents).
     pub context: Option<Arc<dyn ContextKeeper>>,
+    /// The user's hooks around each tool call and at the turn's end (`None`: none).
+    pub hooks: Option<Arc<crate::hooks::SessionHooks>>,
 }
 
 impl AgentRunner {
@@ -249,7 +251,17 @@ impl AgentRunner {
                     _ => None,
                 };
                 let Some(reminder) = reminder else {
-                    return outcome;
+                    let Some(reason) = self.stop_hooks(&mut stop_continuations, emit).await
+                    else {
+                        return outcome;
+                    };
+                    let message = Message::user_text(format!(
+                        "<system-reminder>\nA Stop hook asks you to go on before ending your \
+                         turn:\n{reason}\n</system-reminder>"
+                    ));
+                    persist(&message);
+                    history.push(message);
+                    continue;
                 };
                 reminded = true;
                 emit(AgentEvent::Notice(
@@ -261,17 +273,27 @@ impl AgentRunner {
                 continue;
             }
             let mut results = Vec::with_capacity(calls.len());
+            let mut stopped_by_hook = None;
             for (id, name, input) in calls {
-                if cancel.is_cancelled() {
+                if cancel.is_cancelled() || stopped_by_hook.is_some() {
+                    let why = if cancel.is_cancelled() {
+                        "[cancelled by the user before it ran]"
+                    } else {
+                        "[not run: a hook stopped the turn]"
+                    };
                     results.push(ToolResult {
                         tool_use_id: id,
-                        content: "[cancelled by the user before it ran]".into(),
+                        content: why.into(),
                         is_error: true,
                         images: Vec::new(),
                     });
                     continue;
                 }
-                let result = self.run_tool(&id, &name, &input, cancel, emit).await;
+                let (result, stop) = self.run_tool(&id, &name, &input, cancel, emit).await;
+                if let Some(reason) = stop {
+                    emit(AgentEvent::Notice(format!("A hook stopped the turn: {reason}")));
+                    stopped_by_hook = Some(reason);
+                }
                 if result.is_error {
                     failures_in_a_row += 1;
                 } else {
@@ -285,6 +307,9 @@ impl AgentRunner {
             history.push(message);
             if cancel.is_cancelled() {
                 outcome.end = TurnEnd::Cancelled;
+                return outcome;
+            }
+            if stopped_by_hook.is_some() {
                 return outcome;
             }
             if failures_in_a_row >= self.limits.max_consecutive_failures {
@@ -370,6 +395,36 @@ impl AgentRunner {
         }
     }
 
+    /// The Stop (or SubagentStop) hooks when the model ends its turn: the reason to go on,
+    /// at most [`crate::hooks::STOP_CONTINUATIONS_MAX`] times a turn.
+    async fn stop_hooks(
+        &self,
+        continuations: &mut u32,
+        emit: &mut (dyn FnMut(AgentEvent) + Send),
+    ) -> Option<String> {
+        let hooks = self.hooks.as_ref()?;
+        let verdict = hooks.stop(*continuations > 0).await;
+        if verdict.stop.is_some() {
+            return None;
+        }
+        let reason = verdict.block?;
+        if *continuations >= crate::hooks::STOP_CONTINUATIONS_MAX {
+            emit(AgentEvent::Notice(format!(
+                "A Stop hook asked the agent to go on again; it already went on {} times this \
+                 turn, so the turn ends: {reason}",
+                crate::hooks::STOP_CONTINUATIONS_MAX
+            )));
+            return None;
+        }
+        *continuations += 1;
+        emit(AgentEvent::Notice(format!(
+            "A Stop hook keeps the agent going: {reason}"
+        )));
+        Some(reason)
+    }
+
+    /// Runs one tool call between its PreToolUse and PostToolUse hooks; the second value is a
+    /// hook's reason to stop the turn (`continue: false`).
     async fn run_tool(
         &self,
         id: &str,
@@ -377,44 +432,85 @@ impl AgentRunner {
         input: &serde_json::Value,
         cancel: &CancellationToken,
         emit: &mut (dyn FnMut(AgentEvent) + Send),
-    ) -> ToolResult {
+    ) -> (ToolResult, Option<String>) {
         let call = match BashInput::from_input(name, input) {
             Ok(c) => c,
             Err(e) => {
-                return ToolResult {
+                let result = ToolResult {
                     tool_use_id: id.to_string(),
                     content: e.to_string(),
                     is_error: true,
                     images: Vec::new(),
                 };
+                return (result, None);
             }
         };
         emit(AgentEvent::ToolStarted {
             id: id.to_string(),
             command: call.command.clone(),
         });
-        let outcome = self
-            .executor
-            .execute(
-                BashCall {
-                    command: call.command.clone(),
-                    restart: call.restart,
-                },
-                cancel.child_token(),
-            )
-            .await;
+        let mut hook = crate::shell::gate::HookPermission::Unsaid;
+        if let Some(hooks) = &self.hooks {
+            let verdict = hooks.pre_tool(id, &call.command).await;
+            if let Some(reason) = verdict.block.or(verdict.stop.clone()) {
+                let text = format!("[blocked by a PreToolUse hook; the command did not run]\n{reason}");
+                emit(AgentEvent::ToolFinished {
+                    id: id.to_string(),
+                    command: call.command,
+                    exit_code: crate::shell::gate::EXIT_REFUSED,
+                    output: text.clone(),
+                });
+                let result = ToolResult {
+                    tool_use_id: id.to_string(),
+                    content: text,
+                    is_error: true,
+                    images: Vec::new(),
+                };
+                return (result, verdict.stop);
+            }
+            hook = verdict.permission;
+        }
+        let run = self.executor.execute(
+            BashCall {
+                command: call.command.clone(),
+                restart: call.restart,
+                hook,
+            },
+            cancel.child_token(),
+        );
+        let outcome = match &self.hooks {
+            Some(hooks) => crate::hooks::CALLER.scope(hooks.clone(), run).await,
+            None => run.await,
+        };
+        let mut content = model_text(outcome.output.clone(), outcome.exit_code);
+        let mut stop = None;
+        if let Some(hooks) = &self.hooks {
+            let verdict = hooks
+                .post_tool(id, &call.command, &outcome.output, outcome.exit_code)
+                .await;
+            for (title, text) in verdict
+                .block
+                .iter()
+                .map(|b| ("PostToolUse hook feedback", b))
+                .chain(verdict.context.iter().map(|c| ("PostToolUse hook context", c)))
+            {
+                content.push_str(&format!("\n[{title}]\n{text}"));
+            }
+            stop = verdict.stop;
+        }
         emit(AgentEvent::ToolFinished {
             id: id.to_string(),
             command: call.command,
             exit_code: outcome.exit_code,
-            output: outcome.output.clone(),
+            output: outcome.output,
         });
-        ToolResult {
+        let result = ToolResult {
             tool_use_id: id.to_string(),
-            content: model_text(outcome.output, outcome.exit_code),
+            content,
             is_error: outcome.exit_code != 0,
             images: outcome.images,
-        }
+        };
+        (result, stop)
     }
 }
 

@@ -27,6 +27,7 @@ fn runner(provider: Arc<ScriptedProvider>, executor: Arc<FakeExecutor>) -> Agent
         },
         guard: None,
         context: None,
+        hooks: None,
     }
 }
 

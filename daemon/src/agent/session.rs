@@ -109,6 +109,8 @@ pub struct ChatSession {
     running: Mutex<Option<CancellationToken>>,
     conversation: tokio::sync::Mutex<Conversation>,
     deps: SessionDeps,
+    /// The user's hooks for this session (`None`: hooks are not wired, as in unit tests).
+    hooks: Option<Arc<crate::hooks::SessionHooks>>,
     /// When the last piece of work ended (or the session opened).
     idle_since: Mutex<std::time::Instant>,
     /// Mirrors of the conversation's counts, readable while a turn holds it.
@@ -132,7 +134,24 @@ impl ChatSession {
     ) -> Self {
         let turns = history.iter().filter(|m| is_user_prompt(m)).count() as u32;
         let (events, _) = broadcast::channel(EVENT_BUFFER);
-        let approver = Arc::new(SessionApprover::new(id.clone(), events.clone()));
+        let hooks = deps.hooks.as_ref().map(|daemon_hooks| {
+            let notices = events.clone();
+            daemon_hooks.session(crate::hooks::SessionFacts {
+                session_id: id.clone(),
+                transcript_path: log.path().to_path_buf(),
+                cwd: cwd.clone(),
+                root: deps.workspace.as_ref().map(|w| w.root.clone()),
+                env: env.clone(),
+                notify: Arc::new(move |text| {
+                    let _ = notices.send(SessionEvent::Notice(text));
+                }),
+            })
+        });
+        let mut approver = SessionApprover::new(id.clone(), events.clone());
+        if let Some(hooks) = &hooks {
+            approver = approver.with_on_ask(notify_hooks(hooks));
+        }
+        let approver = Arc::new(approver);
         let forms = Arc::new(SessionForms::new(id.clone(), events.clone()));
         let message_count = AtomicUsize::new(history.len());
         let gate = deps.gate_env.clone().map(|env| {
@@ -155,6 +174,7 @@ impl ChatSession {
             session_file: log.path().to_path_buf(),
             gate,
             idle_since: Mutex::new(std::time::Instant::now()),
+            hooks,
             turns_done: AtomicU32::new(turns),
             message_count,
             model_limits: Mutex::new(None),
@@ -246,6 +266,14 @@ impl ChatSession {
     /// (a client attaching calls this; a turn does it again, which costs nothing).
     pub fn warm_shell(&self) {
         self.deps.shell.warm_up(&self.id, &self.shell_origin());
+    /// A client opened (`startup`) or resumed (`resume`) the session: its `SessionStart` hooks
+    /// run now, and the next turn waits for them (their output goes with its prompt).
+    pub fn hooks_session_start(&self, source: &'static str) {
+        if let Some(hooks) = &self.hooks {
+            hooks.start_in_background(source);
+        }
+    }
+
     }
 
     /// A client's answer to an approval request.
@@ -271,6 +299,17 @@ impl ChatSession {
 
     /// Cancels the running turn, if any.
     pub fn cancel(&self) -> bool {
+        if !others_attached
+            && let Some(hooks) = self.hooks.clone()
+            && hooks.has(crate::hooks::HookEvent::SessionEnd)
+        {
+            let reason = if non_interactive {
+                "other"
+            } else {
+                "prompt_input_exit"
+            };
+            crate::lifecycle::tasks::spawn(async move { hooks.session_end(reason).await });
+        }
         match self.running.lock().clone() {
             Some(token) => {
                 token.cancel();
@@ -321,7 +360,8 @@ impl ChatSession {
                                 conv.log.path(),
                                 session.events.clone(),
                                 conv.context_mark,
-                            );
+                            )
+                            .with_hooks(session.hooks.clone());
                             let event = compactor
                                 .compact(&mut conv.history, compact::Trigger::Forced)
                                 .await;
@@ -433,6 +473,24 @@ pub fn resolve_config(
 enum Work {
     Turn(String),
     Compact,
+}
+
+/// Fires the session's `Notification` hooks when the user is asked something; the question
+/// does not wait for them.
+fn notify_hooks(hooks: &Arc<crate::hooks::SessionHooks>) -> Arc<dyn Fn(&str) + Send + Sync> {
+    let hooks = Arc::downgrade(hooks);
+    Arc::new(move |title: &str| {
+        let Some(hooks) = hooks.upgrade() else {
+            return;
+        };
+        if !hooks.has(crate::hooks::HookEvent::Notification) {
+            return;
+        }
+        let message = format!("Synapse needs your permission: {title}");
+        crate::lifecycle::tasks::spawn(async move {
+            hooks.notification("permission_prompt", &message).await;
+        });
+    })
 }
 
 /// A user message typed by the user (not a tool-results message, nor a runner reminder).

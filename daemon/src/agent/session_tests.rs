@@ -48,6 +48,8 @@ fn setup_with_settings(provider: Arc<ScriptedProvider>, settings: SettingsFn) ->
             subagent_context: None,
             gate_env: None,
             workspace: None,
+            custom: None,
+            hooks: None,
         }),
     );
     Setup {

@@ -38,6 +38,7 @@ impl ToolExecutor for ShellToolExecutor {
                 output_cap: self.output_cap,
                 progress: self.progress.clone(),
                 asker: self.asker.clone(),
+                hook: call.hook,
             };
             match self
                 .sessions

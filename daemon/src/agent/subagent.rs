@@ -171,6 +171,10 @@ impl SubAgents {
 pub struct PolicyExecutor {
     sessions: Arc<ShellSessions>,
     name: String,
+            // Started by a session's tool call: that session's hooks, its Stop as SubagentStop.
+            hooks: crate::hooks::CALLER
+                .try_with(|h| h.for_subagent())
+                .ok(),
     origin: SessionOrigin,
     gate: GateHandle,
 }
@@ -212,6 +216,7 @@ impl ToolExecutor for PolicyExecutor {
                     output: format!("cannot run the command: {e}"),
                     exit_code: 126,
                     images: Vec::new(),
+                hook: call.hook,
                 },
             }
         })

@@ -345,6 +345,26 @@ impl McpHub {
         let slots: Vec<(PathBuf, Arc<Slot>)> = self
             .inner
             .slots
+    /// An `mcp:` command's real server and tool names and its words mapped to the tool's
+    /// arguments (as a call would send them), for a caller in `root`: what hooks are shown as
+    /// `mcp__<server>__<tool>`. Words the schema does not accept give no arguments.
+    pub fn tool_call_of(
+        &self,
+        root: Option<&Path>,
+        command: &str,
+        argv: &[String],
+    ) -> Option<(String, String, serde_json::Map<String, serde_json::Value>)> {
+        self.visible(root).into_iter().find_map(|m| {
+            let catalog = m.catalog();
+            let found = catalog.resolve(command)?;
+            let args = catalog
+                .spec(&found.server, &found.tool)
+                .and_then(|spec| super::args::map_argv(spec, argv, None).ok())
+                .unwrap_or_default();
+            Some((found.server.clone(), found.tool.clone(), args))
+        })
+    }
+
             .lock()
             .iter()
             .map(|(root, s)| (root.clone(), s.clone()))

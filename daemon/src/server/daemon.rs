@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::lifecycle::peer::refuse_confined;
 use synapse_shared::proto::daemon_server::Daemon;
 use synapse_shared::proto::{
-    GetSettingsRequest, SetAutoEnhanceRequest, SetModelSettingsRequest, SettingsResponse,
+    GetSettingsRequest, HookInfo, ListHooksRequest, ListHooksResponse, SetAutoEnhanceRequest, SetModelSettingsRequest, SettingsResponse,
     ShutdownRequest, ShutdownResponse, StatusRequest, StatusResponse, TrustRequest, TrustResponse,
     WorkspaceStatus,
 };
@@ -35,6 +35,33 @@ impl DaemonService {
 
 #[tonic::async_trait]
 impl Daemon for DaemonService {
+    /// → `Hooks::for_folder` (daemon/src/hooks/mod.rs).
+    async fn list_hooks(
+        &self,
+        request: Request<ListHooksRequest>,
+    ) -> Result<Response<ListHooksResponse>, Status> {
+        let cwd = std::path::PathBuf::from(request.into_inner().cwd);
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        let set = self.state.hooks.for_folder(&cwd, home.as_deref());
+        let mut hooks: Vec<HookInfo> = set
+            .entries
+            .iter()
+            .map(|h| HookInfo {
+                event: h.event.name().to_string(),
+                matcher: h.matcher.as_str().to_string(),
+                command: h.command.clone(),
+                source: h.origin.file.display().to_string(),
+                timeout_sec: h.timeout.as_secs() as u32,
+            })
+            .collect();
+        let order = |e: &str| crate::hooks::HookEvent::from_name(e);
+        hooks.sort_by_key(|h| order(&h.event));
+        Ok(Response::new(ListHooksResponse {
+            hooks,
+            problems: set.problems.clone(),
+        }))
+    }
+
     /// → `trust_list::change` (daemon/src/agent/gate/trust_list.rs).
     async fn trust(
         &self,

@@ -113,6 +113,7 @@ impl Tools for ToolsService {
             progress: None,
             // `synapse exec` has nobody to ask: a server's forms and sampling are declined.
             asker: None,
+            hook: Default::default(),
         };
         let cancel = CancellationToken::new();
         // Dropped with this handler when the client disconnects: cancels the command.

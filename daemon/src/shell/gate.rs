@@ -74,6 +74,20 @@ pub struct GateInfo<'a> {
     pub shell_pid: Option<i32>,
     /// The Bash-tool call this check belongs to (agent commands a line runs share its number).
     pub call_seq: u64,
+    /// What the call's PreToolUse hooks said about its permission.
+    pub hook: HookPermission,
+}
+
+/// What a tool call's PreToolUse hooks said about its permission (Claude Code's
+/// `permissionDecision`; a `deny` never gets this far: the call is blocked before it runs). A
+/// gate may let `Allow` turn a question into a run and must let `Ask` turn a run into a
+/// question; neither ever lifts a deny rule or the sandbox.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum HookPermission {
+    #[default]
+    Unsaid,
+    Allow,
+    Ask,
 }
 
 /// The gate's answer.

@@ -43,6 +43,8 @@ pub struct ToolCall {
     /// Answers what an in-process extension's server asks of the session: forms, sampling
     /// (`None`: nobody to ask, so they are declined).
     pub asker: Option<super::asker::AskerHandle>,
+    /// What the call's PreToolUse hooks said about its permission (the gate weighs it).
+    pub hook: super::gate::HookPermission,
 }
 
 /// What the model receives, plus what the caller may want to know.
@@ -388,6 +390,7 @@ async fn check(call: &ToolCall, session: &ShellSession, action: GateAction<'_>) 
         shell_pid: session.shell_pid(),
         call_seq: session.call_seq(),
     };
+        hook: call.hook,
     gate.0.check(action, info).await
 }
 

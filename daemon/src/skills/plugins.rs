@@ -18,6 +18,16 @@ pub fn plugin_of_skill_dir(dir: &Path) -> Option<String> {
 
 /// The `skills` folders of the enabled plugins under `<home>/.claude/plugins/cache`, in path order.
 pub fn enabled_skill_dirs(home: &Path) -> Vec<PathBuf> {
+    enabled_plugin_roots(home)
+        .into_iter()
+        .map(|v| v.join("skills"))
+        .filter(|s| s.is_dir())
+        .collect()
+}
+
+/// The installed version folders (`${CLAUDE_PLUGIN_ROOT}`) of the enabled plugins under
+/// `<home>/.claude/plugins/cache`, in path order.
+pub fn enabled_plugin_roots(home: &Path) -> Vec<PathBuf> {
     let cache = home.join(".claude").join("plugins").join("cache");
     if !cache.is_dir() {
         return Vec::new();
@@ -27,7 +37,7 @@ pub fn enabled_skill_dirs(home: &Path) -> Vec<PathBuf> {
         Ok(e) => e,
         Err(why) => {
             tracing::warn!(
-                "Claude plugins: {why}; no plugin skills load until {} parses",
+                "Claude plugins: {why}; no plugin skills or hooks load until {} parses",
                 settings.display()
             );
             return Vec::new();
@@ -51,9 +61,7 @@ pub fn enabled_skill_dirs(home: &Path) -> Vec<PathBuf> {
                 Some(p) if p.starts_with(&plugin) && p.is_dir() => Some(p.clone()),
                 _ => newest_version(&plugin),
             };
-            if let Some(skills) = version.map(|v| v.join("skills")).filter(|s| s.is_dir()) {
-                out.push(skills);
-            }
+            out.extend(version);
         }
     }
     out.sort();

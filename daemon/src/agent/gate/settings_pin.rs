@@ -15,6 +15,14 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+/// The project settings files `synapse trust` pins, relative to the project's folder: Synapse's
+/// own (rules and hooks) and Claude Code's (hooks), each counting only as pinned.
+pub const PINNED_PROJECT_FILES: [&str; 3] = [
+    synapse_shared::trust::PROJECT_SETTINGS,
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+];
+
 /// The pin file, beside the trust list in `$SYNAPSE_HOME`.
 pub const PIN_FILE: &str = "trusted_settings.json";
 

@@ -9,6 +9,7 @@ async fn native(gate: &GateHandle, cwd: &str, command: &str) -> GateVerdict {
         sandboxed: false,
         shell_pid: None,
         call_seq: 1,
+        hook: Default::default(),
     };
     gate.0.check(GateAction::Native { command }, info).await
 }
@@ -20,6 +21,7 @@ async fn agent(gate: &GateHandle, name: &str, effect: synapse_permissions::Effec
         sandboxed: false,
         shell_pid: None,
         call_seq: 1,
+        hook: Default::default(),
     };
     gate.0
         .check(

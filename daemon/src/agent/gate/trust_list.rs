@@ -1,7 +1,8 @@
 //! The trusted folders (`$SYNAPSE_HOME/trusted_folders.json`), changed only through the daemon
 //! (`Daemon.Trust`, used by `synapse trust`): the service refuses a change from a sandboxed
 //! client before calling [`change`], so an agent cannot trust the repository it works in.
-//! Trusting a folder also pins its `.synapse/settings.json` as it reads now.
+//! Trusting a folder also pins its `.synapse/settings.json` (and Claude Code's
+//! `.claude/settings.json` and `.claude/settings.local.json`, for their hooks) as they read now.
 
 use std::path::{Path, PathBuf};
 
@@ -37,8 +38,11 @@ pub fn change(file: &Path, change: TrustChange) -> Result<(bool, Vec<PathBuf>), 
             let added = trust::add(file, &folder)?;
             // Trusting (again) is the user's review of the project's rules as they read now.
             let home = file.parent().unwrap_or(Path::new("/"));
-            let settings = folder.join(trust::PROJECT_SETTINGS);
-            settings_pin::pin(&settings_pin::pin_file(home), &settings)?;
+            for name in settings_pin::PINNED_PROJECT_FILES {
+                settings_pin::pin(&settings_pin::pin_file(home), &folder.join(name))?;
+            }
+            // And its custom commands and agents (`.claude/commands/`, `.synapse/agents/`, …).
+            crate::agent::custom::files::pin_project(home, &folder)?;
             added
         }
         TrustChange::Remove(folder) => trust::remove(file, &folder)?,

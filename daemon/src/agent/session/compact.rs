@@ -48,6 +48,8 @@ pub(super) struct Compactor {
     events: broadcast::Sender<SessionEvent>,
     /// What the server last reported, for which prefix of the history.
     mark: Mutex<Option<ContextMark>>,
+    /// The session's hooks: `PreCompact` before, `SessionStart` (`compact`) after.
+    hooks: Option<Arc<crate::hooks::SessionHooks>>,
 }
 
 impl Compactor {
@@ -70,7 +72,14 @@ impl Compactor {
             session_file: session_file.to_path_buf(),
             events,
             mark: Mutex::new(mark),
+            hooks: None,
         }
+    }
+
+    /// Fires the session's `PreCompact` hooks before each compaction.
+    pub(super) fn with_hooks(mut self, hooks: Option<Arc<crate::hooks::SessionHooks>>) -> Self {
+        self.hooks = hooks;
+        self
     }
 
     /// The last report of the server, kept by the session for its next turn.
@@ -94,6 +103,13 @@ impl Compactor {
             Trigger::Threshold => context::KEEP_RECENT_MESSAGES,
             Trigger::Forced | Trigger::Overflow => 0,
         };
+        if let Some(hooks) = &self.hooks {
+            let word = match trigger {
+                Trigger::Forced => "manual",
+                Trigger::Threshold | Trigger::Overflow => "auto",
+            };
+            hooks.pre_compact(word).await;
+        }
         let dir = self.session_file.with_extension("").join("tool-results");
         let offloaded = match context::offload_tool_results_keeping(history, &dir, keep_recent) {
             Ok(n) => n,

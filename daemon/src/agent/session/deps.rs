@@ -49,4 +49,9 @@ pub struct SessionDeps {
     pub gate_env: Option<GateEnv>,
     /// The workspace (project root) the session is bound to; held while the session lives.
     pub workspace: Option<crate::shell::ShellWorkspace>,
+    /// The user's custom slash commands, expanded when a turn's text is `/<name> args`
+    /// (`None`: none, as in unit tests).
+    pub custom: Option<Arc<crate::agent::custom::SessionCommands>>,
+    /// The daemon's hooks (`None`: no hooks run, as in unit tests).
+    pub hooks: Option<Arc<crate::hooks::Hooks>>,
 }

@@ -21,6 +21,38 @@ impl ChatSession {
     pub(super) async fn run_turn(&self, text: String, cancel: CancellationToken) {
         let mut conv = self.conversation.lock().await;
         let turn = conv.turns + 1;
+        // `/<name> args` for a custom command becomes the command's text (custom_command.rs).
+        let (text, _turn_model) = match self.expand_custom_command(text, &cancel).await {
+            Ok(expanded) => (expanded.text, self.use_turn_model(expanded.model)),
+            Err(message) => {
+                self.finish(SessionEvent::TurnFinished {
+                    end: TurnEnd::Error(TurnFailure::other("command", message)),
+                    final_text: String::new(),
+                    turn,
+                    usage: Usage::default(),
+                });
+                return;
+            }
+        };
+        // UserPromptSubmit hooks see the prompt first: they may block it or add context.
+        let mut sent = text.clone();
+        if let Some(hooks) = &self.hooks {
+            match hooks.user_prompt(&text).await {
+                Ok(context) => sent = with_hook_context(text.clone(), &context),
+                Err(reason) => {
+                    self.finish(SessionEvent::TurnFinished {
+                        end: TurnEnd::Error(TurnFailure::other(
+                            "hook",
+                            format!("a UserPromptSubmit hook blocked the prompt: {reason}"),
+                        )),
+                        final_text: String::new(),
+                        turn,
+                        usage: Usage::default(),
+                    });
+                    return;
+                }
+            }
+        }
         let provider = match self.provider(&mut conv) {
             Ok(p) => p,
             Err(message) => {
@@ -52,7 +84,8 @@ impl ChatSession {
             conv.log.path(),
             self.events.clone(),
             conv.context_mark,
-        ));
+        )
+        .with_hooks(self.hooks.clone()));
         let origin = self.shell_origin();
         self.deps.shell.warm_up(&self.id, &origin);
         // The id of the tool call running now, for its live output (calls run one at a time).
@@ -79,9 +112,10 @@ impl ChatSession {
             },
             guard: self.deps.turn_guard.clone(),
             context: Some(compactor.clone()),
+            hooks: self.hooks.clone(),
         };
         let mut outcome = self
-            .run_step(&runner, &mut conv, Some(text), &cancel, &running_call)
+            .run_step(&runner, &mut conv, Some(sent), &cancel, &running_call)
             .await;
         if is_overflow(&outcome) && !cancel.is_cancelled() {
             tracing::warn!(session = %self.id, window, "request too long for the model; compacting and retrying once");
@@ -216,6 +250,17 @@ impl ChatSession {
 
 /// The id of the tool call running now, shared by the turn's events and its progress sink.
 type RunningCall = Arc<parking_lot::Mutex<String>>;
+
+/// The prompt as sent: the hooks' context follows it, marked as not the user's words.
+fn with_hook_context(prompt: String, context: &[String]) -> String {
+    if context.is_empty() {
+        return prompt;
+    }
+    format!(
+        "{prompt}\n\n<system-reminder>\nContext from the user's hooks:\n{}\n</system-reminder>",
+        context.join("\n\n")
+    )
+}
 
 fn is_overflow(outcome: &TurnOutcome) -> bool {
     matches!(&outcome.end, TurnEnd::Error(f) if f.kind == "context_overflow")

@@ -84,6 +84,23 @@ fn parse_args(args: Vec<String>) -> Result<args::Parsed, String> {
     args::parse(args, &[OptSpec::flag("--all")], UnknownOpts::Positional)
 }
 
+/// `edit`'s words as Claude Code's `Edit` tool input (for hooks).
+pub(super) fn claude_input(
+    args: &[String],
+    abs: &dyn Fn(&str) -> String,
+) -> Option<serde_json::Value> {
+    let parsed = parse_args(args.to_vec()).ok()?;
+    let [path, old, new] = parsed.positionals.as_slice() else {
+        return None;
+    };
+    Some(serde_json::json!({
+        "file_path": abs(path),
+        "old_string": old,
+        "new_string": new,
+        "replace_all": parsed.flag("--all"),
+    }))
+}
+
 /// The file `edit` with these words changes: its first positional word.
 pub(super) fn path_word(args: &[String]) -> Option<String> {
     parse_args(args.to_vec())

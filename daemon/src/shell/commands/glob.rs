@@ -36,6 +36,26 @@ Examples:
 
 pub struct GlobCommand;
 
+fn options() -> [OptSpec; 1] {
+    [OptSpec::value("--path")]
+}
+
+/// `glob`'s words as Claude Code's `Glob` tool input (for hooks).
+pub(super) fn claude_input(
+    args: &[String],
+    abs: &dyn Fn(&str) -> String,
+) -> Option<serde_json::Value> {
+    let parsed = args::parse(args.to_vec(), &options(), UnknownOpts::Reject).ok()?;
+    let [pattern] = parsed.positionals.as_slice() else {
+        return None;
+    };
+    let mut input = serde_json::json!({ "pattern": pattern });
+    if let Some(path) = parsed.value("--path") {
+        input["path"] = abs(path).into();
+    }
+    Some(input)
+}
+
 impl AgentCommand for GlobCommand {
     fn reads_only(&self) -> bool {
         true
@@ -51,7 +71,7 @@ impl AgentCommand for GlobCommand {
         args: Vec<String>,
     ) -> BoxFuture<'a, CommandOutput> {
         Box::pin(async move {
-            let parsed = match args::parse(args, &[OptSpec::value("--path")], UnknownOpts::Reject) {
+            let parsed = match args::parse(args, &options(), UnknownOpts::Reject) {
                 Ok(p) => p,
                 Err(e) => return SPEC.usage_error(e),
             };

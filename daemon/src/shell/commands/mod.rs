@@ -34,6 +34,25 @@ pub fn touched_path(name: &str, args: &[String]) -> Option<String> {
     }
 }
 
+/// A simple agent command as the Claude Code tool it stands for (`read` → `Read`, `search` →
+/// `Grep`, …) with that tool's input, each command reading its words with its own parser;
+/// `abs` makes a path word absolute. `None` for other commands or words that do not parse.
+pub fn claude_tool(
+    name: &str,
+    args: &[String],
+    stdin: Option<&str>,
+    abs: &dyn Fn(&str) -> String,
+) -> Option<(&'static str, serde_json::Value)> {
+    match name {
+        "read" if stdin.is_none() => read::claude_input(args, abs).map(|i| ("Read", i)),
+        "write" => write::claude_input(args, stdin, abs).map(|i| ("Write", i)),
+        "edit" if stdin.is_none() => edit::claude_input(args, abs).map(|i| ("Edit", i)),
+        "glob" if stdin.is_none() => glob::claude_input(args, abs).map(|i| ("Glob", i)),
+        "search" if stdin.is_none() => search::claude_input(args, abs).map(|i| ("Grep", i)),
+        _ => None,
+    }
+}
+
 /// A registry holding the built-in commands; other subsystems add theirs to it.
 pub fn builtin_registry() -> CommandRegistry {
     let mut registry = CommandRegistry::new();

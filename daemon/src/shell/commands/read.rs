@@ -86,6 +86,24 @@ fn options() -> [OptSpec; 2] {
     [OptSpec::value("--offset"), OptSpec::value("--limit")]
 }
 
+/// `read`'s words as Claude Code's `Read` tool input (for hooks); `None` when they do not parse.
+pub(super) fn claude_input(
+    args: &[String],
+    abs: &dyn Fn(&str) -> String,
+) -> Option<serde_json::Value> {
+    let parsed = args::parse(args.to_vec(), &options(), UnknownOpts::Reject).ok()?;
+    let [path] = parsed.positionals.as_slice() else {
+        return None;
+    };
+    let mut input = serde_json::json!({ "file_path": abs(path) });
+    for (opt, key) in [("--offset", "offset"), ("--limit", "limit")] {
+        if let Some(n) = parsed.value(opt).and_then(|v| v.parse::<u64>().ok()) {
+            input[key] = serde_json::json!(n);
+        }
+    }
+    Some(input)
+}
+
 /// The file `read` with these words shows (`None` when they name no single path).
 pub(super) fn path_word(args: &[String]) -> Option<String> {
     let parsed = args::parse(args.to_vec(), &options(), UnknownOpts::Reject).ok()?;

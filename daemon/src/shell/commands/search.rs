@@ -60,14 +60,7 @@ impl AgentCommand for SearchCommand {
         args: Vec<String>,
     ) -> BoxFuture<'a, CommandOutput> {
         Box::pin(async move {
-            let opts = [
-                OptSpec::value("--path"),
-                OptSpec::value("--glob"),
-                OptSpec::flag("-i").alias("--ignore-case"),
-                OptSpec::value("--max"),
-                OptSpec::value("-C").alias("--context"),
-            ];
-            let parsed = match args::parse(args, &opts, UnknownOpts::Reject) {
+            let parsed = match args::parse(args, &options(), UnknownOpts::Reject) {
                 Ok(p) => p,
                 Err(e) => return SPEC.usage_error(e),
             };
@@ -99,6 +92,44 @@ impl AgentCommand for SearchCommand {
                 .unwrap_or_else(|e| CommandOutput::failure(format!("search: {e}"), 1))
         })
     }
+}
+
+fn options() -> [OptSpec; 5] {
+    [
+        OptSpec::value("--path"),
+        OptSpec::value("--glob"),
+        OptSpec::flag("-i").alias("--ignore-case"),
+        OptSpec::value("--max"),
+        OptSpec::value("-C").alias("--context"),
+    ]
+}
+
+/// `search`'s words as Claude Code's `Grep` tool input (for hooks).
+pub(super) fn claude_input(
+    args: &[String],
+    abs: &dyn Fn(&str) -> String,
+) -> Option<serde_json::Value> {
+    let parsed = args::parse(args.to_vec(), &options(), UnknownOpts::Reject).ok()?;
+    let [regex] = parsed.positionals.as_slice() else {
+        return None;
+    };
+    let mut input = serde_json::json!({ "pattern": regex, "output_mode": "content" });
+    if let Some(path) = parsed.value("--path") {
+        input["path"] = abs(path).into();
+    }
+    if let Some(glob) = parsed.value("--glob") {
+        input["glob"] = glob.into();
+    }
+    if parsed.flag("-i") {
+        input["-i"] = true.into();
+    }
+    if let Some(n) = parsed.value("--max").and_then(|v| v.parse::<u64>().ok()) {
+        input["head_limit"] = n.into();
+    }
+    if let Some(n) = parsed.value("-C").and_then(|v| v.parse::<u64>().ok()) {
+        input["-C"] = n.into();
+    }
+    Some(input)
 }
 
 #[derive(Debug, Clone)]

@@ -96,6 +96,21 @@ pub(super) fn path_word(args: &[String]) -> Option<&String> {
     split_path(args).map(|(path, _)| path)
 }
 
+/// `write`'s words (and heredoc) as Claude Code's `Write` tool input (for hooks).
+pub(super) fn claude_input(
+    args: &[String],
+    stdin: Option<&str>,
+    abs: &dyn Fn(&str) -> String,
+) -> Option<serde_json::Value> {
+    let (path, rest) = split_path(args)?;
+    let content = match (rest, stdin) {
+        ([], Some(body)) => body.to_owned(),
+        ([one], None) => one.clone(),
+        _ => return None,
+    };
+    Some(serde_json::json!({ "file_path": abs(path), "content": content }))
+}
+
 /// Writes `content` to `abs` (through a symlink to its target), creating parents.
 pub fn write_file(abs: &Path, shown: &str, content: &[u8]) -> CommandOutput {
     let fail = |msg: String| CommandOutput::failure(format!("write: {msg}"), 1);

@@ -1,0 +1,236 @@
+//! Where hooks come from, in order: `$SYNAPSE_HOME/settings.json` (through the daemon's settings
+//! handle), `~/.claude/settings.json`, the enabled Claude Code plugins' `hooks/hooks.json`, and —
+//! only in a trusted project, and only as the content the user trusted (the copy pinned by
+//! `synapse trust`, [`settings_pin`]) — the workspace's `.synapse/settings.json`,
+//! `.claude/settings.json` and `.claude/settings.local.json`. A project file that changed since
+//! it was trusted keeps the hooks it had then; its new hooks wait for `synapse trust` again.
+//!
+//! [`HookSources::get`] costs one `stat` per file when nothing changed: the set is rebuilt only
+//! when a file's modification time (or the settings handle's generation) moves.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use parking_lot::Mutex;
+use serde_json::Value;
+use synapse_shared::trust;
+
+use super::config::{HookOrigin, HookSet};
+use crate::agent::gate::settings_pin::{self, PinState};
+use crate::workspace::SettingsHandle;
+
+/// A project's settings files that may hold hooks, relative to its root: the ones `synapse
+/// trust` pins.
+pub const PROJECT_HOOK_FILES: [&str; 3] = settings_pin::PINNED_PROJECT_FILES;
+
+/// The files hooks are read from, for every workspace of the daemon.
+pub struct HookSources {
+    user: Arc<SettingsHandle>,
+    /// The daemon user's home (`~/.claude`).
+    home: PathBuf,
+    trust_file: PathBuf,
+    cache: Mutex<HashMap<Option<PathBuf>, (Stamp, Arc<HookSet>)>>,
+    /// The enabled plugins' roots, by the stamp of the files that decide them.
+    plugins: Mutex<Option<(Vec<Option<SystemTime>>, Arc<Vec<PathBuf>>)>>,
+}
+
+/// The user settings' generation and every source file's modification time.
+type Stamp = (u64, Vec<Option<SystemTime>>);
+
+impl HookSources {
+    pub fn new(user: Arc<SettingsHandle>, home: PathBuf, trust_file: PathBuf) -> Self {
+        Self {
+            user,
+            home,
+            trust_file,
+            cache: Mutex::default(),
+            plugins: Mutex::default(),
+        }
+    }
+
+    fn pin_file(&self) -> PathBuf {
+        settings_pin::pin_file(self.trust_file.parent().unwrap_or(Path::new("/")))
+    }
+
+    fn claude_settings(&self) -> PathBuf {
+        self.home.join(".claude").join("settings.json")
+    }
+
+    /// The enabled plugins' roots, found again only when Claude Code's settings or its
+    /// installed-plugins list changed.
+    fn plugin_roots(&self) -> Arc<Vec<PathBuf>> {
+        let deciding = [
+            self.claude_settings(),
+            self.home.join(".claude/plugins/installed_plugins.json"),
+        ];
+        let times: Vec<Option<SystemTime>> = deciding.iter().map(|p| modified(p)).collect();
+        let mut cached = self.plugins.lock();
+        if let Some((t, roots)) = cached.as_ref()
+            && *t == times
+        {
+            return roots.clone();
+        }
+        let roots = Arc::new(crate::skills::plugins::enabled_plugin_roots(&self.home));
+        *cached = Some((times, roots.clone()));
+        roots
+    }
+
+    /// The hooks in force for a session of workspace `root` (`None`: no project layer).
+    pub fn get(&self, root: Option<&Path>) -> Arc<HookSet> {
+        let plugins = self.plugin_roots();
+        let mut files = vec![
+            self.claude_settings(),
+            self.trust_file.clone(),
+            self.pin_file(),
+        ];
+        files.extend(plugins.iter().map(|p| plugin_hooks_file(p)));
+        if let Some(root) = root {
+            files.extend(PROJECT_HOOK_FILES.iter().map(|f| root.join(f)));
+        }
+        let user = self.user.snapshot();
+        let stamp: Stamp = (user.generation, files.iter().map(|p| modified(p)).collect());
+        let key = root.map(Path::to_path_buf);
+        let mut cache = self.cache.lock();
+        if let Some((old, set)) = cache.get(&key)
+            && *old == stamp
+        {
+            return set.clone();
+        }
+        let set = Arc::new(self.load(&user.settings, &plugins, root));
+        cache.insert(key, (stamp, set.clone()));
+        set
+    }
+
+    fn load(
+        &self,
+        user: &synapse_shared::settings::Settings,
+        plugins: &[PathBuf],
+        root: Option<&Path>,
+    ) -> HookSet {
+        let mut set = HookSet::default();
+        if let Some(hooks) = user.other.get("hooks") {
+            set.add(hooks, &origin(self.user.path()));
+        }
+        let claude = self.claude_settings();
+        if let Some(v) = read_json(&claude, &mut set.problems)
+            && let Some(hooks) = v.get("hooks")
+        {
+            set.add(hooks, &origin(&claude));
+        }
+        for plugin in plugins {
+            let file = plugin_hooks_file(plugin);
+            if let Some(v) = read_json(&file, &mut set.problems)
+                && let Some(hooks) = v.get("hooks")
+            {
+                let origin = HookOrigin {
+                    file,
+                    plugin_root: Some(plugin.clone()),
+                };
+                set.add(hooks, &origin);
+            }
+        }
+        if let Some(root) = root {
+            self.load_project(root, &mut set);
+        }
+        set
+    }
+
+    /// A trusted project's hooks, as the user trusted them; an untrusted project's hooks are
+    /// only named, so the user knows what waits for `synapse trust`.
+    fn load_project(&self, root: &Path, set: &mut HookSet) {
+        let trusted = match trust::load(&self.trust_file) {
+            Ok(list) => trust::is_trusted(&list, root),
+            Err(e) => {
+                set.problems.push(e.to_string());
+                false
+            }
+        };
+        let pins = self.pin_file();
+        for name in PROJECT_HOOK_FILES {
+            let file = root.join(name);
+            if !file.is_file() {
+                continue;
+            }
+            let has_hooks = |v: &Value| v.get("hooks").is_some_and(|h| !h.is_null());
+            if !trusted {
+                // Read only to tell the user: nothing of it runs.
+                let mut ignored = Vec::new();
+                if read_json(&file, &mut ignored).is_some_and(|v| has_hooks(&v)) {
+                    set.problems.push(format!(
+                        "{}: its hooks do not run until you trust the project: `synapse trust {}`",
+                        file.display(),
+                        root.display()
+                    ));
+                }
+                continue;
+            }
+            let state = settings_pin::state(&pins, &file);
+            // A file pinned before copies were kept: while it matches its pin, it is the copy.
+            let kept = settings_pin::trusted_content(&pins, &file).or_else(|| {
+                (state == PinState::Matches)
+                    .then(|| read_json(&file, &mut set.problems))
+                    .flatten()
+            });
+            if state != PinState::Matches {
+                let mut ignored = Vec::new();
+                if read_json(&file, &mut ignored).is_some_and(|v| has_hooks(&v)) {
+                    let then = if kept.is_some() {
+                        "the hooks it had when you trusted it run instead"
+                    } else {
+                        "none of its hooks run"
+                    };
+                    set.problems.push(format!(
+                        "{} changed since you trusted the project, so {then}; review it, then run \
+                         `synapse trust {}`",
+                        file.display(),
+                        root.display()
+                    ));
+                }
+            }
+            if let Some(hooks) = kept.as_ref().and_then(|v| v.get("hooks")) {
+                set.add(hooks, &origin(&file));
+            }
+        }
+    }
+}
+
+fn origin(file: &Path) -> HookOrigin {
+    HookOrigin {
+        file: file.to_path_buf(),
+        plugin_root: None,
+    }
+}
+
+fn plugin_hooks_file(root: &Path) -> PathBuf {
+    root.join("hooks").join("hooks.json")
+}
+
+fn modified(p: &Path) -> Option<SystemTime> {
+    std::fs::metadata(p).and_then(|m| m.modified()).ok()
+}
+
+/// A JSON file's content; a missing file is `None` quietly, a broken one is a problem.
+fn read_json(file: &Path, problems: &mut Vec<String>) -> Option<Value> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            problems.push(format!("cannot read {}: {e}", file.display()));
+            return None;
+        }
+    };
+    match serde_json::from_str(text.trim_start_matches('\u{feff}')) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            problems.push(format!(
+                "{}:{}:{}: not valid JSON ({e}); its hooks do not run until it parses",
+                file.display(),
+                e.line(),
+                e.column()
+            ));
+            None
+        }
+    }
+}
