@@ -86,7 +86,7 @@ pub fn closest(wanted: &str, names: &[&str]) -> Vec<String> {
             let d = if n.contains(w.as_str()) || (w.len() >= 3 && w.contains(*n)) {
                 0
             } else {
-                levenshtein(&w, n)
+                strsim::levenshtein(&w, n)
             };
             let limit = (w.chars().count().max(n.chars().count()) / 2).max(2);
             (d <= limit).then_some((d, *n))
@@ -98,21 +98,6 @@ pub fn closest(wanted: &str, names: &[&str]) -> Vec<String> {
         .take(3)
         .map(|(_, n)| n.to_string())
         .collect()
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]
