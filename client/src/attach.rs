@@ -35,6 +35,19 @@ pub struct OpenOptions {
     pub non_interactive: bool,
     /// `--yes`: every approval request is granted.
     pub approve_all: bool,
+    /// `synapse run`'s scripting flags (`claude -p`'s).
+    pub scripting: Scripting,
+}
+
+/// `synapse run`'s `claude -p` flags, passed through to the session as they are.
+#[derive(Debug, Clone, Default)]
+pub struct Scripting {
+    pub system_prompt: Option<String>,
+    pub append_system_prompt: Option<String>,
+    pub max_turns: Option<u32>,
+    /// Claude Code's rule syntax; the daemon reads them.
+    pub allowed_tools: Vec<String>,
+    pub disallowed_tools: Vec<String>,
 }
 
 impl Attached {
@@ -54,6 +67,15 @@ impl Attached {
                     allow: options.allow.clone(),
                     non_interactive: options.non_interactive,
                     approve_all: options.approve_all,
+                    system_prompt: options.scripting.system_prompt.clone().unwrap_or_default(),
+                    append_system_prompt: options
+                        .scripting
+                        .append_system_prompt
+                        .clone()
+                        .unwrap_or_default(),
+                    max_turns: options.scripting.max_turns.unwrap_or(0),
+                    allowed_tools: options.scripting.allowed_tools.clone(),
+                    disallowed_tools: options.scripting.disallowed_tools.clone(),
                 })),
             })
             .await?;

@@ -1,5 +1,5 @@
 //! Issue 17, end to end: while a command runs, its latest output reaches the client live.
-//! `synapse run --output-format stream-json` emits `tool_progress` events before the command
+//! `synapse run --output-format stream-json` emits `system`/`tool_progress` events before the command
 //! finishes; text mode on a pipe keeps stdout to the answer and stderr free of redraws.
 
 use std::io::{BufRead, BufReader};
@@ -37,7 +37,7 @@ async fn stream_json_reports_the_output_of_a_running_command() {
             let line = line.unwrap();
             let event: serde_json::Value = serde_json::from_str(&line).unwrap();
             // The command is still waiting for `release` when its first line shows up.
-            if event["type"] == "tool_progress" && event["tail"] == "step-42" {
+            if event["subtype"] == "tool_progress" && event["tail"] == "step-42" {
                 std::fs::write(&release, "").unwrap();
             }
             seen.push(event);
@@ -47,12 +47,12 @@ async fn stream_json_reports_the_output_of_a_running_command() {
     .await
     .unwrap();
     assert!(child.wait().unwrap().success());
-    let types: Vec<&str> = lines.iter().filter_map(|e| e["type"].as_str()).collect();
-    let progress = types.iter().position(|t| *t == "tool_progress");
-    let finished = types.iter().position(|t| *t == "tool_finished");
+    let progress = lines.iter().position(|e| e["subtype"] == "tool_progress");
+    // The call's result (Claude Code's `user` message with the tool_result).
+    let finished = lines.iter().position(|e| e["type"] == "user");
     assert!(
         matches!((progress, finished), (Some(p), Some(f)) if p < f),
-        "{types:?}"
+        "{lines:?}"
     );
     let result = fake.requests()[1].last_tool_result().unwrap();
     assert!(result.contains("step-42\nfinished"), "{result}");

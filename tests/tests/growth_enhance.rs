@@ -44,7 +44,7 @@ fn reports(out: &Run) -> Vec<String> {
     out.stdout
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|v| v["type"] == "skill_enhance_report")
+        .filter(|v| v["subtype"] == "skill_enhance_report")
         .map(|v| v["text"].as_str().unwrap_or_default().to_string())
         .collect()
 }

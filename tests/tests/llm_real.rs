@@ -248,14 +248,23 @@ fn a_real_servers_streamed_tool_call_runs_on_both_apis() {
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())
             .collect();
+        let call = events
+            .iter()
+            .find(|e| e["type"] == "assistant" && e["message"]["stop_reason"] == "tool_use")
+            .unwrap_or_else(|| panic!("no tool call: {}", out.stdout));
+        assert_eq!(
+            call["message"]["content"][0]["input"]["command"], "echo synapse-real-tool",
+            "{call}"
+        );
         let finished = events
             .iter()
-            .find(|e| e["type"] == "tool_finished")
+            .find(|e| e["type"] == "user")
             .unwrap_or_else(|| panic!("no tool ran: {}", out.stdout));
-        assert_eq!(finished["command"], "echo synapse-real-tool", "{finished}");
-        assert_eq!(finished["exit_code"], 0, "{finished}");
+        let block = &finished["message"]["content"][0];
+        assert_eq!(block["is_error"], false, "{finished}");
         assert_eq!(
-            finished["output_preview"], "synapse-real-tool",
+            block["content"].as_str().map(str::trim),
+            Some("synapse-real-tool"),
             "{finished}"
         );
         let result = events.last().unwrap();
@@ -283,6 +292,7 @@ fn the_server_killed_mid_stream_ends_the_turn_as_an_error_and_the_session_resume
             "run",
             "--output-format",
             "stream-json",
+            "--include-partial-messages",
             "Write a very long story about a lighthouse keeper, with many chapters.",
         ])
         .stdout(Stdio::piped())
@@ -292,7 +302,7 @@ fn the_server_killed_mid_stream_ends_the_turn_as_an_error_and_the_session_resume
     // The answer is streaming: kill the server under it.
     for line in lines.by_ref() {
         let line = line.unwrap();
-        if line.contains(r#""type":"text""#) {
+        if line.contains(r#""type":"text_delta""#) {
             break;
         }
     }

@@ -48,6 +48,7 @@ mod repl_input;
 mod repl_render;
 mod repl_sessions;
 mod repl_support;
+mod run_scripting;
 mod sandbox;
 mod security;
 mod shell_exec;

@@ -253,14 +253,15 @@ async fn run_declines_a_form_and_says_so() {
         .collect();
     let asked = events
         .iter()
-        .find(|e| e["type"] == "elicitation_request")
+        .find(|e| e["subtype"] == "elicitation_request")
         .unwrap_or_else(|| panic!("no elicitation_request in {}", out.stdout));
     assert_eq!(asked["server"], "every");
     assert_eq!(asked["schema"]["required"], json!(["name"]));
     assert!(
         events
             .iter()
-            .any(|e| e["type"] == "elicitation_declined" && e["id"] == asked["id"]),
+            .any(|e| e["subtype"] == "elicitation_declined"
+                && e["request_id"] == asked["request_id"]),
         "{}",
         out.stdout
     );

@@ -103,7 +103,7 @@ async fn an_mcp_tools_progress_is_shown_while_it_runs() {
         .collect();
     let progress: Vec<&str> = events
         .iter()
-        .filter(|e| e["type"] == "tool_progress")
+        .filter(|e| e["subtype"] == "tool_progress")
         .filter_map(|e| e["tail"].as_str())
         .collect();
     assert!(
@@ -113,13 +113,10 @@ async fn an_mcp_tools_progress_is_shown_while_it_runs() {
         "{}",
         out.stdout
     );
-    let finished = events
-        .iter()
-        .position(|e| e["type"] == "tool_finished")
-        .unwrap();
+    let finished = events.iter().position(|e| e["type"] == "user").unwrap();
     let first_progress = events
         .iter()
-        .position(|e| e["type"] == "tool_progress")
+        .position(|e| e["subtype"] == "tool_progress")
         .unwrap();
     assert!(first_progress < finished);
 }
@@ -232,7 +229,7 @@ async fn a_tool_that_needs_a_task_runs_as_one() {
         .stdout
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|e| e["type"] == "tool_progress")
+        .filter(|e| e["subtype"] == "tool_progress")
         .filter_map(|e| e["tail"].as_str().map(str::to_string))
         .collect();
     assert!(

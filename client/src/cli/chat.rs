@@ -28,12 +28,16 @@ pub struct ChatArgs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum PermissionMode {
     /// Read-only commands, writes inside the project, and non-risky commands run; risky ones ask.
+    #[value(alias = "acceptEdits")]
     Auto,
     /// Every native command and every write asks.
+    #[value(alias = "default")]
     Ask,
     /// Nothing may write (the shell runs in a read-only sandbox where the OS allows).
+    #[value(alias = "plan")]
     ReadOnly,
     /// Everything runs, without sandbox or questions (deny rules still hold).
+    #[value(alias = "bypassPermissions")]
     Yolo,
 }
 

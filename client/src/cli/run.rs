@@ -1,16 +1,25 @@
-//! `synapse run "<prompt>"` (alias `-p`): one non-interactive turn. The final answer goes to
-//! stdout; tool activity, retries and the skill-enhancement report to stderr (`--quiet` hides
-//! tool activity); `--output-format json` prints one result object and `stream-json` every event
-//! as a JSON line. Nobody can answer questions: approval requests are denied unless `--yes`, and
-//! forms MCP servers ask to be filled in are declined with a note on stderr. A failed turn prints
-//! nothing on stdout in text mode; in JSON its result is empty, `is_error` true and `error` says
-//! `{kind, message, http_status}`. Never reads stdin unless the prompt is `-`. SIGINT cancels
-//! the turn and waits for it to stop; SIGTERM and SIGHUP cancel it and exit at once (the daemon
-//! also cancels when the stream closes).
+//! `synapse run "<prompt>"` (alias `-p`): a non-interactive run with `claude -p`'s flags. The
+//! final answer goes to stdout; tool activity, retries and the skill-enhancement report to stderr
+//! (`--quiet` hides tool activity); `--output-format json` prints one result object and
+//! `stream-json` Claude Code's event schema ([`stream_json`]). With `--input-format stream-json`
+//! every user message on stdin is one more turn of the same session ([`input`]); the run stops at
+//! the first turn that does not complete. Nobody can answer questions: approval requests are
+//! denied unless `--yes`, and forms MCP servers ask to be filled in are declined with a note on
+//! stderr. A failed turn prints nothing on stdout in text mode; in JSON its result is empty,
+//! `is_error` true and `error` says `{kind, message, http_status}`. Never reads stdin unless the
+//! prompt is `-` or the input format is stream-json. SIGINT cancels the turn and waits for it to
+//! stop; SIGTERM and SIGHUP cancel it and exit at once (the daemon also cancels when the stream
+//! closes).
 //!
 //! Exit codes: 0 completed · 1 the client could not run the turn (daemon unreachable or gone,
-//! bad arguments) · 3 the model call failed · 4 stopped by a limit (iterations, failing tools)
-//! · 5 the reply was cut at the output limit · 130 cancelled (SIGINT) · 129/143 SIGHUP/SIGTERM.
+//! bad arguments, a bad stdin line) · 3 the model call failed · 4 stopped by a limit
+//! (`--max-turns`, iterations, failing tools) · 5 the reply was cut at the output limit · 130
+//! cancelled (SIGINT) · 129/143 SIGHUP/SIGTERM.
+
+mod init;
+mod input;
+pub mod stream_json;
+mod tally;
 
 use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
@@ -25,8 +34,11 @@ use synapse_shared::proto::{
     UsageUpdate,
 };
 
-use crate::attach::{Attached, OpenOptions};
-use crate::render::events::{event_json, tool_line};
+use self::input::Inputs;
+use self::stream_json::StreamJson;
+use self::tally::RunTally;
+use crate::attach::{Attached, OpenOptions, Scripting};
+use crate::render::events::tool_line;
 
 /// Exit status when the turn was cancelled (as a shell reports SIGINT).
 const EXIT_CANCELLED: u8 = 130;
@@ -44,7 +56,29 @@ pub enum OutputFormat {
     StreamJson,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    Text,
+    StreamJson,
+}
+
+/// `synapse run --help`'s examples; each one is run by the e2e tests (`run_scripting`).
+pub const RUN_EXAMPLES: &str = r#"Examples:
+  synapse run "summarise README.md"
+  synapse -p "list the TODO comments" --output-format json
+  synapse run "fix the failing test" --max-turns 5 --allowedTools "Bash(cargo test:*) Read Edit"
+  synapse run "review the diff" --disallowedTools "Bash(git push:*)" --append-system-prompt "Answer in one paragraph."
+  synapse run "triage the log" --system-prompt "You are a terse SRE." --output-format stream-json
+  echo '{"type":"user","message":{"role":"user","content":"hello"}}' | synapse run --input-format stream-json --output-format stream-json
+
+claude -p flags: --output-format, --input-format, --max-turns, --system-prompt,
+--append-system-prompt, --allowedTools, --disallowedTools, --resume, --continue and --model work
+as in Claude Code; --permission-mode also takes Claude Code's names (default = ask, acceptEdits =
+auto, plan = read-only, bypassPermissions = yolo). stream-json prints Claude Code's events
+(system/init, assistant, user, result) and Synapse's own as system events."#;
+
 #[derive(Debug, Args)]
+#[command(after_help = RUN_EXAMPLES)]
 pub struct RunArgs {
     /// The task for the agent; `-` reads it from stdin.
     pub prompt: Option<String>,
@@ -84,10 +118,48 @@ pub struct RunArgs {
     /// What the agent may do without asking: auto (default), ask, read-only or yolo.
     #[arg(long, value_enum, value_name = "MODE")]
     pub permission_mode: Option<super::chat::PermissionMode>,
+    /// With `--output-format stream-json`: also print the answer's text as it streams
+    /// (`stream_event` lines with `text_delta`s).
+    #[arg(long)]
+    pub include_partial_messages: bool,
+    /// Where user messages come from: the prompt (text), or stream-json lines on stdin, each
+    /// `{"type":"user","message":{"role":"user","content":"…"}}` one turn of the same session.
+    #[arg(long, value_enum, default_value_t = InputFormat::Text)]
+    pub input_format: InputFormat,
+    /// Model requests this run may make in all; reaching it ends the run with
+    /// `error_max_turns` and exit status 4.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: Option<u32>,
+    /// Text added at the end of the system prompt.
+    #[arg(long, value_name = "TEXT")]
+    pub append_system_prompt: Option<String>,
+    /// Replaces Synapse's role paragraph of the system prompt. The documentation of the `Bash`
+    /// tool and the agent commands stays, so the agent can still act.
+    #[arg(long, value_name = "TEXT")]
+    pub system_prompt: Option<String>,
+    /// Claude Code tool rules this run allows without asking: `Bash(git status:*)`,
+    /// `Bash(npm run test)`, `Read`, `Edit`, `Write`, `mcp__srv__tool`, `mcp__srv`;
+    /// comma- or space-separated, repeatable.
+    #[arg(long = "allowedTools", alias = "allowed-tools", value_name = "RULES")]
+    pub allowed_tools: Vec<String>,
+    /// Claude Code tool rules this run refuses, in every mode and even with --yes (same syntax
+    /// as --allowedTools). A rule that cannot be read exactly stops the run.
+    #[arg(
+        long = "disallowedTools",
+        alias = "disallowed-tools",
+        value_name = "RULES"
+    )]
+    pub disallowed_tools: Vec<String>,
 }
 
 pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
-    let prompt = prompt_text(args.prompt.clone().or(args.print.clone()))?;
+    let given = args.prompt.clone().or(args.print.clone());
+    let mut inputs = match args.input_format {
+        InputFormat::Text => Inputs::prompt(prompt_text(given)?),
+        InputFormat::StreamJson => {
+            Inputs::stream_json(given.filter(|p| p != "-" && !p.trim().is_empty()))
+        }
+    };
     let channel = crate::connect::connect(&paths).await?;
     let options = OpenOptions {
         model: args.model.clone(),
@@ -97,13 +169,36 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
         allow: args.allow.clone(),
         non_interactive: true,
         approve_all: args.yes,
+        scripting: Scripting {
+            system_prompt: args.system_prompt.clone(),
+            append_system_prompt: args.append_system_prompt.clone(),
+            max_turns: args.max_turns,
+            allowed_tools: args.allowed_tools.clone(),
+            disallowed_tools: args.disallowed_tools.clone(),
+        },
     };
-    let mut attached = Attached::open(channel, &options).await?;
+    let mut attached = Attached::open(channel.clone(), &options).await?;
     let session_id = attached.opened.session_id.clone();
     for warning in &attached.opened.warnings {
         eprintln!("warning: {warning}");
     }
-    attached.input(prompt).await?;
+    let mut stream = match args.output_format {
+        OutputFormat::StreamJson => Some(StreamJson::new(
+            &session_id,
+            &attached.opened.cwd,
+            &attached.opened.model,
+            init::init_facts(channel).await,
+            args.include_partial_messages,
+        )),
+        _ => None,
+    };
+    let Some(first) = inputs.next().await? else {
+        bail!(
+            "no user message on stdin: send lines such as {}",
+            input::EXAMPLE_LINE
+        );
+    };
+    attached.input(first).await?;
     spawn_signal_handler(attached.sender())?;
 
     let mut stdout = std::io::stdout().lock();
@@ -112,6 +207,7 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
         && args.output_format == OutputFormat::Text
         && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut tail = crate::render::live_tail::LiveTail::new();
+    let mut tally = RunTally::new(&attached.opened.model);
     let mut errors: Vec<String> = Vec::new();
     let mut enhance_report: Option<String> = None;
     loop {
@@ -120,12 +216,16 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
             Ok(None) => break,
             Err(status) => bail!("{}", daemon_stopped(&status, &session_id)),
         };
-        if args.output_format == OutputFormat::StreamJson {
-            writeln!(stdout, "{}", event_json(&event, &session_id))?;
+        if let Some(stream) = stream.as_mut() {
+            for line in stream.lines(&event) {
+                writeln!(stdout, "{line}")?;
+            }
             stdout.flush()?;
         }
         let Some(kind) = event.kind else { continue };
         match kind {
+            Ev::Assistant(a) => tally.answer(&a),
+            Ev::ToolResults(r) => tally.results(&r),
             Ev::ToolOutput(o) if live => {
                 let width = crate::render::live_tail::terminal_width();
                 let _ = tail.update(&mut std::io::stderr(), &o.tail, width);
@@ -157,10 +257,20 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
             }
             Ev::Approval(a) => {
                 let decision = if args.yes { "yes" } else { "no" };
-                if args.yes {
+                let why = if args.yes {
                     eprintln!("allowed (--yes): {}", a.title);
+                    "--yes"
                 } else {
                     eprintln!("denied (non-interactive run; --yes allows it): {}", a.title);
+                    "non-interactive run"
+                };
+                if let Some(stream) = &stream {
+                    writeln!(
+                        stdout,
+                        "{}",
+                        stream.approval_answer(&a.request_id, decision, why)
+                    )?;
+                    stdout.flush()?;
                 }
                 attached
                     .send(Out::Approval(ApprovalAnswer {
@@ -172,14 +282,12 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
             Ev::Elicitation(form) => {
                 // Always said, even with --quiet: the server's tool goes on without the input.
                 eprintln!("synapse: {}", declined_form_note(&form));
-                if args.output_format == OutputFormat::StreamJson {
-                    let event = serde_json::json!({
-                        "type": "elicitation_declined",
-                        "id": form.request_id,
-                        "server": form.server,
-                        "reason": "non-interactive run",
-                    });
-                    writeln!(stdout, "{event}")?;
+                if let Some(stream) = &stream {
+                    writeln!(
+                        stdout,
+                        "{}",
+                        stream.elicitation_declined(&form.request_id, &form.server)
+                    )?;
                     stdout.flush()?;
                 }
                 attached
@@ -210,28 +318,25 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
                             eprintln!("synapse: {}", failure_line(&done));
                         }
                     }
-                    OutputFormat::Json => {
-                        let usage = done.usage.clone().unwrap_or_default();
-                        let out = serde_json::json!({
-                            "result": if failed { "" } else { done.final_text.as_str() },
-                            "is_error": !ok,
-                            "stop_reason": done.reason,
-                            "error": (!ok).then(|| error_json(&done)),
-                            "session_id": session_id,
-                            "turn": done.turn,
-                            "usage": usage_json(&usage),
-                            "context_window": (usage.context_window > 0).then(|| serde_json::json!({
-                                "tokens": usage.context_window,
-                                "used": usage.context_tokens,
-                                "source": usage.context_source,
-                            })),
-                            "skill_enhance": enhance_report,
-                        });
-                        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
+                    OutputFormat::StreamJson => {
+                        if let Some(stream) = &stream {
+                            writeln!(stdout, "{}", stream.result(&done, &tally))?;
+                        }
                     }
-                    OutputFormat::StreamJson => {}
+                    OutputFormat::Json => {}
                 }
                 stdout.flush()?;
+                // The next stdin message is the next turn; the run ends with the last one, or
+                // at the first turn that did not complete.
+                if ok && let Some(next) = inputs.next().await? {
+                    attached.input(next).await?;
+                    continue;
+                }
+                if args.output_format == OutputFormat::Json {
+                    let out = json_result(&done, &tally, &session_id, enhance_report.take());
+                    writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
+                    stdout.flush()?;
+                }
                 return Ok(ExitCode::from(exit_status(&done.reason)));
             }
             _ => {}
@@ -239,6 +344,35 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let status = tonic::Status::unavailable(errors.last().cloned().unwrap_or_default());
     bail!("{}", daemon_stopped(&status, &session_id))
+}
+
+/// `--output-format json`'s object: Claude Code's result fields, then Synapse's own.
+fn json_result(
+    done: &TurnFinished,
+    tally: &RunTally,
+    session_id: &str,
+    skill_enhance: Option<String>,
+) -> serde_json::Value {
+    let mut out = stream_json::result_json(done, tally, session_id);
+    let usage = done.usage.clone().unwrap_or_default();
+    if let Some(obj) = out.as_object_mut() {
+        obj.insert("turn".into(), done.turn.into());
+        obj.insert("turn_usage".into(), usage_json(&usage));
+        obj.insert(
+            "context_window".into(),
+            (usage.context_window > 0)
+                .then(|| {
+                    serde_json::json!({
+                        "tokens": usage.context_window,
+                        "used": usage.context_tokens,
+                        "source": usage.context_source,
+                    })
+                })
+                .into(),
+        );
+        obj.insert("skill_enhance".into(), skill_enhance.into());
+    }
+    out
 }
 
 /// What `run` says when it declines an MCP server's form.
@@ -259,7 +393,7 @@ fn exit_status(reason: &str) -> u8 {
         "cancelled" => EXIT_CANCELLED,
         "error" => EXIT_MODEL_ERROR,
         "truncated" => EXIT_TRUNCATED,
-        "max_iterations" | "too_many_failures" => EXIT_LIMIT,
+        "max_iterations" | "too_many_failures" | "max_turns" => EXIT_LIMIT,
         _ => 1,
     }
 }
@@ -273,7 +407,7 @@ fn failure_line(done: &TurnFinished) -> String {
     }
 }
 
-fn error_json(done: &TurnFinished) -> serde_json::Value {
+pub(super) fn error_json(done: &TurnFinished) -> serde_json::Value {
     let kind = if done.error_kind.is_empty() {
         done.reason.as_str()
     } else {
@@ -294,9 +428,12 @@ pub fn daemon_stopped(status: &tonic::Status, session_id: &str) -> String {
         }
         _ => status.message().to_string(),
     };
+    let logs = synapse_shared::paths::Paths::from_env()
+        .map(|p| p.logs_dir().display().to_string())
+        .unwrap_or_else(|_| "the Synapse home's logs folder".to_string());
     format!(
         "the daemon stopped ({cause}) before the turn finished. Its log is in \
-         $SYNAPSE_HOME/logs (`synapse daemon logs`); continue the session with \
+         {logs} (`synapse daemon logs`); continue the session with \
          `synapse run --resume {session_id} \"...\"` (the daemon starts again by itself)"
     )
 }

@@ -25,7 +25,7 @@ mod spinner;
 mod status;
 mod turn;
 mod typeahead;
-mod usage;
+pub(crate) mod usage;
 mod view;
 
 use std::io::Write;

@@ -143,7 +143,13 @@ impl TurnView {
                 return Step::Elicitation(request);
             }
             Ev::TurnFinished(done) => return Step::Finished(done),
-            Ev::Opened(_) | Ev::ModelChanged(_) | Ev::PermissionMode(_) => {}
+            // Whole answers and results are for `synapse run --output-format stream-json`; the
+            // REPL shows their text and tools as they stream.
+            Ev::Opened(_)
+            | Ev::ModelChanged(_)
+            | Ev::PermissionMode(_)
+            | Ev::Assistant(_)
+            | Ev::ToolResults(_) => {}
         }
         Step::Continue
     }
