@@ -72,28 +72,14 @@ impl SkillRules {
     }
 }
 
-/// `*` matches any run of characters, `?` exactly one; everything else literally.
+/// Whether skill name or id `text` matches `pattern`, in the glob dialect every other pattern of
+/// Synapse uses (globset): `*` any run of characters, `?` exactly one, `[…]` a class. A pattern
+/// that is not a valid glob matches only itself.
 pub fn wildcard_match(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    let (mut pi, mut ti) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some((pi, ti));
-            pi += 1;
-        } else if let Some((sp, st)) = star {
-            pi = sp + 1;
-            ti = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
-        }
+    match globset::Glob::new(pattern) {
+        Ok(glob) => glob.compile_matcher().is_match(text),
+        Err(_) => pattern == text,
     }
-    p[pi..].iter().all(|c| *c == '*')
 }
 
 #[cfg(test)]
