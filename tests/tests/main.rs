@@ -28,6 +28,7 @@ mod growth_skills;
 mod llm_errors;
 mod llm_providers;
 mod llm_real;
+mod mcp_commands_round2;
 mod mcp_e2e;
 mod mcp_edit_cli;
 mod mcp_elicitation;

@@ -246,7 +246,7 @@ async fn call(
         // Inside an agent's shell: its session's folder, where the tool's images go.
         scratch: std::env::var("SYNAPSE_SCRATCH").unwrap_or_default(),
     };
-    match McpClient::new(channel).call_tool(request).await {
+    match super::mcp_query::mcp_client(channel).call_tool(request).await {
         Ok(response) => {
             let r = response.into_inner();
             // A closed pipe (`| head`) is not an error worth reporting.

@@ -11,6 +11,15 @@ use synapse_shared::proto::mcp_client::McpClient;
 
 use crate::connect;
 
+/// Largest answer taken from the daemon: a tool's whole output, however long (a stdio server's
+/// message is at most 512 MiB). Only what the model receives is capped, and not here.
+const MCP_OUTPUT_MAX_BYTES: usize = 1 << 30;
+
+/// The `Mcp` service client, taking answers of any size a server can send.
+pub fn mcp_client(channel: tonic::transport::Channel) -> McpClient<tonic::transport::Channel> {
+    McpClient::new(channel).max_decoding_message_size(MCP_OUTPUT_MAX_BYTES)
+}
+
 /// What to ask.
 #[derive(Debug, Clone)]
 pub enum Ask {
@@ -79,7 +88,7 @@ pub async fn run_in(
         }
     };
     let channel = connect::connect(paths).await?;
-    match McpClient::new(channel).query(request).await {
+    match mcp_client(channel).query(request).await {
         Ok(r) => {
             let r = r.into_inner();
             let _ = std::io::stdout().write_all(&r.stdout);

@@ -76,7 +76,7 @@ impl McpOptions {
             mcp_dir: paths.mcp_dir(),
             bin_dir: paths.bin_dir(),
             client_bin,
-            media_dir: std::env::temp_dir(),
+            media_dir: crate::shell::output_policy::user_temp_dir(&std::env::temp_dir(), "mcp"),
             env: Arc::new(|k| std::env::var(k).ok()),
             oauth: super::oauth::OAuthVault::new(paths.mcp_oauth_dir()),
         }

@@ -9,9 +9,6 @@ use serde_json::{Map, Value};
 use super::McpManager;
 use super::result::{EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE, McpCallOutput};
 
-/// Bytes of one text resource shown (the rest is cut with a note).
-const TEXT_MAX_BYTES: usize = 30_000;
-
 /// What to ask a server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Query {
@@ -139,7 +136,8 @@ fn resource_line(uri: &str, v: &Value) -> String {
     line
 }
 
-/// The contents of a `resources/read` answer: text as it is (capped), binary as a note.
+/// The contents of a `resources/read` answer: text whole (the model's paths cap what it sees),
+/// binary as a note.
 pub fn render_read(v: &Value) -> String {
     let mut out = String::new();
     for c in v
@@ -149,22 +147,9 @@ pub fn render_read(v: &Value) -> String {
         .flatten()
     {
         if let Some(text) = c.get("text").and_then(Value::as_str) {
-            if text.len() > TEXT_MAX_BYTES {
-                let mut end = TEXT_MAX_BYTES;
-                while !text.is_char_boundary(end) {
-                    end -= 1;
-                }
-                out.push_str(&text[..end]);
-                out.push_str(&format!(
-                    "\n[… {} more bytes of {} not shown]\n",
-                    text.len() - end,
-                    field(c, "uri")
-                ));
-            } else {
-                out.push_str(text);
-                if !text.ends_with('\n') {
-                    out.push('\n');
-                }
+            out.push_str(text);
+            if !text.ends_with('\n') {
+                out.push('\n');
             }
         } else if let Some(blob) = c.get("blob").and_then(Value::as_str) {
             out.push_str(&format!(

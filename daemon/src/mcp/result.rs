@@ -1,21 +1,21 @@
 //! A `tools/call` result as a shell command's output: text to stdout; `structuredContent` as
 //! pretty JSON when there is no text; images and audio saved to a temp file whose path is
 //! printed; embedded resources as their text (or URI); `isError` sends it all to stderr with
-//! exit status 1. A result over [`INLINE_RESULT_MAX_BYTES`] keeps its head and tail and is saved
-//! whole to a file named in it (the output policy), so no result hits the gRPC message limit.
-//! The exit codes every MCP command uses are defined here.
+//! exit status 1. The text is whole, whatever its size: the output cap is for what the model
+//! receives, and the paths to the model apply it (the router's output policy for an in-process
+//! call, the shell's capture for a wrapper in a pipeline), while a wrapper in the user's own
+//! terminal or pipeline prints everything. Media files go to a private folder (the session's
+//! scratch, else the user's own `<temp>/synapse-<uid>/mcp`, checked by
+//! [`crate::shell::output_policy::private_dir`]). The exit codes every MCP command uses are
+//! defined here.
 
 use std::io::Write as _;
 use std::path::Path;
 
 use base64::Engine as _;
 
-use crate::shell::OUTPUT_CAP_CHARS;
-use crate::shell::output_policy::OutputPolicy;
+use crate::shell::output_policy::private_dir;
 use serde_json::Value;
-
-/// Largest result text passed on whole; longer ones are capped and spilled to a file.
-pub const INLINE_RESULT_MAX_BYTES: usize = 1 << 20;
 
 /// The call succeeded.
 pub const EXIT_OK: i32 = 0;
@@ -58,22 +58,8 @@ impl McpCallOutput {
     }
 }
 
-/// Renders a `CallToolResult` (as its wire JSON) and saves media under `media_dir`.
+/// Renders a `CallToolResult` (as its wire JSON), whole, and saves media under `media_dir`.
 pub fn render_result(result: &Value, media_dir: &Path) -> McpCallOutput {
-    let mut out = render_unbounded(result, media_dir);
-    // A result of any size must fit a gRPC message and the model's budget: past the inline
-    // limit, keep head and tail and save the whole text beside the media files.
-    for stream in [&mut out.stdout, &mut out.stderr] {
-        if stream.len() > INLINE_RESULT_MAX_BYTES {
-            let text = String::from_utf8_lossy(stream).into_owned();
-            let policy = OutputPolicy::new(OUTPUT_CAP_CHARS, media_dir.to_path_buf());
-            *stream = policy.apply("mcp-result", text).into_bytes();
-        }
-    }
-    out
-}
-
-fn render_unbounded(result: &Value, media_dir: &Path) -> McpCallOutput {
     let mut text = String::new();
     let mut push = |s: &str| {
         if !text.is_empty() && !text.ends_with('\n') {
@@ -183,7 +169,7 @@ fn save_media(kind: &str, block: &Value, media_dir: &Path) -> String {
         Ok(b) => b,
         Err(e) => return format!("[{kind} ({mime}): invalid base64 data: {e}]"),
     };
-    let saved = std::fs::create_dir_all(media_dir).and_then(|()| {
+    let saved = private_dir(media_dir).and_then(|()| {
         tempfile::Builder::new()
             .prefix("synapse-mcp-")
             .suffix(&format!(".{}", extension(mime)))
@@ -258,20 +244,28 @@ mod tests {
     }
 
     #[test]
-    fn a_5_mb_result_is_capped_with_a_readable_spill_file() {
+    fn a_5_mb_result_is_passed_on_whole() {
         let dir = tempfile::tempdir().unwrap();
         let big: String = (0..500_000).map(|i| format!("row {i:06}\n")).collect();
         assert!(big.len() > 5_000_000);
         let result = json!({"content": [{"type": "text", "text": big}]});
         let out = render_result(&result, dir.path());
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), big);
+    }
+
+    #[test]
+    fn media_are_not_saved_into_a_folder_others_can_write() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let shared = dir.path().join("shared");
+        std::fs::create_dir(&shared).unwrap();
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let out = render_result(
+            &json!({"content": [{"type": "image", "data": "aGk=", "mimeType": "image/png"}]}),
+            &shared,
+        );
         let text = String::from_utf8(out.stdout).unwrap();
-        assert!(text.len() < 40_000, "{}", text.len());
-        assert!(text.starts_with("row 000000\n") && text.ends_with("row 499999\n"));
-        let path = text
-            .split("is in ")
-            .nth(1)
-            .and_then(|s| s.split(';').next())
-            .unwrap();
-        assert_eq!(std::fs::read_to_string(path).unwrap(), big);
+        assert!(text.contains("could not be saved"), "{text}");
+        assert_eq!(std::fs::read_dir(&shared).unwrap().count(), 0);
     }
 }

@@ -89,6 +89,38 @@ impl OutputPolicy {
     }
 }
 
+/// The user's own folder `name` in the temp dir `temp`: `<temp>/synapse-<uid>/<name>` (made
+/// private by [`private_dir`] before use), never a folder shared by every user of the machine.
+pub fn user_temp_dir(temp: &Path, name: &str) -> PathBuf {
+    temp.join(format!("synapse-{}", nix::unistd::getuid().as_raw()))
+        .join(name)
+}
+
+/// Makes `dir` (and missing parents) 0700, then checks that it and its parent are real folders
+/// of ours that nobody else can write: a folder another user prepared in a shared temp dir is
+/// refused, never written into.
+pub fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    let uid = nix::unistd::getuid().as_raw();
+    for folder in [Some(dir), dir.parent()].into_iter().flatten() {
+        let meta = std::fs::symlink_metadata(folder)?;
+        if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o022 != 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!(
+                    "{} is not a folder of ours that only we can write",
+                    folder.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The private folder under `spill_dir` holding session `label`'s spill files and job logs;
 /// removed when the session closes.
 pub fn session_dir(spill_dir: &Path, label: &str) -> PathBuf {
@@ -153,6 +185,28 @@ mod tests {
         assert_eq!(cap_for_window(Some(200_000)), OUTPUT_CAP_CHARS);
         assert_eq!(cap_for_window(Some(8_000)), 8_000);
         assert_eq!(cap_for_window(Some(100)), MIN_CAP_CHARS);
+    }
+
+    #[test]
+    fn a_users_temp_folder_is_private_and_refused_when_others_can_write_it() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let temp = tempfile::tempdir().unwrap();
+        let dir = user_temp_dir(temp.path(), "mcp");
+        let uid = nix::unistd::getuid().as_raw();
+        assert!(
+            dir.ends_with(format!("synapse-{uid}/mcp")),
+            "{}",
+            dir.display()
+        );
+        private_dir(&dir).unwrap();
+        for folder in [&dir, &dir.parent().unwrap().to_path_buf()] {
+            assert_eq!(std::fs::metadata(folder).unwrap().mode() & 0o777, 0o700);
+        }
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+        assert!(private_dir(&dir).is_err());
+        let link = temp.path().join("elsewhere");
+        std::os::unix::fs::symlink(temp.path(), &link).unwrap();
+        assert!(private_dir(&link).is_err(), "a symlink is not our folder");
     }
 
     #[test]

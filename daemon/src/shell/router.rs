@@ -271,7 +271,8 @@ impl BashRouter {
         cancel: &CancellationToken,
         asker: Option<super::asker::AskerHandle>,
     ) -> CommandOutput {
-        let expands = command.contains(['$', '`', '*', '?', '[', '~', '{']);
+        // Quoted JSON (`--entities '[{"name": …}]'`) is no expansion: it stays in-process.
+        let expands = syntax::needs_expansion(command);
         let help = matches!(words.first().map(String::as_str), Some("-h" | "--help"));
         if let Some(shortcut) = self.commands.shortcut_for(name)
             && stdin.is_none()
