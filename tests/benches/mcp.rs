@@ -161,6 +161,7 @@ fn main() {
         media_dir: home.path().to_path_buf(),
         env: Arc::new(|_| None),
         oauth: synapse_daemon::mcp::oauth::OAuthVault::new(home.path().join("mcp/oauth")),
+        user_env: Default::default(),
     };
     let argv = vec!["hello".to_string()];
     let in_process = rt.block_on(async {

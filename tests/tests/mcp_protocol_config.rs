@@ -62,7 +62,8 @@ async fn claude_and_vscode_configs_are_read_with_their_source() {
 
     let hub = home.hub(&[("HOME", user_home.path().to_str().unwrap())]);
     let m = hub.workspace(project.path(), None);
-    // The project's own server also needs the user's approval of its entry.
+    // The project's servers — its `.vscode/mcp.json` and its `~/.claude.json` entry alike —
+    // need the user's approval of their entries.
     let approved = synapse_daemon::mcp::approval::approve_project_servers(
         &m,
         &home.path().join("mcp"),
@@ -72,7 +73,7 @@ async fn claude_and_vscode_configs_are_read_with_their_source() {
     )
     .await
     .unwrap();
-    assert_eq!(approved.approved, ["from-vscode"]);
+    assert_eq!(approved.approved, ["from-claude-project", "from-vscode"]);
     let mut summary = hub.user().refresh().await;
     summary.merge(m.refresh().await);
     assert!(summary.failed.is_empty(), "{summary:?}");

@@ -50,15 +50,23 @@ pub enum McpCommand {
     },
     /// Add a server: `synapse mcp add <name> -- <command> [args…]` or `… <name> <https://…/mcp>`.
     Add(super::mcp_edit::AddArgs),
-    /// Remove a server from the user's config or the project's .mcp.json.
+    /// Add a server from its JSON entry, as one value of a config file's `mcpServers` map.
+    #[command(name = "add-json")]
+    AddJson(super::mcp_edit::AddJsonArgs),
+    /// Remove a server from the user's config, the project's .mcp.json or this project's local
+    /// servers.
     Remove {
         name: String,
-        /// Which file (needed only when both have the name).
+        /// Which one (needed only when more than one has the name).
         #[arg(long, short = 's', value_enum)]
         scope: Option<super::mcp_edit::Scope>,
     },
-    /// Show one server: state, where it is configured, its entry (secrets masked) and tools.
+    /// Show one server: state, scope, where it is configured, its entry (secrets masked) and
+    /// tools.
     Get { name: String },
+    /// Re-read the MCP config with this terminal's environment (`${VAR}` in your config and in
+    /// this project's), reconnect what changed; the same as `synapse tools refresh mcp`.
+    Refresh,
     /// List a server's resources (and resource templates).
     Resources {
         /// Answer as in this project root (what a project server's wrapper passes).
@@ -161,6 +169,8 @@ pub async fn run(paths: Paths, cmd: McpCommand) -> anyhow::Result<ExitCode> {
             args,
         } => Ok(call(&paths, workspace, server, tool, args).await),
         McpCommand::Add(a) => super::mcp_edit::add(&paths, a).await,
+        McpCommand::AddJson(a) => super::mcp_edit::add_json(&paths, a).await,
+        McpCommand::Refresh => refresh(&paths).await,
         McpCommand::Remove { name, scope } => super::mcp_edit::remove(&paths, name, scope).await,
         McpCommand::Get { name } => super::mcp_edit::get(&paths, name).await,
         McpCommand::Resources { workspace, server } => {
@@ -244,9 +254,12 @@ async fn call(
         workspace: workspace.unwrap_or_default(),
         cwd: caller_cwd(),
         // Inside an agent's shell: its session's folder, where the tool's images go.
-        scratch: std::env::var("SYNAPSE_SCRATCH").unwrap_or_default(),
+        scratch: std::env::var(synapse_shared::shell_env::SCRATCH_VAR).unwrap_or_default(),
     };
-    match super::mcp_query::mcp_client(channel).call_tool(request).await {
+    match super::mcp_query::mcp_client(channel)
+        .call_tool(request)
+        .await
+    {
         Ok(response) => {
             let r = response.into_inner();
             // A closed pipe (`| head`) is not an error worth reporting.
@@ -277,6 +290,9 @@ fn state_name(s: &McpServer) -> &'static str {
         McpServerState::Failed => "failed",
         McpServerState::Disabled => "disabled",
         McpServerState::NeedsLogin => "needs-login",
+        McpServerState::Untrusted => "untrusted",
+        McpServerState::NeedsApproval => "needs-approval",
+        McpServerState::Held => "held",
         McpServerState::Unspecified => "unknown",
     }
 }
@@ -309,12 +325,14 @@ async fn list(paths: &Paths, tools: bool, json: bool) -> anyhow::Result<ExitCode
                 serde_json::json!({
                     "name": s.name, "state": state_name(s), "reason": s.reason,
                     "transport": s.transport, "toolCount": s.tool_count, "source": s.source,
+                    "scope": s.scope,
                     "pid": (s.pid != 0).then_some(s.pid),
                     "tools": s.tools.iter().map(|t| serde_json::json!({"command": t.command, "description": t.description})).collect::<Vec<_>>(),
                 })
             })
             .collect();
-        let doc = serde_json::json!({"servers": servers, "configProblems": r.config_problems});
+        let doc = serde_json::json!({"servers": servers, "configProblems": r.config_problems,
+                                     "notes": r.notes});
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(ExitCode::SUCCESS);
     }
@@ -332,16 +350,17 @@ async fn list(paths: &Paths, tools: bool, json: bool) -> anyhow::Result<ExitCode
             .unwrap_or(4)
             .max(6);
         println!(
-            "{:<width$}  {:<11}  {:>5}  {:<9}  DETAIL",
-            "SERVER", "STATE", "TOOLS", "TRANSPORT"
+            "{:<width$}  {:<14}  {:>5}  {:<9}  {:<7}  DETAIL",
+            "SERVER", "STATE", "TOOLS", "TRANSPORT", "SCOPE"
         );
         for s in &r.servers {
             println!(
-                "{:<width$}  {:<11}  {:>5}  {:<9}  {}",
+                "{:<width$}  {:<14}  {:>5}  {:<9}  {:<7}  {}",
                 s.name,
                 state_name(s),
                 s.tool_count,
                 s.transport,
+                s.scope,
                 detail(s)
             );
             for t in &s.tools {
@@ -351,6 +370,9 @@ async fn list(paths: &Paths, tools: bool, json: bool) -> anyhow::Result<ExitCode
     }
     for p in &r.config_problems {
         eprintln!("config: {p}");
+    }
+    for n in &r.notes {
+        eprintln!("note: {n}");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -369,7 +391,10 @@ async fn refresh(paths: &Paths) -> anyhow::Result<ExitCode> {
         .map(|d| d.display().to_string())
         .unwrap_or_default();
     let r = McpClient::new(channel)
-        .refresh(McpRefreshRequest { cwd })
+        .refresh(McpRefreshRequest {
+            cwd,
+            env: caller_env(),
+        })
         .await?
         .into_inner();
     println!(

@@ -1,6 +1,7 @@
-//! `synapse mcp add|remove|get`, as `claude mcp add` users expect: the entry is built here from
-//! the command line and written by the daemon (`Mcp.Edit`), which then connects it; `get` shows
-//! one server's entry (secrets masked), state and tools.
+//! `synapse mcp add|add-json|remove|get`, as `claude mcp add` users expect: the entry is built
+//! here from the command line (or taken as given by `add-json`) and checked and written by the
+//! daemon (`Mcp.Edit`), which then connects it; `get` shows one server's entry (secrets masked),
+//! scope, state and tools.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -18,8 +19,12 @@ use crate::connect;
 pub enum Scope {
     /// $SYNAPSE_HOME/mcp/mcp_servers.json: every project.
     User,
-    /// <project root>/.mcp.json: this project (starts once the folder is trusted).
+    /// <project root>/.mcp.json: this project, shared with everyone who clones it (starts once
+    /// the folder is trusted and the server approved).
     Project,
+    /// This project, for you only: kept in $SYNAPSE_HOME/mcp/local (never in the project); no
+    /// trust or approval needed.
+    Local,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -35,7 +40,10 @@ pub enum TransportArg {
   synapse mcp add memory -- npx -y @modelcontextprotocol/server-memory
   synapse mcp add git -e GIT_AUTHOR=me -- uvx mcp-server-git --repository .
   synapse mcp add --transport http docs https://example.com/mcp -H \"Authorization: Bearer $TOKEN\"
-  synapse mcp add --scope project fs -- npx -y @modelcontextprotocol/server-filesystem .")]
+  synapse mcp add --scope project fs -- npx -y @modelcontextprotocol/server-filesystem .
+  synapse mcp add --scope local scratch -- npx -y @modelcontextprotocol/server-memory
+  MCP_CLIENT_SECRET=… synapse mcp add --client-id my-app --client-secret --callback-port 8123 \
+      linear https://mcp.linear.app/mcp")]
 pub struct AddArgs {
     /// Server name: the <server> of mcp:<server>:<tool>.
     pub name: String,
@@ -57,6 +65,71 @@ pub struct AddArgs {
     /// HTTP header, "Name: value" (repeatable).
     #[arg(long = "header", short = 'H', value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
+    #[command(flatten)]
+    pub oauth: OAuthArgs,
+}
+
+/// OAuth client flags of a remote server, as `claude mcp add` has them.
+#[derive(Debug, Args, Default)]
+pub struct OAuthArgs {
+    /// OAuth client id registered for Synapse with the server's authorization server (skips
+    /// dynamic client registration).
+    #[arg(long, value_name = "ID")]
+    pub client_id: Option<String>,
+    /// Ask for the OAuth client secret (read from MCP_CLIENT_SECRET when set, else typed without
+    /// echo); the daemon keeps it with the tokens, never in the config file.
+    #[arg(long)]
+    pub client_secret: bool,
+    /// Fixed port for the login's redirect, http://127.0.0.1:PORT/callback (the one registered
+    /// with the client id).
+    #[arg(long, value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
+    pub callback_port: Option<u16>,
+}
+
+impl OAuthArgs {
+    /// Adds `oauth.clientId`/`callbackPort` to an http entry.
+    fn apply(&self, entry: &mut Value) -> Result<(), String> {
+        if self.client_id.is_none() && self.callback_port.is_none() && !self.client_secret {
+            return Ok(());
+        }
+        if entry.get("url").is_none() {
+            return Err(
+                "--client-id, --client-secret and --callback-port are for remote (http) servers"
+                    .into(),
+            );
+        }
+        let oauth = entry
+            .as_object_mut()
+            .map(|e| e.entry("oauth").or_insert_with(|| json!({})));
+        let Some(oauth) = oauth.and_then(Value::as_object_mut) else {
+            return Err("\"oauth\" must be an object".into());
+        };
+        if let Some(id) = &self.client_id {
+            oauth.insert("clientId".into(), Value::String(id.clone()));
+        }
+        if let Some(port) = self.callback_port {
+            oauth.insert("callbackPort".into(), json!(port));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  synapse mcp add-json memory '{\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-memory\"]}'
+  synapse mcp add-json --scope local docs '{\"type\": \"http\", \"url\": \"https://example.com/mcp\"}'")]
+pub struct AddJsonArgs {
+    /// Server name: the <server> of mcp:<server>:<tool>.
+    pub name: String,
+    /// The entry as one `mcpServers` value holds it, e.g. '{"command": "npx", "args": [...]}'.
+    pub json: String,
+    /// Where the entry goes.
+    #[arg(long, short = 's', value_enum, default_value_t = Scope::User)]
+    pub scope: Scope,
+    /// Ask for the OAuth client secret (MCP_CLIENT_SECRET, else a prompt); kept with the
+    /// tokens, never in the config file.
+    #[arg(long)]
+    pub client_secret: bool,
 }
 
 /// The config entry `add` writes.
@@ -126,7 +199,17 @@ fn scope_name(s: Option<Scope>) -> String {
     match s {
         Some(Scope::User) => "user".into(),
         Some(Scope::Project) => "project".into(),
+        Some(Scope::Local) => "local".into(),
         None => String::new(),
+    }
+}
+
+/// The secret `--client-secret` asks for, or nothing.
+fn client_secret(wanted: bool, name: &str) -> Result<String, String> {
+    if wanted {
+        super::mcp_secret::read(name)
+    } else {
+        Ok(String::new())
     }
 }
 
@@ -155,10 +238,40 @@ fn cwd() -> String {
 }
 
 pub async fn add(paths: &Paths, a: AddArgs) -> anyhow::Result<ExitCode> {
-    let entry = match entry(&a) {
-        Ok(e) => e,
+    let built = entry(&a).and_then(|mut e| {
+        a.oauth.apply(&mut e)?;
+        Ok(e)
+    });
+    let (entry, client_secret) =
+        match built.and_then(|e| Ok((e, client_secret(a.oauth.client_secret, &a.name)?))) {
+            Ok(both) => both,
+            Err(e) => {
+                eprintln!("synapse mcp add: {e}");
+                return Ok(ExitCode::from(2));
+            }
+        };
+    edit(
+        paths,
+        McpEditRequest {
+            action: "add".into(),
+            name: a.name,
+            scope: scope_name(Some(a.scope)),
+            entry_json: entry.to_string(),
+            cwd: cwd(),
+            env: super::mcp::caller_env(),
+            client_secret,
+        },
+    )
+    .await
+}
+
+/// `mcp add-json <name> '<json>'`: the entry as given; the daemon checks it (naming the field
+/// that is wrong) before writing it.
+pub async fn add_json(paths: &Paths, a: AddJsonArgs) -> anyhow::Result<ExitCode> {
+    let client_secret = match client_secret(a.client_secret, &a.name) {
+        Ok(s) => s,
         Err(e) => {
-            eprintln!("synapse mcp add: {e}");
+            eprintln!("synapse mcp add-json: {e}");
             return Ok(ExitCode::from(2));
         }
     };
@@ -168,8 +281,10 @@ pub async fn add(paths: &Paths, a: AddArgs) -> anyhow::Result<ExitCode> {
             action: "add".into(),
             name: a.name,
             scope: scope_name(Some(a.scope)),
-            entry_json: entry.to_string(),
+            entry_json: a.json,
             cwd: cwd(),
+            env: super::mcp::caller_env(),
+            client_secret,
         },
     )
     .await
@@ -184,6 +299,7 @@ pub async fn remove(paths: &Paths, name: String, scope: Option<Scope>) -> anyhow
             scope: scope_name(scope),
             entry_json: String::new(),
             cwd: cwd(),
+            ..Default::default()
         },
     )
     .await
@@ -221,6 +337,9 @@ pub async fn get(paths: &Paths, name: String) -> anyhow::Result<ExitCode> {
         println!("  reason:    {}", s.reason);
     }
     println!("  transport: {}", s.transport);
+    if !s.scope.is_empty() {
+        println!("  scope:     {}", s.scope);
+    }
     println!("  config:    {}", s.source);
     if let Some(e) = configured_entry(&s.source, &s.name) {
         for line in serde_json::to_string_pretty(&masked(e))?.lines() {
@@ -271,6 +390,7 @@ mod tests {
             transport: None,
             env: vec![],
             headers: vec![],
+            oauth: OAuthArgs::default(),
         }
     }
 
@@ -301,6 +421,25 @@ mod tests {
         assert_eq!(
             masked(json!({"url": "u", "oauth": {"clientId": "c", "clientSecret": "s"}})),
             json!({"url": "u", "oauth": {"clientId": "c", "clientSecret": "***"}})
+        );
+        let mut remote = args("docs", "https://x.test/mcp", &[]);
+        remote.oauth.client_id = Some("my-app".into());
+        remote.oauth.callback_port = Some(8123);
+        let mut e = entry(&remote).unwrap();
+        remote.oauth.apply(&mut e).unwrap();
+        assert_eq!(
+            e["oauth"],
+            json!({"clientId": "my-app", "callbackPort": 8123})
+        );
+        let mut local = args("x", "npx", &[]);
+        local.oauth.client_id = Some("id".into());
+        let mut e = entry(&local).unwrap();
+        assert!(
+            local
+                .oauth
+                .apply(&mut e)
+                .unwrap_err()
+                .contains("remote (http)")
         );
         let mut sse = args("old", "https://x.test/sse", &[]);
         sse.transport = Some(TransportArg::Sse);

@@ -5,16 +5,19 @@
 mod browser;
 mod chat;
 mod daemon;
+mod doctor;
 mod exec;
 pub(crate) mod mcp;
 mod mcp_approve;
 mod mcp_edit;
 mod mcp_login;
 pub mod mcp_query;
+mod mcp_secret;
 pub mod run;
 mod sessions;
 mod skill;
-mod skill_growth;
+pub(crate) mod skill_growth;
+mod skills_env;
 mod tools;
 mod trust;
 
@@ -29,7 +32,7 @@ use synapse_shared::paths::Paths;
 #[command(name = "synapse", version, long_about = None)]
 #[command(args_conflicts_with_subcommands = true)]
 #[command(
-    after_help = "Start forms:\n  synapse                  chat (the REPL)\n  synapse \"<prompt>\"       chat, starting with this prompt\n  synapse -p \"<prompt>\"    one non-interactive turn (same as `synapse run`)\n\nEnvironment:\n  SYNAPSE_HOME    state folder (default ~/.synapse)\n  SYNAPSE_SOCKET  daemon socket (default $SYNAPSE_HOME/run/synapsed.sock)"
+    after_help = "Start forms:\n  synapse                  chat (the REPL)\n  synapse \"<prompt>\"       chat, starting with this prompt\n  synapse -p \"<prompt>\"    one non-interactive turn (same as `synapse run`)\n\nEnvironment:\n  SYNAPSE_HOME        state folder (default ~/.synapse)\n  SYNAPSE_SOCKET      daemon socket (default $SYNAPSE_HOME/run/synapsed.sock)\n  SYNAPSE_SKILLS_DIR  an extra skills folder (`env:` skills), read when the daemon starts: after a change, `synapse daemon stop`"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -69,6 +72,10 @@ enum Command {
     Skill(skill::SkillCommand),
     /// Trust a project folder, so its .synapse/settings.json permission rules apply.
     Trust(trust::TrustArgs),
+    /// Check this installation: daemon and socket, versions, settings and rules files, the
+    /// model (one request that costs no tokens), MCP servers, the sandbox, instruction files.
+    /// Each problem comes with its fix; exits 1 when something is broken.
+    Doctor(doctor::DoctorArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell to generate completions for.
@@ -110,13 +117,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     match command {
         Command::Completions { shell } => {
-            clap_complete::generate(
-                shell,
-                &mut Cli::command(),
-                "synapse",
-                &mut std::io::stdout(),
-            );
-            Ok(ExitCode::SUCCESS)
+            // Written in one piece, so a reader that stops early (`| head`) ends it quietly
+            // instead of the generator panicking on the closed pipe.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "synapse", &mut script);
+            match std::io::Write::write_all(&mut std::io::stdout(), &script) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+                _ => Ok(ExitCode::SUCCESS),
+            }
         }
         Command::Chat(args) => block_on(chat::run(paths()?, args, None)),
         Command::Daemon(cmd) => block_on(daemon::run(paths()?, cmd)),
@@ -127,6 +135,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Tools(cmd) => block_on(tools::run(paths()?, cmd)),
         Command::Skill(cmd) => block_on(skill::run(paths()?, cmd)),
         Command::Trust(args) => block_on(trust::run(paths()?, args)),
+        Command::Doctor(args) => block_on(doctor::run(paths()?, args)),
     }
 }
 

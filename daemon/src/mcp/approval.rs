@@ -1,6 +1,7 @@
 //! Per-server approval of project MCP servers, pinned by content.
 //!
-//! A project's `.mcp.json` runs code, so after the folder is trusted each of its servers still
+//! A project's MCP config (`.mcp.json`, `mcp_servers.json`, `.vscode/mcp.json`, its `~/.claude.json`
+//! entry) runs code, so after the folder is trusted each of its servers still
 //! needs the user's approval of that exact entry: [`entry_hash`] is a SHA-256 of what decides
 //! what runs (transport, command, args, the names of the env variables and headers, cwd, url).
 //! Approvals live in `$SYNAPSE_HOME/mcp/approved_servers.json` (never in the project), keyed by
@@ -16,7 +17,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::config::{ConfigProblem, McpConfig, ServerConfig, Transport};
+use super::config::{ConfigProblem, HeldServer, HoldReason, McpConfig, ServerConfig, Transport};
 
 /// The approvals file below `$SYNAPSE_HOME/mcp/`.
 pub const APPROVALS_FILE: &str = "approved_servers.json";
@@ -104,21 +105,12 @@ fn load(mcp_dir: &Path) -> Result<Approvals, ApprovalError> {
     Ok(out)
 }
 
-/// Moves the project servers of `root` (entries read from a file inside it) that lack an
-/// approval of their current content from `config.servers` to `config.held`.
-pub fn hold_unapproved(config: &mut McpConfig, root: Option<&Path>, mcp_dir: &Path) {
-    let Some(root) = root else {
-        return;
-    };
-    let home = mcp_dir.parent().unwrap_or(mcp_dir);
-    let from_project = |s: &ServerConfig| s.source.starts_with(root) && !s.source.starts_with(home);
-    let names: Vec<String> = config
-        .servers
-        .values()
-        .filter(|s| from_project(s))
-        .map(|s| s.name.clone())
-        .collect();
-    if names.is_empty() {
+/// Moves every server of `config` — the project layer of `root`: its own files, its
+/// `.vscode/mcp.json` and its `~/.claude.json` entry, all of which run code the user did not
+/// write through Synapse — that lacks an approval of its current content from
+/// `config.servers` to `config.held`.
+pub fn hold_unapproved(config: &mut McpConfig, root: &Path, mcp_dir: &Path) {
+    if config.servers.is_empty() {
         return;
     }
     let approvals = load(mcp_dir).unwrap_or_else(|e| {
@@ -133,39 +125,39 @@ pub fn hold_unapproved(config: &mut McpConfig, root: Option<&Path>, mcp_dir: &Pa
         Approvals::new()
     });
     let approved = approvals.get(&root.display().to_string());
-    for name in names {
-        let Some(server) = config.servers.remove(&name) else {
-            continue;
-        };
+    for (name, server) in std::mem::take(&mut config.servers) {
         let hash = entry_hash(&server);
-        match approved.and_then(|a| a.get(&name)) {
+        let why = match approved.and_then(|a| a.get(&name)) {
             Some(h) if *h == hash => {
                 config.servers.insert(name, server);
+                continue;
             }
-            previous => {
-                let what = if previous.is_some() {
-                    "its entry changed since it was approved"
-                } else {
-                    "a project's MCP server runs code"
-                };
-                config.invalid.insert(
-                    name.clone(),
-                    ConfigProblem {
-                        path: server.source.clone(),
-                        line: 0,
-                        column: 0,
-                        server: Some(name.clone()),
-                        message: format!(
-                            "{NEEDS_APPROVAL}: {what}; review the entry in {}, then run \
-                             `synapse mcp approve {name}` in {}",
-                            server.source.display(),
-                            root.display()
-                        ),
-                    },
-                );
-                config.held.insert(name, server);
-            }
-        }
+            Some(_) => HoldReason::Changed,
+            None => HoldReason::NeedsApproval,
+        };
+        config.held.insert(
+            name,
+            HeldServer {
+                config: server,
+                why,
+            },
+        );
+    }
+}
+
+/// Holds every server of `config` (the project layer of the untrusted folder `root`): listed
+/// with `synapse trust ROOT`, never started.
+pub fn hold_untrusted(config: &mut McpConfig, root: &Path) {
+    for (name, server) in std::mem::take(&mut config.servers) {
+        config.held.insert(
+            name,
+            HeldServer {
+                config: server,
+                why: HoldReason::Untrusted {
+                    root: root.to_path_buf(),
+                },
+            },
+        );
     }
 }
 
@@ -218,13 +210,27 @@ pub async fn approve_project_servers(
 ) -> Result<ApproveOutcome, ApprovalError> {
     let config = mcp.load_config();
     let mut outcome = ApproveOutcome::default();
+    let waiting = |h: &HeldServer| !matches!(h.why, HoldReason::Untrusted { .. });
     let chosen: Vec<&ServerConfig> = if all {
-        config.held.values().collect()
+        config
+            .held
+            .values()
+            .filter(|h| waiting(h))
+            .map(|h| &h.config)
+            .collect()
     } else {
         names
             .iter()
             .filter_map(|n| match config.held.get(n) {
-                Some(s) => Some(s),
+                Some(h) if waiting(h) => Some(&h.config),
+                Some(_) => {
+                    outcome.not_waiting.push(format!(
+                        "{n}: {} is not a trusted folder; run `synapse trust {}` first",
+                        root.display(),
+                        root.display()
+                    ));
+                    None
+                }
                 None => {
                     let why = if config.servers.contains_key(n) {
                         "already approved (or not a project server)"
@@ -254,10 +260,15 @@ pub fn waiting_notice(mcp: &super::McpManager) -> Option<String> {
         return None;
     };
     let config = mcp.load_config();
-    if config.held.is_empty() {
+    let names: Vec<&str> = config
+        .held
+        .iter()
+        .filter(|(_, h)| !matches!(h.why, HoldReason::Untrusted { .. }))
+        .map(|(n, _)| n.as_str())
+        .collect();
+    if names.is_empty() {
         return None;
     }
-    let names: Vec<&str> = config.held.keys().map(String::as_str).collect();
     let how = match names.as_slice() {
         [one] => format!("`synapse mcp approve {one}`"),
         _ => "`synapse mcp approve --all` (or name each)".to_string(),
@@ -304,37 +315,30 @@ mod tests {
         let config_with = |args: &[&str]| {
             let mut c = McpConfig::default();
             c.servers.insert("fs".into(), server("fs", &source, args));
-            c.servers.insert(
-                "mine".into(),
-                server("mine", &mcp_dir.join("mcp_servers.json"), &[]),
-            );
             c
         };
         let mut c = config_with(&["server.js"]);
-        hold_unapproved(&mut c, Some(project.path()), &mcp_dir);
-        assert!(
-            c.servers.contains_key("mine"),
-            "user servers need no approval"
-        );
-        assert!(c.held.contains_key("fs"));
-        assert!(c.invalid["fs"].message.contains("synapse mcp approve fs"));
+        hold_unapproved(&mut c, project.path(), &mcp_dir);
+        assert_eq!(c.held["fs"].why, HoldReason::NeedsApproval);
+        assert!(c.held["fs"].reason().contains("synapse mcp approve fs"));
 
-        approve(&mcp_dir, project.path(), &[&c.held["fs"]]).unwrap();
+        approve(&mcp_dir, project.path(), &[&c.held["fs"].config]).unwrap();
         let mut c = config_with(&["server.js"]);
-        hold_unapproved(&mut c, Some(project.path()), &mcp_dir);
+        hold_unapproved(&mut c, project.path(), &mcp_dir);
         assert!(c.servers.contains_key("fs") && c.held.is_empty());
 
         let mut c = config_with(&["evil.js"]);
-        hold_unapproved(&mut c, Some(project.path()), &mcp_dir);
+        hold_unapproved(&mut c, project.path(), &mcp_dir);
+        assert_eq!(c.held["fs"].why, HoldReason::Changed);
         assert!(
-            c.invalid["fs"]
-                .message
-                .contains("changed since it was approved")
+            c.held["fs"]
+                .reason()
+                .starts_with("held: changed since approved — synapse mcp approve fs")
         );
 
         std::fs::write(mcp_dir.join(APPROVALS_FILE), "{not json").unwrap();
         let mut c = config_with(&["server.js"]);
-        hold_unapproved(&mut c, Some(project.path()), &mcp_dir);
+        hold_unapproved(&mut c, project.path(), &mcp_dir);
         assert!(
             c.held.contains_key("fs"),
             "an unreadable approvals file approves nothing"

@@ -167,6 +167,12 @@ impl McpManager {
                     format!("MCP server {server} is unavailable: {problem}"),
                 ));
             }
+            if let Some(held) = self.inner.held.read().get(server) {
+                return Err(McpCallOutput::error(
+                    EXIT_UNAVAILABLE,
+                    format!("MCP server {server} is not started: {}", held.reason()),
+                ));
+            }
             let known: Vec<String> = self.list().into_iter().map(|s| s.name).collect();
             return Err(McpCallOutput::error(
                 EXIT_USAGE,

@@ -117,9 +117,53 @@ pub struct McpConfig {
     pub problems: Vec<ConfigProblem>,
     /// The files that were found and read, lowest precedence first.
     pub files: Vec<PathBuf>,
-    /// Project servers not started because the user has not approved this exact entry
-    /// (`synapse mcp approve`); each is also listed in `invalid` with how to approve it.
-    pub held: BTreeMap<String, ServerConfig>,
+    /// Project servers not started: the folder is not trusted, or the user has not approved
+    /// this exact entry (`synapse mcp approve`). Listed with why and the one command that
+    /// enables them.
+    pub held: BTreeMap<String, HeldServer>,
+}
+
+/// Why a project server is not started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HoldReason {
+    /// The project folder is not trusted (`synapse trust ROOT`).
+    Untrusted { root: PathBuf },
+    /// Trusted folder, entry never approved (`synapse mcp approve NAME`).
+    NeedsApproval,
+    /// Approved once, but the entry changed since.
+    Changed,
+}
+
+/// A project server held back, with why.
+#[derive(Debug, Clone)]
+pub struct HeldServer {
+    pub config: ServerConfig,
+    pub why: HoldReason,
+}
+
+impl HeldServer {
+    /// The state and the one command that enables it, then why it needs the user
+    /// (`needs approval — synapse mcp approve fs: …`).
+    pub fn reason(&self) -> String {
+        let name = &self.config.name;
+        let file = self.config.source.display();
+        match &self.why {
+            HoldReason::Untrusted { root } => format!(
+                "untrusted — synapse trust {root}: {root} is not a trusted folder, and a \
+                 project's MCP servers run code; review {file} first",
+                root = root.display()
+            ),
+            HoldReason::NeedsApproval => format!(
+                "{} — synapse mcp approve {name}: a project's MCP server runs code; review its \
+                 entry in {file} first",
+                super::approval::NEEDS_APPROVAL
+            ),
+            HoldReason::Changed => format!(
+                "held: changed since approved — synapse mcp approve {name}: its entry in {file} \
+                 changed since it was approved; review it again first"
+            ),
+        }
+    }
 }
 
 /// The config files for a user home folder and an optional project folder, lowest precedence first.
@@ -244,6 +288,16 @@ impl McpConfig {
     }
 }
 
+/// Checks one server entry as a config file would hold it (`synapse mcp add-json`): the error
+/// names the field that is wrong.
+pub fn validate_entry(
+    name: &str,
+    entry: &Value,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<ServerConfig, String> {
+    parse_entry(name, entry, None, Path::new("-"), lookup)
+}
+
 /// Server names become part of a command name and a file name: keep them printable and short.
 fn check_server_name(name: &str) -> Result<(), String> {
     if name.is_empty() || name.len() > 64 {
@@ -272,7 +326,7 @@ fn parse_entry(
     let command = opt_str(obj, "command")?;
     let transport = match (kind.as_str(), command, url) {
         ("", Some(_), Some(_)) => return Err("give either \"command\" or \"url\", not both".into()),
-        ("sse", _, _) => return Err(super::error_words::LEGACY_SSE.into()),
+        ("sse", _, url) => return Err(super::error_words::legacy_sse(name, url.as_deref())),
         ("" | "stdio", Some(command), _) => {
             let args = str_list(obj, "args")?
                 .iter()

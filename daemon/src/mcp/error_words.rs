@@ -5,12 +5,31 @@
 
 use std::error::Error;
 
-/// Why a `"type": "sse"` entry is refused, and the two ways out.
-pub const LEGACY_SSE: &str = "unsupported transport \"sse\" (the legacy HTTP+SSE transport): rmcp, \
-     the MCP library Synapse uses, has no client for it. If the server also speaks Streamable \
-     HTTP (usually at /mcp), set \"type\": \"http\" and that URL; otherwise bridge it over stdio: \
-     \"command\": \"npx\", \"args\": [\"-y\", \"mcp-remote\", \"<its /sse URL>\", \"--transport\", \
-     \"sse-only\"]";
+/// Why the `"type": "sse"` entry `server` (at `url`) is refused, and the two ways out: its
+/// Streamable HTTP URL (often the same origin's `/mcp`), or a stdio bridge.
+pub fn legacy_sse(server: &str, url: Option<&str>) -> String {
+    let url = url.unwrap_or("<its /sse URL>");
+    let guess = streamable_guess(url);
+    format!(
+        "{server}: unsupported transport \"sse\" (the legacy HTTP+SSE transport): rmcp, the MCP \
+         library Synapse uses, has no client for it. Use the server's Streamable HTTP URL \
+         instead, often at /mcp: set \"type\": \"http\", \"url\": \"{guess}\" (or `synapse mcp \
+         add --transport http {server} {guess}`); a server without one can be bridged over \
+         stdio: \"command\": \"npx\", \"args\": [\"-y\", \"mcp-remote\", \"{url}\", \
+         \"--transport\", \"sse-only\"]"
+    )
+}
+
+/// `https://h/x/sse` → `https://h/x/mcp`; any other URL → its origin's `/mcp`.
+fn streamable_guess(url: &str) -> String {
+    if let Some(base) = url.strip_suffix("/sse") {
+        return format!("{base}/mcp");
+    }
+    match url::Url::parse(url) {
+        Ok(u) => format!("{}/mcp", u.origin().ascii_serialization()),
+        Err(_) => "<its /mcp URL>".to_string(),
+    }
+}
 
 /// `e` and its sources as one line without Rust type names, with a hint for common causes.
 pub fn in_words(e: &(dyn Error + 'static), url: Option<&str>) -> String {

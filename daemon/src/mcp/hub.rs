@@ -131,9 +131,9 @@ impl McpHub {
     }
 
     /// The manager of workspace `root`'s project servers, created (and started) on first use.
-    /// `env` is the environment of the client asking: when it differs from the one the
-    /// project's config was read with, the config is read again in the background (servers whose
-    /// entry did not change stay connected).
+    /// `env` is the environment of the client asking: the first one fixes `${VAR}` in the
+    /// project's config; a later, different one is reported, never applied by a restart
+    /// (`synapse mcp refresh` applies the caller's).
     pub fn workspace(&self, root: &Path, env: Option<HashMap<String, String>>) -> McpManager {
         self.slot(root, env).manager.clone()
     }
@@ -212,6 +212,7 @@ impl McpHub {
         command: &str,
         argv: &[String],
     ) -> Option<McpCallOutput> {
+        self.refresh_if_changed(root).await;
         if let Some(project) = root.map(|r| self.workspace(r, None)) {
             if let Some((server, tool)) = project.resolve_command_waiting(command).await {
                 return Some(project.call_argv(&server, &tool, argv, None).await);
@@ -221,6 +222,23 @@ impl McpHub {
             }
         }
         self.inner.user.call_command(command, argv, None).await
+    }
+
+    /// Applies at once what changed in the config files, the trust list or the approvals since
+    /// the last load, for the user's servers and `root`'s (a few `stat`s when nothing did).
+    pub async fn refresh_if_changed(&self, root: Option<&Path>) {
+        self.inner.user.refresh_if_changed().await;
+        if let Some(project) = root.map(|r| self.workspace(r, None)) {
+            project.refresh_if_changed().await;
+        }
+    }
+
+    /// Notes for a caller in `root` that are not config problems (an environment not applied).
+    pub fn notes(&self, root: Option<&Path>) -> Vec<String> {
+        root.and_then(|r| self.running(r))
+            .and_then(|m| m.env_note())
+            .into_iter()
+            .collect()
     }
 
     /// The managers a caller in `root` sees, the project's first.
@@ -327,24 +345,6 @@ impl McpHub {
         (None, None)
     }
 
-    /// The exposed command name of `server`'s `tool` for a caller in `root`; a server still
-    /// connecting is waited for first (its tools are not known before). When the tool can't be
-    /// found, the name it would have (`mcp:<server>:<tool>`, made safe), so rules on that name
-    /// still apply to the call.
-    pub async fn command_of(&self, root: Option<&Path>, server: &str, tool: &str) -> String {
-        let m = self.serving(root, server);
-        match m.command_for(server, tool).await {
-            Some(command) => command,
-            None => super::names::base_command(server, tool),
-        }
-    }
-
-    /// The workspaces that are up, sorted by root (`synapse daemon status`).
-    pub fn workspaces(&self) -> Vec<WorkspaceUp> {
-        let idle = (self.inner.idle)();
-        let slots: Vec<(PathBuf, Arc<Slot>)> = self
-            .inner
-            .slots
     /// An `mcp:` command's real server and tool names and its words mapped to the tool's
     /// arguments (as a call would send them), for a caller in `root`: what hooks are shown as
     /// `mcp__<server>__<tool>`. Words the schema does not accept give no arguments.
@@ -365,6 +365,24 @@ impl McpHub {
         })
     }
 
+    /// The exposed command name of `server`'s `tool` for a caller in `root`; a server still
+    /// connecting is waited for first (its tools are not known before). When the tool can't be
+    /// found, the name it would have (`mcp:<server>:<tool>`, made safe), so rules on that name
+    /// still apply to the call.
+    pub async fn command_of(&self, root: Option<&Path>, server: &str, tool: &str) -> String {
+        let m = self.serving(root, server);
+        match m.command_for(server, tool).await {
+            Some(command) => command,
+            None => super::names::base_command(server, tool),
+        }
+    }
+
+    /// The workspaces that are up, sorted by root (`synapse daemon status`).
+    pub fn workspaces(&self) -> Vec<WorkspaceUp> {
+        let idle = (self.inner.idle)();
+        let slots: Vec<(PathBuf, Arc<Slot>)> = self
+            .inner
+            .slots
             .lock()
             .iter()
             .map(|(root, s)| (root.clone(), s.clone()))

@@ -49,7 +49,14 @@ pub struct McpOptions {
     pub env: EnvLookup,
     /// The OAuth tokens of remote servers (`$SYNAPSE_HOME/mcp/oauth`), shared by every manager.
     pub oauth: super::oauth::OAuthVault,
+    /// The environment of the user's last `synapse mcp add`/`refresh`: `${VAR}` in the user's
+    /// own config expands from it (the daemon's environment until then). Shared by every
+    /// manager (a workspace runs the user's `followProject` servers).
+    pub user_env: ClientEnv,
 }
+
+/// A client's environment as one manager keeps it (`None`: none given yet).
+pub type ClientEnv = Arc<Mutex<Option<Arc<std::collections::HashMap<String, String>>>>>;
 
 /// The `synapse` client the wrappers exec: beside this executable, else the first on PATH, else
 /// plain `synapse` (resolved by the shell at run time).
@@ -79,6 +86,7 @@ impl McpOptions {
             media_dir: crate::shell::output_policy::user_temp_dir(&std::env::temp_dir(), "mcp"),
             env: Arc::new(|k| std::env::var(k).ok()),
             oauth: super::oauth::OAuthVault::new(paths.mcp_oauth_dir()),
+            user_env: ClientEnv::default(),
         }
     }
 }
@@ -94,6 +102,8 @@ pub struct ServerStatus {
     /// Exposed tools (after allowedTools / disabledTools), or 0 when unknown.
     pub tool_count: u32,
     pub source: PathBuf,
+    /// `user`, `project` or `local` (see [`super::local`]).
+    pub scope: &'static str,
     pub pid: Option<u32>,
     /// (command, description first line) of each exposed tool.
     pub tools: Vec<(String, String)>,
@@ -128,10 +138,18 @@ pub(crate) struct Inner {
     pub(crate) scope: Scope,
     pub(crate) servers: RwLock<BTreeMap<String, Arc<Server>>>,
     pub(crate) invalid: RwLock<BTreeMap<String, ConfigProblem>>,
+    /// Project servers not started (untrusted folder, not approved, changed since approved).
+    pub(crate) held: RwLock<BTreeMap<String, super::config::HeldServer>>,
     problems: RwLock<Vec<ConfigProblem>>,
-    /// The environment of the client that last opened a session in the workspace (`${VAR}` in
-    /// project files expands from it).
+    /// The environment of the client that first opened the workspace (or last ran `synapse mcp
+    /// refresh` there): `${VAR}` in project files expands from it, whoever calls later.
     pub(crate) project_env: Mutex<Option<Arc<std::collections::HashMap<String, String>>>>,
+    /// The `${VAR}` names the last load of the project's config looked up.
+    pub(crate) vars_used: Mutex<std::collections::BTreeSet<String>>,
+    /// Said when a client whose environment differs in those names used the workspace.
+    pub(crate) env_note: Mutex<Option<String>>,
+    /// What the config files looked like at the last load ([`project::Stamp`]).
+    pub(crate) stamp: Mutex<Option<project::Stamp>>,
     /// Where connections report (and which roots they announce).
     pub(crate) events: super::connection::Link,
     pub(crate) catalog: RwLock<Arc<Catalog>>,
@@ -181,8 +199,12 @@ impl McpManager {
             scope,
             servers: RwLock::new(BTreeMap::new()),
             invalid: RwLock::new(BTreeMap::new()),
+            held: RwLock::new(BTreeMap::new()),
             problems: RwLock::new(Vec::new()),
             project_env: Mutex::new(None),
+            vars_used: Mutex::new(Default::default()),
+            env_note: Mutex::new(None),
+            stamp: Mutex::new(None),
             events: super::connection::Link {
                 events: tx,
                 roots,
@@ -208,14 +230,16 @@ impl McpManager {
         &self.inner.scope
     }
 
-    /// Loads the config and connects every server in the background. Returns at once.
+    /// Loads the config (unless it is loaded and no file changed since) and connects every
+    /// server in the background. Returns at once.
     pub fn start(&self) {
         self.ensure_event_loop();
         let this = self.clone();
         crate::lifecycle::tasks::spawn(async move {
-            let summary = this.refresh_inner(false).await;
-            for p in &summary.problems {
-                tracing::warn!("MCP config: {p}");
+            if let Some(summary) = this.refresh_inner(false, true).await {
+                for p in &summary.problems {
+                    tracing::warn!("MCP config: {p}");
+                }
             }
         });
     }
@@ -223,13 +247,30 @@ impl McpManager {
     /// Re-reads the config, reconnects changed and failed servers (waiting for them, each within
     /// its start-up timeout), regenerates wrappers and deletes stale ones.
     pub async fn refresh(&self) -> RefreshSummary {
-        self.refresh_inner(true).await
+        self.refresh_inner(true, false).await.unwrap_or_default()
     }
 
-    async fn refresh_inner(&self, wait: bool) -> RefreshSummary {
+    /// Applies the config at once when a file it comes from (or the trust list, or the
+    /// approvals) changed since the last load: servers it adds start connecting in the
+    /// background. What a listing or a call does first, so `synapse trust` and `synapse mcp
+    /// approve` count at the next one.
+    pub async fn refresh_if_changed(&self) {
+        if self.stamp_is_current() {
+            return;
+        }
+        self.refresh_inner(false, true).await;
+    }
+
+    /// `None` when `only_if_changed` and nothing changed.
+    async fn refresh_inner(&self, wait: bool, only_if_changed: bool) -> Option<RefreshSummary> {
         self.ensure_event_loop();
         let _refresh = self.inner.refresh_lock.lock().await;
+        let stamp = self.current_stamp();
+        if only_if_changed && self.inner.stamp.lock().as_ref() == Some(&stamp) {
+            return None;
+        }
         let config = self.load_config();
+        *self.inner.stamp.lock() = Some(stamp);
         let mut summary = RefreshSummary {
             problems: config.problems.iter().map(ToString::to_string).collect(),
             ..RefreshSummary::default()
@@ -288,6 +329,7 @@ impl McpManager {
             }
         }
         *self.inner.invalid.write() = config.invalid.clone();
+        *self.inner.held.write() = config.held.clone();
         *self.inner.problems.write() = config.problems.clone();
 
         join_all(
@@ -322,11 +364,14 @@ impl McpManager {
             for (name, problem) in &config.invalid {
                 summary.failed.push((name.clone(), problem.to_string()));
             }
+            for (name, held) in &config.held {
+                summary.failed.push((name.clone(), held.reason()));
+            }
         } else {
             summary.wrappers = report;
             crate::lifecycle::tasks::spawn(connects);
         }
-        summary
+        Some(summary)
     }
 
     /// Every configured server with its state and tool counts, sorted by name.
@@ -343,9 +388,27 @@ impl McpManager {
                 reason,
                 transport: cfg.transport.kind().to_string(),
                 tool_count: tools.len() as u32,
+                scope: self.scope_of(&cfg.source),
                 source: cfg.source.clone(),
                 pid: s.ready().and_then(|c| c.pid()),
                 tools,
+            });
+        }
+        for (name, held) in self.inner.held.read().iter() {
+            out.push(ServerStatus {
+                name: name.clone(),
+                state: match held.why {
+                    super::config::HoldReason::Untrusted { .. } => StateKind::Untrusted,
+                    super::config::HoldReason::NeedsApproval => StateKind::NeedsApproval,
+                    super::config::HoldReason::Changed => StateKind::Held,
+                },
+                reason: held.reason(),
+                transport: held.config.transport.kind().to_string(),
+                tool_count: 0,
+                scope: self.scope_of(&held.config.source),
+                source: held.config.source.clone(),
+                pid: None,
+                tools: Vec::new(),
             });
         }
         for (name, problem) in self.inner.invalid.read().iter() {
@@ -355,6 +418,7 @@ impl McpManager {
                 reason: problem.to_string(),
                 transport: String::new(),
                 tool_count: 0,
+                scope: self.scope_of(&problem.path),
                 source: problem.path.clone(),
                 pid: None,
                 tools: Vec::new(),
@@ -401,9 +465,22 @@ impl McpManager {
         join_all(servers.iter().map(|s| s.stop("synapsed is shutting down"))).await;
     }
 
-    /// True when `name` is configured here (connected or not, or with a broken entry).
+    /// True when `name` is configured here (connected or not, held, or with a broken entry).
     pub fn has_server(&self, name: &str) -> bool {
-        self.server(name).is_some() || self.inner.invalid.read().contains_key(name)
+        self.server(name).is_some()
+            || self.inner.invalid.read().contains_key(name)
+            || self.inner.held.read().contains_key(name)
+    }
+
+    /// The scope an entry read from `source` has in this manager.
+    fn scope_of(&self, source: &Path) -> &'static str {
+        if source.starts_with(super::local::dir(&self.inner.opts.mcp_dir)) {
+            "local"
+        } else if self.inner.scope == Scope::User || source.starts_with(&self.inner.opts.mcp_dir) {
+            "user"
+        } else {
+            "project"
+        }
     }
 
     pub(crate) fn server(&self, name: &str) -> Option<Arc<Server>> {

@@ -74,6 +74,12 @@ pub enum StateKind {
     Ready,
     Failed,
     NeedsLogin,
+    /// A project server in a folder the user has not trusted (never started).
+    Untrusted,
+    /// A project server the user has not approved yet (never started).
+    NeedsApproval,
+    /// A project server whose entry changed since the user approved it (not started).
+    Held,
 }
 
 /// One configured server.

@@ -88,6 +88,9 @@ pub(super) fn wire_server(s: ServerStatus, include_tools: bool) -> McpServer {
         StateKind::Failed => McpServerState::Failed,
         StateKind::Disabled => McpServerState::Disabled,
         StateKind::NeedsLogin => McpServerState::NeedsLogin,
+        StateKind::Untrusted => McpServerState::Untrusted,
+        StateKind::NeedsApproval => McpServerState::NeedsApproval,
+        StateKind::Held => McpServerState::Held,
     };
     McpServer {
         name: s.name,
@@ -97,6 +100,7 @@ pub(super) fn wire_server(s: ServerStatus, include_tools: bool) -> McpServer {
         tool_count: s.tool_count,
         source: s.source.display().to_string(),
         pid: s.pid.unwrap_or(0),
+        scope: s.scope.to_string(),
         tools: if include_tools {
             s.tools
                 .into_iter()
@@ -168,13 +172,17 @@ impl Mcp for McpService {
             let env = (!confined).then(|| r.env.into_iter().collect());
             self.state.mcp.workspace(root, env);
         }
+        // A `synapse trust`, an approval or an edit since the last load counts now.
+        self.state.mcp.refresh_if_changed(root.as_deref()).await;
         let (servers, config_problems) = self.state.mcp.list(root.as_deref());
+        let notes = self.state.mcp.notes(root.as_deref());
         Ok(Response::new(McpListResponse {
             servers: servers
                 .into_iter()
                 .map(|s| wire_server(s, r.include_tools))
                 .collect(),
             config_problems,
+            notes,
         }))
     }
 
@@ -197,6 +205,7 @@ impl Mcp for McpService {
             self.check_rules(root.as_deref(), &r.server, &r.tool)
                 .await?;
         }
+        self.state.mcp.refresh_if_changed(root.as_deref()).await;
         let mcp = self.state.mcp.serving(root.as_deref(), &r.server);
         if !r.arguments_json.is_empty() {
             let arguments = match serde_json::from_str::<Value>(&r.arguments_json) {
@@ -258,11 +267,17 @@ impl Mcp for McpService {
         // A refresh reads the project's `.mcp.json` and starts what it names: never for a
         // sandboxed command, which could have written that file.
         crate::lifecycle::peer::refuse_confined(&request, "refreshing MCP servers")?;
-        let root = root_of(&request.into_inner().cwd);
+        let r = request.into_inner();
+        let root = root_of(&r.cwd);
+        let env: std::collections::HashMap<String, String> = r.env.into_iter().collect();
         let hub = &self.state.mcp;
+        // The user's own refresh: `${VAR}` expands from the caller's environment from now on.
+        hub.user().set_user_env(env.clone());
         let mut s = hub.user().refresh().await;
         if let Some(root) = &root {
-            s.merge(hub.workspace(root, None).refresh().await);
+            let project = hub.workspace(root, None);
+            project.replace_client_env(env);
+            s.merge(project.refresh().await);
         }
         let (statuses, _) = hub.list(root.as_deref());
         let failed = s
@@ -302,10 +317,18 @@ impl Mcp for McpService {
         let r = request.into_inner();
         let target = super::mcp_edit::target(&self.state, &r)?;
         let (name, action, file) = (r.name.clone(), r.action.clone(), target.file.clone());
-        tokio::task::spawn_blocking(move || super::mcp_edit::apply(&r, &file))
-            .await
-            .map_err(|e| Status::internal(e.to_string()))??;
         let hub = &self.state.mcp;
+        if action == "add" && target.project.is_none() {
+            // The user's own add: `${VAR}` in their config expands from this environment.
+            hub.user().set_user_env(r.env.clone().into_iter().collect());
+        }
+        let state = self.state.clone();
+        let edit_target = target.clone();
+        tokio::task::spawn_blocking(move || {
+            super::mcp_edit::apply(&state, &r, &edit_target, &file)
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))??;
         let root = root_of(&target.cwd.to_string_lossy());
         match (&target.project, &root) {
             (Some(_), Some(root)) => {

@@ -82,6 +82,7 @@ impl Home {
             media_dir: self.path().join("media"),
             env: Arc::new(move |k| map.get(k).cloned()),
             oauth: synapse_daemon::mcp::oauth::OAuthVault::new(self.path().join("mcp/oauth")),
+            user_env: Default::default(),
         }
     }
     /// The user's servers and one manager per workspace, as the daemon holds them.

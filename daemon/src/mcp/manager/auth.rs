@@ -44,11 +44,17 @@ impl McpManager {
                 config_file: config.source.clone(),
             });
         }
+        let mut settings = config.oauth.clone().unwrap_or_default();
+        if settings.client_secret.is_none() {
+            // Given to `synapse mcp add --client-secret`: kept beside the tokens.
+            settings.client_secret =
+                crate::mcp::oauth::client_secret::load(self.inner.opts.oauth.store(), name, &url)?;
+        }
         let target = LoginTarget {
             server: name.to_string(),
             url,
             headers,
-            settings: config.oauth.clone().unwrap_or_default(),
+            settings,
             source: config.source.clone(),
         };
         login::login(&self.inner.opts.oauth, &target, timeout, show).await?;

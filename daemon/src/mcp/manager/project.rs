@@ -1,110 +1,251 @@
-//! What a manager's config is: the user's layer, or one workspace's project files read with the
-//! environment of the client that opened the workspace.
+//! What a manager's config is: the user's layer, or one workspace's layers — the user's
+//! `followProject` servers, the project's own files and what other clients wrote for it (listed
+//! always; started only in a trusted folder, once approved), and the user's `local` servers for
+//! it — with the environment each layer's `${VAR}` expands from. Also the [`Stamp`] of the files
+//! a load read, so a listing or call notices a change (a `synapse trust`, an approval, an edit)
+//! and applies it at once.
 
-use std::collections::HashMap;
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use super::{McpManager, Scope};
-use crate::mcp::config::{ConfigProblem, McpConfig, PROJECT_CONFIG_FILES};
+use crate::mcp::config::{McpConfig, PROJECT_CONFIG_FILES, USER_CONFIG_FILE};
+
+/// Modification time, length and inode of each file a load depends on (`None`: missing).
+pub(crate) type Stamp = Vec<Option<(SystemTime, u64, u64)>>;
 
 impl McpManager {
-    /// Remembers the environment of the client that opened a session in this workspace
-    /// (`${VAR}` in the project's files expands from it). True when it changed.
+    /// Remembers the environment of the client that opened a session in this workspace: the
+    /// first one fixes `${VAR}` for the project's config (true then). A later client whose
+    /// environment differs in a variable the config uses changes nothing — the servers keep
+    /// running as they were started — and is reported ([`env_note`](Self::env_note), the log).
     pub fn set_client_env(&self, env: HashMap<String, String>) -> bool {
         if env.is_empty() {
             return false;
         }
         let mut current = self.inner.project_env.lock();
-        if current.as_deref() == Some(&env) {
+        let Some(fixed) = current.as_deref() else {
+            *current = Some(Arc::new(env));
+            // Read again with it, even when no file changed.
+            *self.inner.stamp.lock() = None;
+            return true;
+        };
+        if *fixed == env {
             return false;
         }
-        *current = Some(Arc::new(env));
-        true
+        let daemon = &self.inner.opts.env;
+        let value = |e: &HashMap<String, String>, k: &str| e.get(k).cloned().or_else(|| daemon(k));
+        let differs: Vec<String> = self
+            .inner
+            .vars_used
+            .lock()
+            .iter()
+            .filter(|k| value(&env, k) != value(fixed, k))
+            .map(|k| format!("${{{k}}}"))
+            .collect();
+        if differs.is_empty() {
+            return false;
+        }
+        let root = match self.scope() {
+            Scope::Project(root) => root.display().to_string(),
+            Scope::User => String::new(),
+        };
+        let note = format!(
+            "MCP: the servers of {root} keep the environment of the client that first opened \
+             the project; yours differs in {} (used by its MCP config) and is not applied. Run \
+             `synapse mcp refresh` there to restart them with yours.",
+            differs.join(", ")
+        );
+        tracing::info!(workspace = %root, "{note}");
+        *self.inner.env_note.lock() = Some(note);
+        false
+    }
+
+    /// The user's `synapse mcp refresh`: `${VAR}` in the project's config expands from `env`
+    /// from now on.
+    pub fn replace_client_env(&self, env: HashMap<String, String>) {
+        if env.is_empty() {
+            return;
+        }
+        *self.inner.project_env.lock() = Some(Arc::new(env));
+        *self.inner.env_note.lock() = None;
+    }
+
+    /// The user's own `synapse mcp add`/`refresh`: `${VAR}` in the user's config (every
+    /// manager's `followProject` servers too) expands from `env` from now on.
+    pub fn set_user_env(&self, env: HashMap<String, String>) {
+        if !env.is_empty() {
+            *self.inner.opts.user_env.lock() = Some(Arc::new(env));
+        }
+    }
+
+    /// Said to a client of this workspace whose environment was not applied.
+    pub fn env_note(&self) -> Option<String> {
+        self.inner.env_note.lock().clone()
     }
 
     /// This manager's config. The user's layer: `$SYNAPSE_HOME/mcp/mcp_servers.json`, then
-    /// `~/.claude.json`'s own map and Codex, with the daemon's environment. A workspace's
-    /// layer: the project's files (only in a folder the user trusted, and only the servers the
-    /// user approved), with the opening client's environment (the daemon's for unset names).
+    /// `~/.claude.json`'s own map and Codex, with the user's environment. A workspace's layers,
+    /// lowest first: the user's `followProject` servers; the project's files, its
+    /// `.vscode/mcp.json` and its `~/.claude.json` entry, with the opening client's environment
+    /// (the daemon's for unset names) — held (listed, never started) unless the folder is
+    /// trusted and the user approved the entry; the user's `local` servers for this project.
     pub(crate) fn load_config(&self) -> McpConfig {
         let daemon_env = self.inner.opts.env.clone();
-        let home = daemon_env("HOME").map(std::path::PathBuf::from);
+        let home = daemon_env("HOME").map(PathBuf::from);
+        let user_env = self.inner.opts.user_env.lock().clone();
+        let user_lookup = |k: &str| {
+            user_env
+                .as_ref()
+                .and_then(|e| e.get(k).cloned())
+                .or_else(|| daemon_env(k))
+        };
+        let mcp_dir = &self.inner.opts.mcp_dir;
         let root = match &self.inner.scope {
             Scope::User => {
-                let lookup = |k: &str| daemon_env(k);
-                let mut config =
-                    McpConfig::load_layers(&self.inner.opts.mcp_dir, None, &lookup, &lookup);
-                crate::mcp::sources::add_foreign(&mut config, home.as_deref(), None, &lookup);
+                let mut config = McpConfig::load_layers(mcp_dir, None, &user_lookup, &user_lookup);
+                crate::mcp::sources::add_foreign(&mut config, home.as_deref(), None, &user_lookup);
                 // Servers that follow the caller's project run once per workspace instead.
                 config.servers.retain(|_, s| !s.follow_project);
                 return config;
             }
             Scope::Project(root) => root,
         };
-        let mut config = self.following_servers(root);
         let client_env = self.inner.project_env.lock().clone();
+        let used = RefCell::new(BTreeSet::new());
         let project_lookup = |k: &str| {
+            used.borrow_mut().insert(k.to_string());
             client_env
                 .as_ref()
                 .and_then(|e| e.get(k).cloned())
                 .or_else(|| daemon_env(k))
         };
-        // A repository's own MCP config runs code: it counts only in a folder the user trusted
-        // (`synapse trust`). A trust list that can't be read counts as trusting nothing.
-        if !project_trusted(&self.inner.opts.mcp_dir, root) {
-            for path in PROJECT_CONFIG_FILES
-                .iter()
-                .map(|f| root.join(f))
-                .filter(|p| p.is_file())
-            {
-                config.problems.push(ConfigProblem {
-                    path: path.clone(),
-                    line: 0,
-                    column: 0,
-                    server: None,
-                    message: format!(
-                        "not used: {} is not a trusted folder, and a project's MCP servers run \
-                         code; review the file, then run `synapse trust {}`",
-                        root.display(),
-                        root.display()
-                    ),
-                });
-            }
-            return config;
-        }
+        let mut config = following_servers(mcp_dir, root, &user_lookup);
+
+        // The project's own layer runs code the user did not write through Synapse: listed
+        // always, started only in a folder the user trusted (`synapse trust`; a trust list that
+        // can't be read trusts nothing) and once the user approved that exact entry.
+        let mut project = McpConfig::default();
         for path in PROJECT_CONFIG_FILES.iter().map(|f| root.join(f)) {
-            config.merge_file(&path, &project_lookup, Some(root));
+            project.merge_file(&path, &project_lookup, Some(root));
         }
-        // Configs other tools wrote for this project (~/.claude.json's entry, .vscode/mcp.json).
-        crate::mcp::sources::add_foreign(&mut config, home.as_deref(), Some(root), &project_lookup);
-        crate::mcp::approval::hold_unapproved(&mut config, Some(root), &self.inner.opts.mcp_dir);
+        crate::mcp::sources::add_foreign(
+            &mut project,
+            home.as_deref(),
+            Some(root),
+            &project_lookup,
+        );
+        if project_trusted(mcp_dir, root) {
+            crate::mcp::approval::hold_unapproved(&mut project, root, mcp_dir);
+        } else {
+            crate::mcp::approval::hold_untrusted(&mut project, root);
+        }
+        overlay(&mut config, project);
+
+        // The user's own servers for this project (`--scope local`): no trust or approval.
+        let mut local = McpConfig::default();
+        local.merge_file(
+            &crate::mcp::local::file(mcp_dir, root),
+            &project_lookup,
+            Some(root),
+        );
+        overlay(&mut config, local);
+        *self.inner.vars_used.lock() = used.into_inner();
         config
+    }
+
+    /// True when no file the config comes from changed since the last load.
+    pub(crate) fn stamp_is_current(&self) -> bool {
+        let stamp = self.current_stamp();
+        self.inner.stamp.lock().as_ref() == Some(&stamp)
+    }
+
+    /// The [`Stamp`] of the files this manager's config depends on, now.
+    pub(crate) fn current_stamp(&self) -> Stamp {
+        self.stamp_files().iter().map(|p| file_stamp(p)).collect()
+    }
+
+    fn stamp_files(&self) -> Vec<PathBuf> {
+        let opts = &self.inner.opts;
+        let home = (opts.env)("HOME").map(PathBuf::from);
+        let mut files = vec![opts.mcp_dir.join(USER_CONFIG_FILE)];
+        if let Some(home) = &home {
+            files.push(home.join(crate::mcp::sources::CLAUDE_JSON));
+        }
+        match &self.inner.scope {
+            Scope::User => {
+                if let Some(home) = &home {
+                    files.push(crate::mcp::codex::config_file(
+                        home,
+                        (opts.env)("CODEX_HOME"),
+                    ));
+                }
+            }
+            Scope::Project(root) => {
+                files.extend(PROJECT_CONFIG_FILES.iter().map(|f| root.join(f)));
+                files.push(root.join(crate::mcp::sources::VSCODE_MCP_JSON));
+                files.push(crate::mcp::local::file(&opts.mcp_dir, root));
+                files.push(opts.mcp_dir.join(crate::mcp::approval::APPROVALS_FILE));
+                if let Some(synapse_home) = opts.mcp_dir.parent() {
+                    files.push(synapse_home.join(synapse_shared::trust::TRUST_FILE));
+                }
+            }
+        }
+        files
     }
 }
 
-impl McpManager {
-    /// The user's own servers marked `"followProject": true`, as this workspace runs them: in
-    /// its root, told it as their root. They are the user's config, so they need no trust of
-    /// the folder; a project server of the same name replaces one.
-    fn following_servers(&self, root: &std::path::Path) -> McpConfig {
-        let daemon_env = self.inner.opts.env.clone();
-        let lookup = |k: &str| daemon_env(k);
-        let user = McpConfig::load_layers(&self.inner.opts.mcp_dir, None, &lookup, &lookup);
-        McpConfig {
-            servers: user
-                .servers
-                .into_iter()
-                .filter(|(_, s)| s.follow_project)
-                .map(|(name, s)| (name, crate::mcp::project_config::in_project(s, root)))
-                .collect(),
-            ..McpConfig::default()
-        }
+fn file_stamp(path: &Path) -> Option<(SystemTime, u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.modified().ok()?, meta.len(), meta.ino()))
+}
+
+/// `top`'s servers replace `base`'s of the same name, whatever state either is in.
+fn overlay(base: &mut McpConfig, top: McpConfig) {
+    let names = top
+        .servers
+        .keys()
+        .chain(top.invalid.keys())
+        .chain(top.held.keys());
+    for name in names {
+        base.servers.remove(name);
+        base.invalid.remove(name);
+        base.held.remove(name);
+    }
+    base.servers.extend(top.servers);
+    base.invalid.extend(top.invalid);
+    base.held.extend(top.held);
+    base.problems.extend(top.problems);
+    base.files.extend(top.files);
+}
+
+/// The user's own servers marked `"followProject": true`, as the workspace `root` runs them: in
+/// its root, told it as their root. They are the user's config, so they need no trust of the
+/// folder; a project server of the same name replaces one.
+fn following_servers(
+    mcp_dir: &Path,
+    root: &Path,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> McpConfig {
+    let user = McpConfig::load_layers(mcp_dir, None, lookup, lookup);
+    McpConfig {
+        servers: user
+            .servers
+            .into_iter()
+            .filter(|(_, s)| s.follow_project)
+            .map(|(name, s)| (name, crate::mcp::project_config::in_project(s, root)))
+            .collect(),
+        ..McpConfig::default()
     }
 }
 
 /// True when `root` is inside a folder of `$SYNAPSE_HOME/trusted_folders.json` (`mcp_dir`'s
 /// parent); false when the list is missing or can't be read (fail closed).
-fn project_trusted(mcp_dir: &std::path::Path, root: &std::path::Path) -> bool {
+fn project_trusted(mcp_dir: &Path, root: &Path) -> bool {
     let Some(home) = mcp_dir.parent() else {
         return false;
     };

@@ -21,6 +21,7 @@
 //! to another origin, into a log, or into an error message.
 
 pub mod callback;
+pub mod client_secret;
 pub mod discovery;
 pub mod endpoint;
 pub mod grant;
