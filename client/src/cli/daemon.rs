@@ -58,6 +58,11 @@ pub async fn run(paths: Paths, cmd: DaemonCommand) -> anyhow::Result<ExitCode> {
                 print!("{}", render_status(&status));
                 warn_settings(&status);
             }
+            if let Some(line) = super::skills_env::skills_dir_line_here(&status.skills_env_dir)
+                .filter(|l| l.starts_with("warning:"))
+            {
+                eprintln!("{line}");
+            }
             Ok(ExitCode::SUCCESS)
         }
         DaemonCommand::Logs { follow, lines } => logs(&paths.logs_dir(), lines, follow),
@@ -133,6 +138,7 @@ fn status_json(s: &StatusResponse) -> serde_json::Value {
         "logs": s.log_dir,
         "sessions": s.sessions,
         "skills": s.skills,
+        "skillsEnvDir": (!s.skills_env_dir.is_empty()).then_some(&s.skills_env_dir),
         "tools": s.tools,
         "backgroundJobs": s.background_jobs,
         "settingsError": (!s.settings_error.is_empty()).then_some(&s.settings_error),
@@ -160,6 +166,12 @@ pub fn render_status(s: &StatusResponse) -> String {
         s.tools,
         s.background_jobs,
     );
+    if !s.skills_env_dir.is_empty() {
+        out.push_str(&format!(
+            "  skills dir  {} (SYNAPSE_SKILLS_DIR, read when the daemon started)\n",
+            s.skills_env_dir
+        ));
+    }
     if !s.workspaces.is_empty() {
         out.push_str(&format!("  projects  {}\n", s.workspaces.len()));
         for w in &s.workspaces {

@@ -101,6 +101,7 @@ Examples:
     ///
     /// The sub-agent decides: create a skill, enhance one, or change nothing. With --on/--off
     /// (or nothing), switch (or show) automatic enhancement after every completed turn.
+    #[command(alias = "reinforce")]
     #[command(after_help = "\
 Examples:
   synapse skill enhance \"summing PDF invoice totals with pdftotext\"
@@ -141,12 +142,15 @@ pub async fn run(paths: Paths, cmd: SkillCommand) -> anyhow::Result<ExitCode> {
     let cwd = cwd();
     match cmd {
         SkillCommand::List { json } => {
-            let skills = client
+            let r = client
                 .list(ListSkillsRequest { cwd })
                 .await
                 .map_err(rpc)?
-                .into_inner()
-                .skills;
+                .into_inner();
+            if let Some(line) = super::skills_env::skills_dir_line_here(&r.skills_env_dir) {
+                eprintln!("{line}");
+            }
+            let skills = r.skills;
             if json {
                 let v: Vec<serde_json::Value> = skills.iter().map(skill_json).collect();
                 println!("{}", serde_json::to_string_pretty(&v)?);
@@ -155,7 +159,7 @@ pub async fn run(paths: Paths, cmd: SkillCommand) -> anyhow::Result<ExitCode> {
                     "No skills yet. Create one with `synapse skill create <name> -d <description>`."
                 );
             } else {
-                print!("{}", render_list(&skills));
+                print!("{}", render_list_with_warnings(&skills));
             }
         }
         SkillCommand::Show { name } => {
@@ -317,6 +321,16 @@ pub fn cwd() -> String {
 }
 
 pub fn render_list(skills: &[SkillInfo]) -> String {
+    render_rows(skills, false)
+}
+
+/// `skill list`: each skill's row, and under it each of its warnings (a description over the
+/// spec's limit, a skipped script, a user skill a project one hides).
+fn render_list_with_warnings(skills: &[SkillInfo]) -> String {
+    render_rows(skills, true)
+}
+
+fn render_rows(skills: &[SkillInfo], warnings: bool) -> String {
     let width = skills
         .iter()
         .map(|s| s.id.chars().count())
@@ -346,6 +360,9 @@ pub fn render_list(skills: &[SkillInfo]) -> String {
         };
         let desc = s.description.lines().next().unwrap_or("");
         out.push_str(&format!("{:<width$}  {desc}{flags}\n", s.id));
+        for w in s.warnings.iter().filter(|_| warnings) {
+            out.push_str(&format!("{:<width$}  warning: {w}\n", ""));
+        }
     }
     out
 }

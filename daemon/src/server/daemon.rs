@@ -117,6 +117,7 @@ impl Daemon for DaemonService {
             sessions: s.chats.live_count() as u32,
             settings_error: s.settings_error().unwrap_or_default(),
             skills: u32::try_from(skills).unwrap_or(u32::MAX),
+            skills_env_dir: super::skills::env_dir_text(&s.skills),
             tools: u32::try_from(s.tools.count()).unwrap_or(u32::MAX),
             background_jobs: u32::try_from(s.shell.running_jobs()).unwrap_or(u32::MAX),
             workspaces: s

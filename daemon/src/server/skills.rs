@@ -60,6 +60,14 @@ fn scope_of(cwd: &str) -> std::path::PathBuf {
     }
 }
 
+/// The `SYNAPSE_SKILLS_DIR` folder in force, as the wire carries it ("" when unset).
+pub(super) fn env_dir_text(store: &SkillStore) -> String {
+    store
+        .env_skills_dir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default()
+}
+
 pub(super) fn info(s: SkillSummary) -> SkillInfo {
     SkillInfo {
         id: s.id,
@@ -162,7 +170,10 @@ impl Skills for SkillsService {
         let mut skills: Vec<SkillInfo> = skills.into_iter().map(info).collect();
         skills.extend(broken.into_iter().map(broken_info));
         skills.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
-        Ok(Response::new(ListSkillsResponse { skills }))
+        Ok(Response::new(ListSkillsResponse {
+            skills,
+            skills_env_dir: env_dir_text(&self.store),
+        }))
     }
 
     /// → `SkillStore::show_in` (daemon/src/skills/scope.rs).

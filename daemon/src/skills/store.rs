@@ -386,6 +386,11 @@ impl SkillStore {
         self.read().config.clone()
     }
 
+    /// The `SYNAPSE_SKILLS_DIR` folder in force (read once, when the daemon started).
+    pub fn env_skills_dir(&self) -> Option<PathBuf> {
+        self.read().config.env_dir.clone()
+    }
+
     /// Writes index.json and builds the report.
     fn finish(&self, st: &mut State, mut changes: WrapperChanges, full: bool) -> RefreshReport {
         if !full {
