@@ -1,7 +1,8 @@
 //! Issue 6 benchmarks, whole processes against a warm daemon and the fake LLM answering at once:
 //! `synapse run` two-turn task (`cat` a file, then answer; goal ≤ 50 ms median), tool overhead from
 //! the tool_use response to the next request with the session's shell running (goal ≤ 3 ms; also
-//! shown for a new session's first call, which waits for its shell to start), spawn to first request (goal ≤ 15 ms),
+//! shown for a new session's first call, which waits for its shell to start, and with a no-op
+//! PreToolUse + PostToolUse hook: one process start per event), spawn to first request (goal ≤ 15 ms),
 //! first request size (goal ≤ 10 KB; ≤ 12.5 KB with a 2 KB `AGENTS.md`), peak RSS of client and
 //! daemon (goal ≤ 30 MB each).
 //! Needs release binaries: `cargo build --release --bins` first. Prints one table.
@@ -124,6 +125,23 @@ fn main() {
     run_task("what does notes.txt say?");
     let request_size_agents_md = fake.requests()[before].body_len;
     std::fs::remove_file(&agents_md).unwrap();
+    // The warm tool call again with a no-op PreToolUse and PostToolUse hook (issue 30): what a
+    // hook costs is about one process start per event.
+    let claude_settings = env.user_home().join(".claude").join("settings.json");
+    std::fs::create_dir_all(claude_settings.parent().unwrap()).unwrap();
+    let noop =
+        serde_json::json!([{"matcher": "", "hooks": [{"type": "command", "command": "true"}]}]);
+    std::fs::write(
+        &claude_settings,
+        serde_json::json!({"hooks": {"PreToolUse": noop, "PostToolUse": noop}}).to_string(),
+    )
+    .unwrap();
+    let mut hooked_tool_overhead = Vec::new();
+    for _ in 0..runs {
+        let (_, _, times) = run_task("read notes.txt twice");
+        hooked_tool_overhead.push(times[2] - times[1]);
+    }
+    std::fs::remove_file(&claude_settings).unwrap();
     let client_rss = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
         .map(|u| u.max_rss())
         .unwrap_or(0);
@@ -133,6 +151,7 @@ fn main() {
         samples("agent.run_two_turn", &totals);
         samples("agent.tool_overhead", &tool_overhead);
         samples("agent.tool_overhead_warm_shell", &warm_tool_overhead);
+        samples("agent.tool_overhead_noop_hooks", &hooked_tool_overhead);
         samples("agent.first_request", &first_request);
         value(
             "agent.first_request_size",
@@ -164,6 +183,10 @@ fn main() {
     println!(
         "| the same for a new session's first call (shell starting) | — | {} |",
         ms(median(tool_overhead))
+    );
+    println!(
+        "| the same, shell running, with a no-op PreToolUse + PostToolUse hook | — | {} |",
+        ms(median(hooked_tool_overhead))
     );
     println!(
         "| process spawn → first model request | ≤ 15 ms | {} |",

@@ -251,8 +251,7 @@ impl AgentRunner {
                     _ => None,
                 };
                 let Some(reminder) = reminder else {
-                    let Some(reason) = self.stop_hooks(&mut stop_continuations, emit).await
-                    else {
+                    let Some(reason) = self.stop_hooks(&mut stop_continuations, emit).await else {
                         return outcome;
                     };
                     let message = Message::user_text(format!(
@@ -291,7 +290,9 @@ impl AgentRunner {
                 }
                 let (result, stop) = self.run_tool(&id, &name, &input, cancel, emit).await;
                 if let Some(reason) = stop {
-                    emit(AgentEvent::Notice(format!("A hook stopped the turn: {reason}")));
+                    emit(AgentEvent::Notice(format!(
+                        "A hook stopped the turn: {reason}"
+                    )));
                     stopped_by_hook = Some(reason);
                 }
                 if result.is_error {
@@ -450,10 +451,12 @@ impl AgentRunner {
             command: call.command.clone(),
         });
         let mut hook = crate::shell::gate::HookPermission::Unsaid;
+        let mut pre_context = Vec::new();
         if let Some(hooks) = &self.hooks {
             let verdict = hooks.pre_tool(id, &call.command).await;
             if let Some(reason) = verdict.block.or(verdict.stop.clone()) {
-                let text = format!("[blocked by a PreToolUse hook; the command did not run]\n{reason}");
+                let text =
+                    format!("[blocked by a PreToolUse hook; the command did not run]\n{reason}");
                 emit(AgentEvent::ToolFinished {
                     id: id.to_string(),
                     command: call.command,
@@ -469,6 +472,7 @@ impl AgentRunner {
                 return (result, verdict.stop);
             }
             hook = verdict.permission;
+            pre_context = verdict.context;
         }
         let run = self.executor.execute(
             BashCall {
@@ -488,11 +492,21 @@ impl AgentRunner {
             let verdict = hooks
                 .post_tool(id, &call.command, &outcome.output, outcome.exit_code)
                 .await;
-            for (title, text) in verdict
-                .block
+            for (title, text) in pre_context
                 .iter()
-                .map(|b| ("PostToolUse hook feedback", b))
-                .chain(verdict.context.iter().map(|c| ("PostToolUse hook context", c)))
+                .map(|c| ("PreToolUse hook context", c))
+                .chain(
+                    verdict
+                        .block
+                        .iter()
+                        .map(|b| ("PostToolUse hook feedback", b)),
+                )
+                .chain(
+                    verdict
+                        .context
+                        .iter()
+                        .map(|c| ("PostToolUse hook context", c)),
+                )
             {
                 content.push_str(&format!("\n[{title}]\n{text}"));
             }

@@ -148,7 +148,13 @@ impl SessionHooks {
     }
 
     fn current(&self) -> Arc<HookSet> {
-        let set = self.daemon.sources.get(self.facts.root.as_deref());
+        self.daemon.sources.get(self.facts.root.as_deref())
+    }
+
+    /// Tells the user, once per session, what is wrong in the hook files or waits for trust
+    /// (at each prompt, so a client attached by then hears it).
+    fn tell_problems(&self) {
+        let set = self.current();
         if !set.problems.is_empty() {
             let fresh: Vec<String> = {
                 let mut told = self.told.lock();
@@ -166,7 +172,6 @@ impl SessionHooks {
                 (self.facts.notify)(format!("hooks: {p}"));
             }
         }
-        set
     }
 
     /// Runs the hooks of `event` whose matcher takes `subject`, with `fields` added to the
@@ -279,6 +284,7 @@ impl SessionHooks {
     /// context to send with the prompt (SessionStart's still waiting included).
     pub async fn user_prompt(&self, prompt: &str) -> Result<Vec<String>, String> {
         drop(self.starting.lock().await);
+        self.tell_problems();
         let verdict = self
             .fire(HookEvent::UserPromptSubmit, "", || {
                 fields([("prompt", json!(prompt))])

@@ -159,6 +159,11 @@ pub const GOALS: &[Goal] = &[
         "—",
     ),
     g(
+        "agent.tool_overhead_noop_hooks",
+        "the same with a no-op PreToolUse + PostToolUse hook (two process starts per call)",
+        "—",
+    ),
+    g(
         "agent.first_request",
         "`synapse run` spawn → first model request",
         "≤ 15 ms",

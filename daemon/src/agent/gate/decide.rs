@@ -240,3 +240,46 @@ fn stricter(a: Decision, b: Decision) -> Decision {
     }
     if rank(&b) > rank(&a) { b } else { a }
 }
+
+#[cfg(test)]
+mod hook_tests {
+    use super::*;
+
+    fn ask() -> Decision {
+        Decision::Ask {
+            reason: "r".into(),
+            suggestion: "touch:*".into(),
+            escalate: true,
+        }
+    }
+
+    #[test]
+    fn a_hook_never_loosens_a_deny_nor_lifts_the_sandbox() {
+        let deny = Decision::Deny { reason: "r".into() };
+        for hook in [HookPermission::Allow, HookPermission::Ask] {
+            assert_eq!(hook_weighed(deny.clone(), hook, false), deny);
+        }
+        // allow turns a question into a run, inside the sandbox; never for the rules files.
+        assert_eq!(
+            hook_weighed(ask(), HookPermission::Allow, false),
+            Decision::Allow {
+                escalate: false,
+                note: Some("allowed by a PreToolUse hook".into())
+            }
+        );
+        assert_eq!(hook_weighed(ask(), HookPermission::Allow, true), ask());
+        // ask turns a run into a question that saves no rule.
+        let run = Decision::Allow {
+            escalate: false,
+            note: None,
+        };
+        assert!(matches!(
+            hook_weighed(run.clone(), HookPermission::Ask, false),
+            Decision::Ask { ref suggestion, .. } if suggestion.is_empty()
+        ));
+        assert_eq!(
+            hook_weighed(run.clone(), HookPermission::Unsaid, false),
+            run
+        );
+    }
+}
