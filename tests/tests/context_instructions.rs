@@ -91,10 +91,12 @@ async fn every_instruction_file_and_an_import_reach_the_prompt_user_level_first(
         ],
     );
     assert!(at.windows(2).all(|w| w[0] < w[1]), "out of order: {at:?}");
+    // `$SYNAPSE_HOME` outside the user's home is named by its real path, not the variable.
+    let synapse_agents = format!("## {}", env.home().join("AGENTS.md").display());
     for label in [
         "## ~/.claude/CLAUDE.md (the user's, for every project)",
         "## ~/.codex/AGENTS.md",
-        "## $SYNAPSE_HOME/AGENTS.md",
+        synapse_agents.as_str(),
         "## AGENTS.md\n",
         "## docs/style.md (imported)",
         "## CLAUDE.local.md",

@@ -95,3 +95,66 @@ async fn the_status_line_counts_the_sessions_running_jobs() {
         s.contains("You (3)>") && !repl_support::after_last(s, "You (3)>").contains("job running")
     });
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_output_line_is_cut_to_the_pane_not_wrapped() {
+    let env = TestEnv::new();
+    let long = "x".repeat(300);
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call(format!("echo {long}"))
+            .text("Printed it."),
+    )
+    .await
+    .unwrap();
+    let screen = Screen::start_with(
+        &env,
+        Some(&fake),
+        &["chat", "--permission-mode", "yolo"],
+        &[],
+    );
+    screen.wait_for("You (1)>");
+    screen.line("print a long line");
+    let shown = screen.wait_for("Printed it.");
+    // The pane's text with wrapped rows joined: a wrapped line would show longer than the pane.
+    let tool = shown
+        .lines()
+        .find(|l| l.contains("⎿"))
+        .unwrap_or_else(|| panic!("no output line in:\n{shown}"));
+    assert!(tool.ends_with('…'), "cut, and says so: {tool}");
+    for line in shown.lines() {
+        assert!(
+            line.chars().count() <= repl_support::COLUMNS as usize,
+            "wider than the pane ({} columns): {line}",
+            line.chars().count()
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tab_list_does_not_mix_with_the_status_line() {
+    let env = TestEnv::new();
+    let fake = FakeLlm::start(Script::new()).await.unwrap();
+    let screen = Screen::start(&env, Some(&fake), &["chat"]);
+    screen.wait_for("You (1)>");
+    // The status line is drawn under the prompt before Tab is pressed.
+    screen.wait_for(" · auto · ");
+    screen.type_text("/");
+    screen.keys(&["Tab"]);
+    screen.keys(&["Tab"]);
+    let shown = screen.wait_until("the list of slash commands", |s| {
+        s.lines()
+            .any(|l| l.contains("/help") && !l.contains("You (1)>"))
+    });
+    let listed: Vec<&str> = shown
+        .lines()
+        .filter(|l| l.contains("/help") || l.contains("/clear"))
+        .filter(|l| !l.contains("You (1)>"))
+        .collect();
+    for line in &listed {
+        assert!(
+            !line.contains(" · "),
+            "the status line shows through the list: {line}"
+        );
+    }
+}

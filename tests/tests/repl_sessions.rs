@@ -52,7 +52,20 @@ async fn resume_lists_sessions_and_loads_the_chosen_one() {
         .lines()
         .find(|l| l.contains("remember the word pineapple"))
         .unwrap_or_else(|| panic!("the earlier session is not listed:\n{list}"));
-    assert!(list.contains("← this session"), "{list}");
+    // The session just opened has no message yet: nothing to go back to, so not offered.
+    assert!(!list.contains("← this session"), "{list}");
+    let offered = list
+        .lines()
+        .filter(|l| {
+            l.trim_start()
+                .split_once(". ")
+                .is_some_and(|(n, _)| n.parse::<usize>().is_ok())
+        })
+        .count();
+    assert_eq!(
+        offered, 1,
+        "only the session with a message is offered:\n{list}"
+    );
     let number = chosen.trim_start().split('.').next().unwrap().to_string();
     screen.line(&number);
     let shown = screen.wait_for("You (2)>");
@@ -70,6 +83,43 @@ async fn resume_lists_sessions_and_loads_the_chosen_one() {
     let requests = fake.requests();
     let history = requests.last().unwrap().body.to_string();
     assert!(history.contains("remember the word pineapple"), "{history}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_without_an_id_on_a_terminal_picks_from_this_folders_sessions() {
+    let env = TestEnv::new();
+    let fake = FakeLlm::start(
+        Script::new()
+            .text("Noted: mango.")
+            .text("The word was mango."),
+    )
+    .await
+    .unwrap();
+    run_once(&env, &fake, "remember the word mango");
+    // A session nobody wrote in: nothing to go back to, so not offered.
+    let empty = Screen::start(&env, Some(&fake), &["chat"]);
+    let opened = banner_session(&empty.wait_for("You (1)>"));
+    empty.line("/exit");
+    empty.wait_until("the REPL to leave", |_| empty.exited());
+    drop(empty);
+
+    let screen = Screen::start(&env, Some(&fake), &["--resume"]);
+    let shown = screen.wait_for("Resume which session? [1-1, Enter starts a new one]");
+    assert!(shown.contains("1. remember the word mango"), "{shown}");
+    assert!(
+        !shown.contains(&opened),
+        "the empty session is offered:\n{shown}"
+    );
+    screen.line("1");
+    let shown = screen.wait_for("You (2)>");
+    let resumed = after_last(&shown, "Resume which session?");
+    assert!(resumed.contains("(resumed, 2 messages)"), "{resumed}");
+    assert!(
+        resumed.contains("you: remember the word mango"),
+        "{resumed}"
+    );
+    screen.line("what was the word?");
+    screen.wait_for("The word was mango.");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

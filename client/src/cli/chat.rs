@@ -1,6 +1,7 @@
-//! `synapse chat [--resume ID|--continue] [--model M] [--permission-mode MODE]`: the interactive REPL (see
+//! `synapse chat [--resume [ID]|--continue] [--model M] [--permission-mode MODE]`: the interactive REPL (see
 //! [`crate::repl`]).
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -10,8 +11,15 @@ use crate::attach::OpenOptions;
 
 #[derive(Debug, Default, Args)]
 pub struct ChatArgs {
-    /// Continue the session with this id.
-    #[arg(long, value_name = "ID", conflicts_with = "continue_latest")]
+    /// Continue the session with this id; without one, pick it from this folder's sessions
+    /// (on a terminal).
+    #[arg(
+        long,
+        value_name = "ID",
+        num_args = 0..=1,
+        default_missing_value = "",
+        conflicts_with = "continue_latest"
+    )]
     pub resume: Option<String>,
     /// Continue the most recent session.
     #[arg(short = 'c', long = "continue")]
@@ -54,12 +62,24 @@ impl PermissionMode {
 
 /// Starts the REPL; `prompt` (from `synapse "<prompt>"`) is sent as the first message.
 pub async fn run(paths: Paths, args: ChatArgs, prompt: Option<String>) -> anyhow::Result<ExitCode> {
+    // `--resume` without an id: the user picks, which needs a terminal to pick on.
+    let pick = args
+        .resume
+        .as_deref()
+        .is_some_and(|id| id.trim().is_empty());
+    if pick && !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+        anyhow::bail!(
+            "--resume without a session id needs a terminal to pick one on. Name the session: \
+             `synapse --resume <id>` (`synapse sessions list` shows the ids), or continue this \
+             folder's latest one with `synapse --continue`"
+        );
+    }
     let options = OpenOptions {
         model: args.model,
-        resume_id: args.resume,
+        resume_id: args.resume.filter(|_| !pick),
         resume_latest: args.continue_latest,
         permission_mode: args.permission_mode.map(|m| m.wire().to_string()),
         ..OpenOptions::default()
     };
-    crate::repl::run(paths, options, prompt).await
+    crate::repl::run(paths, options, prompt, pick).await
 }

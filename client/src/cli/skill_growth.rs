@@ -185,6 +185,15 @@ async fn auto_enhance(channel: Channel, toggle: Option<bool>) -> anyhow::Result<
     }
     .map_err(rpc)?
     .into_inner();
+    if toggle == Some(true) {
+        eprint!(
+            "{}",
+            enhance_on_warning(
+                &crate::render::theme::Theme::detect(),
+                "synapse skill enhance --off"
+            )
+        );
+    }
     let state = if s.auto_enhance { "on" } else { "off" };
     println!(
         "Automatic skill enhancement after every turn is {state} ({}).",
@@ -196,4 +205,15 @@ async fn auto_enhance(channel: Channel, toggle: Option<bool>) -> anyhow::Result<
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What turning automatic enhancement on costs, said before it is turned on (seed 002 §4.5.2):
+/// the same words in the REPL (`/skill enhance --on`) and here; `off` is how to turn it off there.
+pub(crate) fn enhance_on_warning(t: &crate::render::theme::Theme, off: &str) -> String {
+    format!(
+        "{} {}\n  After every turn, a skill sub-agent reviews what was done and may create\n  a new skill or improve an existing one.\n  {}\n\n  Turn it off any time with {off}\n\n",
+        t.yellow("⚠"),
+        t.bold("Turning on automatic skill enhancement"),
+        t.yellow("This costs extra tokens on every turn.")
+    )
 }

@@ -1,7 +1,7 @@
 //! A finished tool call as the REPL shows it: the `● command` line (with `[exit N]` when it
 //! failed) and the first lines of its output, dimmed and indented under it, or for a successful
 //! `edit`/`write` the diff it made ([`super::diff`]). Numbered calls say how to see the rest
-//! (`/expand N`).
+//! (`/expand N`). On a terminal every line is cut to its width (a wrapped line reads as two).
 
 use synapse_shared::proto::ToolFinished;
 
@@ -25,7 +25,13 @@ pub fn tool_block_numbered(
     index: usize,
     cwd: &std::path::Path,
 ) -> String {
-    let line = tool_line(&call.command, call.exit_code);
+    // On a terminal no line is wider than it: a wrapped line would look like several.
+    let width = if theme.terminal {
+        super::live_tail::terminal_width().max(30)
+    } else {
+        usize::MAX
+    };
+    let line = fit_command(&tool_line(&call.command, call.exit_code), width - 1);
     let (bullet, rest) = line.split_at(line.find(' ').unwrap_or(0));
     let bullet = if call.exit_code == 0 {
         theme.green(bullet)
@@ -48,9 +54,10 @@ pub fn tool_block_numbered(
         .filter(|l| !l.trim().is_empty())
         .take(PREVIEW_LINES)
         .collect();
+    let room = PREVIEW_LINE_CHARS.min(width.saturating_sub(7));
     for (i, l) in lines.iter().enumerate() {
         let lead = if i == 0 { "  ⎿  " } else { "     " };
-        out.push_str(&theme.dim(&format!("{lead}{}", cut(l))));
+        out.push_str(&theme.dim(&format!("{lead}{}", cut(l, room))));
         out.push('\n');
     }
     let total = call.output_lines as usize;
@@ -69,13 +76,30 @@ pub fn tool_block_numbered(
     out
 }
 
-fn cut(line: &str) -> String {
+/// A preview line without control characters, cut to `room` characters (and the `…`).
+fn cut(line: &str, room: usize) -> String {
     let line = super::safe_text::strip_controls(line).replace('\t', "    ");
-    if line.chars().count() <= PREVIEW_LINE_CHARS {
+    if line.chars().count() <= room {
         return line;
     }
-    let mut s: String = line.chars().take(PREVIEW_LINE_CHARS).collect();
+    let mut s: String = line.chars().take(room).collect();
     s.push('…');
+    s
+}
+
+/// The `● command [exit N]` line cut to `width` characters, keeping its `[exit N]`.
+fn fit_command(line: &str, width: usize) -> String {
+    if line.chars().count() <= width {
+        return line.to_string();
+    }
+    let (head, tail) = match line.rfind(" [exit ") {
+        Some(i) if line.ends_with(']') => line.split_at(i),
+        _ => (line, ""),
+    };
+    let room = width.saturating_sub(tail.chars().count() + 1);
+    let mut s: String = head.chars().take(room).collect();
+    s.push('…');
+    s.push_str(tail);
     s
 }
 
@@ -110,6 +134,14 @@ mod tests {
             &call("cat nope", 1, "cat: nope: No such file", 1),
         );
         assert_eq!(out, "● cat nope [exit 1]\n  ⎿  cat: nope: No such file\n");
+    }
+
+    #[test]
+    fn long_lines_are_cut_to_fit_keeping_the_exit_code() {
+        assert_eq!(fit_command("● echo abcdef [exit 2]", 16), "● echo… [exit 2]");
+        assert_eq!(fit_command("● echo abcdef", 10), "● echo ab…");
+        assert_eq!(fit_command("● ls", 10), "● ls");
+        assert_eq!(cut(&"x".repeat(50), 10), format!("{}…", "x".repeat(10)));
     }
 
     #[test]

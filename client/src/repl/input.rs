@@ -3,7 +3,8 @@
 //! ([`LineReader::reply`]) while it keeps serving daemon events. History lives in
 //! `$SYNAPSE_HOME/history`; a line ending in `\` continues on the next one, Ctrl-J, Alt+Enter
 //! and Shift+Enter (where the terminal sends it distinctly) insert a newline, bracketed paste
-//! inserts pasted newlines without submitting, and Tab completes ([`super::complete`]). Output that must appear while rustyline is
+//! inserts pasted newlines without submitting, and Tab completes ([`super::complete`]; its list
+//! clears the status line's row as it is written). Output that must appear while rustyline is
 //! reading goes through [`IdlePrinter`], which prints above the prompt.
 
 use std::borrow::Cow;
@@ -272,6 +273,17 @@ impl Highlighter for LineHelper {
 
     fn highlight_char(&self, _line: &str, _pos: usize, _kind: CmdKind) -> bool {
         self.masked.load(Ordering::SeqCst)
+    }
+
+    /// Each candidate of the Tab list clears the rest of its row: the list is written over the
+    /// row where the status line was drawn (rustyline does not clear rows it writes), so the
+    /// status text must not show through between and after the candidates.
+    fn highlight_candidate<'c>(
+        &self,
+        candidate: &'c str,
+        _completion: CompletionType,
+    ) -> Cow<'c, str> {
+        Cow::Owned(format!("{candidate}\x1b[K"))
     }
 }
 impl Completer for LineHelper {

@@ -35,7 +35,7 @@ impl Repl {
         let files = self.link.opened.instructions.clone();
         let path = match target {
             MemoryTarget::List => {
-                self.say(&listing(&files));
+                self.say(&listing(&files, self.paths.home()));
                 return Ok(());
             }
             MemoryTarget::Open(n) => match files.get(n - 1) {
@@ -67,13 +67,14 @@ impl Repl {
 }
 
 /// The `/memory` text: each file with its size, numbered for `/memory <N>`.
-pub fn listing(files: &[InstructionFile]) -> String {
+pub fn listing(files: &[InstructionFile], synapse_home: &std::path::Path) -> String {
     if files.is_empty() {
-        return "No instruction files were given to the agent. It reads AGENTS.md, CLAUDE.md and \
-                CLAUDE.local.md in the project, ~/.claude/CLAUDE.md, ~/.codex/AGENTS.md and \
-                $SYNAPSE_HOME/AGENTS.md. /init asks the agent to write an AGENTS.md; /memory edit \
-                opens one here.\n"
-            .to_string();
+        return format!(
+            "No instruction files were given to the agent. It reads AGENTS.md, CLAUDE.md and \
+             CLAUDE.local.md in the project, ~/.claude/CLAUDE.md, ~/.codex/AGENTS.md and {}. \
+             /init asks the agent to write an AGENTS.md; /memory edit opens one here.\n",
+            synapse_home.join("AGENTS.md").display()
+        );
     }
     let width = files.iter().map(|f| f.shown.len()).max().unwrap_or(0);
     let mut out = format!("Instruction files the agent was given ({}):\n", files.len());
@@ -135,17 +136,23 @@ mod tests {
 
     #[test]
     fn the_listing_names_each_file_with_its_size() {
-        let text = listing(&[
-            file("~/.claude/CLAUDE.md", 300, false),
-            file("AGENTS.md", 2 * 1024 * 1024, true),
-            file("sub/CLAUDE.md", 1536, false),
-        ]);
+        let home = std::path::Path::new("/h/.synapse");
+        let text = listing(
+            &[
+                file("~/.claude/CLAUDE.md", 300, false),
+                file("AGENTS.md", 2 * 1024 * 1024, true),
+                file("sub/CLAUDE.md", 1536, false),
+            ],
+            home,
+        );
         assert_eq!(
             text,
             "Instruction files the agent was given (3):\n   1. ~/.claude/CLAUDE.md  300 bytes\n   \
              2. AGENTS.md            2.0 MB (cut to its budget)\n   3. sub/CLAUDE.md        1.5 KB\n\
              Open one in $EDITOR with /memory <N>, the closest project file with /memory edit.\n"
         );
-        assert!(listing(&[]).starts_with("No instruction files"));
+        let none = listing(&[], home);
+        assert!(none.starts_with("No instruction files"), "{none}");
+        assert!(none.contains("/h/.synapse/AGENTS.md"), "{none}");
     }
 }

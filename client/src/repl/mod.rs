@@ -44,17 +44,33 @@ use input::{LineReader, Reply};
 use link::{Incoming, Link};
 use usage::UsageStats;
 
-/// Runs the REPL until the user leaves; `prompt` is sent as the first message.
+/// Runs the REPL until the user leaves; `prompt` is sent as the first message. With
+/// `pick_session` (`synapse --resume` without an id) the user first picks the session to resume
+/// from this folder's list.
 pub async fn run(
     paths: Paths,
-    options: OpenOptions,
+    mut options: OpenOptions,
     prompt: Option<String>,
+    pick_session: bool,
 ) -> anyhow::Result<ExitCode> {
     let theme = Theme::detect();
     // The editor and its history load on their own thread while we connect.
-    let input = LineReader::spawn(paths.history_file())?;
+    let mut input = LineReader::spawn(paths.history_file())?;
     // Registered before anything runs, so Ctrl-C never kills the REPL.
     let interrupts = signal(SignalKind::interrupt())?;
+    let mut picked = None;
+    if pick_session {
+        let channel = crate::connect::connect(&paths).await?;
+        let cwd = std::env::current_dir()?.display().to_string();
+        match sessions_view::pick_session(&channel, &cwd, &theme, &mut input).await? {
+            sessions_view::Picked::Session(id) => {
+                options.resume_id = Some(id.clone());
+                picked = Some(id);
+            }
+            sessions_view::Picked::New => options.resume_id = None,
+            sessions_view::Picked::Quit => return Ok(ExitCode::SUCCESS),
+        }
+    }
     let link = Link::open(&paths, &options).await?;
     let mut repl = Repl {
         theme,
@@ -80,6 +96,9 @@ pub async fn run(
         synapse_shared::VERSION,
         &repl.link.opened,
     ));
+    if let Some(id) = picked {
+        repl.recap(&id).await;
+    }
     if repl.model.is_empty()
         && repl.theme.terminal
         && !repl.link.opened.turn_running

@@ -1,12 +1,17 @@
 //! Sessions as `/resume` and `/sessions` show them: this workspace's sessions (same folder or
 //! below it) with title, age and size; `--all` adds every other folder, marked with its path.
-//! After resuming, the last exchanges are printed so the user sees where the talk left off.
+//! Sessions nobody wrote in yet (no user message) are not offered. After resuming, the last
+//! exchanges are printed so the user sees where the talk left off. `synapse --resume` without an
+//! id shows the same list before the REPL opens a session ([`pick_session`]).
 
 use synapse_shared::proto::sessions_client::SessionsClient;
 use synapse_shared::proto::{GetSessionRequest, ListSessionsRequest, SessionInfo};
+use tonic::transport::Channel;
 
 use super::Repl;
+use super::input::{LineReader, Reply};
 use super::status::tilde;
+use crate::render::theme::Theme;
 
 /// Sessions offered by `/resume` without an argument.
 const RESUME_CHOICES: usize = 20;
@@ -15,16 +20,119 @@ const RECAP_CHARS: usize = 300;
 /// Exchanges (a user message and the answer) printed after resuming.
 const RECAP_EXCHANGES: usize = 2;
 
+/// What the user chose in the picker of `synapse --resume`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Picked {
+    Session(String),
+    /// Enter, or nothing to resume: a new session.
+    New,
+    /// Ctrl-C or Ctrl-D: leave.
+    Quit,
+}
+
+/// `synapse --resume` without an id: the sessions of this folder, numbered, and the user's
+/// choice (a number or an id).
+pub async fn pick_session(
+    channel: &Channel,
+    cwd: &str,
+    theme: &Theme,
+    input: &mut LineReader,
+) -> anyhow::Result<Picked> {
+    let sessions = sessions_of(channel, cwd, false).await?;
+    let print = |text: &str| {
+        use std::io::Write;
+        let mut out = std::io::stdout();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    };
+    if sessions.is_empty() {
+        print(&theme.dim(
+            "No saved sessions in this folder yet (synapse sessions list shows every folder's); starting a new one.\n",
+        ));
+        return Ok(Picked::New);
+    }
+    print(&session_lines(theme, &sessions, "", cwd, false));
+    let question = format!(
+        "Resume which session? [1-{}, Enter starts a new one] ",
+        sessions.len()
+    );
+    loop {
+        input.request(&question, false, String::new())?;
+        let answer = match input.reply().await {
+            Reply::Line(line) => line.trim().to_string(),
+            Reply::Interrupted | Reply::Eof => return Ok(Picked::Quit),
+            Reply::Failed(e) => anyhow::bail!("cannot read input: {e}"),
+        };
+        if answer.is_empty() {
+            return Ok(Picked::New);
+        }
+        match answer.parse::<usize>() {
+            Ok(n) if (1..=sessions.len()).contains(&n) => {
+                return Ok(Picked::Session(sessions[n - 1].id.clone()));
+            }
+            Ok(_) => print(&format!("There is no session number {answer}.\n")),
+            Err(_) => return Ok(Picked::Session(answer)),
+        }
+    }
+}
+
+/// Sessions most recent first: this workspace's only, or every folder's with `all`.
+async fn sessions_of(channel: &Channel, cwd: &str, all: bool) -> anyhow::Result<Vec<SessionInfo>> {
+    let sessions = SessionsClient::new(channel.clone())
+        .list(ListSessionsRequest { limit: 0 })
+        .await
+        .map_err(|s| anyhow::anyhow!("{}", s.message()))?
+        .into_inner()
+        .sessions;
+    Ok(for_workspace(sessions, cwd, all))
+}
+
+/// The numbered list: title, age, size, id; the folder when it is not this one.
+fn session_lines(
+    theme: &Theme,
+    sessions: &[SessionInfo],
+    current: &str,
+    here: &str,
+    all: bool,
+) -> String {
+    let now = std::time::SystemTime::now();
+    let mut out = String::new();
+    for (i, s) in sessions.iter().enumerate() {
+        let mark = if s.id == current {
+            "  ← this session"
+        } else {
+            ""
+        };
+        let folder = if in_workspace(&s.cwd, here) {
+            String::new()
+        } else {
+            format!(" · {}", tilde(&s.cwd))
+        };
+        let noun = if s.messages == 1 { "msg" } else { "msgs" };
+        let details = format!(
+            "  {} · {} {noun} · {}{folder}",
+            age(&s.updated, now),
+            s.messages,
+            s.id
+        );
+        out.push_str(&format!(
+            "{:>3}. {}{}{}\n",
+            i + 1,
+            s.title,
+            theme.dim(&details),
+            theme.dim(mark)
+        ));
+    }
+    if !all {
+        out.push_str(&theme.dim("     (sessions of this folder; --all lists every folder)\n"));
+    }
+    out
+}
+
 impl Repl {
     /// Sessions most recent first: this workspace's only, or every folder's with `all`.
     pub(super) async fn workspace_sessions(&self, all: bool) -> anyhow::Result<Vec<SessionInfo>> {
-        let sessions = SessionsClient::new(self.link.channel.clone())
-            .list(ListSessionsRequest { limit: 0 })
-            .await
-            .map_err(|s| anyhow::anyhow!("{}", s.message()))?
-            .into_inner()
-            .sessions;
-        Ok(for_workspace(sessions, &self.link.opened.cwd, all))
+        sessions_of(&self.link.channel, &self.link.opened.cwd, all).await
     }
 
     /// Prints a numbered list of sessions and returns them.
@@ -36,47 +144,8 @@ impl Repl {
             return Ok(sessions);
         }
         let current = self.link.session_id().to_string();
-        let now = std::time::SystemTime::now();
-        let here = &self.link.opened.cwd;
-        let mut out = String::new();
-        for (i, s) in sessions.iter().enumerate() {
-            let title = if s.title.is_empty() {
-                "(no messages yet)"
-            } else {
-                &s.title
-            };
-            let mark = if s.id == current {
-                "  ← this session"
-            } else {
-                ""
-            };
-            let folder = if in_workspace(&s.cwd, here) {
-                String::new()
-            } else {
-                format!(" · {}", tilde(&s.cwd))
-            };
-            let noun = if s.messages == 1 { "msg" } else { "msgs" };
-            let details = format!(
-                "  {} · {} {noun} · {}{folder}",
-                age(&s.updated, now),
-                s.messages,
-                s.id
-            );
-            out.push_str(&format!(
-                "{:>3}. {title}{}{}\n",
-                i + 1,
-                self.theme.dim(&details),
-                self.theme.dim(mark)
-            ));
-        }
-        if !all {
-            out.push_str(
-                &self
-                    .theme
-                    .dim("     (sessions of this folder; --all lists every folder)\n"),
-            );
-        }
-        self.say(&out);
+        let text = session_lines(&self.theme, &sessions, &current, &self.link.opened.cwd, all);
+        self.say(&text);
         Ok(sessions)
     }
 
@@ -100,10 +169,12 @@ impl Repl {
     }
 }
 
-/// This workspace's sessions first (most recent first), then, with `all`, the others.
+/// This workspace's sessions first (most recent first), then, with `all`, the others; never one
+/// without a user message (nothing to go back to).
 fn for_workspace(sessions: Vec<SessionInfo>, cwd: &str, all: bool) -> Vec<SessionInfo> {
     let (mut here, others): (Vec<_>, Vec<_>) = sessions
         .into_iter()
+        .filter(|s| !s.title.trim().is_empty())
         .partition(|s| in_workspace(&s.cwd, cwd));
     if all {
         here.extend(others);
@@ -213,8 +284,20 @@ mod tests {
         SessionInfo {
             id: id.into(),
             cwd: cwd.into(),
+            title: format!("talk {id}"),
             ..SessionInfo::default()
         }
+    }
+
+    #[test]
+    fn a_session_without_a_user_message_is_not_offered() {
+        let empty = SessionInfo {
+            title: String::new(),
+            ..info("e", "/p")
+        };
+        let listed = for_workspace(vec![info("a", "/p"), empty], "/p", true);
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].id, "a");
     }
 
     #[test]

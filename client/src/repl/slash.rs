@@ -269,11 +269,9 @@ impl Repl {
             return Ok(());
         };
         if enabled {
-            self.say(&format!(
-                "{} {}\n  After every turn, a skill sub-agent reviews what was done and may create\n  a new skill or improve an existing one.\n  {}\n\n  Turn it off any time with /skill enhance --off\n\n",
-                t.yellow("⚠"),
-                t.bold("Turning on automatic skill enhancement"),
-                t.yellow("This costs extra tokens on every turn.")
+            self.say(&crate::cli::skill_growth::enhance_on_warning(
+                &t,
+                "/skill enhance --off",
             ));
         }
         let s = daemon

@@ -127,12 +127,25 @@ pub(crate) fn secret_header(
     Ok(value)
 }
 
+/// The user's settings.json as messages name it: its real path (`SYNAPSE_HOME` resolved as the
+/// daemon resolves it), never the variable's name.
+pub fn settings_file_shown() -> String {
+    static SHOWN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SHOWN
+        .get_or_init(|| match synapse_shared::paths::Paths::from_env() {
+            Ok(paths) => paths.settings_file().display().to_string(),
+            Err(_) => "settings.json in the Synapse home".to_string(),
+        })
+        .clone()
+}
+
 /// Why no usable provider configuration could be formed.
 #[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum ConfigError {
     #[error(
         "no {provider} API key: set {variable} in the environment or \"env\": {{\"{variable}\": \
-         \"...\"}} in $SYNAPSE_HOME/settings.json. {hint}"
+         \"...\"}} in {}. {hint}",
+        settings_file_shown()
     )]
     MissingApiKey {
         provider: &'static str,
@@ -149,7 +162,8 @@ pub enum ConfigError {
     },
     #[error(
         "no model set for the OpenAI-compatible server at {base_url}: set SYNAPSE_MODEL in the \
-         environment or \"model\" in $SYNAPSE_HOME/settings.json to one of the server's models"
+         environment or \"model\" in {} to one of the server's models",
+        settings_file_shown()
     )]
     MissingModel { base_url: String },
     #[error("{variable} must be an http:// or https:// URL (got {value:?})")]

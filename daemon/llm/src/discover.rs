@@ -4,7 +4,10 @@
 //! LM Studio, `meta.n_ctx_train` from llama.cpp), and Ollama's `POST /api/show`
 //! (`model_info.<arch>.context_length`, or `num_ctx` in its parameters). Each probe is short
 //! and optional: a server that answers none of them leaves the decision to
-//! [`crate::limits::ModelLimits::resolve`]. The official APIs are never probed.
+//! [`crate::limits::ModelLimits::resolve`]. The official APIs are never probed. A server
+//! configured as Anthropic is first asked the one route the Anthropic API has too
+//! (`GET /v1/models`); only when that answer shows llama.cpp or Ollama behind the URL are their
+//! own routes asked, so an Anthropic proxy or gateway never sees `/props` or `/api/show`.
 
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -64,10 +67,6 @@ async fn probe(config: &ProviderConfig) -> Option<u64> {
         .build()
         .ok()?;
     let root = server_root(&config.base_url);
-    let api = match config.kind {
-        ProviderKind::OpenAi => config.base_url.clone(),
-        ProviderKind::Anthropic => format!("{}/v1", config.base_url),
-    };
     let auth = |request: reqwest::RequestBuilder| match &config.api_key {
         Some(key) => match secret_header(key, ProviderKind::OpenAi) {
             Ok(value) => request.header(reqwest::header::AUTHORIZATION, value),
@@ -75,22 +74,65 @@ async fn probe(config: &ProviderConfig) -> Option<u64> {
         },
         None => request,
     };
-    if let Some(props) = get_json(auth(client.get(format!("{root}/props")))).await
-        && let Some(n) = window_from_props(&props)
-    {
-        return Some(n);
+    let props = || async {
+        get_json(auth(client.get(format!("{root}/props"))))
+            .await
+            .and_then(|p| window_from_props(&p))
+    };
+    let show = || async {
+        let show = client
+            .post(format!("{root}/api/show"))
+            .json(&serde_json::json!({ "model": config.model }));
+        get_json(auth(show))
+            .await
+            .and_then(|v| window_from_ollama_show(&v))
+    };
+    let models = || async { get_json(auth(client.get(format!("{root}/v1/models")))).await };
+    match config.kind {
+        ProviderKind::OpenAi => {
+            if let Some(n) = props().await {
+                return Some(n);
+            }
+            let listed = get_json(auth(client.get(format!("{}/models", config.base_url)))).await;
+            if let Some(n) = listed.and_then(|m| window_from_models(&m, &config.model)) {
+                return Some(n);
+            }
+            show().await
+        }
+        // Only a server that says what it is gets its own routes asked.
+        ProviderKind::Anthropic => {
+            let listed = models().await?;
+            match local_server(&listed) {
+                Some(LocalServer::LlamaCpp) => match props().await {
+                    Some(n) => Some(n),
+                    None => window_from_models(&listed, &config.model),
+                },
+                Some(LocalServer::Ollama) => show().await,
+                None => None,
+            }
+        }
     }
-    if let Some(models) = get_json(auth(client.get(format!("{api}/models")))).await
-        && let Some(n) = window_from_models(&models, &config.model)
-    {
-        return Some(n);
+}
+
+/// Local servers whose own routes report the running context window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LocalServer {
+    LlamaCpp,
+    Ollama,
+}
+
+/// Which local server a `/v1/models` answer came from, by what each writes in it: llama.cpp's
+/// entries are `owned_by: "llamacpp"` with a `meta` object, Ollama's `owned_by: "library"` (or
+/// the model's namespace) and `"ollama"`.
+fn local_server(models: &Value) -> Option<LocalServer> {
+    let data = models["data"].as_array()?;
+    let owners = || data.iter().filter_map(|m| m["owned_by"].as_str());
+    if owners().any(|o| o == "llamacpp") || data.iter().any(|m| m["meta"].is_object()) {
+        return Some(LocalServer::LlamaCpp);
     }
-    let show = client
-        .post(format!("{root}/api/show"))
-        .json(&serde_json::json!({ "model": config.model }));
-    get_json(auth(show))
-        .await
-        .and_then(|v| window_from_ollama_show(&v))
+    owners()
+        .any(|o| o == "library" || o == "ollama")
+        .then_some(LocalServer::Ollama)
 }
 
 /// The base URL without a trailing `/v1`: where llama.cpp and Ollama serve their own routes.
@@ -177,5 +219,16 @@ mod tests {
         let ollama = json!({"model_info": {"qwen2.context_length": 32768}});
         assert_eq!(window_from_ollama_show(&ollama), Some(32768));
         assert_eq!(server_root("http://h:8080/v1"), "http://h:8080");
+    }
+
+    #[test]
+    fn only_a_local_server_that_says_so_is_asked_its_own_routes() {
+        let llama = json!({"data": [{"id": "m", "owned_by": "llamacpp", "meta": {}}]});
+        assert_eq!(local_server(&llama), Some(LocalServer::LlamaCpp));
+        let ollama = json!({"data": [{"id": "qwen3:8b", "owned_by": "library"}]});
+        assert_eq!(local_server(&ollama), Some(LocalServer::Ollama));
+        let anthropic = json!({"data": [{"id": "claude-x", "type": "model"}]});
+        assert_eq!(local_server(&anthropic), None);
+        assert_eq!(local_server(&json!({"error": "no"})), None);
     }
 }

@@ -9,7 +9,8 @@ pub enum LlmError {
     /// 401/403: the key is missing, wrong or lacks permission.
     #[error(
         "{provider} rejected the API key ({status} {kind}: {message}). Set {variable} in the \
-         environment or \"env\": {{\"{variable}\": \"...\"}} in $SYNAPSE_HOME/settings.json"
+         environment or \"env\": {{\"{variable}\": \"...\"}} in {}",
+        crate::config::settings_file_shown()
     )]
     Auth {
         provider: &'static str,

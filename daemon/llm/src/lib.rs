@@ -13,6 +13,7 @@ pub mod error;
 pub mod event_stream;
 pub mod limits;
 pub mod openai;
+pub mod reach;
 pub mod retry;
 pub mod tool;
 mod transport;

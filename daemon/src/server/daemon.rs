@@ -6,9 +6,10 @@ use std::sync::Arc;
 use crate::lifecycle::peer::refuse_confined;
 use synapse_shared::proto::daemon_server::Daemon;
 use synapse_shared::proto::{
-    GetSettingsRequest, HookInfo, ListHooksRequest, ListHooksResponse, SetAutoEnhanceRequest, SetModelSettingsRequest, SettingsResponse,
-    ShutdownRequest, ShutdownResponse, StatusRequest, StatusResponse, TrustRequest, TrustResponse,
-    WorkspaceStatus,
+    DoctorRequest, DoctorResponse, GetSettingsRequest, HookInfo, ListHooksRequest,
+    ListHooksResponse, SetAutoEnhanceRequest,
+    SetModelSettingsRequest, SettingsResponse, ShutdownRequest, ShutdownResponse, StatusRequest,
+    StatusResponse, TrustRequest, TrustResponse, WorkspaceStatus,
 };
 use synapse_shared::settings::{self, Settings};
 use tonic::{Request, Response, Status};
@@ -60,6 +61,36 @@ impl Daemon for DaemonService {
             hooks,
             problems: set.problems.clone(),
         }))
+    }
+
+    /// → `doctor::run` (daemon/src/doctor.rs).
+    async fn doctor(
+        &self,
+        request: Request<DoctorRequest>,
+    ) -> Result<Response<DoctorResponse>, Status> {
+        use crate::doctor::{self, Verdict};
+        use synapse_shared::proto::{DoctorCheck, DoctorVerdict};
+        let r = request.into_inner();
+        let asked = doctor::DoctorRequest {
+            cwd: std::path::PathBuf::from(&r.cwd),
+            env: r.env,
+            skip_model: r.skip_model,
+        };
+        let checks = doctor::run(&self.state, &asked)
+            .await
+            .into_iter()
+            .map(|c| DoctorCheck {
+                topic: c.topic.to_string(),
+                verdict: match c.verdict {
+                    Verdict::Ok => DoctorVerdict::Ok,
+                    Verdict::Warn => DoctorVerdict::Warn,
+                    Verdict::Fail => DoctorVerdict::Fail,
+                } as i32,
+                summary: c.summary,
+                fix: c.fix,
+            })
+            .collect();
+        Ok(Response::new(DoctorResponse { checks }))
     }
 
     /// → `trust_list::change` (daemon/src/agent/gate/trust_list.rs).

@@ -155,6 +155,14 @@ impl AgentCommand for SkillCommand {
                 Some((sub, _)) if sub == "load" => {
                     SKILL_SPEC.usage_error("skill load takes one <name>")
                 }
+                // Growing a skill is the skill sub-agent's task, a command of its own.
+                Some((sub, _)) if matches!(sub.as_str(), "enhance" | "reinforce" | "improve") => {
+                    SKILL_SPEC.usage_error(format!(
+                        "`skill {sub}` is not a subcommand: to create or improve a skill from \
+                         this session, run task:skill:enhance --prompt \"<what to learn>\" \
+                         --description \"<3-5 words>\""
+                    ))
+                }
                 Some((sub, _)) => SKILL_SPEC.usage_error(format!("unknown subcommand {sub:?}")),
                 None => SKILL_SPEC.usage_error("missing subcommand (search or load)"),
             }

@@ -365,14 +365,7 @@ impl<'a> Loader<'a> {
         {
             return format!("~/{}", rel.display());
         }
-        if let Some(rel) = self
-            .places
-            .synapse_home
-            .as_ref()
-            .and_then(|h| path.strip_prefix(h).ok())
-        {
-            return format!("$SYNAPSE_HOME/{}", rel.display());
-        }
+        // Anywhere else (`$SYNAPSE_HOME` outside the home among it): the real path.
         path.display().to_string()
     }
 }

@@ -56,12 +56,20 @@ fn user_files_come_first_then_root_down_to_the_cwd_with_local_after_its_sibling(
         "synapse user",
     );
     let files = load(&f.places, &f.root("sub"));
+    let synapse_agents = f
+        .places
+        .synapse_home
+        .clone()
+        .unwrap()
+        .join("AGENTS.md")
+        .display()
+        .to_string();
     assert_eq!(
         shown(&files),
         [
             "~/.claude/CLAUDE.md",
             "~/.codex/AGENTS.md",
-            "$SYNAPSE_HOME/AGENTS.md",
+            synapse_agents.as_str(),
             "AGENTS.md",
             "CLAUDE.md",
             "sub/AGENTS.md",

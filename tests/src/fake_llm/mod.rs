@@ -63,6 +63,7 @@ impl FakeLlm {
         let shared = Arc::new(Shared {
             source,
             requests: Mutex::new(Vec::new()),
+            side_requests: Mutex::new(Vec::new()),
             received,
             scripted,
             open_connections: Default::default(),
@@ -114,6 +115,16 @@ impl FakeLlm {
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.shared
             .requests
+            .lock()
+            .map(|r| r.clone())
+            .unwrap_or_default()
+    }
+
+    /// Requests that were not model calls (`GET …/models`, context-window probes such as
+    /// `/props` and `/api/show`), each as "METHOD /path", oldest first.
+    pub fn side_requests(&self) -> Vec<String> {
+        self.shared
+            .side_requests
             .lock()
             .map(|r| r.clone())
             .unwrap_or_default()

@@ -39,6 +39,8 @@ pub(crate) enum Source {
 pub(crate) struct Shared {
     pub source: Source,
     pub requests: Mutex<Vec<RecordedRequest>>,
+    /// Requests that are not model calls, as "METHOD /path" (not counted in `requests`).
+    pub side_requests: Mutex<Vec<String>>,
     /// How many requests have arrived; watched by `wait_for_requests`.
     pub received: watch::Sender<usize>,
     pub scripted: usize,
@@ -86,10 +88,15 @@ pub(crate) async fn serve(listener: TcpListener, shared: Arc<Shared>) {
 async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     let method = req.method().to_string();
     let path = req.uri().path().to_string();
+    let api = Api::from_path(&path);
+    if api == Api::Unknown
+        && let Ok(mut side) = shared.side_requests.lock()
+    {
+        side.push(format!("{method} {path}"));
+    }
     if method == "GET" && path.ends_with("/models") {
         return models_response();
     }
-    let api = Api::from_path(&path);
     let headers = req
         .headers()
         .iter()
