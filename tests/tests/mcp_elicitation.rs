@@ -1,7 +1,8 @@
 //! Issue 19, what an MCP server may ask of the user while a session's tool call runs, against a
 //! real server (npm `server-everything`, over stdio and Streamable HTTP): a form
 //! (`elicitation/create`) filled in through the REPL in a real terminal and declined by
-//! `synapse run`, and a sampling request (`sampling/createMessage`) that reaches the session's
+//! `synapse run`, a URL-mode request (the page shown in the REPL until the user answers, declined by
+//! `synapse run`), and a sampling request (`sampling/createMessage`) that reaches the session's
 //! model only once the user allowed it — in the REPL, or in `synapse run` with `--yes`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -348,4 +349,55 @@ async fn run_refuses_sampling_unless_yes() {
     assert_is_the_servers_sampling_request(&requests[3]);
     let result = tool_result(&requests[4]);
     assert!(result.contains("Vermilion."), "{result}");
+}
+
+/// server-everything's URL-mode request (it offers the tool only to a client that declares URL
+/// mode).
+const OPEN_URL: &str =
+    "mcp:every:trigger-url-elicitation --url https://example.com/sign-in --message 'Sign in first'";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_request_shows_the_page_in_the_repl_and_waits_for_the_user() {
+    let env = TestEnv::new();
+    over_stdio(&env);
+    let fake = FakeLlm::start(Script::new().tool_call(OPEN_URL).text("Signed in."))
+        .await
+        .unwrap();
+    let screen = Screen::start(&env, Some(&fake), &["chat"]);
+    screen.wait_for("You (1)>");
+    screen.line("sign me in");
+    let shown = screen.wait_for("done? [a]ccept");
+    assert!(
+        shown.contains("MCP server `every` asks you to open a page")
+            && shown.contains("Sign in first")
+            && shown.contains("https://example.com/sign-in"),
+        "{shown}"
+    );
+    // Nothing is answered for the user: the tool call waits.
+    assert!(
+        fake.requests().len() == 1,
+        "the call went on without the user"
+    );
+    screen.line("a");
+    screen.wait_for("Signed in.");
+    let result = tool_result(&fake.requests()[1]);
+    assert!(
+        result.contains("User completed the URL elicitation flow")
+            && result.contains("https://example.com/sign-in"),
+        "{result}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_declines_a_url_request() {
+    let env = TestEnv::new();
+    over_stdio(&env);
+    let fake = FakeLlm::start(Script::new().tool_call(OPEN_URL).text("not signed in"))
+        .await
+        .unwrap();
+    let out = run_with(&env, &fake, &["run", "sign me in"]).await;
+    assert!(out.success(), "{out:?}");
+    assert!(out.stderr.contains("declined"), "{out:?}");
+    let result = tool_result(&fake.requests()[1]);
+    assert!(result.contains("User declined to open the URL"), "{result}");
 }

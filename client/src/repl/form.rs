@@ -4,7 +4,9 @@
 //! numbered choices — with the server's default already typed (Enter keeps it). What is typed is
 //! parsed and checked against the field ([`synapse_shared::elicit`]) and asked again until it
 //! fits; a summary precedes the final send. Ctrl-C or Ctrl-D at any prompt cancels the form (not
-//! the turn). The answer goes back on the chat stream and the turn goes on.
+//! the turn). The answer goes back on the chat stream and the turn goes on. In URL mode the server
+//! asks the user to open a page instead (a sign-in, a payment): the REPL shows the URL and waits
+//! until the user says they went through it, or declines.
 
 use serde_json::{Map, Value};
 use synapse_shared::elicit::{Field, FieldKind, Form};
@@ -19,6 +21,8 @@ use crate::render::theme::Theme;
 pub const OPEN_PROMPT: &str = "Fill it in? [a]nswer / [d]ecline / [c]ancel: ";
 /// Asked after the summary.
 pub const SEND_PROMPT: &str = "Send? [y]es / [d]ecline / [c]ancel: ";
+/// Asked under a URL-mode request, once the user has had the page.
+pub const URL_PROMPT: &str = "Open it in your browser; done? [a]ccept / [d]ecline / [c]ancel: ";
 /// Fields named in the form's header before the list is cut.
 const LISTED_FIELDS: usize = 10;
 
@@ -92,6 +96,24 @@ pub fn header(theme: &Theme, request: &ElicitationRequest, form: &Form) -> Strin
             if form.fields.len() == 1 { "" } else { "s" },
             names.join(", ")
         ))
+    ));
+    out
+}
+
+/// Who asks to open which page, and why (URL mode).
+pub fn url_header(theme: &Theme, request: &ElicitationRequest) -> String {
+    let server = strip_controls(&request.server);
+    let mut out = format!(
+        "{} {}\n",
+        theme.yellow("?"),
+        theme.bold(&format!("MCP server `{server}` asks you to open a page"))
+    );
+    for line in strip_controls(&request.message).lines() {
+        out.push_str(&format!("  {line}\n"));
+    }
+    out.push_str(&format!(
+        "  {}\n",
+        theme.bold(&strip_controls(&request.url))
     ));
     out
 }
@@ -173,6 +195,12 @@ impl Repl {
             },
         };
         let mut values = Map::new();
+        if !request.url.is_empty() {
+            self.say(&url_header(&t, request));
+            let choice = self.ask_choice(URL_PROMPT, parse_open).await;
+            self.say(&outcome(&t, choice, &request.server));
+            return answer(choice, &values);
+        }
         let form = serde_json::from_str::<Value>(&request.schema_json)
             .map_err(|e| e.to_string())
             .and_then(|schema| Form::from_schema(&schema).map_err(|e| e.to_string()));
@@ -269,7 +297,20 @@ mod tests {
             server: "every".into(),
             message: "Please provide inputs for the following fields:".into(),
             schema_json: schema.to_string(),
+            url: String::new(),
         }
+    }
+
+    #[test]
+    fn a_url_request_shows_the_page_to_open() {
+        let t = Theme::plain();
+        let mut r = request();
+        r.message = "Sign in to continue".into();
+        r.url = "https://example.com/login\u{1b}[2J".into();
+        let shown = url_header(&t, &r);
+        assert!(shown.contains("MCP server `every` asks you to open a page"));
+        assert!(shown.contains("  Sign in to continue\n"));
+        assert!(shown.contains("https://example.com/login") && !shown.contains('\u{1b}'));
     }
 
     fn form() -> Form {

@@ -71,6 +71,7 @@ impl SessionForms {
             server: server.clone(),
             message: request.message,
             schema_json: request.schema.to_string(),
+            url: request.url.unwrap_or_default(),
         });
         let answer = answered.await.unwrap_or(FormAnswer::Cancel);
         tracing::info!(%session, %server, action = action(&answer), "form answered");
@@ -167,6 +168,7 @@ mod tests {
             schema: json!({"type": "object", "properties": {
                 "name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}
             }, "required": ["name"]}),
+            url: None,
         }
     }
 

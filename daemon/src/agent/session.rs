@@ -4,6 +4,7 @@
 
 mod asks;
 mod compact;
+mod custom_command;
 mod deps;
 mod limits;
 mod permissions;
@@ -57,6 +58,8 @@ pub enum SessionEvent {
         message: String,
         /// The requested schema as JSON, in the server's order.
         schema_json: String,
+        /// URL mode: the page to open (empty for a form).
+        url: String,
     },
     /// Something the user should know that is not part of the conversation (denied commands
     /// of a non-interactive run, problems in the permission rules).
@@ -101,16 +104,18 @@ pub struct ChatSession {
     session_file: PathBuf,
     env: HashMap<String, String>,
     model_override: Mutex<Option<String>>,
+    /// The model of the running turn only (a custom command's `model`), before the override.
+    turn_model: Mutex<Option<String>>,
     events: broadcast::Sender<SessionEvent>,
     approver: Arc<SessionApprover>,
     /// Forms MCP servers asked the user to fill in, waiting for an answer.
     forms: Arc<SessionForms>,
     gate: Option<Arc<SessionGate>>,
+    /// The user's hooks for this session (`None`: hooks are not wired, as in unit tests).
+    hooks: Option<Arc<crate::hooks::SessionHooks>>,
     running: Mutex<Option<CancellationToken>>,
     conversation: tokio::sync::Mutex<Conversation>,
     deps: SessionDeps,
-    /// The user's hooks for this session (`None`: hooks are not wired, as in unit tests).
-    hooks: Option<Arc<crate::hooks::SessionHooks>>,
     /// When the last piece of work ended (or the session opened).
     idle_since: Mutex<std::time::Instant>,
     /// Mirrors of the conversation's counts, readable while a turn holds it.
@@ -171,10 +176,10 @@ impl ChatSession {
             Arc::new(gate.with_private_tmp())
         });
         Self {
+            hooks,
             session_file: log.path().to_path_buf(),
             gate,
             idle_since: Mutex::new(std::time::Instant::now()),
-            hooks,
             turns_done: AtomicU32::new(turns),
             message_count,
             model_limits: Mutex::new(None),
@@ -183,6 +188,7 @@ impl ChatSession {
             cwd,
             env,
             model_override: Mutex::new(model),
+            turn_model: Mutex::new(None),
             events,
             approver,
             forms,
@@ -262,10 +268,6 @@ impl ChatSession {
             .unwrap_or_default()
     }
 
-    /// Starts the session's shell in the background, so the first command finds it running
-    /// (a client attaching calls this; a turn does it again, which costs nothing).
-    pub fn warm_shell(&self) {
-        self.deps.shell.warm_up(&self.id, &self.shell_origin());
     /// A client opened (`startup`) or resumed (`resume`) the session: its `SessionStart` hooks
     /// run now, and the next turn waits for them (their output goes with its prompt).
     pub fn hooks_session_start(&self, source: &'static str) {
@@ -274,6 +276,10 @@ impl ChatSession {
         }
     }
 
+    /// Starts the session's shell in the background, so the first command finds it running
+    /// (a client attaching calls this; a turn does it again, which costs nothing).
+    pub fn warm_shell(&self) {
+        self.deps.shell.warm_up(&self.id, &self.shell_origin());
     }
 
     /// A client's answer to an approval request.
@@ -295,10 +301,6 @@ impl ChatSession {
             self.approver.deny_all_pending();
             self.forms.cancel_all_pending();
         }
-    }
-
-    /// Cancels the running turn, if any.
-    pub fn cancel(&self) -> bool {
         if !others_attached
             && let Some(hooks) = self.hooks.clone()
             && hooks.has(crate::hooks::HookEvent::SessionEnd)
@@ -310,6 +312,10 @@ impl ChatSession {
             };
             crate::lifecycle::tasks::spawn(async move { hooks.session_end(reason).await });
         }
+    }
+
+    /// Cancels the running turn, if any.
+    pub fn cancel(&self) -> bool {
         match self.running.lock().clone() {
             Some(token) => {
                 token.cancel();
@@ -427,7 +433,8 @@ impl ChatSession {
     }
 
     fn resolve_config(&self) -> Result<ProviderConfig, ConfigError> {
-        let model = self.model_override.lock().clone();
+        let turn_model = self.turn_model.lock().clone();
+        let model = turn_model.or_else(|| self.model_override.lock().clone());
         resolve_config(&(self.deps.settings)(), &self.env, model.as_deref())
     }
 
@@ -470,11 +477,6 @@ pub fn resolve_config(
     })
 }
 
-enum Work {
-    Turn(String),
-    Compact,
-}
-
 /// Fires the session's `Notification` hooks when the user is asked something; the question
 /// does not wait for them.
 fn notify_hooks(hooks: &Arc<crate::hooks::SessionHooks>) -> Arc<dyn Fn(&str) + Send + Sync> {
@@ -491,6 +493,11 @@ fn notify_hooks(hooks: &Arc<crate::hooks::SessionHooks>) -> Arc<dyn Fn(&str) + S
             hooks.notification("permission_prompt", &message).await;
         });
     })
+}
+
+enum Work {
+    Turn(String),
+    Compact,
 }
 
 /// A user message typed by the user (not a tool-results message, nor a runner reminder).

@@ -143,11 +143,13 @@ pub(super) fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -
             server,
             message,
             schema_json,
+            url,
         } => Ev::Elicitation(proto::ElicitationRequest {
             request_id: id,
             server,
             message,
             schema_json,
+            url,
         }),
         SessionEvent::Notice(text) => Ev::Notice(proto::Notice { text }),
         SessionEvent::PermissionMode { mode, summary } => {

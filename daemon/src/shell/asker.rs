@@ -23,6 +23,8 @@ pub struct FormRequest {
     pub message: String,
     /// The requested schema (object of primitive properties, in the server's order).
     pub schema: Value,
+    /// URL mode: the page the server wants the user to open (the schema has no fields then).
+    pub url: Option<String>,
 }
 
 /// The user's answer to a form.

@@ -1,5 +1,5 @@
-//! A server's requests to the user during a tool call: `elicitation/create` (a form) and
-//! `sampling/createMessage` (a reply of the session's model).
+//! A server's requests to the user during a tool call: `elicitation/create` (a form, or in URL
+//! mode a page to open) and `sampling/createMessage` (a reply of the session's model).
 //!
 //! Every `tools/call` in flight is registered here with its caller's [`AskerHandle`] — none for
 //! a call from a terminal, a pipeline or a sub-agent — for as long as it runs
@@ -146,22 +146,34 @@ impl NoAsker {
     }
 }
 
-/// `elicitation/create`: a form goes to the user of the call it belongs to; otherwise declined.
-/// URL mode is not offered (not declared), so such a request is declined too.
+/// `elicitation/create`: a form — or, in URL mode, a page to open — goes to the user of the
+/// call it belongs to; otherwise declined.
 pub(super) async fn elicit(
     server: &str,
     askers: &CallAskers,
     request: ElicitRequestParams,
     context: RequestContext<RoleClient>,
 ) -> ElicitResult {
-    let ElicitRequestParams::FormElicitationParams {
-        message,
-        requested_schema,
-        ..
-    } = request
-    else {
-        tracing::info!(%server, "declined a URL elicitation: Synapse does not offer URL mode");
-        return ElicitResult::new(ElicitationAction::Decline);
+    let (message, requested_schema, url) = match request {
+        ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } => match serde_json::to_value(&requested_schema) {
+            Ok(schema) => (message, schema, None),
+            Err(e) => {
+                tracing::warn!(%server, "declined an elicitation whose schema cannot be shown: {e}");
+                return ElicitResult::new(ElicitationAction::Decline);
+            }
+        },
+        ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
+            let nothing = serde_json::json!({"type": "object", "properties": {}});
+            (message, nothing, Some(url))
+        }
+        _ => {
+            tracing::info!(%server, "declined an elicitation of a mode Synapse does not know");
+            return ElicitResult::new(ElicitationAction::Decline);
+        }
     };
     let (asker, ended) = match askers.find(context.extensions.get()) {
         Ok(found) => found,
@@ -170,17 +182,12 @@ pub(super) async fn elicit(
             return ElicitResult::new(ElicitationAction::Decline);
         }
     };
-    let schema = match serde_json::to_value(&requested_schema) {
-        Ok(s) => s,
-        Err(e) => {
-            tracing::warn!(%server, "declined an elicitation whose schema cannot be shown: {e}");
-            return ElicitResult::new(ElicitationAction::Decline);
-        }
-    };
+    let url_mode = url.is_some();
     let form = FormRequest {
         server: server.to_string(),
         message,
-        schema,
+        schema: requested_schema,
+        url,
     };
     let answer = tokio::select! {
         answer = asker.0.elicit(form) => answer,
@@ -188,6 +195,8 @@ pub(super) async fn elicit(
         _ = context.ct.cancelled() => FormAnswer::Cancel,
     };
     match answer {
+        // URL mode: accepting says the user went to the page; there is no content.
+        FormAnswer::Accept(_) if url_mode => ElicitResult::new(ElicitationAction::Accept),
         FormAnswer::Accept(content) => ElicitResult::new(ElicitationAction::Accept)
             .with_content(serde_json::Value::Object(content)),
         FormAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),

@@ -108,11 +108,15 @@ impl ClientHandler for Events {
             roots.list_changed = Some(true);
             capabilities.roots = Some(roots);
         }
-        // Forms only (no URL mode), checked against their schema before they are sent.
-        capabilities.elicitation =
-            Some(rmcp::model::ElicitationCapability::new().with_form(
-                rmcp::model::FormElicitationCapability::new().with_schema_validation(true),
-            ));
+        // Forms, checked against their schema before they are sent, and URL mode (the user is
+        // shown the page and says whether they went through it).
+        capabilities.elicitation = Some(
+            rmcp::model::ElicitationCapability::new()
+                .with_form(
+                    rmcp::model::FormElicitationCapability::new().with_schema_validation(true),
+                )
+                .with_url(rmcp::model::UrlElicitationCapability::new()),
+        );
         // Text messages, no tools and no included context.
         capabilities.sampling = Some(rmcp::model::SamplingCapability::default());
         ClientConfig::new(
