@@ -141,3 +141,64 @@ fn a_tool_name_no_file_can_have_is_skipped_and_the_others_written() {
     assert!(r.skipped[0].contains("file name limit"), "{:?}", r.skipped);
     assert!(dir.path().join("bin/mcp:s:ok").is_file());
 }
+
+#[test]
+fn resource_commands_are_wrappers_that_name_their_project_and_stay_while_down() {
+    use crate::mcp::catalog::Catalog;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("my project");
+    let writer = WrapperWriter::new(dir.path().join("bin"), dir.path(), fake_client(dir.path()))
+        .for_workspace(root.clone());
+    let tools = Catalog::build(&[]).with_resources(["docs", "fs"]);
+    let names: Vec<&str> = tools
+        .resource_commands()
+        .iter()
+        .map(|r| r.command.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "mcp:docs:read",
+            "mcp:docs:resources",
+            "mcp:fs:read",
+            "mcp:fs:resources"
+        ]
+    );
+    let docs: Vec<_> = tools
+        .resource_commands()
+        .iter()
+        .filter(|r| r.server == "docs")
+        .cloned()
+        .collect();
+    let r = writer
+        .sync_all(&[], &docs, &HashSet::new(), &HashSet::new())
+        .unwrap();
+    assert_eq!(r.written, ["mcp:docs:read", "mcp:docs:resources"]);
+    let bin = dir.path().join("bin");
+    let (out, code) = run(&bin.join("mcp:docs:read"), &["demo://a b"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        format!(
+            "[mcp]\n[read]\n[--workspace]\n[{}]\n[docs]\n[demo://a b]\n",
+            root.display()
+        )
+    );
+    let (help, _) = run(&bin.join("mcp:docs:resources"), &["--help"]);
+    assert!(
+        help.contains("Example:\n  mcp:docs:resources | head"),
+        "{help}"
+    );
+    // Not in the tool map: a resource command never resolves to a tool.
+    assert!(writer.read_manifest().is_empty());
+    // The server is down: its resource wrappers stay; gone for good: removed.
+    let kept: HashSet<String> = crate::mcp::catalog::resource_command_names("docs")
+        .into_iter()
+        .collect();
+    let r = writer.sync_all(&[], &[], &HashSet::new(), &kept).unwrap();
+    assert!(r.removed.is_empty(), "{r:?}");
+    let r = writer
+        .sync_all(&[], &[], &HashSet::new(), &HashSet::new())
+        .unwrap();
+    assert_eq!(r.removed, ["mcp:docs:read", "mcp:docs:resources"]);
+}

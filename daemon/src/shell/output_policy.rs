@@ -96,9 +96,10 @@ pub fn user_temp_dir(temp: &Path, name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Makes `dir` (and missing parents) 0700, then checks that it and its parent are real folders
-/// of ours that nobody else can write: a folder another user prepared in a shared temp dir is
-/// refused, never written into.
+/// Makes `dir` (and missing parents) 0700, then checks that it is a real folder of ours that
+/// nobody else can write, in a parent that nobody else can write either (or a sticky one, as
+/// `/tmp`, where nobody else can replace it): a folder another user prepared in a shared temp
+/// dir is refused, never written into.
 pub fn private_dir(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt};
     std::fs::DirBuilder::new()
@@ -106,9 +107,13 @@ pub fn private_dir(dir: &Path) -> std::io::Result<()> {
         .mode(0o700)
         .create(dir)?;
     let uid = nix::unistd::getuid().as_raw();
-    for folder in [Some(dir), dir.parent()].into_iter().flatten() {
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
+    for (folder, is_parent) in [(Some(dir), false), (parent, true)] {
+        let Some(folder) = folder else { continue };
         let meta = std::fs::symlink_metadata(folder)?;
-        if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o022 != 0 {
+        let sticky_parent = is_parent && meta.mode() & 0o1000 != 0;
+        let ours = meta.uid() == uid || (is_parent && sticky_parent && meta.uid() == 0);
+        if !meta.is_dir() || !ours || (meta.mode() & 0o022 != 0 && !sticky_parent) {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::PermissionDenied,
                 format!(
