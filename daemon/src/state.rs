@@ -10,6 +10,9 @@ use synapse_shared::settings::Settings;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::RunnerLimits;
+use crate::agent::custom::files::Places;
+use crate::agent::custom::{CustomCatalog, SessionCommands};
+use crate::agent::custom_task::CustomTaskFamily;
 use crate::agent::gate::GateEnv;
 use crate::agent::main_prompt::MainPrompt;
 use crate::agent::session::SessionDeps;
@@ -17,7 +20,7 @@ use crate::agent::sessions::{ChatSessions, DepsFactory};
 use crate::agent::stop_hook::StopHook;
 use crate::agent::subagent::{SubAgentRunner, SubAgents};
 use crate::agent::subagent_context::SubAgentContexts;
-use crate::agent::task_command::{TaskCommand, TaskKind};
+use crate::agent::task_command::{EXPLORE_SPEC, GENERAL_SPEC, TaskCommand, TaskKind};
 use crate::growth;
 use crate::mcp::shortcut::McpShortcut;
 use crate::mcp::{McpHub, McpOptions};
@@ -50,6 +53,8 @@ pub struct DaemonState {
     gate_base: GateEnv,
     /// The rules an MCP call from inside a sandboxed shell obeys, kept per workspace.
     pub mcp_call_gate: crate::agent::gate::mcp_call::McpCallGate,
+    /// The user's custom slash commands and sub-agents (Claude Code's `commands/`, `agents/`).
+    pub custom: Arc<CustomCatalog>,
     /// The user's hooks (Claude Code's format), for every session (`/hooks` lists them).
     pub hooks: Arc<crate::hooks::Hooks>,
     _skill_watcher: Option<SkillWatcher>,
@@ -78,6 +83,7 @@ impl DaemonState {
         }
         let skill_contexts = Arc::new(SubAgentContexts::default());
         let tools = ToolCatalog::new();
+        let custom = Arc::new(custom_catalog(&paths));
         let (shell, skill_agent) = shell_layer(ShellLayerParts {
             paths: &paths,
             settings: &settings,
@@ -87,9 +93,11 @@ impl DaemonState {
             todo_store: &todo_store,
             meta_dir,
             skill_contexts: skill_contexts.clone(),
+            custom: &custom,
         });
         let commands_doc = shell.commands_doc().to_string();
-        let gate_base = gate_env(&paths, &settings, &mcp, None);
+        let agent_commands = Arc::new(shell.router().commands().agent_commands());
+        let gate_base = gate_env(&paths, &settings, &mcp, agent_commands);
         let hooks = Arc::new(crate::hooks::Hooks::new(
             crate::hooks::sources::HookSources::new(
                 settings.clone(),
@@ -113,9 +121,11 @@ impl DaemonState {
                 skills.clone(),
                 mcp.clone(),
                 hooks.clone(),
+                session_commands(&custom, &skills),
             ),
         ));
         tools.add_source(skills.clone());
+        tools.add_source(Arc::new(CustomAgentTools(custom.clone())));
         tools.add_source(Arc::new(McpTools(mcp.clone())));
         Self {
             shell,
@@ -131,6 +141,7 @@ impl DaemonState {
             mcp_call_gate: crate::agent::gate::mcp_call::McpCallGate::new(gate_base.clone()),
             gate_base,
             hooks,
+            custom,
             _skill_watcher: skill_watcher,
         }
     }
@@ -167,6 +178,7 @@ struct ShellLayerParts<'a> {
     todo_store: &'a TodoStore,
     meta_dir: PathBuf,
     skill_contexts: Arc<SubAgentContexts>,
+    custom: &'a Arc<CustomCatalog>,
 }
 
 /// The shell layer (sessions, router, agent commands) and the skill sub-agent. Some of its
@@ -183,6 +195,7 @@ fn shell_layer(parts: ShellLayerParts<'_>) -> (Arc<ShellSessions>, Arc<growth::S
         todo_store,
         meta_dir,
         skill_contexts,
+        custom,
     } = parts;
     let mut built: Option<Arc<growth::SkillAgent>> = None;
     let shell = Arc::new_cyclic(|layer: &std::sync::Weak<ShellSessions>| {
@@ -233,6 +246,10 @@ fn shell_layer(parts: ShellLayerParts<'_>) -> (Arc<ShellSessions>, Arc<growth::S
                 subagents: subagents.clone(),
             }));
         }
+        registry.register_family(Arc::new(CustomTaskFamily {
+            catalog: custom.clone(),
+            subagents: subagents.clone(),
+        }));
         let registry = Arc::new(registry);
         tools.add_source(Arc::new(AgentCommandTools(
             registry
@@ -256,6 +273,54 @@ fn shell_layer(parts: ShellLayerParts<'_>) -> (Arc<ShellSessions>, Arc<growth::S
         unreachable!("Arc::new_cyclic runs its closure before returning");
     };
     (shell, skill_agent)
+}
+
+/// The custom commands and agents: the user's and trusted projects' `commands/` and `agents/`.
+fn custom_catalog(paths: &Paths) -> CustomCatalog {
+    let reserved = [&GENERAL_SPEC, &EXPLORE_SPEC]
+        .iter()
+        .filter_map(|s| s.name.strip_prefix("task:"))
+        .map(str::to_string)
+        .collect();
+    CustomCatalog::new(
+        Places {
+            synapse_home: paths.home().to_path_buf(),
+            home: std::env::var_os("HOME").map(PathBuf::from),
+            trust_file: paths.trust_file(),
+        },
+        reserved,
+    )
+}
+
+/// What sessions expand `/<name>` with: a user-invocable skill of the name wins.
+fn session_commands(custom: &Arc<CustomCatalog>, skills: &Arc<SkillStore>) -> Arc<SessionCommands> {
+    let skills = skills.clone();
+    Arc::new(SessionCommands {
+        catalog: custom.clone(),
+        skill_names: Arc::new(move |name| {
+            skills.list().iter().any(|s| {
+                s.name.eq_ignore_ascii_case(name)
+                    && s.enabled
+                    && s.user_invocable
+                    && s.permission != crate::skills::SkillPermission::Deny
+            })
+        }),
+    })
+}
+
+/// Custom agents in `tools search`, for the caller's project.
+struct CustomAgentTools(Arc<CustomCatalog>);
+
+impl ToolSource for CustomAgentTools {
+    fn visit_tools(&self, workspace: Option<&std::path::Path>, f: &mut dyn FnMut(&ToolEntry)) {
+        let dir = workspace.unwrap_or(std::path::Path::new("/"));
+        for agent in self.0.load(dir).agents {
+            f(&ToolEntry {
+                command: format!("task:{}", agent.name),
+                description: agent.description.clone(),
+            });
+        }
+    }
 }
 
 /// The agent shell commands in `tools search` (web_fetch, todo, task:*, …).
@@ -324,12 +389,13 @@ fn for_workspace(base: &GateEnv, mcp: &McpHub, workspace: Option<PathBuf>) -> Ga
     }
 }
 
-/// What a permission gate needs from the daemon, for a session of `workspace`.
+/// What a permission gate needs from the daemon ([`for_workspace`] narrows the MCP hints to a
+/// session's workspace); `agent_commands` come from the command registry.
 fn gate_env(
     paths: &Paths,
     settings: &Arc<SettingsHandle>,
     mcp: &McpHub,
-    workspace: Option<PathBuf>,
+    agent_commands: Arc<synapse_permissions::AgentCommands>,
 ) -> GateEnv {
     let mcp = mcp.clone();
     GateEnv {
@@ -340,8 +406,9 @@ fn gate_env(
             .map(PathBuf::from)
             .unwrap_or_else(|| "/".into()),
         temp_dir: std::env::temp_dir(),
-        mcp_hints: Arc::new(move |command| mcp.hints(workspace.as_deref(), command)),
+        mcp_hints: Arc::new(move |command| mcp.hints(None, command)),
         last_good_rules: Default::default(),
+        agent_commands,
     }
 }
 
@@ -358,6 +425,7 @@ fn chat_deps(
     skills: Arc<SkillStore>,
     mcp: McpHub,
     hooks: Arc<crate::hooks::Hooks>,
+    custom: Arc<SessionCommands>,
 ) -> DepsFactory {
     let commands_doc: Arc<str> = commands_doc.into();
     Arc::new(move |cwd, id, client_env| {
@@ -383,6 +451,7 @@ fn chat_deps(
                 skills: skills.clone(),
                 mcp: mcp.clone(),
                 settings: settings.clone(),
+                custom: Some(custom.catalog.clone()),
             }),
             limits: RunnerLimits::default(),
             // The shell session a chat runs its commands in is named by the chat's id.
@@ -392,6 +461,7 @@ fn chat_deps(
             gate_env: Some(for_workspace(&gate_base, &mcp, root)),
             workspace,
             hooks: Some(hooks.clone()),
+            custom: Some(custom.clone()),
         }
     })
 }

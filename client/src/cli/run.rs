@@ -402,6 +402,8 @@ fn exit_status(reason: &str) -> u8 {
 fn failure_line(done: &TurnFinished) -> String {
     match (done.error_kind.as_str(), done.http_status) {
         ("", _) => done.message.clone(),
+        // A custom command that could not be expanded: no model was called.
+        ("command", _) => done.message.clone(),
         (kind, 0) => format!("model error ({kind}): {}", done.message),
         (kind, status) => format!("model error ({kind}, HTTP {status}): {}", done.message),
     }

@@ -53,6 +53,8 @@ impl Repl {
     pub(super) async fn refresh_skill_commands(&mut self) {
         if let Ok(skills) = self.list_skills().await {
             self.input.set_slash_extras(slash_entries(&skills));
+            // Custom commands a skill does not shadow (custom_commands.rs).
+            self.refresh_custom_commands(&skills).await;
         }
     }
 
@@ -66,6 +68,9 @@ impl Repl {
         let skills = self.list_skills().await.unwrap_or_default();
         self.input.set_slash_extras(slash_entries(&skills));
         let Some(skill) = skills.iter().find(|s| s.name == name && s.error.is_empty()) else {
+            if self.invoke_custom(&slash, &args).await? {
+                return Ok(());
+            }
             self.say(&format!(
                 "Unknown command: {slash}. Type /help to see the commands.\n"
             ));

@@ -26,7 +26,8 @@ impl Repl {
     pub(super) async fn slash(&mut self, command: Slash) -> anyhow::Result<()> {
         let result = match command {
             Slash::Help => {
-                self.say(&help_text());
+                let custom = self.custom_help().await;
+                self.say(&format!("{}{custom}", help_text()));
                 Ok(())
             }
             Slash::Exit => Ok(()),
@@ -53,8 +54,8 @@ impl Repl {
             }
             Slash::Memory(target) => self.memory(target),
             Slash::Init => self.turn(super::memory::INIT_PROMPT.to_string()).await,
-            Slash::Usage(usage) => {
             Slash::Hooks => self.hooks().await,
+            Slash::Usage(usage) => {
                 self.say(&format!("Usage: {usage}\n"));
                 Ok(())
             }

@@ -27,6 +27,8 @@ pub struct MainPrompt {
     pub skills: Arc<SkillStore>,
     pub mcp: McpHub,
     pub settings: Arc<SettingsHandle>,
+    /// The user's custom sub-agents, listed so the model delegates to them.
+    pub custom: Option<Arc<crate::agent::custom::CustomCatalog>>,
 }
 
 impl TurnPrompt for MainPrompt {
@@ -69,6 +71,13 @@ impl TurnPrompt for MainPrompt {
             },
         );
         out.push_str(&self.session_sections);
+        if let Some(custom) = &self.custom {
+            let agents = custom.agents_section(&self.cwd);
+            if !agents.is_empty() {
+                out.push('\n');
+                out.push_str(&agents);
+            }
+        }
         out.push_str(&self.mcp.instructions_section(self.root.as_deref()));
         out
     }

@@ -6,6 +6,8 @@ pub mod approvals;
 pub mod asker;
 pub mod attach;
 pub mod context;
+pub mod custom;
+pub mod custom_task;
 pub mod error;
 pub mod events;
 pub mod executor;

@@ -36,6 +36,8 @@ pub enum SubAgentPolicy {
     ReadOnly,
     /// `write`/`edit` and write redirects only below `root` (the user skills folder).
     SkillAuthor { root: PathBuf },
+    /// A custom agent's `tools`: only the agent commands and command lines they name.
+    Tools(super::custom::tools::ToolGrant),
 }
 
 /// Starts sub-agents: what `task:*` and the skill sub-agent are given when they are built.
@@ -51,6 +53,13 @@ pub trait SubAgentRunner: Send + Sync {
     /// The agent shell commands a sub-agent may run, documented for its system prompt (no
     /// `task:*`).
     fn commands_doc(&self) -> String;
+
+    /// [`SubAgentRunner::commands_doc`] for only the commands `keep` accepts (a custom agent is
+    /// told about the commands its tools allow).
+    fn commands_doc_where(&self, keep: &(dyn Fn(&str) -> bool + Sync)) -> String {
+        let _ = keep;
+        self.commands_doc()
+    }
 }
 
 /// Everything needed to start sub-agents on the daemon's shell layer.
@@ -74,13 +83,17 @@ impl SubAgentRunner for SubAgents {
     }
 
     fn commands_doc(&self) -> String {
+        self.commands_doc_where(&|_| true)
+    }
+
+    fn commands_doc_where(&self, keep: &(dyn Fn(&str) -> bool + Sync)) -> String {
         // No sub-agent may start another (the policy refuses `task:*`): not documented either.
         self.shell
             .upgrade()
             .map(|s| {
-                s.router()
-                    .commands()
-                    .system_prompt_section_where(|spec| !spec.name.starts_with("task:"))
+                s.router().commands().system_prompt_section_where(|spec| {
+                    !spec.name.starts_with("task:") && keep(spec.name)
+                })
             })
             .unwrap_or_default()
     }
@@ -104,6 +117,8 @@ pub struct SubAgentRequest {
     pub workspace: Option<crate::shell::ShellWorkspace>,
     /// History kept between runs (`None`: a one-off run from an empty history).
     pub context: Option<Arc<SubAgentContext>>,
+    /// The model to use (`None`: the one settings and the caller's environment name).
+    pub model: Option<String>,
 }
 
 impl SubAgents {
@@ -117,7 +132,7 @@ impl SubAgents {
         let Some(shell) = self.shell.upgrade() else {
             return Err(AgentError::Stopping);
         };
-        let config = resolve_config(&(self.settings)(), &request.env, None)?;
+        let config = resolve_config(&(self.settings)(), &request.env, request.model.as_deref())?;
         let provider = build_provider(&config)?;
         let mut one_off = Vec::new();
         let mut kept = match &request.context {
@@ -156,6 +171,8 @@ impl SubAgents {
             // Sub-agents keep no todo list of their own session; nothing to remind them of.
             guard: None,
             context: None,
+            // Started by a session's tool call: that session's hooks, its Stop as SubagentStop.
+            hooks: crate::hooks::CALLER.try_with(|h| h.for_subagent()).ok(),
         };
         let start = history.len();
         let outcome = runner.run_silent(history, &request.prompt, cancel).await;
@@ -171,10 +188,6 @@ impl SubAgents {
 pub struct PolicyExecutor {
     sessions: Arc<ShellSessions>,
     name: String,
-            // Started by a session's tool call: that session's hooks, its Stop as SubagentStop.
-            hooks: crate::hooks::CALLER
-                .try_with(|h| h.for_subagent())
-                .ok(),
     origin: SessionOrigin,
     gate: GateHandle,
 }
@@ -201,6 +214,7 @@ impl ToolExecutor for PolicyExecutor {
                 output_cap: None,
                 // A sub-agent has no user of its own to ask.
                 asker: None,
+                hook: call.hook,
             };
             match self
                 .sessions
@@ -216,7 +230,6 @@ impl ToolExecutor for PolicyExecutor {
                     output: format!("cannot run the command: {e}"),
                     exit_code: 126,
                     images: Vec::new(),
-                hook: call.hook,
                 },
             }
         })

@@ -14,7 +14,7 @@ use crate::shell::args::{OptSpec, UnknownOpts, parse};
 use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 /// Model calls a task sub-agent may make.
-const TASK_MAX_ITERATIONS: u32 = 30;
+pub const TASK_MAX_ITERATIONS: u32 = 30;
 
 pub static GENERAL_SPEC: CommandSpec = CommandSpec {
     name: "task:general",
@@ -48,13 +48,41 @@ pub fn parse_task_args(
     spec: &CommandSpec,
     args: Vec<String>,
 ) -> Result<(String, String), CommandOutput> {
-    let parsed = parse(args, OPTIONS, UnknownOpts::Reject).map_err(|e| spec.usage_error(e))?;
+    parse_task_words(args).map_err(|e| spec.usage_error(e))
+}
+
+/// [`parse_task_args`] with the problem as text (for a command that names itself).
+pub fn parse_task_words(args: Vec<String>) -> Result<(String, String), String> {
+    let parsed = parse(args, OPTIONS, UnknownOpts::Reject)?;
     let prompt = parsed
         .value("--prompt")
         .filter(|p| !p.trim().is_empty())
-        .ok_or_else(|| spec.usage_error("missing --prompt <text>"))?;
+        .ok_or_else(|| "missing --prompt <text>".to_string())?;
     let description = parsed.value("--description").unwrap_or("task");
     Ok((prompt.to_string(), description.to_string()))
+}
+
+/// What a `task:*` command prints: `[name · description]` and the sub-agent's report, or why it
+/// stopped.
+pub fn task_output(
+    name: &str,
+    description: &str,
+    result: Result<super::TurnOutcome, super::AgentError>,
+) -> CommandOutput {
+    match result {
+        Err(e) => CommandOutput::failure(format!("{name}: {e}"), 1),
+        Ok(outcome) => {
+            let mut text = format!("[{name} · {description}]\n");
+            text.push_str(outcome.final_text.trim());
+            match outcome.end {
+                TurnEnd::Completed => CommandOutput::success(text),
+                other => {
+                    text.push_str(&format!("\n[the sub-agent stopped: {}]", other.message()));
+                    CommandOutput::failure(text, 1)
+                }
+            }
+        }
+    }
 }
 
 const SUBAGENT_ROLE: &str = "You are a Synapse sub-agent. Another agent gave you one \
@@ -141,25 +169,14 @@ impl AgentCommand for TaskCommand {
                     }),
                 },
                 context: None,
+                model: None,
             };
             let cancel = ctx.cancel().clone();
-            match subagents.run(request, &cancel).await {
-                Err(e) => CommandOutput::failure(format!("{}: {e}", spec.name), 1),
-                Ok(outcome) => {
-                    let mut text = format!("[{} · {description}]\n", spec.name);
-                    text.push_str(outcome.final_text.trim());
-                    match outcome.end {
-                        TurnEnd::Completed => CommandOutput::success(text),
-                        other => {
-                            text.push_str(&format!(
-                                "\n[the sub-agent stopped: {}]",
-                                other.message()
-                            ));
-                            CommandOutput::failure(text, 1)
-                        }
-                    }
-                }
-            }
+            task_output(
+                spec.name,
+                &description,
+                subagents.run(request, &cancel).await,
+            )
         })
     }
 }

@@ -217,6 +217,7 @@ impl SkillAgent {
                 },
             }),
             context: self.context_of(caller),
+            model: None,
         };
         let outcome = subagents.run(request, cancel).await;
         let versions = tokio::task::spawn_blocking(move || gate.finish())

@@ -3,6 +3,7 @@
 
 mod chat;
 mod chat_wire;
+mod custom;
 mod daemon;
 mod mcp;
 mod mcp_auth;
@@ -16,6 +17,7 @@ mod tools;
 use std::sync::Arc;
 
 use synapse_shared::proto::chat_server::ChatServer;
+use synapse_shared::proto::custom_server::CustomServer;
 use synapse_shared::proto::daemon_server::DaemonServer;
 use synapse_shared::proto::mcp_server::McpServer;
 use synapse_shared::proto::sessions_server::SessionsServer;
@@ -47,6 +49,9 @@ pub async fn serve(state: Arc<DaemonState>, listener: UnixListener) -> anyhow::R
             state.clone(),
         )))
         .add_service(McpServer::new(mcp::McpService::new(state.clone())))
+        .add_service(CustomServer::new(custom::CustomService::new(
+            state.custom.clone(),
+        )))
         .add_service(SkillsServer::new(skills::SkillsService::new(
             state.skills.clone(),
             state.tools.clone(),

@@ -122,9 +122,27 @@ pub trait AgentCommand: Send + Sync {
         args: Vec<String>,
     ) -> BoxFuture<'a, CommandOutput>;
 
+    /// The `-h` text (`full`: `--help`) for a session in `dir`: the spec's, unless the command
+    /// is documented only when it runs (a custom sub-agent, from its file).
+    fn help(&self, full: bool, dir: &Path) -> String {
+        let _ = dir;
+        if full {
+            self.spec().full_help()
+        } else {
+            self.spec().short_help()
+        }
+    }
+
     /// How the system prompt documents this command; `--help` shows everything either way.
     fn prompt_form(&self) -> PromptForm {
         PromptForm::Full
+    }
+
+    /// True for a command whose words name a command it starts (`bash --timeout N '…'`,
+    /// `job start '…'`): the permission engine looks inside its words as it does for any
+    /// launcher, instead of taking it for an agent command that runs nothing else.
+    fn launches(&self) -> bool {
+        false
     }
 
     /// True for a command that never changes anything (`read`, `glob`, `web_fetch`…): its
@@ -173,6 +191,14 @@ pub trait ExtensionShortcut: Send + Sync {
         workspace: Option<&'a Path>,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, Option<CommandOutput>>;
+}
+
+/// Agent commands whose names are known only when they run (`task:<agent>` for the user's custom
+/// sub-agents): the family claims a name by its shape, and the command it gives looks itself
+/// up when it runs. A registered command of the same name wins.
+pub trait CommandFamily: Send + Sync {
+    /// The command for `name`; `None` when the name is not of this family.
+    fn command(&self, name: &str) -> Option<Arc<dyn AgentCommand>>;
 }
 
 /// Asks the user to allow something (a skill marked `ask`, later a risky command). The chat
@@ -329,6 +355,7 @@ impl CommandContext<'_> {
 pub struct CommandRegistry {
     commands: BTreeMap<&'static str, Arc<dyn AgentCommand>>,
     shortcuts: Vec<Arc<dyn ExtensionShortcut>>,
+    families: Vec<Arc<dyn CommandFamily>>,
 }
 
 impl CommandRegistry {
@@ -355,16 +382,37 @@ impl CommandRegistry {
             .find(|s| name.starts_with(s.prefix()) && name.len() > s.prefix().len())
     }
 
-    pub fn get(&self, name: &str) -> Option<&Arc<dyn AgentCommand>> {
-        self.commands.get(name)
+    /// Adds a family of commands known only by the shape of their names.
+    pub fn register_family(&mut self, family: Arc<dyn CommandFamily>) -> &mut Self {
+        self.families.push(family);
+        self
+    }
+
+    /// The registered command `name`, else a family's.
+    pub fn get(&self, name: &str) -> Option<Arc<dyn AgentCommand>> {
+        self.commands
+            .get(name)
+            .cloned()
+            .or_else(|| self.families.iter().find_map(|f| f.command(name)))
     }
 
     pub fn contains(&self, name: &str) -> bool {
-        self.commands.contains_key(name)
+        self.commands.contains_key(name) || self.families.iter().any(|f| f.command(name).is_some())
     }
 
     pub fn specs(&self) -> impl Iterator<Item = &'static CommandSpec> + '_ {
         self.commands.values().map(|c| c.spec())
+    }
+
+    /// The registered commands the permission engine takes for the agent's own (every one but
+    /// the launchers): the one list of agent command names it judges lines by.
+    pub fn agent_commands(&self) -> synapse_permissions::AgentCommands {
+        synapse_permissions::AgentCommands::new(
+            self.commands
+                .iter()
+                .filter(|(_, c)| !c.launches())
+                .map(|(name, _)| *name),
+        )
     }
 
     /// The system-prompt section documenting every registered command.
@@ -402,5 +450,81 @@ impl CommandRegistry {
             out.push_str(&brief);
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use synapse_permissions::{Action, Context, Decision, Mode, RuleSet, decide};
+
+    /// A command no list anywhere names: only the registry knows it.
+    struct Note;
+
+    static NOTE: CommandSpec = CommandSpec {
+        name: "note",
+        usage: "note <text>",
+        summary: "Keeps a note.",
+        help: "",
+    };
+
+    impl AgentCommand for Note {
+        fn spec(&self) -> &'static CommandSpec {
+            &NOTE
+        }
+
+        fn run<'a>(
+            &'a self,
+            _: &'a mut CommandContext<'_>,
+            _: Vec<String>,
+        ) -> BoxFuture<'a, CommandOutput> {
+            Box::pin(async { CommandOutput::success("") })
+        }
+    }
+
+    fn verdict(commands: &synapse_permissions::AgentCommands, line: &str) -> Decision {
+        let (rules, problems) = RuleSet::from_json(
+            &serde_json::json!({"bash": {"deny": ["rm:*"]}}),
+            "settings.json",
+        );
+        assert!(problems.is_empty(), "{problems:?}");
+        let ctx = Context {
+            cwd: Path::new("/w"),
+            home: Path::new("/h"),
+            synapse_home: Path::new("/h/.synapse"),
+            temp_dir: Path::new("/tmp"),
+            extra_writable: &[],
+            sandboxed: true,
+            is_session_pid: &|_| false,
+            agent_commands: commands,
+        };
+        decide(&Action::Native { command: line }, Mode::Auto, &rules, &ctx)
+    }
+
+    #[test]
+    fn the_permission_engine_knows_every_registered_command_but_the_launchers() {
+        let mut registry = super::super::builtin_registry();
+        registry.register(Arc::new(Note));
+        let known = registry.agent_commands();
+        for spec in registry.specs() {
+            let launcher = registry.get(spec.name).is_some_and(|c| c.launches());
+            assert_eq!(known.contains(spec.name), !launcher, "{}", spec.name);
+        }
+        assert!(!known.contains("bash") && !known.contains("job"));
+
+        // A new command's words are its own: under a deny rule on `rm`, a note that mentions
+        // rm runs in a list, while the same words after an unknown program may start `rm`.
+        let line = "head -3 a.txt; note rm the stale logs | wc -l";
+        assert!(
+            matches!(verdict(&known, line), Decision::Allow { .. }),
+            "{:?}",
+            verdict(&known, line)
+        );
+        let unknown = super::super::builtin_registry().agent_commands();
+        assert!(
+            !matches!(verdict(&unknown, line), Decision::Allow { .. }),
+            "a program the registry does not know may start what its words name: {:?}",
+            verdict(&unknown, line)
+        );
     }
 }

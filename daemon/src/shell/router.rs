@@ -322,12 +322,13 @@ pub(super) async fn run_agent_command(
     timeout: Duration,
     cancel: &CancellationToken,
 ) -> CommandOutput {
-    let Some(cmd) = commands.get(name).cloned() else {
+    let Some(cmd) = commands.get(name) else {
         return CommandOutput::failure(format!("{name}: not an agent command"), EXIT_USAGE);
     };
+    let help_dir = session.workspace_root().unwrap_or(session.cwd()).to_path_buf();
     match words.first().map(String::as_str) {
-        Some("-h") => return CommandOutput::success(cmd.spec().short_help()),
-        Some("--help") => return CommandOutput::success(cmd.spec().full_help()),
+        Some("-h") => return CommandOutput::success(cmd.help(false, &help_dir)),
+        Some("--help") => return CommandOutput::success(cmd.help(true, &help_dir)),
         _ => {}
     }
     let effect = cmd.effect(&words, &session.paths());
@@ -390,8 +391,8 @@ async fn check(call: &ToolCall, session: &ShellSession, action: GateAction<'_>) 
         sandboxed: session.is_sandboxed() || session.sandbox().is_some_and(|_| sandbox_ready()),
         shell_pid: session.shell_pid(),
         call_seq: session.call_seq(),
-    };
         hook: call.hook,
+    };
     gate.0.check(action, info).await
 }
 

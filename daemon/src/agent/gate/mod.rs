@@ -55,6 +55,8 @@ pub struct GateEnv {
     pub mcp_hints: McpHints,
     /// The last good rules of each settings file, shared by every session of the daemon.
     pub last_good_rules: rules_source::LastGood,
+    /// The agent commands the session shells define, from the command registry.
+    pub agent_commands: Arc<synapse_permissions::AgentCommands>,
 }
 
 /// Per-session choices made by the client.

@@ -165,6 +165,60 @@ pub fn pin(pins: &Path, settings: &Path) -> Result<(), PinError> {
     Ok(())
 }
 
+/// Where each of `files` stands against the pins, with one read of the pin file (a project's
+/// custom commands and agents, [`crate::agent::custom`]).
+pub fn states(pins: &Path, files: &[PathBuf]) -> Vec<PinState> {
+    let map = match load(pins) {
+        Ok(m) => m,
+        Err(e) => {
+            return files
+                .iter()
+                .map(|_| PinState::Unreadable(e.to_string()))
+                .collect();
+        }
+    };
+    files
+        .iter()
+        .map(
+            |file| match (map.get(&file.display().to_string()), hash_of(file)) {
+                (None, _) => PinState::Unpinned,
+                (Some(pinned), Some(now)) if *pinned == now => PinState::Matches,
+                _ => PinState::Changed,
+            },
+        )
+        .collect()
+}
+
+/// Pins every one of `files` as it reads now, in one write of the pin file and without keeping
+/// copies: what is pinned this way is honoured only while it matches.
+pub fn pin_files(pins: &Path, files: &[PathBuf]) -> Result<(), PinError> {
+    if files.is_empty() {
+        return Ok(());
+    }
+    let write_err = |source| PinError::Write {
+        path: pins.to_path_buf(),
+        source,
+    };
+    let dir = pins.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(write_err)?;
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(".trusted_settings.lock"))
+        .map_err(write_err)?;
+    lock.lock().map_err(write_err)?;
+    let mut map = load(pins).unwrap_or_default();
+    for file in files {
+        if let Some(hash) = hash_of(file) {
+            map.insert(file.display().to_string(), hash);
+        }
+    }
+    let mut text = serde_json::to_string_pretty(&json!({ "pinned": map })).unwrap_or_default();
+    text.push('\n');
+    synapse_shared::atomic::write_atomic_mode(pins, text.as_bytes(), 0o600).map_err(write_err)
+}
+
 /// Removes the copies of contents no pin names (best effort: a stale copy is never read, as
 /// only the pinned hash's copy is).
 fn remove_unpinned_copies(pins: &Path, map: &BTreeMap<String, String>) {

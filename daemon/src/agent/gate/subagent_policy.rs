@@ -6,7 +6,9 @@
 //! - every sub-agent: no `task:*` (a sub-agent cannot start others);
 //! - read-only, with no parent gate to restrict: the engine's read-only mode decides (only what
 //!   it can prove reads runs; nobody can be asked, so "ask" refuses);
-//! - skill author: `write`/`edit` and write redirects only below the skills folder.
+//! - skill author: `write`/`edit` and write redirects only below the skills folder;
+//! - a custom agent with `tools`: only the agent commands and lines its tools name
+//!   ([`crate::agent::custom::tools::ToolGrant`]).
 
 use std::path::{Path, PathBuf};
 
@@ -118,6 +120,7 @@ impl PolicyGate {
                 }
             }
             (SubAgentPolicy::SkillAuthor { .. }, _) => Ok(()),
+            (SubAgentPolicy::Tools(grant), effect) => grant.judge_agent(name, effect),
             (SubAgentPolicy::ReadOnly, _) => {
                 let action = Action::Agent {
                     name,
@@ -140,6 +143,7 @@ impl PolicyGate {
         }
         match &self.policy {
             SubAgentPolicy::General => Ok(()),
+            SubAgentPolicy::Tools(grant) => grant.judge_native(command),
             SubAgentPolicy::ReadOnly => self.read_only_verdict(&Action::Native { command }, info),
             SubAgentPolicy::SkillAuthor { root } => {
                 let root = canonical(root);
@@ -186,9 +190,15 @@ impl PolicyGate {
             extra_writable: &[],
             sandboxed: info.sandboxed,
             is_session_pid: info.is_session_pid,
+            // Without the registry's names every command counts as a program, the stricter
+            // reading; the inner gate, when there is one, judges with the real names.
+            agent_commands: &NO_AGENT_COMMANDS,
         }
     }
 }
+
+static NO_AGENT_COMMANDS: std::sync::LazyLock<synapse_permissions::AgentCommands> =
+    std::sync::LazyLock::new(Default::default);
 
 const NO_SUBAGENTS: &str = "refused: a sub-agent cannot start other sub-agents (task:*)";
 
