@@ -144,20 +144,42 @@ fn given_value(schema: &Value) -> Option<Value> {
 
 /// A relative path for a parameter whose name says it is one; `None` for any other name.
 fn path_sample(tool: &str, name: &str) -> Option<&'static str> {
-    let name = name.to_ascii_lowercase();
-    let tool = tool.to_ascii_lowercase();
-    let says = |words: &[&str], s: &str| words.iter().any(|w| s.contains(w));
-    let moves = says(&["move", "copy", "rename"], &tool);
-    if moves && says(&["dest", "target", "to_path", "new_path", "newpath"], &name) {
+    // The last word says what a parameter is (`file_path`, `outputDir`; not `fileContents`),
+    // or the one before a last `name` (`file_name`).
+    let mut name = words(name);
+    if name.len() > 1 && name.last().is_some_and(|w| w == "name") {
+        name.pop();
+    }
+    let name: Vec<String> = name.pop().into_iter().collect();
+    let tool = words(tool);
+    let has = |words: &[String], any: &[&str]| words.iter().any(|w| any.contains(&w.as_str()));
+    let moves = has(&tool, &["move", "copy", "rename", "mv", "cp"]);
+    if moves && has(&name, &["destination", "dest", "target", "to"]) {
         return Some(SAMPLE_DESTINATION);
     }
-    let folder_param = says(&["dir", "folder"], &name);
-    let path_param = says(&["path", "file"], &name) || (moves && says(&["source", "src"], &name));
+    let folder_param = has(
+        &name,
+        &[
+            "dir",
+            "dirs",
+            "dirname",
+            "directory",
+            "directories",
+            "folder",
+            "folders",
+        ],
+    );
+    let path_param = has(
+        &name,
+        &[
+            "path", "paths", "pathname", "file", "files", "filename", "filepath",
+        ],
+    ) || (moves && has(&name, &["source", "src", "from"]));
     if !folder_param && !path_param {
         return None;
     }
-    let creates = says(&["create", "make", "mkdir", "new"], &tool);
-    let folder_tool = says(&["dir", "folder", "tree"], &tool);
+    let creates = has(&tool, &["create", "make", "mkdir", "new"]);
+    let folder_tool = has(&tool, &["dir", "directory", "folder", "tree", "mkdir"]);
     if folder_param || folder_tool {
         return Some(if creates && folder_tool {
             SAMPLE_NEW_DIR
@@ -166,10 +188,35 @@ fn path_sample(tool: &str, name: &str) -> Option<&'static str> {
         });
     }
     // A path to search or list under is a folder; any other is a file.
-    if says(&["search", "list", "find", "glob"], &tool) {
+    if has(&tool, &["search", "list", "find", "glob", "ls"]) {
         return Some(".");
     }
     Some(SAMPLE_FILE)
+}
+
+/// The lower-case words of a snake, kebab or camel case name: `readTextFile` → read, text, file.
+fn words(name: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_ascii_alphanumeric() {
+            if !current.is_empty() {
+                out.push(std::mem::take(&mut current));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_ascii_uppercase() && prev_lower && !current.is_empty() {
+            out.push(std::mem::take(&mut current));
+        }
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        current.push(c.to_ascii_lowercase());
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
 }
 
 /// `base` padded to `minLength` and cut to `maxLength`.

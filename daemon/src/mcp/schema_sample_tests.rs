@@ -159,6 +159,13 @@ fn path_named_parameters_get_a_relative_path_a_tool_can_use() {
     // Any other name is free text, also "source" outside a move.
     assert_eq!(path("translate", "source"), json!("example"));
     assert_eq!(path("search_nodes", "query"), json!("example"));
+    // Words, not letters: a profile is no file, file contents are no path.
+    assert_eq!(path("update_user", "profile"), json!("example"));
+    assert_eq!(path("write_file", "fileContents"), json!("example"));
+    assert_eq!(path("upload", "file_name"), json!("example.txt"));
+    assert_eq!(path("convert", "file_type"), json!("example"));
+    assert_eq!(path("make_dir", "name"), json!("example"));
+    assert_eq!(path("create_relations", "to"), json!("example"));
     // An array of paths holds paths.
     let paths = json!({"type": "array", "items": {"type": "string"}, "minItems": 1});
     assert_eq!(
