@@ -239,6 +239,11 @@ fn oauth_client_flags_are_kept_and_the_secret_never_in_a_config_file() {
     );
     assert_eq!(fx.count("/registrations"), 0);
 
+    // Removing the server forgets its secret.
+    let removed = synapse_in(&env, &env.workdir(), &[], &["mcp", "remove", "srv"]);
+    assert!(removed.success(), "{removed:?}");
+    assert!(!secret.exists(), "the secret outlived its server");
+
     // Without the id, a secret has nothing to go with.
     let refused = synapse_in(
         &env,

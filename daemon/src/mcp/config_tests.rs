@@ -172,3 +172,21 @@ fn the_oauth_object_is_read_expanded_and_part_of_the_connection() {
         bad.invalid
     );
 }
+
+#[test]
+fn add_json_entries_are_checked_naming_the_field() {
+    let env = |_: &str| None;
+    let bad = |v: serde_json::Value| validate_entry("x", &v, &env).unwrap_err();
+    assert!(bad(serde_json::json!({"command": 5})).contains("\"command\""));
+    assert!(bad(serde_json::json!({"command": "n", "env": {"A": []}})).contains("env.A"));
+    assert!(
+        bad(serde_json::json!({"url": "http://h/mcp", "headers": "x"})).contains("\"headers\"")
+    );
+    assert!(bad(serde_json::json!({"command": "n", "args": ["${NOPE}"]})).starts_with("args: "));
+    let ok = validate_entry(
+        "x",
+        &serde_json::json!({"command": "n", "args": ["a"]}),
+        &env,
+    );
+    assert_eq!(ok.unwrap().transport.kind(), "stdio");
+}

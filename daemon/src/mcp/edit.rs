@@ -74,14 +74,15 @@ pub fn remove(file: &Path, name: &str) -> Result<(), EditError> {
 
 /// Whether `file` names a server `name` (a missing or unreadable file names none).
 pub fn has(file: &Path, name: &str) -> bool {
-    std::fs::read_to_string(file)
-        .ok()
-        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-        .is_some_and(|v| {
-            SERVER_KEYS
-                .iter()
-                .any(|k| v.get(k).and_then(|s| s.get(name)).is_some())
-        })
+    entry(file, name).is_some()
+}
+
+/// The entry of server `name` in `file`, as written.
+pub fn entry(file: &Path, name: &str) -> Option<Value> {
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()?;
+    SERVER_KEYS
+        .iter()
+        .find_map(|k| v.get(k).and_then(|s| s.get(name)).cloned())
 }
 
 fn edit(

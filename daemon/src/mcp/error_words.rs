@@ -118,6 +118,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_legacy_sse_refusal_names_the_server_and_its_streamable_url() {
+        let said = legacy_sse("old", Some("https://h.test/v1/sse"));
+        assert!(
+            said.starts_with("old: unsupported transport \"sse\""),
+            "{said}"
+        );
+        assert!(
+            said.contains("\"url\": \"https://h.test/v1/mcp\""),
+            "{said}"
+        );
+        assert!(
+            said.contains("mcp-remote\", \"https://h.test/v1/sse\""),
+            "{said}"
+        );
+        assert!(legacy_sse("x", Some("https://h.test/events")).contains("https://h.test/mcp"));
+    }
+
+    #[test]
     fn type_paths_are_dropped() {
         let raw = "Send message error Transport [rmcp::transport::worker::WorkerTransport<rmcp::transport::streamable_http_client::StreamableHttpClientWorker<reqwest::async_impl::client::Client>>] error: Client error: error sending request for url (http://127.0.0.1:9/mcp), when send initialize request";
         let got = scrub(raw);

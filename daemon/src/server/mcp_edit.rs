@@ -92,7 +92,15 @@ pub fn apply(
     file: &std::path::Path,
 ) -> Result<(), Status> {
     if r.action != "add" {
-        return edit::remove(file, &r.name).map_err(Status::from);
+        let url = edit::entry(file, &r.name)
+            .and_then(|e| e.get("url").and_then(Value::as_str).map(str::to_string));
+        edit::remove(file, &r.name).map_err(Status::from)?;
+        if let Some(url) = url {
+            // Its client secret (given to `add --client-secret`) goes with it.
+            let store = crate::mcp::oauth::store::TokenStore::new(state.paths.mcp_oauth_dir());
+            crate::mcp::oauth::client_secret::remove(&store, &r.name, &url);
+        }
+        return Ok(());
     }
     let mut entry: Value = serde_json::from_str(&r.entry_json).map_err(|e| {
         Status::invalid_argument(format!("{}: the server entry is not JSON: {e}", r.name))
