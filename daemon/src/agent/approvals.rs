@@ -21,8 +21,11 @@ pub struct SessionApprover {
     /// Titles allowed for the rest of the session.
     always: Mutex<HashSet<String>>,
     /// Told of every question put to the user (the session's `Notification` hooks).
-    on_ask: Option<Arc<dyn Fn(&str) + Send + Sync>>,
+    on_ask: Option<OnAsk>,
 }
+
+/// Told the title of each question put to the user.
+pub type OnAsk = Arc<dyn Fn(&str) + Send + Sync>;
 
 impl SessionApprover {
     pub fn new(session_id: String, events: broadcast::Sender<SessionEvent>) -> Self {
@@ -36,7 +39,7 @@ impl SessionApprover {
     }
 
     /// Calls `on_ask` with the title of every question put to the user.
-    pub fn with_on_ask(mut self, on_ask: Arc<dyn Fn(&str) + Send + Sync>) -> Self {
+    pub fn with_on_ask(mut self, on_ask: OnAsk) -> Self {
         self.on_ask = Some(on_ask);
         self
     }

@@ -31,13 +31,19 @@ pub struct HookSources {
     /// The daemon user's home (`~/.claude`).
     home: PathBuf,
     trust_file: PathBuf,
-    cache: Mutex<HashMap<Option<PathBuf>, (Stamp, Arc<HookSet>)>>,
+    cache: Mutex<HashMap<Option<PathBuf>, Cached<Stamp, HookSet>>>,
     /// The enabled plugins' roots, by the stamp of the files that decide them.
-    plugins: Mutex<Option<(Vec<Option<SystemTime>>, Arc<Vec<PathBuf>>)>>,
+    plugins: Mutex<Option<Cached<Times, Vec<PathBuf>>>>,
 }
 
 /// The user settings' generation and every source file's modification time.
-type Stamp = (u64, Vec<Option<SystemTime>>);
+type Stamp = (u64, Times);
+
+/// Modification times of files (`None`: missing).
+type Times = Vec<Option<SystemTime>>;
+
+/// A value derived from files, with the stamp of the files it was derived from.
+type Cached<S, T> = (S, Arc<T>);
 
 impl HookSources {
     pub fn new(user: Arc<SettingsHandle>, home: PathBuf, trust_file: PathBuf) -> Self {
@@ -65,7 +71,7 @@ impl HookSources {
             self.claude_settings(),
             self.home.join(".claude/plugins/installed_plugins.json"),
         ];
-        let times: Vec<Option<SystemTime>> = deciding.iter().map(|p| modified(p)).collect();
+        let times: Times = deciding.iter().map(|p| modified(p)).collect();
         let mut cached = self.plugins.lock();
         if let Some((t, roots)) = cached.as_ref()
             && *t == times
