@@ -427,3 +427,42 @@ fn folders_seen_long_ago_are_let_go_unless_their_workspace_is_up() {
     assert_eq!(now.len(), LOOSE_CWDS_KEPT, "{now:?}");
     assert!(!now.contains(&held), "{now:?}");
 }
+
+#[test]
+fn the_user_index_and_a_scoped_refresh_ignore_other_projects() {
+    let e = env();
+    let alpha = e.home.join("alpha");
+    let beta = e.home.join("beta");
+    let alpha_dup = skill(&alpha.join(".claude/skills"), "dup", "Alpha copy.");
+    let beta_dup = skill(&beta.join(".claude/skills"), "dup", "Beta copy.");
+    let user_dup = skill(&e.syn.join("skills"), "dup", "User copy.");
+    let (store, _) = e.open(Some(&alpha));
+    store.add_project_cwd(&beta);
+
+    let v = index(&e);
+    let skills = v["skills"].as_array().unwrap();
+    assert_eq!(skills.len(), 1, "{v}");
+    assert_eq!(skills[0]["path"], user_dup.display().to_string());
+    assert_eq!(skills[0]["version"], "1.0.0");
+
+    let report = store.refresh_in(&beta);
+    let shadows: Vec<&String> = report
+        .warnings
+        .iter()
+        .filter(|w| w.contains("shadows"))
+        .collect();
+    assert_eq!(shadows.len(), 1, "{:?}", report.warnings);
+    assert!(
+        shadows[0].contains(&beta_dup.display().to_string())
+            && !shadows[0].contains(&alpha_dup.display().to_string()),
+        "{shadows:?}"
+    );
+    assert_eq!(report.skills, 1);
+    let report = store.refresh_in(&e.home);
+    assert!(
+        !report.warnings.iter().any(|w| w.contains("shadows")),
+        "{:?}",
+        report.warnings
+    );
+    assert_eq!(index(&e)["skills"][0]["description"], "User copy.");
+}
