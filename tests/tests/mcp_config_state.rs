@@ -218,6 +218,13 @@ fn a_claude_json_project_entry_never_starts_without_approval() {
         !marker.exists(),
         "a ~/.claude.json project entry ran unapproved"
     );
+    let shown = synapse_in(&env, &project, &[], &["mcp", "get", "fromclaude"]);
+    assert!(
+        shown.stdout.contains("state:     needs-approval")
+            && shown.stdout.contains("scope:     project")
+            && shown.stdout.contains("\"command\": \"touch\""),
+        "{shown:?}"
+    );
     let approved = synapse_in(&env, &project, &[], &["mcp", "approve", "fromclaude"]);
     assert!(approved.success(), "{approved:?}");
     wait_until(DEADLINE, "the approved entry to start", || marker.exists());

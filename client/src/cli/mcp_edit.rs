@@ -353,12 +353,26 @@ pub async fn get(paths: &Paths, name: String) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The entry of `name` in `file`: its `mcpServers`/`servers` map, else (`~/.claude.json`) the
+/// map of the `projects` entry nearest above the current folder.
 fn configured_entry(file: &str, name: &str) -> Option<Value> {
     let text = std::fs::read_to_string(file).ok()?;
     let v: Value = serde_json::from_str(&text).ok()?;
-    ["mcpServers", "servers"]
+    let in_map = |doc: &Value| {
+        ["mcpServers", "servers"]
+            .iter()
+            .find_map(|k| doc.get(k)?.get(name).cloned())
+    };
+    if let Some(found) = in_map(&v) {
+        return Some(found);
+    }
+    let cwd = std::env::current_dir().ok()?;
+    v.get("projects")?
+        .as_object()?
         .iter()
-        .find_map(|k| v.get(k)?.get(name).cloned())
+        .filter(|(root, _)| cwd.starts_with(root.as_str()))
+        .max_by_key(|(root, _)| root.len())
+        .and_then(|(_, entry)| in_map(entry))
 }
 
 /// Values of `env` and `headers`, and an `oauth.clientSecret`, shown as `***` (keys stay).

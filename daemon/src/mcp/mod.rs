@@ -4,7 +4,9 @@
 //! `rmcp` crate) and turns each exposed tool into a command `mcp:<server>:<tool>`:
 //!
 //! - [`config`] reads `mcp_servers.json` / `.mcp.json` (with [`expand`] and [`filter`]);
-//!   [`sources`] adds `~/.claude.json` and `.vscode/mcp.json` below them;
+//!   [`sources`] adds `~/.claude.json` and `.vscode/mcp.json` below them; a project's layer is
+//!   listed always but started only in a trusted folder once [`approval`] has its entry, while
+//!   the user's [`local`] servers of a project need neither;
 //! - [`manager`] connects servers in the background and on refresh; [`server`] is one server's
 //!   state machine, [`connection`] one rmcp session, [`process`] a stdio server's process group;
 //! - [`calls`] runs a command line: [`args`] maps argv with the tool's [`schema`], [`result`]
