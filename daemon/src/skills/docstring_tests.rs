@@ -98,3 +98,69 @@ fn wrapped_paragraphs_headings_and_argparse_before_comments() {
     );
     assert!(d.own_help);
 }
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces of Python, shell and JavaScript, halves of strings and calls, and text outside
+    /// ASCII, joined in any order: what the readers must answer without a panic.
+    fn source() -> impl Strategy<Value = String> {
+        let piece = prop::sample::select(vec![
+            "\"\"\"",
+            "'''",
+            "\"",
+            "'",
+            "(",
+            ")",
+            "\n",
+            "\r\n",
+            "    ",
+            "#",
+            "# Usage: x.py <a>\n",
+            "if __name__ == \"__main__\":",
+            "raise RuntimeError(",
+            "main()",
+            "pass",
+            "argparse.ArgumentParser(",
+            "description=",
+            "usage=",
+            "DESC = ",
+            "DESC",
+            "textwrap.dedent(",
+            "@click.command(",
+            "help=",
+            "def f():",
+            "import os",
+            "é",
+            "résumé",
+            "日本",
+            "\\",
+            ",",
+            "=",
+            ". ",
+            "Usage:",
+            "%(prog)s",
+            "//",
+            "/**",
+            "*/",
+            "module.exports",
+            "#!/usr/bin/env python3\n",
+        ]);
+        prop::collection::vec(piece, 0..60).prop_map(|p| p.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn any_source_is_read_without_a_panic(src in source()) {
+            for style in [DocStyle::Python, DocStyle::Hash, DocStyle::Slash] {
+                let d = parse(&src, style, "x.py");
+                if let Some(s) = d.summary {
+                    prop_assert!(s.chars().count() <= 201);
+                }
+            }
+            let _ = crate::skills::script_rules::is_library("x.py", &src, Some(&src), "");
+            let _ = crate::skills::python_main::main_block(&src);
+        }
+    }
+}

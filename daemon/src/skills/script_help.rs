@@ -114,7 +114,8 @@ fn call_args(text: &str) -> &str {
             _ => {}
         }
     }
-    &text[..text.len().min(4000)]
+    // Never closed (the head was cut): the rest of what was read.
+    text
 }
 
 /// What follows `keyword=` at the call's top level (`description = (` … up to the next `,` at
@@ -205,11 +206,11 @@ fn named_string(source: &str, name: &str) -> Option<String> {
     {
         return None;
     }
-    source.lines().enumerate().find_map(|(n, line)| {
+    source.lines().find_map(|line| {
         let rest = line.strip_prefix(name)?.trim_start();
         let rest = rest.strip_prefix('=').filter(|r| !r.starts_with('='))?;
-        let at =
-            source.lines().take(n).map(|l| l.len() + 1).sum::<usize>() + (line.len() - rest.len());
+        // `rest` lies inside `source`: its offset is where the value starts.
+        let at = rest.as_ptr() as usize - source.as_ptr() as usize;
         let value = source.get(at..)?;
         string_expr(&value[..value_end(value)])
     })
@@ -218,14 +219,14 @@ fn named_string(source: &str, name: &str) -> Option<String> {
 /// Where a module-level assignment's value ends: the first newline at bracket depth 0 outside
 /// strings.
 fn value_end(text: &str) -> usize {
+    let bytes = text.as_bytes();
     let mut depth = 0usize;
     let mut i = 0;
-    let bytes = text.as_bytes();
     while i < bytes.len() {
-        let rest = &text[i..];
-        if rest.starts_with("\"\"\"") || rest.starts_with("'''") {
+        let rest = &bytes[i..];
+        if rest.starts_with(b"\"\"\"") || rest.starts_with(b"'''") {
             let q = &rest[..3];
-            match rest[3..].find(q) {
+            match rest[3..].windows(3).position(|w| w == q) {
                 Some(e) => i += 3 + e + 3,
                 None => return text.len(),
             }
@@ -246,7 +247,7 @@ fn value_end(text: &str) -> usize {
         }
         i += 1;
     }
-    text.len().min(i)
+    text.len()
 }
 
 /// The docstring of the first `def` after `@click.command`.
@@ -344,6 +345,11 @@ mod tests {
         let h = parser_help(usage);
         assert_eq!(h.description, None);
         assert_eq!(h.usage_args.as_deref(), Some("$0 <input.pdf> [--pages N]"));
+        let accents = "# -*- coding: utf-8 -*-\r\nimport argparse\r\nNOTE = \"Résumé café\"\r\nDESC = (\"Génère un résumé \"\r\n        \"des factures.\")\r\np = argparse.ArgumentParser(description=DESC)\r\n";
+        assert_eq!(
+            parser_help(accents).description.as_deref(),
+            Some("Génère un résumé des factures.")
+        );
         // `description=` inside another call is not the parser's.
         let sub = "import argparse\np = argparse.ArgumentParser()\nsub = p.add_subparsers()\nsub.add_parser('x', description='Sub.')\n";
         assert_eq!(parser_help(sub).description, None);
