@@ -51,7 +51,8 @@ enum Command {
     /// Start, stop and inspect the daemon.
     #[command(subcommand)]
     Daemon(daemon::DaemonCommand),
-    /// Run one task non-interactively: the answer on stdout, tool activity on stderr.
+    /// Run a task non-interactively with `claude -p`'s flags: the answer on stdout, tool activity
+    /// on stderr.
     Run(run::RunArgs),
     /// List saved conversations.
     #[command(subcommand)]
