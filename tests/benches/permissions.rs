@@ -19,6 +19,10 @@ fn resolution(c: &mut Criterion) {
         &serde_json::json!({"bash": {"allow": ["git status:*", "npm run *"], "deny": ["rm:*"]}}),
         "bench",
     );
+    // The agent commands a session shell defines, as the daemon's registry hands them in.
+    let agent_commands = synapse_permissions::AgentCommands::new([
+        "read", "write", "edit", "glob", "search", "skill", "todo",
+    ]);
     let no_pids = |_: i32| false;
     let ctx = Context {
         cwd: Path::new("/home/u/proj"),
@@ -28,6 +32,7 @@ fn resolution(c: &mut Criterion) {
         extra_writable: &[],
         sandboxed: true,
         is_session_pid: &no_pids,
+        agent_commands: &agent_commands,
     };
     let mut shell = ShellState::default();
     for line in [

@@ -139,6 +139,10 @@ fn permission_check(c: &mut Criterion) {
         "bench",
     );
     let cwd = std::path::Path::new("/home/u/proj");
+    // The agent commands a session shell defines, as the daemon's registry hands them in.
+    let agent_commands = synapse_permissions::AgentCommands::new([
+        "read", "write", "edit", "glob", "search", "skill", "todo",
+    ]);
     let no_pids = |_: i32| false;
     let ctx = Context {
         cwd,
@@ -148,6 +152,7 @@ fn permission_check(c: &mut Criterion) {
         extra_writable: &[],
         sandboxed: true,
         is_session_pid: &no_pids,
+        agent_commands: &agent_commands,
     };
     let command = "git status -s && grep -rn TODO src | head -20 > todo.txt; echo $(date)";
     c.bench_function(

@@ -8,10 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
-use synapse_permissions::{
-    Action, Context, Decision, Effect, Mode, RuleSet, decide, parse,
-};
 use synapse_daemon::shell::syntax::{Route, classify, is_simple, split_heredoc};
+use synapse_permissions::{Action, Context, Decision, Effect, Mode, RuleSet, decide, parse};
 
 static RULES: LazyLock<RuleSet> = LazyLock::new(|| {
     let permissions = serde_json::json!({
@@ -43,6 +41,10 @@ fuzz_target!(|command: &str| {
     for cmd in parsed.all_commands() {
         let _ = (cmd.program(), cmd.writes());
     }
+    // The agent commands a session shell defines, as the daemon's registry hands them in.
+    let agent_commands = synapse_permissions::AgentCommands::new([
+        "read", "write", "edit", "glob", "search", "skill", "todo",
+    ]);
     for sandboxed in [false, true] {
         let ctx = Context {
             cwd: Path::new("/home/u/proj"),
@@ -52,6 +54,7 @@ fuzz_target!(|command: &str| {
             extra_writable: EXTRA.as_slice(),
             sandboxed,
             is_session_pid: &|pid| pid == 100,
+            agent_commands: &agent_commands,
         };
         for mode in Mode::ALL {
             for action in [
