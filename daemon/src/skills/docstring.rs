@@ -300,7 +300,9 @@ fn sections(full: &str, file_name: &str) -> (Option<String>, Option<String>) {
             paragraph_done = !summary.is_empty() || !description.is_empty();
             if !inline.is_empty() {
                 match name {
-                    "usage" if usage.is_none() => usage = Some(inline.to_string()),
+                    "usage" if usage.is_none() && !is_code(inline) => {
+                        usage = Some(inline.to_string())
+                    }
                     "description" if description.is_empty() => description.push(inline),
                     _ => {}
                 }
@@ -317,7 +319,7 @@ fn sections(full: &str, file_name: &str) -> (Option<String>, Option<String>) {
         }
         match current {
             None if !paragraph_done => summary.push(t),
-            Some("usage") if usage.is_none() => usage = Some(t.to_string()),
+            Some("usage") if usage.is_none() && !is_code(t) => usage = Some(t.to_string()),
             Some("description") if !paragraph_done || description.is_empty() => description.push(t),
             _ => {}
         }
@@ -334,6 +336,20 @@ fn sections(full: &str, file_name: &str) -> (Option<String>, Option<String>) {
     let summary = (!summary.is_empty()).then(|| sentence(&summary.join(" ")));
     let usage_args = usage.map(|u| strip_program(&u, file_name));
     (summary.filter(|s| s != "."), usage_args)
+}
+
+/// A `Usage:` line that shows Python code (`from office.soffice import run`, `x = f(y)`), not a
+/// command line: a module's docstring telling importers how to use it.
+fn is_code(line: &str) -> bool {
+    let t = line.trim();
+    let call = t
+        .char_indices()
+        .any(|(i, c)| c == '(' && t[..i].ends_with(|p: char| p.is_alphanumeric() || p == '_'));
+    ["from ", "import ", ">>>", "#"]
+        .iter()
+        .any(|p| t.starts_with(p))
+        || t.contains(" = ")
+        || call
 }
 
 /// A title-case line without closing punctuation (`Skill Packager`, `MCP Server Harness`).

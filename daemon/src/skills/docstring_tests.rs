@@ -97,6 +97,15 @@ fn wrapped_paragraphs_headings_and_argparse_before_comments() {
         Some("Merge CSV files on a key (e.g. an id column).")
     );
     assert!(d.own_help);
+
+    // A module's "Usage:" for importers is no command line.
+    let module = "\"\"\"\nRuns the converter where sockets are blocked.\n\nUsage:\n    from office.convert import run\n\n    result = run([\"--headless\"])\n\"\"\"\n";
+    let d = parse(module, DocStyle::Python, "convert.py");
+    assert_eq!(d.usage_args, None);
+    assert_eq!(
+        d.summary.as_deref(),
+        Some("Runs the converter where sockets are blocked.")
+    );
 }
 
 mod props {
