@@ -298,6 +298,11 @@ fn a_project_server_keeps_the_environment_it_was_opened_with() {
         &["mcp", "call", "proj", "env", "TAG"],
     );
     assert_eq!(got.stdout.trim(), "second", "{got:?}");
+    // The note is for a client whose environment differs, and only while it does.
+    let quiet = synapse_in(&env, &project, &second, &["mcp", "list"]);
+    assert!(!quiet.stderr.contains("note: "), "{quiet:?}");
+    let told = synapse_in(&env, &project, &first, &["mcp", "list"]);
+    assert!(told.stderr.contains("${PROJ_TAG}"), "{told:?}");
 }
 
 #[test]

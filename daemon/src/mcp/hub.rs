@@ -233,12 +233,13 @@ impl McpHub {
         }
     }
 
-    /// Notes for a caller in `root` that are not config problems (an environment not applied).
-    pub fn notes(&self, root: Option<&Path>) -> Vec<String> {
-        root.and_then(|r| self.running(r))
-            .and_then(|m| m.env_note())
-            .into_iter()
-            .collect()
+    /// Notes for a caller in `root` with environment `env` that are not config problems: its
+    /// environment is not the one the project's servers run with.
+    pub fn notes(&self, root: Option<&Path>, env: Option<&HashMap<String, String>>) -> Vec<String> {
+        match (root.and_then(|r| self.running(r)), env) {
+            (Some(m), Some(env)) => m.env_difference(env).into_iter().collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// The managers a caller in `root` sees, the project's first.

@@ -146,8 +146,6 @@ pub(crate) struct Inner {
     pub(crate) project_env: Mutex<Option<Arc<std::collections::HashMap<String, String>>>>,
     /// The `${VAR}` names the last load of the project's config looked up.
     pub(crate) vars_used: Mutex<std::collections::BTreeSet<String>>,
-    /// Said when a client whose environment differs in those names used the workspace.
-    pub(crate) env_note: Mutex<Option<String>>,
     /// What the config files looked like at the last load ([`project::Stamp`]).
     pub(crate) stamp: Mutex<Option<project::Stamp>>,
     /// Where connections report (and which roots they announce).
@@ -203,7 +201,6 @@ impl McpManager {
             problems: RwLock::new(Vec::new()),
             project_env: Mutex::new(None),
             vars_used: Mutex::new(Default::default()),
-            env_note: Mutex::new(None),
             stamp: Mutex::new(None),
             events: super::connection::Link {
                 events: tx,

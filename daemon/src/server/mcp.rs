@@ -168,14 +168,15 @@ impl Mcp for McpService {
         let confined = from_confined_client(&request);
         let root = workspace_for(&request, root_of(&request.get_ref().cwd), false)?;
         let r = request.into_inner();
+        let env: Option<std::collections::HashMap<String, String>> =
+            (!confined).then(|| r.env.into_iter().collect());
         if let Some(root) = &root {
-            let env = (!confined).then(|| r.env.into_iter().collect());
-            self.state.mcp.workspace(root, env);
+            self.state.mcp.workspace(root, env.clone());
         }
         // A `synapse trust`, an approval or an edit since the last load counts now.
         self.state.mcp.refresh_if_changed(root.as_deref()).await;
         let (servers, config_problems) = self.state.mcp.list(root.as_deref());
-        let notes = self.state.mcp.notes(root.as_deref());
+        let notes = self.state.mcp.notes(root.as_deref(), env.as_ref());
         Ok(Response::new(McpListResponse {
             servers: servers
                 .into_iter()

@@ -21,21 +21,32 @@ impl McpManager {
     /// Remembers the environment of the client that opened a session in this workspace: the
     /// first one fixes `${VAR}` for the project's config (true then). A later client whose
     /// environment differs in a variable the config uses changes nothing — the servers keep
-    /// running as they were started — and is reported ([`env_note`](Self::env_note), the log).
+    /// running as they were started — and is logged (and told by
+    /// [`env_difference`](Self::env_difference)).
     pub fn set_client_env(&self, env: HashMap<String, String>) -> bool {
         if env.is_empty() {
             return false;
         }
-        let mut current = self.inner.project_env.lock();
-        let Some(fixed) = current.as_deref() else {
-            *current = Some(Arc::new(env));
-            // Read again with it, even when no file changed.
-            *self.inner.stamp.lock() = None;
-            return true;
-        };
-        if *fixed == env {
-            return false;
+        {
+            let mut current = self.inner.project_env.lock();
+            if current.is_none() {
+                *current = Some(Arc::new(env));
+                // Read again with it, even when no file changed.
+                *self.inner.stamp.lock() = None;
+                return true;
+            }
         }
+        if let Some(note) = self.env_difference(&env) {
+            tracing::info!("{note}");
+        }
+        false
+    }
+
+    /// What a client with `env` is told when `${VAR}`s the project's config uses have other
+    /// values in it than in the environment the servers were started with; `None` when they
+    /// agree.
+    pub fn env_difference(&self, env: &HashMap<String, String>) -> Option<String> {
+        let fixed = self.inner.project_env.lock().clone()?;
         let daemon = &self.inner.opts.env;
         let value = |e: &HashMap<String, String>, k: &str| e.get(k).cloned().or_else(|| daemon(k));
         let differs: Vec<String> = self
@@ -43,25 +54,22 @@ impl McpManager {
             .vars_used
             .lock()
             .iter()
-            .filter(|k| value(&env, k) != value(fixed, k))
+            .filter(|k| value(env, k) != value(&fixed, k))
             .map(|k| format!("${{{k}}}"))
             .collect();
         if differs.is_empty() {
-            return false;
+            return None;
         }
         let root = match self.scope() {
             Scope::Project(root) => root.display().to_string(),
             Scope::User => String::new(),
         };
-        let note = format!(
+        Some(format!(
             "MCP: the servers of {root} keep the environment of the client that first opened \
              the project; yours differs in {} (used by its MCP config) and is not applied. Run \
              `synapse mcp refresh` there to restart them with yours.",
             differs.join(", ")
-        );
-        tracing::info!(workspace = %root, "{note}");
-        *self.inner.env_note.lock() = Some(note);
-        false
+        ))
     }
 
     /// The user's `synapse mcp refresh`: `${VAR}` in the project's config expands from `env`
@@ -71,7 +79,6 @@ impl McpManager {
             return;
         }
         *self.inner.project_env.lock() = Some(Arc::new(env));
-        *self.inner.env_note.lock() = None;
     }
 
     /// The user's own `synapse mcp add`/`refresh`: `${VAR}` in the user's config (every
@@ -80,11 +87,6 @@ impl McpManager {
         if !env.is_empty() {
             *self.inner.opts.user_env.lock() = Some(Arc::new(env));
         }
-    }
-
-    /// Said to a client of this workspace whose environment was not applied.
-    pub fn env_note(&self) -> Option<String> {
-        self.inner.env_note.lock().clone()
     }
 
     /// This manager's config. The user's layer: `$SYNAPSE_HOME/mcp/mcp_servers.json`, then
