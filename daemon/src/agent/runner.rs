@@ -251,7 +251,8 @@ impl AgentRunner {
                     _ => None,
                 };
                 let Some(reminder) = reminder else {
-                    let Some(reason) = self.stop_hooks(&mut stop_continuations, emit).await else {
+                    let Some(reason) = self.stop_hooks(&mut stop_continuations, cancel, emit).await
+                    else {
                         return outcome;
                     };
                     let message = Message::user_text(format!(
@@ -401,10 +402,14 @@ impl AgentRunner {
     async fn stop_hooks(
         &self,
         continuations: &mut u32,
+        cancel: &CancellationToken,
         emit: &mut (dyn FnMut(AgentEvent) + Send),
     ) -> Option<String> {
         let hooks = self.hooks.as_ref()?;
-        let verdict = hooks.stop(*continuations > 0).await;
+        let verdict = tokio::select! {
+            v = hooks.stop(*continuations > 0) => v,
+            _ = cancel.cancelled() => return None,
+        };
         if verdict.stop.is_some() {
             return None;
         }
@@ -453,7 +458,26 @@ impl AgentRunner {
         let mut hook = crate::shell::gate::HookPermission::Unsaid;
         let mut pre_context = Vec::new();
         if let Some(hooks) = &self.hooks {
-            let verdict = hooks.pre_tool(id, &call.command).await;
+            // A cancelled turn does not wait for its hooks (they are killed with their group).
+            let verdict = tokio::select! {
+                v = hooks.pre_tool(id, &call.command) => v,
+                _ = cancel.cancelled() => {
+                    let text = "[cancelled by the user before it ran]".to_string();
+                    emit(AgentEvent::ToolFinished {
+                        id: id.to_string(),
+                        command: call.command,
+                        exit_code: crate::shell::gate::EXIT_REFUSED,
+                        output: text.clone(),
+                    });
+                    let result = ToolResult {
+                        tool_use_id: id.to_string(),
+                        content: text,
+                        is_error: true,
+                        images: Vec::new(),
+                    };
+                    return (result, None);
+                }
+            };
             if let Some(reason) = verdict.block.or(verdict.stop.clone()) {
                 let text =
                     format!("[blocked by a PreToolUse hook; the command did not run]\n{reason}");
@@ -489,9 +513,10 @@ impl AgentRunner {
         let mut content = model_text(outcome.output.clone(), outcome.exit_code);
         let mut stop = None;
         if let Some(hooks) = &self.hooks {
-            let verdict = hooks
-                .post_tool(id, &call.command, &outcome.output, outcome.exit_code)
-                .await;
+            let verdict = tokio::select! {
+                v = hooks.post_tool(id, &call.command, &outcome.output, outcome.exit_code) => v,
+                _ = cancel.cancelled() => Default::default(),
+            };
             for (title, text) in pre_context
                 .iter()
                 .map(|c| ("PreToolUse hook context", c))

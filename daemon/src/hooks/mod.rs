@@ -24,7 +24,7 @@ pub mod sources;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 use serde_json::{Map, Value, json};
@@ -41,12 +41,11 @@ tokio::task_local! {
 /// How many times in a row Stop hooks may keep the agent going within one turn.
 pub const STOP_CONTINUATIONS_MAX: u32 = 3;
 
-/// The daemon's hooks: their sources, and the live sessions' hooks by session id (so a
-/// sub-agent started by a session's command fires that session's `SubagentStop`).
+/// The daemon's hooks: their sources and how `mcp:` commands are named, shared by every
+/// session's [`SessionHooks`].
 pub struct Hooks {
     sources: sources::HookSources,
     mcp: Option<names::McpLookup>,
-    sessions: Mutex<HashMap<String, Weak<SessionHooks>>>,
 }
 
 /// What a session's hooks need to know about it.
@@ -65,11 +64,7 @@ pub struct SessionFacts {
 
 impl Hooks {
     pub fn new(sources: sources::HookSources, mcp: Option<names::McpLookup>) -> Self {
-        Self {
-            sources,
-            mcp,
-            sessions: Mutex::default(),
-        }
+        Self { sources, mcp }
     }
 
     /// The hooks a new (or resumed) session fires.
@@ -79,7 +74,7 @@ impl Hooks {
             .iter()
             .map(|(k, v)| (k.into(), v.into()))
             .collect();
-        let hooks = Arc::new(SessionHooks {
+        Arc::new(SessionHooks {
             daemon: self.clone(),
             project_dir: facts.root.clone().unwrap_or_else(|| facts.cwd.clone()),
             facts,
@@ -88,16 +83,7 @@ impl Hooks {
             pending_context: Mutex::default(),
             told: Mutex::default(),
             starting: Arc::default(),
-        });
-        let mut sessions = self.sessions.lock();
-        sessions.retain(|_, w| w.strong_count() > 0);
-        sessions.insert(hooks.facts.session_id.clone(), Arc::downgrade(&hooks));
-        hooks
-    }
-
-    /// The hooks of live session `id`.
-    pub fn of_session(&self, id: &str) -> Option<Arc<SessionHooks>> {
-        self.sessions.lock().get(id).and_then(Weak::upgrade)
+        })
     }
 
     /// Every hook in force for a session started in `cwd` (its project's when trusted), and

@@ -56,7 +56,8 @@ pub async fn run(p: HookProcess<'_>) -> RunOutcome {
         Ok(c) => c,
         Err(e) => return RunOutcome::Failed(format!("could not start: {e}")),
     };
-    let pid = child.id();
+    // Killed whole if this future is dropped (the turn was cancelled) or times out.
+    let mut group = GroupGuard(child.id());
     let stdin = child.stdin.take();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
@@ -77,7 +78,12 @@ pub async fn run(p: HookProcess<'_>) -> RunOutcome {
         );
         (out, err, status)
     };
-    match tokio::time::timeout(p.timeout, work).await {
+    let finished = tokio::time::timeout(p.timeout, work).await;
+    if finished.is_ok() {
+        // Exited: its pid may be reused, so the group is left alone.
+        group.0 = None;
+    }
+    match finished {
         Ok((stdout, stderr, Ok(status))) => match status.code() {
             Some(code) => RunOutcome::Exited {
                 code,
@@ -88,7 +94,7 @@ pub async fn run(p: HookProcess<'_>) -> RunOutcome {
         },
         Ok((_, _, Err(e))) => RunOutcome::Failed(format!("could not be waited for: {e}")),
         Err(_) => {
-            kill_group(pid);
+            drop(group);
             RunOutcome::Failed(format!(
                 "timed out after {} s and was killed; raise its \"timeout\" (seconds)",
                 p.timeout.as_secs_f64()
@@ -97,12 +103,17 @@ pub async fn run(p: HookProcess<'_>) -> RunOutcome {
     }
 }
 
-fn kill_group(pid: Option<u32>) {
-    if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) {
-        let _ = nix::sys::signal::killpg(
-            nix::unistd::Pid::from_raw(pid),
-            nix::sys::signal::Signal::SIGKILL,
-        );
+/// The hook's process group (led by the hook's pid), killed when dropped while still set.
+struct GroupGuard(Option<u32>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0.take().and_then(|p| i32::try_from(p).ok()) {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
     }
 }
 
@@ -154,6 +165,47 @@ mod tests {
                 stderr: "oops\n".into()
             }
         );
+    }
+
+    /// Running: the process exists and is not a zombie.
+    fn alive(pid: &str) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            !stat
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+    }
+
+    #[tokio::test]
+    async fn a_dropped_hook_is_killed_with_its_children() {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let command = format!("sleep 30 & echo $! > '{}'; wait", pidfile.display());
+        let hook = run(process(&command, Duration::from_secs(30)));
+        let started = async {
+            while !pidfile.exists() {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        };
+        tokio::select! {
+            _ = hook => panic!("the hook ended on its own"),
+            _ = started => {}
+        }
+        let pid = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .to_string();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while alive(&pid) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the hook's child survived"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     #[tokio::test]
