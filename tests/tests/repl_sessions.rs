@@ -96,12 +96,25 @@ async fn resume_without_an_id_on_a_terminal_picks_from_this_folders_sessions() {
     .await
     .unwrap();
     run_once(&env, &fake, "remember the word mango");
-    // A session nobody wrote in: nothing to go back to, so not offered.
-    let empty = Screen::start(&env, Some(&fake), &["chat"]);
-    let opened = banner_session(&empty.wait_for("You (1)>"));
-    empty.line("/exit");
-    empty.wait_until("the REPL to leave", |_| empty.exited());
-    drop(empty);
+    // A session nobody wrote in (opened and left at once): nothing to go back to, not offered.
+    let mut chat = env.synapse_with_model(&fake);
+    chat.arg("chat")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = chat.spawn().unwrap();
+    {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(b"/exit\n").unwrap();
+    }
+    let left = child.wait_with_output().unwrap();
+    let opened = banner_session(&String::from_utf8_lossy(&left.stdout));
+    assert!(
+        env.paths()
+            .sessions_dir()
+            .join(format!("{opened}.jsonl"))
+            .exists(),
+        "the empty session is on disk"
+    );
 
     let screen = Screen::start(&env, Some(&fake), &["--resume"]);
     let shown = screen.wait_for("Resume which session? [1-1, Enter starts a new one]");

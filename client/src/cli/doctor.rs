@@ -100,11 +100,16 @@ pub async fn run(paths: Paths, args: DoctorArgs) -> anyhow::Result<ExitCode> {
 /// Every check, in the order shown.
 async fn checks(paths: &Paths, args: &DoctorArgs) -> Vec<Check> {
     let mut out = vec![installed_daemon()];
-    out.extend(socket_checks(paths));
+    // A socket (or folder) that is not the user's own is never talked to.
+    if let Err(e) = connect::check_socket(paths.socket()) {
+        out.push(Check::new("socket", Verdict::Fail, format!("{e:#}")));
+        return out;
+    }
     let channel = match daemon(paths, &mut out).await {
         Some(channel) => channel,
         None => return out,
     };
+    out.push(socket_check(paths));
     let cwd = std::env::current_dir().unwrap_or_default();
     let env: std::collections::HashMap<String, String> = std::env::vars().collect();
     match DaemonClient::new(channel.clone())
@@ -185,27 +190,24 @@ fn installed_daemon() -> Check {
     }
 }
 
-/// The socket and its folder: where, whose, which mode.
-fn socket_checks(paths: &Paths) -> Vec<Check> {
+/// The socket and its folder, once the daemon listens: where, and their modes (that they are
+/// the user's own was checked before connecting).
+fn socket_check(paths: &Paths) -> Check {
     let socket = paths.socket();
-    if let Err(e) = connect::check_socket(socket) {
-        return vec![Check::new("socket", Verdict::Fail, format!("{e:#}"))];
-    }
-    let describe = |p: &Path| match std::fs::symlink_metadata(p) {
+    let mode = |p: &Path| match std::fs::symlink_metadata(p) {
         Ok(m) => format!("mode {:04o}", m.mode() & 0o7777),
-        Err(_) => "missing".to_string(),
+        Err(e) => format!("cannot be read ({e})"),
     };
-    let folder = socket.parent().map(describe).unwrap_or_default();
-    let summary = match std::fs::symlink_metadata(socket) {
-        Ok(_) => format!(
-            "{}: yours, {}, folder {}",
+    let folder = socket.parent().map(mode).unwrap_or_default();
+    Check::new(
+        "socket",
+        Verdict::Ok,
+        format!(
+            "{}: yours, {}, its folder {folder}",
             socket.display(),
-            describe(socket),
-            folder
+            mode(socket)
         ),
-        Err(_) => format!("{}: not there yet (no daemon running)", socket.display()),
-    };
-    vec![Check::new("socket", Verdict::Ok, summary)]
+    )
 }
 
 /// The running daemon (started when none runs), and whether it is this client's version.
