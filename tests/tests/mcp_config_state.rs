@@ -188,6 +188,11 @@ fn every_source_is_listed_with_its_state_and_the_command_that_enables_it() {
         call.stderr.contains("synapse mcp approve dotmcp"),
         "{call:?}"
     );
+    let resources = synapse_in(&env, &project, &[], &["mcp", "resources", "dotmcp"]);
+    assert!(
+        resources.code == Some(3) && resources.stderr.contains("synapse mcp approve dotmcp"),
+        "{resources:?}"
+    );
 }
 
 #[test]

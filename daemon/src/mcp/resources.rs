@@ -25,6 +25,12 @@ impl McpManager {
     /// Runs `query` against `server` and renders the answer.
     pub async fn query(&self, server: &str, query: Query) -> McpCallOutput {
         let Some(srv) = self.server(server) else {
+            if let Some(held) = self.inner.held.read().get(server) {
+                return McpCallOutput::error(
+                    super::EXIT_UNAVAILABLE,
+                    format!("MCP server {server} is not started: {}", held.reason()),
+                );
+            }
             let known: Vec<String> = self.list().into_iter().map(|s| s.name).collect();
             return McpCallOutput::error(
                 EXIT_USAGE,

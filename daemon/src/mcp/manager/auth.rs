@@ -111,6 +111,12 @@ impl McpManager {
     /// The configured remote server `name`.
     fn remote(&self, name: &str) -> Result<Remote, OAuthError> {
         let Some(server) = self.server(name) else {
+            if let Some(held) = self.inner.held.read().get(name) {
+                return Err(OAuthError::Unavailable {
+                    server: name.to_string(),
+                    reason: held.reason(),
+                });
+            }
             return Err(match self.inner.invalid.read().get(name) {
                 Some(problem) => OAuthError::Unavailable {
                     server: name.to_string(),
