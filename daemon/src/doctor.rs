@@ -335,11 +335,7 @@ fn config_failure(e: &ConfigError, settings_file: &Path) -> Check {
             format!("correct the \"llm\" object in {}", settings_file.display())
         }
     };
-    let kind = match e {
-        ConfigError::MissingApiKey { provider, .. } => *provider,
-        _ => "the model",
-    };
-    Check::new("model", Verdict::Fail, format!("{kind}: {summary}")).fix(fix)
+    Check::new("model", Verdict::Fail, summary).fix(fix)
 }
 
 /// Whether the session shells run in the sandbox here.

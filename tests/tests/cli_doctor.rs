@@ -126,6 +126,14 @@ async fn doctor_names_a_broken_settings_file_with_its_fix_and_exits_1() {
 async fn doctor_says_the_model_is_unreachable_and_how_to_fix_it() {
     let env = TestEnv::new();
     let url = format!("http://127.0.0.1:{}", closed_port());
+    // And an MCP server whose program is not there.
+    let mcp = env.home().join("mcp");
+    std::fs::create_dir_all(&mcp).unwrap();
+    std::fs::write(
+        mcp.join("mcp_servers.json"),
+        r#"{"mcpServers": {"ghost": {"command": "/nonexistent/ghost-mcp"}}}"#,
+    )
+    .unwrap();
     let mut cmd = env.synapse();
     cmd.env("ANTHROPIC_BASE_URL", &url)
         .env("ANTHROPIC_API_KEY", "sk-test")
@@ -143,9 +151,48 @@ async fn doctor_says_the_model_is_unreachable_and_how_to_fix_it() {
         fix.contains(&env.paths().settings_file().display().to_string()),
         "{fix}"
     );
+    let (ghost, fix) = line_of(&out, "✗ mcp", "ghost: failed");
+    assert!(ghost.contains("mcp_servers.json"), "names where: {ghost}");
+    assert!(fix.contains("fix: correct its entry"), "{fix}");
+    assert!(out.stdout.contains("2 problems to fix."), "{}", out.stdout);
     // Everything else is fine, and said so.
     line_of(&out, "✓ daemon", "synapsed");
     line_of(&out, "✓ settings", "settings.json");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_warns_when_the_server_does_not_list_the_configured_model() {
+    let env = TestEnv::new();
+    let fake = FakeLlm::start(Script::new()).await.unwrap();
+    let mut cmd = env.synapse();
+    cmd.env("SYNAPSE_PROVIDER", "openai")
+        .env("OPENAI_BASE_URL", fake.openai_base_url())
+        .env("SYNAPSE_MODEL", "no-such-model")
+        .arg("doctor");
+    let out = run_async(cmd).await;
+    assert!(
+        out.success(),
+        "a warning is not broken: {}{}",
+        out.stdout,
+        out.stderr
+    );
+    let (line, fix) = line_of(&out, "! model", "does not list no-such-model");
+    assert!(line.contains("it lists"), "{line}");
+    assert!(fix.contains("to one of the server's models"), "{fix}");
+    assert!(fake.requests().is_empty(), "{:?}", fake.requests());
+    // And piped into a reader that stops early, the report ends quietly.
+    let mut cmd = std::process::Command::new("bash");
+    env.apply_env(&mut cmd);
+    cmd.env("SYNAPSE_PROVIDER", "openai")
+        .env("OPENAI_BASE_URL", fake.openai_base_url())
+        .arg("-c")
+        .arg(format!(
+            "'{}' doctor --json --offline | head -1",
+            synapse_tests::bin("synapse").display()
+        ));
+    let piped = run_async(cmd).await;
+    assert_eq!(piped.stdout, "[\n", "{piped:?}");
+    assert!(!piped.stderr.contains("panicked"), "{}", piped.stderr);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

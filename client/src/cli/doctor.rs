@@ -86,9 +86,9 @@ pub async fn run(paths: Paths, args: DoctorArgs) -> anyhow::Result<ExitCode> {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&list)?);
+        super::print_quietly(format!("{}\n", serde_json::to_string_pretty(&list)?).as_bytes())?;
     } else {
-        print!("{}", render(&Theme::detect(), &checks));
+        super::print_quietly(render(&Theme::detect(), &checks).as_bytes())?;
     }
     Ok(if checks.iter().any(|c| c.verdict == Verdict::Fail) {
         ExitCode::FAILURE

@@ -122,10 +122,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             // instead of the generator panicking on the closed pipe.
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "synapse", &mut script);
-            match std::io::Write::write_all(&mut std::io::stdout(), &script) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-                _ => Ok(ExitCode::SUCCESS),
-            }
+            print_quietly(&script)?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Chat(args) => block_on(chat::run(paths()?, args, None)),
         Command::Daemon(cmd) => block_on(daemon::run(paths()?, cmd)),
@@ -137,6 +135,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Skill(cmd) => block_on(skill::run(paths()?, cmd)),
         Command::Trust(args) => block_on(trust::run(paths()?, args)),
         Command::Doctor(args) => block_on(doctor::run(paths()?, args)),
+    }
+}
+
+/// Writes `bytes` to stdout in one piece; a reader that went away early (`| head`) is not an
+/// error (`println!` would panic on the closed pipe).
+pub(crate) fn print_quietly(bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
     }
 }
 
