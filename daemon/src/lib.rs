@@ -116,6 +116,18 @@
 //! `McpHttpClient` (`daemon/src/mcp/oauth/http.rs`, built by `connection/http.rs`), which takes
 //! the bearer from `TokenSource::access_token` (refreshing it when due or after a 401); a refusal
 //! it cannot answer becomes `ConnectionError::NeedsLogin` and the server's `NeedsLogin` state.
+//!
+//! **8. Hooks** (the user's Claude Code hooks around a turn). `ChatSessions::attach`
+//! (`daemon/src/agent/attach.rs`) → `ChatSession::hooks_session_start` →
+//! `SessionHooks::start_in_background` (`daemon/src/hooks/mod.rs`); a turn: `ChatSession::run_turn`
+//! (`daemon/src/agent/session/turn.rs`) → `SessionHooks::user_prompt`; each tool call:
+//! `AgentRunner::run_tool` (`daemon/src/agent/runner.rs`) → `SessionHooks::pre_tool` → `fire`
+//! (matching in `hooks/matcher.rs`, the call named by `names::tool_of`, sources in
+//! `hooks/sources.rs`) → `run::run` (`sh -c`, stdin JSON) → the verdict (`HookVerdict::absorb`,
+//! `hooks/output.rs`); its `allow`/`ask` rides the call as `HookPermission` to
+//! `SessionGate::decide_and_ask` (`hook_weighed`, `daemon/src/agent/gate/decide.rs`). Stop:
+//! `AgentRunner::stop_hooks`; PreCompact: `Compactor::compact`; Notification:
+//! `SessionApprover::request` (`daemon/src/agent/approvals.rs`).
 
 pub mod agent;
 pub mod doctor;

@@ -245,16 +245,19 @@ async fn a_stop_hook_keeps_the_agent_going_a_bounded_number_of_times() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn user_prompt_submit_output_reaches_the_request_and_exit_two_blocks_the_prompt() {
+async fn prompt_and_session_start_output_reach_the_request_and_exit_two_blocks_the_prompt() {
     let env = TestEnv::new();
     let settings = claude_settings(&env);
     write_json(
         &settings,
-        &hooks_settings(&[(
-            "UserPromptSubmit",
-            "",
-            "echo 'Context: the deploy key is CTX-MARKER-42'".into(),
-        )]),
+        &hooks_settings(&[
+            (
+                "UserPromptSubmit",
+                "",
+                "echo 'Context: the deploy key is CTX-MARKER-42'".into(),
+            ),
+            ("SessionStart", "startup", "echo 'START-MARKER-7'".into()),
+        ]),
     );
     let fake = FakeLlm::start(Script::new().text("noted")).await.unwrap();
     let out = run_in(&env, &fake, &env.workdir(), "what is the key?").await;
@@ -262,6 +265,10 @@ async fn user_prompt_submit_output_reaches_the_request_and_exit_two_blocks_the_p
     let sent = fake.requests()[0].last_user_text().unwrap();
     assert!(sent.starts_with("what is the key?"), "{sent}");
     assert!(sent.contains("CTX-MARKER-42"), "{sent}");
+    assert!(
+        sent.contains("START-MARKER-7"),
+        "SessionStart output: {sent}"
+    );
 
     // Exit 2 blocks the prompt: nothing reaches the model, the user reads why.
     write_json(
