@@ -70,8 +70,8 @@ pub async fn run(paths: Paths, args: ChatArgs, prompt: Option<String>) -> anyhow
     if pick && !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
         anyhow::bail!(
             "--resume without a session id needs a terminal to pick one on. Name the session: \
-             `synapse --resume <id>` (`synapse sessions list` shows the ids), or continue this \
-             folder's latest one with `synapse --continue`"
+             `synapse --resume <id>` (`synapse sessions list` shows the ids), or continue the \
+             latest session with `synapse --continue`"
         );
     }
     let options = OpenOptions {
