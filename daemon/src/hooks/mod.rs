@@ -169,7 +169,17 @@ impl SessionHooks {
         subject: &str,
         fields: impl FnOnce() -> Map<String, Value>,
     ) -> HookVerdict {
-        let set = self.current();
+        self.fire_in(self.current(), event, subject, fields).await
+    }
+
+    /// [`Self::fire`] with the hooks already looked up.
+    async fn fire_in(
+        &self,
+        set: Arc<HookSet>,
+        event: HookEvent,
+        subject: &str,
+        fields: impl FnOnce() -> Map<String, Value>,
+    ) -> HookVerdict {
         if !set.has(event) {
             return HookVerdict::default();
         }
@@ -317,7 +327,8 @@ impl SessionHooks {
         command: &str,
         response: Option<Value>,
     ) -> HookVerdict {
-        if !self.current().has(event) {
+        let set = self.current();
+        if !set.has(event) {
             return HookVerdict::default();
         }
         let (tool, input) = names::tool_of(
@@ -326,7 +337,7 @@ impl SessionHooks {
             self.facts.root.as_deref(),
             self.daemon.mcp.as_ref(),
         );
-        self.fire(event, &tool, || {
+        self.fire_in(set, event, &tool, || {
             let mut f = fields([
                 ("tool_name", json!(tool)),
                 ("tool_input", input),
