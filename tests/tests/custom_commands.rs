@@ -34,9 +34,20 @@ async fn commands_put_in_their_arguments_and_files_at_user_level_and_in_folders(
         "Make the component $1 in @notes.txt style.\n",
     );
     write(&env.workdir().join("notes.txt"), "marker-notes-content\n");
-    let fake = FakeLlm::start(Script::new().text("hi Bob").text("made it"))
-        .await
-        .unwrap();
+    write(
+        &env.user_home().join(".claude/commands/quick.md"),
+        "---\nmodel: claude-command-model\n---\nAnswer in one word.\n",
+    );
+    let fake = FakeLlm::start(
+        Script::new()
+            .text("hi Bob")
+            .text("made it")
+            .text("Yes")
+            .text("later")
+            .text("streamed"),
+    )
+    .await
+    .unwrap();
 
     let out = run_prompt(&env, &fake, "/hello-cmd Bob Smith");
     assert!(out.success(), "{out:?}");
@@ -60,6 +71,33 @@ async fn commands_put_in_their_arguments_and_files_at_user_level_and_in_folders(
         sent.ends_with("<file path=\"notes.txt\">\nmarker-notes-content\n</file>"),
         "{sent}"
     );
+
+    // `model` is the model of that one turn; the session's next turn has its own again.
+    assert!(run_prompt(&env, &fake, "/quick").success());
+    let next = run(env
+        .synapse_with_model(&fake)
+        .args(["run", "--continue", "and now?"]));
+    assert!(next.success(), "{next:?}");
+    let requests = fake.requests();
+    assert_eq!(requests[2].body["model"], "claude-command-model");
+    assert_ne!(requests[3].body["model"], "claude-command-model");
+    assert_eq!(requests[3].body["model"], requests[0].body["model"]);
+
+    // stream-json's `init` names them among the slash commands, as Claude Code's does.
+    let streamed = run(env.synapse_with_model(&fake).args([
+        "run",
+        "--output-format",
+        "stream-json",
+        "/hello-cmd Zed",
+    ]));
+    assert!(streamed.success(), "{streamed:?}");
+    let init: serde_json::Value =
+        serde_json::from_str(streamed.stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(init["subtype"], "init", "{init}");
+    let names = init["slash_commands"].as_array().unwrap();
+    for name in ["hello-cmd", "frontend:component", "quick"] {
+        assert!(names.iter().any(|n| n == name), "{name} missing: {init}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -194,7 +232,8 @@ async fn a_custom_agent_gets_its_prompt_and_only_its_tools() {
     write(
         &env.user_home().join(".claude/agents/reviewer.md"),
         "---\nname: reviewer\ndescription: Reviews code for bugs (marker-desc).\n\
-         tools: Read, Grep, Glob\n---\nYou are the marker-reviewer agent. Read, never write.\n",
+         tools: Read, Grep, Glob\nmodel: claude-reviewer-model\n---\n\
+         You are the marker-reviewer agent. Read, never write.\n",
     );
     write(&env.workdir().join("lib.rs"), "fn main() {}\n");
     let fake = FakeLlm::start(
@@ -223,6 +262,8 @@ async fn a_custom_agent_gets_its_prompt_and_only_its_tools() {
         main_prompt.contains("- `task:reviewer` — Reviews code for bugs (marker-desc)."),
         "{main_prompt}"
     );
+    assert_eq!(requests[1].body["model"], "claude-reviewer-model");
+    assert_ne!(requests[0].body["model"], "claude-reviewer-model");
     let sub_prompt = requests[1].system_text().unwrap();
     assert!(
         sub_prompt.starts_with("You are the marker-reviewer agent. Read, never write."),

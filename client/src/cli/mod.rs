@@ -71,7 +71,8 @@ enum Command {
     /// sub-agent: enhance, evaluate, versions, rollback.
     #[command(subcommand)]
     Skill(skill::SkillCommand),
-    /// Trust a project folder, so its .synapse/settings.json permission rules apply.
+    /// Trust a project folder, so its .synapse/settings.json permission rules (and its hooks,
+    /// custom commands and agents) apply, as they read now.
     Trust(trust::TrustArgs),
     /// Check this installation: daemon and socket, versions, settings and rules files, the
     /// model (one request that costs no tokens), MCP servers, the sandbox, instruction files.

@@ -325,11 +325,13 @@ pub(super) async fn run_agent_command(
     let Some(cmd) = commands.get(name) else {
         return CommandOutput::failure(format!("{name}: not an agent command"), EXIT_USAGE);
     };
-    let help_dir = session.workspace_root().unwrap_or(session.cwd()).to_path_buf();
-    match words.first().map(String::as_str) {
-        Some("-h") => return CommandOutput::success(cmd.help(false, &help_dir)),
-        Some("--help") => return CommandOutput::success(cmd.help(true, &help_dir)),
-        _ => {}
+    if let Some(full) = match words.first().map(String::as_str) {
+        Some("-h") => Some(false),
+        Some("--help") => Some(true),
+        _ => None,
+    } {
+        let dir = session.workspace_root().unwrap_or(session.cwd());
+        return CommandOutput::success(cmd.help(full, dir));
     }
     let effect = cmd.effect(&words, &session.paths());
     let action = GateAction::Agent {

@@ -1,13 +1,14 @@
 //! The facts stream-json's `init` line reports that the session's opening does not carry, asked
 //! of the daemon before the first turn: the MCP servers the session can use and their states,
-//! the user-invocable skills (`/name`), and the sub-agents (`task:<name>` commands, found the way
+//! the user-invocable skills and custom commands (`/name`), and the sub-agents (`task:<name>` commands, found the way
 //! `tools search` finds them). A question that fails leaves its list empty: the run goes on.
 
 use serde_json::json;
+use synapse_shared::proto::custom_client::CustomClient;
 use synapse_shared::proto::mcp_client::McpClient;
 use synapse_shared::proto::skills_client::SkillsClient;
 use synapse_shared::proto::{
-    ListSkillsRequest, McpListRequest, McpServerState, SearchToolsRequest,
+    ListCustomRequest, ListSkillsRequest, McpListRequest, McpServerState, SearchToolsRequest,
 };
 use tonic::transport::Channel;
 
@@ -35,7 +36,7 @@ pub async fn init_facts(channel: Channel) -> InitFacts {
             .map(|s| json!({"name": s.name, "status": server_status(s.state())}))
             .collect();
     }
-    let mut skills = SkillsClient::new(channel);
+    let mut skills = SkillsClient::new(channel.clone());
     if let Ok(r) = skills.list(ListSkillsRequest { cwd: cwd.clone() }).await {
         facts.slash_commands = r
             .into_inner()
@@ -44,6 +45,17 @@ pub async fn init_facts(channel: Channel) -> InitFacts {
             .filter(|s| s.user_invocable && s.enabled)
             .map(|s| s.name)
             .collect();
+    }
+    // Custom commands (commands/*.md) a skill of the same name does not shadow.
+    let custom = CustomClient::new(channel)
+        .list(ListCustomRequest { cwd: cwd.clone() })
+        .await;
+    if let Ok(r) = custom {
+        for command in r.into_inner().commands {
+            if !facts.slash_commands.contains(&command.name) {
+                facts.slash_commands.push(command.name);
+            }
+        }
     }
     let agents = skills
         .search_tools(SearchToolsRequest {

@@ -2,7 +2,9 @@
 //! (`Daemon.Trust`, used by `synapse trust`): the service refuses a change from a sandboxed
 //! client before calling [`change`], so an agent cannot trust the repository it works in.
 //! Trusting a folder also pins its `.synapse/settings.json` (and Claude Code's
-//! `.claude/settings.json` and `.claude/settings.local.json`, for their hooks) as they read now.
+//! `.claude/settings.json` and `.claude/settings.local.json`, for their hooks) as they read now,
+//! and every custom command and agent file of its `.synapse/` and `.claude/`
+//! ([`crate::agent::custom::files::pin_project`]).
 
 use std::path::{Path, PathBuf};
 
