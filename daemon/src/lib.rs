@@ -128,6 +128,16 @@
 //! `SessionGate::decide_and_ask` (`hook_weighed`, `daemon/src/agent/gate/decide.rs`). Stop:
 //! `AgentRunner::stop_hooks`; PreCompact: `Compactor::compact`; Notification:
 //! `SessionApprover::request` (`daemon/src/agent/approvals.rs`).
+//!
+//! **9. Custom command and custom agent** (Claude Code's `commands/*.md`, `agents/*.md`). A turn
+//! whose text is `/<name> args`: `ChatSession::run_turn` → `expand_custom_command`
+//! (`daemon/src/agent/session/custom_command.rs`) → `CustomCatalog::command` (the folders, trust
+//! and pins in `daemon/src/agent/custom/files.rs`) → `expand` (`daemon/src/agent/custom/expand.rs`,
+//! `!` lines through the session's gate). `task:<name>`: flow 1 to `run_agent_command`, where
+//! `CommandRegistry::get` asks `CustomTaskFamily::command` (`daemon/src/agent/custom_task.rs`) →
+//! `CustomTaskCommand::run` → `SubAgents::run` under a `PolicyGate` holding the agent's `tools`
+//! (`ToolGrant`, `daemon/src/agent/custom/tools.rs`). The REPL lists them with `Custom.List`
+//! (`daemon/src/server/custom.rs`).
 
 pub mod agent;
 pub mod doctor;
