@@ -138,7 +138,10 @@ mod tests {
 
     #[test]
     fn long_lines_are_cut_to_fit_keeping_the_exit_code() {
-        assert_eq!(fit_command("● echo abcdef [exit 2]", 16), "● echo… [exit 2]");
+        assert_eq!(
+            fit_command("● echo abcdef [exit 2]", 16),
+            "● echo… [exit 2]"
+        );
         assert_eq!(fit_command("● echo abcdef", 10), "● echo ab…");
         assert_eq!(fit_command("● ls", 10), "● ls");
         assert_eq!(cut(&"x".repeat(50), 10), format!("{}…", "x".repeat(10)));
