@@ -92,6 +92,12 @@ impl PolicyGate {
                 if name.starts_with("task:") {
                     return Err(NO_SUBAGENTS.into());
                 }
+                // `bash '…'`, `job start '…'`: the line they start is what the tools must allow.
+                if let SubAgentPolicy::Tools(grant) = &self.policy
+                    && let Some(line) = action.shell_line()
+                {
+                    grant.judge_native(&line)?;
+                }
                 self.judge_agent(name, effect, info)
             }
             GateAction::Native { command } => self.judge_native(command, info),

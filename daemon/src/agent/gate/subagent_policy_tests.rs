@@ -136,3 +136,55 @@ async fn the_inherited_gate_has_the_last_word() {
         GateVerdict::Refuse("inner".into())
     );
 }
+
+#[tokio::test]
+async fn a_custom_agent_runs_only_what_its_tools_name() {
+    use crate::agent::custom::tools::ToolGrant;
+    let tools =
+        |list: &[&str]| ToolGrant::parse(&list.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    let reader = PolicyGate::handle(
+        SubAgentPolicy::Tools(tools(&["Read", "Grep", "Glob"])),
+        None,
+        "/home/u".into(),
+    );
+    assert!(refused(&native(&reader, "/w", "ls").await));
+    assert!(refused(
+        &agent(
+            &reader,
+            "write",
+            synapse_permissions::Effect::Writes(vec![])
+        )
+        .await
+    ));
+    assert_eq!(
+        agent(&reader, "read", synapse_permissions::Effect::ReadOnly).await,
+        GateVerdict::Run
+    );
+    // `bash '…'` starts a line: the Bash patterns judge that line, not the word `bash`.
+    let differ = PolicyGate::handle(
+        SubAgentPolicy::Tools(tools(&["Bash(git diff:*)"])),
+        None,
+        "/home/u".into(),
+    );
+    let info = GateInfo {
+        cwd: Path::new("/w"),
+        is_session_pid: &|_| false,
+        sandboxed: false,
+        shell_pid: None,
+        call_seq: 1,
+        hook: Default::default(),
+    };
+    let args = vec!["rm -rf /w/x".to_string()];
+    let bash = GateAction::Agent {
+        name: "bash",
+        args: &args,
+        command: "bash 'rm -rf /w/x'",
+        effect: synapse_permissions::Effect::Other,
+    };
+    assert!(refused(&differ.0.check(bash, info).await));
+    assert_eq!(
+        native(&differ, "/w", "git diff HEAD").await,
+        GateVerdict::Run
+    );
+    assert!(refused(&native(&differ, "/w", "git diff; rm x").await));
+}
