@@ -90,6 +90,28 @@ fn add_json_checks_the_entry_and_user_variables_come_from_the_users_terminal() {
     }
     let file = std::fs::read_to_string(env.home().join("mcp/mcp_servers.json")).unwrap();
     assert!(!file.contains("\"bad\""), "{file}");
+
+    // A variable this terminal lacks is no error in the entry: written, and listed with why.
+    let later = synapse_in(
+        &env,
+        &work,
+        &[],
+        &[
+            "mcp",
+            "add-json",
+            "later",
+            r#"{"command": "x", "args": ["${NOT_SET_HERE}"]}"#,
+        ],
+    );
+    assert!(later.success(), "{later:?}");
+    let s = status(&env, &work, "later").unwrap();
+    assert!(
+        s["reason"]
+            .as_str()
+            .unwrap()
+            .contains("NOT_SET_HERE is not set"),
+        "{s}"
+    );
 }
 
 #[test]

@@ -3,6 +3,9 @@
 //! tests never touch the process environment. `$$` is not special; a `$` that does not start a
 //! `${…}` group stays as written.
 
+/// Words of the [`ExpandError::Unset`] message, to tell it apart once it is text.
+pub const UNSET_MARK: &str = "is not set (write ${";
+
 /// A `${VAR}` without a default whose variable is unset.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ExpandError {
@@ -84,6 +87,12 @@ mod tests {
             ExpandError::Unset {
                 name: "NOPE".into()
             }
+        );
+        assert!(
+            expand("${NOPE}", &env)
+                .unwrap_err()
+                .to_string()
+                .contains(UNSET_MARK)
         );
         assert!(matches!(
             expand("${HOME", &env),

@@ -301,6 +301,14 @@ impl McpManager {
                             to_connect.push(existing.clone());
                             summary.reconnected.push(name.clone());
                         } else {
+                            // One still connecting (started by an earlier load) is waited
+                            // for like a new one, so the answer says how it went.
+                            if wait
+                                && cfg.enabled
+                                && existing.state_kind().0 == StateKind::Connecting
+                            {
+                                to_connect.push(existing.clone());
+                            }
                             summary.unchanged.push(name.clone());
                         }
                     }

@@ -117,9 +117,14 @@ pub fn apply(
             .map(|v| v.to_string())
             .or_else(|| std::env::var(k).ok())
     };
-    let server = crate::mcp::config::validate_entry(&r.name, &entry, &lookup)
-        .map_err(|e| Status::invalid_argument(format!("{}: {e}", r.name)))?;
-    if let Some(secret) = &secret {
+    let server = match crate::mcp::config::validate_entry(&r.name, &entry, &lookup) {
+        Ok(server) => Some(server),
+        // A variable this terminal lacks may be set where the server runs (a teammate's
+        // `.mcp.json`, a later `synapse mcp refresh`): written, and listed with the reason.
+        Err(e) if e.contains(crate::mcp::expand::UNSET_MARK) && secret.is_none() => None,
+        Err(e) => return Err(Status::invalid_argument(format!("{}: {e}", r.name))),
+    };
+    if let (Some(secret), Some(server)) = (&secret, &server) {
         let crate::mcp::config::Transport::Http { url, .. } = &server.transport else {
             return Err(Status::invalid_argument(format!(
                 "{}: a client secret is for a remote (http) server's OAuth login",
