@@ -48,7 +48,7 @@ pub(super) struct Compactor {
     events: broadcast::Sender<SessionEvent>,
     /// What the server last reported, for which prefix of the history.
     mark: Mutex<Option<ContextMark>>,
-    /// The session's hooks: `PreCompact` before, `SessionStart` (`compact`) after.
+    /// The session's hooks: `PreCompact` before, `SessionStart` (`compact`) after a compaction.
     hooks: Option<Arc<crate::hooks::SessionHooks>>,
 }
 
@@ -172,6 +172,11 @@ impl Compactor {
             window = self.window,
             "context compacted"
         );
+        // Claude Code starts the compacted conversation anew: SessionStart (`compact`), whose
+        // output goes with the next prompt.
+        if let Some(hooks) = &self.hooks {
+            hooks.session_start("compact").await;
+        }
         Some(SessionEvent::Agent(AgentEvent::Notice(format!(
             "Context compacted: {offloaded} large tool result(s) moved to {}, {summarised} earlier message(s) summarised.",
             dir.display()
