@@ -22,7 +22,8 @@ const EXIT_UNAVAILABLE: u8 = 3;
 
 #[derive(Debug, Subcommand)]
 pub enum McpCommand {
-    /// List configured MCP servers with their state and tool counts.
+    /// List every configured MCP server (from every source, in any folder) with its state,
+    /// tool count, scope and — for one not running — the command that enables it.
     List {
         /// Also list every tool command of each server.
         #[arg(long)]
