@@ -22,6 +22,24 @@ fn run_once(env: &TestEnv, fake: &FakeLlm, prompt: &str) {
     assert!(out.success(), "{out:?}");
 }
 
+/// Opens a chat and leaves it at once (no terminal): an empty session on disk; returns its id.
+fn open_and_leave(env: &TestEnv, fake: &FakeLlm) -> String {
+    let mut chat = env.synapse_with_model(fake);
+    chat.arg("chat")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = chat.spawn().unwrap();
+    {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(b"/exit\n").unwrap();
+    }
+    let left = child.wait_with_output().unwrap();
+    let opened = banner_session(&String::from_utf8_lossy(&left.stdout));
+    let file = env.paths().sessions_dir().join(format!("{opened}.jsonl"));
+    assert!(file.exists(), "the empty session is on disk");
+    opened
+}
+
 /// The session id printed in the banner (`session  <id> (…)`).
 fn banner_session(screen: &str) -> String {
     let line = screen
@@ -97,24 +115,7 @@ async fn resume_without_an_id_on_a_terminal_picks_from_this_folders_sessions() {
     .unwrap();
     run_once(&env, &fake, "remember the word mango");
     // A session nobody wrote in (opened and left at once): nothing to go back to, not offered.
-    let mut chat = env.synapse_with_model(&fake);
-    chat.arg("chat")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped());
-    let mut child = chat.spawn().unwrap();
-    {
-        use std::io::Write;
-        child.stdin.take().unwrap().write_all(b"/exit\n").unwrap();
-    }
-    let left = child.wait_with_output().unwrap();
-    let opened = banner_session(&String::from_utf8_lossy(&left.stdout));
-    assert!(
-        env.paths()
-            .sessions_dir()
-            .join(format!("{opened}.jsonl"))
-            .exists(),
-        "the empty session is on disk"
-    );
+    let opened = open_and_leave(&env, &fake);
 
     let screen = Screen::start(&env, Some(&fake), &["--resume"]);
     let shown = screen.wait_for("Resume which session? [1-1, Enter starts a new one]");
@@ -133,6 +134,30 @@ async fn resume_without_an_id_on_a_terminal_picks_from_this_folders_sessions() {
     );
     screen.line("what was the word?");
     screen.wait_for("The word was mango.");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn continue_skips_a_newer_session_nobody_wrote_in() {
+    let env = TestEnv::new();
+    let fake = FakeLlm::start(
+        Script::new()
+            .text("Noted: kiwi.")
+            .text("The word was kiwi."),
+    )
+    .await
+    .unwrap();
+    run_once(&env, &fake, "remember the word kiwi");
+    open_and_leave(&env, &fake);
+    let out = synapse_tests::run_async({
+        let mut cmd = env.synapse_with_model(&fake);
+        cmd.args(["run", "--continue", "what was the word?"]);
+        cmd
+    })
+    .await;
+    assert!(out.success(), "{out:?}");
+    assert!(out.stdout.contains("The word was kiwi."), "{}", out.stdout);
+    let history = fake.requests().last().unwrap().body.to_string();
+    assert!(history.contains("remember the word kiwi"), "{history}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -107,10 +107,13 @@ impl ChatSessions {
         let id = match &req.resume {
             Resume::New => None,
             Resume::Id(id) => Some(id.clone()),
+            // The newest session someone wrote in (a REPL opened and left at once has nothing
+            // to continue).
             Resume::Latest => Some(
-                self.list(1)?
+                self.newest_first()?
                     .into_iter()
-                    .next()
+                    .filter_map(|(mtime, p)| summarize(&p, mtime))
+                    .find(|s| !s.title.is_empty())
                     .ok_or(ChatError::NoSessions)?
                     .id,
             ),
@@ -225,6 +228,18 @@ impl ChatSessions {
 
     /// Session files, most recently updated first (`limit` 0 = all).
     pub fn list(&self, limit: usize) -> Result<Vec<SessionSummary>, ChatError> {
+        let mut files = self.newest_first()?;
+        if limit > 0 {
+            files.truncate(limit);
+        }
+        Ok(files
+            .into_iter()
+            .filter_map(|(mtime, p)| summarize(&p, mtime))
+            .collect())
+    }
+
+    /// The session files, most recently changed first.
+    fn newest_first(&self) -> Result<Vec<(std::time::SystemTime, PathBuf)>, ChatError> {
         let mut files: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(&self.dir)
             .map_err(|source| SessionLogError::Read {
                 path: self.dir.clone(),
@@ -236,13 +251,7 @@ impl ChatSessions {
             .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
             .collect();
         files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| b.1.cmp(&a.1)));
-        if limit > 0 {
-            files.truncate(limit);
-        }
-        Ok(files
-            .into_iter()
-            .filter_map(|(mtime, p)| summarize(&p, mtime))
-            .collect())
+        Ok(files)
     }
 
     /// One session's summary and messages.
