@@ -253,28 +253,32 @@ async fn daemon(paths: &Paths, out: &mut Vec<Check>) -> Option<Channel> {
             return None;
         }
     };
-    let ours = synapse_shared::VERSION;
-    let how = if started { "started now" } else { "running" };
-    if status.version != ours {
-        out.push(
-            Check::new(
-                "daemon",
-                Verdict::Fail,
-                format!(
-                    "the running synapsed is {} (pid {}), this synapse is {ours}",
-                    status.version, status.pid
-                ),
-            )
-            .fix("synapse daemon stop (the next command starts the installed synapsed)"),
-        );
-    } else {
-        out.push(Check::new(
-            "daemon",
-            Verdict::Ok,
-            format!("synapsed {} {how} (pid {})", status.version, status.pid),
-        ));
-    }
+    out.push(running_daemon(
+        synapse_shared::VERSION,
+        &status.version,
+        status.pid,
+        started,
+    ));
     Some(channel)
+}
+
+/// The running daemon against this client: another version answers with another protocol and
+/// other behaviour, so it is broken until it is restarted.
+fn running_daemon(ours: &str, theirs: &str, pid: u32, started: bool) -> Check {
+    if theirs != ours {
+        return Check::new(
+            "daemon",
+            Verdict::Fail,
+            format!("the running synapsed is {theirs} (pid {pid}), this synapse is {ours}"),
+        )
+        .fix("synapse daemon stop (the next command starts the installed synapsed)");
+    }
+    let how = if started { "started now" } else { "running" };
+    Check::new(
+        "daemon",
+        Verdict::Ok,
+        format!("synapsed {theirs} {how} (pid {pid})"),
+    )
 }
 
 /// Each configured MCP server (the user's and this folder's project's), once the ones still
@@ -425,6 +429,20 @@ fn plural(n: usize) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_daemon_of_another_version_is_broken_until_stopped() {
+        let old = running_daemon("0.2.0", "0.1.0", 42, false);
+        assert_eq!(old.verdict, Verdict::Fail);
+        assert_eq!(
+            old.summary,
+            "the running synapsed is 0.1.0 (pid 42), this synapse is 0.2.0"
+        );
+        assert!(old.fix.starts_with("synapse daemon stop"), "{old:?}");
+        let same = running_daemon("0.2.0", "0.2.0", 42, true);
+        assert_eq!(same.verdict, Verdict::Ok);
+        assert_eq!(same.summary, "synapsed 0.2.0 started now (pid 42)");
+    }
 
     #[test]
     fn a_report_marks_each_line_and_puts_the_fix_under_the_problem() {
