@@ -286,6 +286,35 @@ async fn a_custom_agent_gets_its_prompt_and_only_its_tools() {
     );
 }
 
+/// A custom agent is a command of the session's shell: it composes in a pipeline like the
+/// built-in tasks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_custom_agent_composes_in_a_pipeline() {
+    let env = TestEnv::new();
+    write(
+        &env.user_home().join(".claude/agents/greeter.md"),
+        "---\nname: greeter\ndescription: Greets.\n---\nYou greet.\n",
+    );
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("task:greeter --prompt 'greet' --description hi | tr a-z A-Z")
+            .text("hello from the greeter")
+            .text("done"),
+    )
+    .await
+    .unwrap();
+    let out = run_prompt(&env, &fake, "greet me");
+    assert!(out.success(), "{out:?}");
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(
+        requests[1].system_text().unwrap().lines().next(),
+        Some("You greet.")
+    );
+    let result = requests[2].last_tool_result().unwrap();
+    assert!(result.contains("HELLO FROM THE GREETER"), "{result}");
+}
+
 #[test]
 fn task_help_tools_search_and_unknown_agents() {
     let env = TestEnv::new();

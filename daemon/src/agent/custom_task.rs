@@ -47,6 +47,16 @@ pub struct CustomTaskFamily {
 }
 
 impl CommandFamily for CustomTaskFamily {
+    fn names(&self, dir: &Path) -> Vec<String> {
+        self.catalog
+            .load(dir)
+            .agents
+            .into_iter()
+            .filter(|a| check_name(&a.name).is_ok())
+            .map(|a| format!("task:{}", a.name))
+            .collect()
+    }
+
     fn command(&self, name: &str) -> Option<Arc<dyn AgentCommand>> {
         let agent = name.strip_prefix("task:")?;
         check_name(agent).ok()?;

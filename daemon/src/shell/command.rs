@@ -199,6 +199,11 @@ pub trait ExtensionShortcut: Send + Sync {
 pub trait CommandFamily: Send + Sync {
     /// The command for `name`; `None` when the name is not of this family.
     fn command(&self, name: &str) -> Option<Arc<dyn AgentCommand>>;
+
+    /// The names the family has for a session starting in `dir`: its shell defines a function
+    /// for each, so they compose in pipes, lists and `$(…)` like the registered commands (a name
+    /// added later still runs as a simple command).
+    fn names(&self, dir: &Path) -> Vec<String>;
 }
 
 /// Asks the user to allow something (a skill marked `ask`, later a risky command). The chat
@@ -398,6 +403,21 @@ impl CommandRegistry {
 
     pub fn contains(&self, name: &str) -> bool {
         self.commands.contains_key(name) || self.families.iter().any(|f| f.command(name).is_some())
+    }
+
+    /// The names of every command a session shell starting in `dir` defines as a function:
+    /// the registered commands and the families' names for that folder.
+    pub fn function_names(&self, dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = self.commands.keys().map(|n| n.to_string()).collect();
+        for family in &self.families {
+            names.extend(
+                family
+                    .names(dir)
+                    .into_iter()
+                    .filter(|n| !self.commands.contains_key(n.as_str())),
+            );
+        }
+        names
     }
 
     pub fn specs(&self) -> impl Iterator<Item = &'static CommandSpec> + '_ {

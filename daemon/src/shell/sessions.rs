@@ -279,7 +279,7 @@ impl ShellSessions {
             agent: self.router.channel().map(|channel| {
                 let token = super::channel::new_token();
                 AgentHook {
-                    init_script: channel.init_script(self.router.commands(), &token),
+                    init_script: channel.init_script(self.router.commands(), &origin.cwd, &token),
                     token,
                 }
             }),

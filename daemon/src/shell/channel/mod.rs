@@ -129,9 +129,11 @@ impl AgentChannel {
         self.active.lock()
     }
 
-    /// The shell code defining the agent functions for a shell holding `token`.
-    pub fn init_script(&self, commands: &CommandRegistry, token: &str) -> String {
-        let names = functions::function_names(commands.specs().map(|s| s.name));
+    /// The shell code defining the agent functions for a shell starting in `dir` and holding
+    /// `token`.
+    pub fn init_script(&self, commands: &CommandRegistry, dir: &Path, token: &str) -> String {
+        let all = commands.function_names(dir);
+        let names = functions::function_names(all.iter().map(String::as_str));
         functions::init_script(&names, &self.helper, &self.socket, token)
     }
 
