@@ -1,6 +1,7 @@
 //! Sessions as `/resume` and `/sessions` show them: this workspace's sessions (same folder or
 //! below it) with title, age and size; `--all` adds every other folder, marked with its path.
-//! Sessions nobody wrote in yet (no user message) are not offered. After resuming, the last
+//! Sessions nobody wrote in yet (no user message) are not offered, except the one the REPL is in
+//! (marked `← this session`). After resuming, the last
 //! exchanges are printed so the user sees where the talk left off. `synapse --resume` without an
 //! id shows the same list before the REPL opens a session ([`pick_session`]).
 
@@ -38,7 +39,7 @@ pub async fn pick_session(
     theme: &Theme,
     input: &mut LineReader,
 ) -> anyhow::Result<Picked> {
-    let sessions = sessions_of(channel, cwd, false).await?;
+    let sessions = sessions_of(channel, cwd, false, "").await?;
     let print = |text: &str| {
         use std::io::Write;
         let mut out = std::io::stdout();
@@ -77,14 +78,19 @@ pub async fn pick_session(
 }
 
 /// Sessions most recent first: this workspace's only, or every folder's with `all`.
-async fn sessions_of(channel: &Channel, cwd: &str, all: bool) -> anyhow::Result<Vec<SessionInfo>> {
+async fn sessions_of(
+    channel: &Channel,
+    cwd: &str,
+    all: bool,
+    current: &str,
+) -> anyhow::Result<Vec<SessionInfo>> {
     let sessions = SessionsClient::new(channel.clone())
         .list(ListSessionsRequest { limit: 0 })
         .await
         .map_err(|s| anyhow::anyhow!("{}", s.message()))?
         .into_inner()
         .sessions;
-    Ok(for_workspace(sessions, cwd, all))
+    Ok(for_workspace(sessions, cwd, all, current))
 }
 
 /// The numbered list: title, age, size, id; the folder when it is not this one.
@@ -118,7 +124,11 @@ fn session_lines(
         out.push_str(&format!(
             "{:>3}. {}{}{}\n",
             i + 1,
-            s.title,
+            if s.title.is_empty() {
+                "(no messages yet)"
+            } else {
+                &s.title
+            },
             theme.dim(&details),
             theme.dim(mark)
         ));
@@ -132,7 +142,13 @@ fn session_lines(
 impl Repl {
     /// Sessions most recent first: this workspace's only, or every folder's with `all`.
     pub(super) async fn workspace_sessions(&self, all: bool) -> anyhow::Result<Vec<SessionInfo>> {
-        sessions_of(&self.link.channel, &self.link.opened.cwd, all).await
+        sessions_of(
+            &self.link.channel,
+            &self.link.opened.cwd,
+            all,
+            self.link.session_id(),
+        )
+        .await
     }
 
     /// Prints a numbered list of sessions and returns them.
@@ -170,11 +186,16 @@ impl Repl {
 }
 
 /// This workspace's sessions first (most recent first), then, with `all`, the others; never one
-/// without a user message (nothing to go back to).
-fn for_workspace(sessions: Vec<SessionInfo>, cwd: &str, all: bool) -> Vec<SessionInfo> {
+/// without a user message (nothing to go back to) but the `current` one.
+fn for_workspace(
+    sessions: Vec<SessionInfo>,
+    cwd: &str,
+    all: bool,
+    current: &str,
+) -> Vec<SessionInfo> {
     let (mut here, others): (Vec<_>, Vec<_>) = sessions
         .into_iter()
-        .filter(|s| !s.title.trim().is_empty())
+        .filter(|s| !s.title.trim().is_empty() || s.id == current)
         .partition(|s| in_workspace(&s.cwd, cwd));
     if all {
         here.extend(others);
@@ -295,9 +316,11 @@ mod tests {
             title: String::new(),
             ..info("e", "/p")
         };
-        let listed = for_workspace(vec![info("a", "/p"), empty], "/p", true);
+        let listed = for_workspace(vec![info("a", "/p"), empty.clone()], "/p", true, "x");
         assert_eq!(listed.len(), 1);
         assert_eq!(listed[0].id, "a");
+        // The one the REPL is in stays, however new.
+        assert_eq!(for_workspace(vec![empty], "/p", true, "e").len(), 1);
     }
 
     #[test]
@@ -309,8 +332,11 @@ mod tests {
             info("d", "/pp"),
         ];
         let ids = |v: Vec<SessionInfo>| v.into_iter().map(|s| s.id).collect::<Vec<_>>();
-        assert_eq!(ids(for_workspace(all.clone(), "/p", false)), ["b", "c"]);
-        assert_eq!(ids(for_workspace(all, "/p", true)), ["b", "c", "a", "d"]);
+        assert_eq!(ids(for_workspace(all.clone(), "/p", false, "")), ["b", "c"]);
+        assert_eq!(
+            ids(for_workspace(all, "/p", true, "")),
+            ["b", "c", "a", "d"]
+        );
     }
 
     #[test]
