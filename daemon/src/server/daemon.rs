@@ -7,9 +7,9 @@ use crate::lifecycle::peer::refuse_confined;
 use synapse_shared::proto::daemon_server::Daemon;
 use synapse_shared::proto::{
     DoctorRequest, DoctorResponse, GetSettingsRequest, HookInfo, ListHooksRequest,
-    ListHooksResponse, SetAutoEnhanceRequest,
-    SetModelSettingsRequest, SettingsResponse, ShutdownRequest, ShutdownResponse, StatusRequest,
-    StatusResponse, TrustRequest, TrustResponse, WorkspaceStatus,
+    ListHooksResponse, SetAutoEnhanceRequest, SetModelSettingsRequest, SettingsResponse,
+    ShutdownRequest, ShutdownResponse, StatusRequest, StatusResponse, TrustRequest, TrustResponse,
+    WorkspaceStatus,
 };
 use synapse_shared::settings::{self, Settings};
 use tonic::{Request, Response, Status};
