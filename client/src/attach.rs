@@ -37,6 +37,8 @@ pub struct OpenOptions {
     pub approve_all: bool,
     /// `synapse run`'s scripting flags (`claude -p`'s).
     pub scripting: Scripting,
+    /// Opened by `/clear` (SessionStart hooks are told so).
+    pub cleared: bool,
 }
 
 /// `synapse run`'s `claude -p` flags, passed through to the session as they are.
@@ -76,6 +78,7 @@ impl Attached {
                     max_turns: options.scripting.max_turns.unwrap_or(0),
                     allowed_tools: options.scripting.allowed_tools.clone(),
                     disallowed_tools: options.scripting.disallowed_tools.clone(),
+                    cleared: options.cleared,
                 })),
             })
             .await?;

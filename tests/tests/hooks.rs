@@ -389,6 +389,7 @@ async fn the_repl_lists_hooks_and_fires_pre_compact_and_notification() {
     let settings = hooks_settings(&[
         ("PreCompact", "manual", logger(&log)),
         ("Notification", "", logger(&log)),
+        ("SessionStart", "", logger(&log)),
         ("PostToolUse", "Write|Edit", "true".into()),
     ]);
     write_json(&claude, &settings);
@@ -418,7 +419,11 @@ async fn the_repl_lists_hooks_and_fires_pre_compact_and_notification() {
     wait_until(DEADLINE, "PreCompact to be logged", || {
         names(&logged(&log)).contains(&"PreCompact".to_string())
     });
-    assert_eq!(logged(&log)[0]["trigger"], "manual");
+    let compact = logged(&log)
+        .into_iter()
+        .find(|e| e["hook_event_name"] == "PreCompact")
+        .unwrap();
+    assert_eq!(compact["trigger"], "manual");
 
     screen.line("touch it");
     wait_until(DEADLINE, "the approval's Notification", || {
@@ -436,4 +441,20 @@ async fn the_repl_lists_hooks_and_fires_pre_compact_and_notification() {
         "{note}"
     );
     assert_eq!(note["notification_type"], "permission_prompt");
+    screen.line("y");
+    screen.wait_for("You (3)>");
+
+    // `/clear` starts a new session, which SessionStart hooks see as `clear`.
+    screen.line("/clear");
+    wait_until(DEADLINE, "SessionStart of the cleared session", || {
+        logged(&log)
+            .iter()
+            .any(|e| e["hook_event_name"] == "SessionStart" && e["source"] == "clear")
+    });
+    let starts: Vec<String> = logged(&log)
+        .iter()
+        .filter(|e| e["hook_event_name"] == "SessionStart")
+        .map(|e| e["source"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(starts, ["startup", "clear"]);
 }

@@ -176,6 +176,7 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
             allowed_tools: args.allowed_tools.clone(),
             disallowed_tools: args.disallowed_tools.clone(),
         },
+        cleared: false,
     };
     let mut attached = Attached::open(channel.clone(), &options).await?;
     let session_id = attached.opened.session_id.clone();

@@ -31,7 +31,13 @@ impl Repl {
                 Ok(())
             }
             Slash::Exit => Ok(()),
-            Slash::Clear => self.switch_session(OpenOptions::default(), "Started").await,
+            Slash::Clear => {
+                let options = OpenOptions {
+                    cleared: true,
+                    ..OpenOptions::default()
+                };
+                self.switch_session(options, "Started").await
+            }
             Slash::Resume(target) => self.resume(target).await,
             Slash::Sessions => self.list_sessions(true).await.map(|_| ()),
             Slash::Model(name) => self.model_command(name).await,

@@ -33,6 +33,8 @@ pub struct Attach {
     pub approve_all: bool,
     /// `synapse run`'s prompt and request limit for this client's turns.
     pub run: RunOptions,
+    /// Opened by the REPL's `/clear`.
+    pub cleared: bool,
 }
 
 /// The attached session and what to tell the client first.
@@ -87,7 +89,11 @@ impl ChatSessions {
         }
         // Its sandbox is known now: start the shell while the client sends its first input.
         session.warm_shell();
-        session.hooks_session_start(if opened.resumed { "resume" } else { "startup" });
+        session.hooks_session_start(match (opened.resumed, a.cleared) {
+            (true, _) => "resume",
+            (false, true) => "clear",
+            (false, false) => "startup",
+        });
         Ok(Attached {
             session,
             resumed: opened.resumed,

@@ -90,6 +90,7 @@ impl Chat for ChatService {
                     disallowed_tools: open.disallowed_tools,
                     non_interactive: open.non_interactive,
                     approve_all: open.approve_all,
+                    cleared: open.cleared,
                     run: RunOptions {
                         system_prompt: Some(open.system_prompt).filter(|s| !s.is_empty()),
                         append_system_prompt: Some(open.append_system_prompt)

@@ -76,16 +76,18 @@ impl ChatSession {
         )
         .await;
         let system = self.run_prompt(system);
-        let compactor = Arc::new(Compactor::new(
-            &self.id,
-            provider.clone(),
-            system.clone(),
-            &limits,
-            conv.log.path(),
-            self.events.clone(),
-            conv.context_mark,
-        )
-        .with_hooks(self.hooks.clone()));
+        let compactor = Arc::new(
+            Compactor::new(
+                &self.id,
+                provider.clone(),
+                system.clone(),
+                &limits,
+                conv.log.path(),
+                self.events.clone(),
+                conv.context_mark,
+            )
+            .with_hooks(self.hooks.clone()),
+        );
         let origin = self.shell_origin();
         self.deps.shell.warm_up(&self.id, &origin);
         // The id of the tool call running now, for its live output (calls run one at a time).
