@@ -84,6 +84,14 @@ impl DaemonState {
         let skill_contexts = Arc::new(SubAgentContexts::default());
         let tools = ToolCatalog::new();
         let custom = Arc::new(custom_catalog(&paths));
+        let hooks = Arc::new(crate::hooks::Hooks::new(
+            crate::hooks::sources::HookSources::new(
+                settings.clone(),
+                user_home(),
+                paths.trust_file(),
+            ),
+            Some(mcp_tool_lookup(&mcp)),
+        ));
         let (shell, skill_agent) = shell_layer(ShellLayerParts {
             paths: &paths,
             settings: &settings,
@@ -94,18 +102,11 @@ impl DaemonState {
             meta_dir,
             skill_contexts: skill_contexts.clone(),
             custom: &custom,
+            hooks: &hooks,
         });
         let commands_doc = shell.commands_doc().to_string();
         let agent_commands = Arc::new(shell.router().commands().agent_commands());
         let gate_base = gate_env(&paths, &settings, &mcp, agent_commands);
-        let hooks = Arc::new(crate::hooks::Hooks::new(
-            crate::hooks::sources::HookSources::new(
-                settings.clone(),
-                gate_base.home.clone(),
-                paths.trust_file(),
-            ),
-            Some(mcp_tool_lookup(&mcp)),
-        ));
         let chats = Arc::new(ChatSessions::new(
             paths.sessions_dir(),
             chat_deps(
@@ -179,6 +180,7 @@ struct ShellLayerParts<'a> {
     meta_dir: PathBuf,
     skill_contexts: Arc<SubAgentContexts>,
     custom: &'a Arc<CustomCatalog>,
+    hooks: &'a Arc<crate::hooks::Hooks>,
 }
 
 /// The shell layer (sessions, router, agent commands) and the skill sub-agent. Some of its
@@ -196,12 +198,14 @@ fn shell_layer(parts: ShellLayerParts<'_>) -> (Arc<ShellSessions>, Arc<growth::S
         meta_dir,
         skill_contexts,
         custom,
+        hooks,
     } = parts;
     let mut built: Option<Arc<growth::SkillAgent>> = None;
     let shell = Arc::new_cyclic(|layer: &std::sync::Weak<ShellSessions>| {
         let subagents: Arc<dyn SubAgentRunner> = Arc::new(SubAgents {
             shell: layer.clone(),
             settings: snapshot(settings),
+            hooks: hooks.clone(),
         });
         let versions = growth::versions::Versions::new(paths.home().join("skill-versions"));
         versions.remove_stale_staging();
@@ -402,9 +406,7 @@ fn gate_env(
         synapse_home: paths.home().to_path_buf(),
         user_settings: settings.clone(),
         trust_file: paths.trust_file(),
-        home: std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| "/".into()),
+        home: user_home(),
         temp_dir: std::env::temp_dir(),
         mcp_hints: Arc::new(move |command| mcp.hints(None, command)),
         last_good_rules: Default::default(),
@@ -511,4 +513,11 @@ fn reader<T: 'static>(
 ) -> Arc<dyn Fn() -> T + Send + Sync> {
     let current = settings.clone();
     Arc::new(move || field(&current.current()))
+}
+
+/// The user's home (`~` in commands, rules and hook sources); `/` when `HOME` is unset.
+fn user_home() -> PathBuf {
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "/".into())
 }

@@ -72,6 +72,34 @@ async fn run_in(env: &TestEnv, fake: &FakeLlm, dir: &Path, prompt: &str) -> Run 
     Run::from(tokio::process::Command::from(cmd).output().await.unwrap())
 }
 
+/// A sub-agent started inside a pipeline (through the shell, not the in-process path) still
+/// fires its session's SubagentStop, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sub_agent_in_a_pipeline_fires_subagent_stop() {
+    let env = TestEnv::new();
+    let log = env.root().join("subagent.log");
+    write_json(
+        &claude_settings(&env),
+        &hooks_settings(&[("SubagentStop", "", logger(&log))]),
+    );
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("task:general --description hi --prompt 'Say hi' | tr a-z A-Z")
+            // the sub-agent
+            .text("hi there")
+            .text("done"),
+    )
+    .await
+    .unwrap();
+    let out = run_in(&env, &fake, &env.workdir(), "delegate").await;
+    assert!(out.success(), "{out:?}");
+    let result = fake.requests()[2].last_tool_result().unwrap();
+    assert!(result.contains("HI THERE"), "{result}");
+    let events = logged(&log);
+    assert_eq!(names(&events), ["SubagentStop"], "{events:#?}");
+    assert_eq!(events[0]["stop_hook_active"], false, "{}", events[0]);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_event_fires_once_per_occasion_with_claude_codes_fields() {
     let env = TestEnv::new();

@@ -211,6 +211,7 @@ impl AgentCommand for CustomTaskCommand {
                 prompt,
                 cwd: ctx.cwd().to_path_buf(),
                 env: ctx.env_map(),
+                caller: Some(ctx.session_name().to_string()),
                 policy: match &agent.tools {
                     None => SubAgentPolicy::General,
                     Some(grant) => SubAgentPolicy::Tools(grant.clone()),

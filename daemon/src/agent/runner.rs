@@ -506,10 +506,7 @@ impl AgentRunner {
             },
             cancel.child_token(),
         );
-        let outcome = match &self.hooks {
-            Some(hooks) => crate::hooks::CALLER.scope(hooks.clone(), run).await,
-            None => run.await,
-        };
+        let outcome = run.await;
         let mut content = model_text(outcome.output.clone(), outcome.exit_code);
         let mut stop = None;
         if let Some(hooks) = &self.hooks {

@@ -71,6 +71,8 @@ pub trait SubAgentRunner: Send + Sync {
 pub struct SubAgents {
     pub shell: Weak<ShellSessions>,
     pub settings: Arc<dyn Fn() -> synapse_shared::settings::Settings + Send + Sync>,
+    /// The daemon's hooks, where a sub-agent finds its calling session's.
+    pub hooks: Arc<crate::hooks::Hooks>,
 }
 
 impl SubAgentRunner for SubAgents {
@@ -119,6 +121,9 @@ pub struct SubAgentRequest {
     pub context: Option<Arc<SubAgentContext>>,
     /// The model to use (`None`: the one settings and the caller's environment name).
     pub model: Option<String>,
+    /// The chat session whose command started it (as a simple command or anywhere in a line):
+    /// that session's hooks fire, its Stop as `SubagentStop`.
+    pub caller: Option<String>,
 }
 
 impl SubAgents {
@@ -171,8 +176,12 @@ impl SubAgents {
             // Sub-agents keep no todo list of their own session; nothing to remind them of.
             guard: None,
             context: None,
-            // Started by a session's tool call: that session's hooks, its Stop as SubagentStop.
-            hooks: crate::hooks::CALLER.try_with(|h| h.for_subagent()).ok(),
+            // Started by a session's command: that session's hooks, its Stop as SubagentStop.
+            hooks: request
+                .caller
+                .as_deref()
+                .and_then(|id| self.hooks.of_session(id))
+                .map(|h| h.for_subagent()),
         };
         let start = history.len();
         let outcome = runner.run_silent(history, &request.prompt, cancel).await;

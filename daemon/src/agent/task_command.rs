@@ -156,6 +156,7 @@ impl AgentCommand for TaskCommand {
                     ..RunnerLimits::default()
                 },
                 workspace: ctx.shell_workspace(),
+                caller: Some(ctx.session_name().to_string()),
                 gate: match self.kind {
                     TaskKind::General => ctx.gate().cloned(),
                     TaskKind::Explore => ctx.gate().and_then(|g| g.0.read_only()),

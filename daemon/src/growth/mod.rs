@@ -199,6 +199,7 @@ impl SkillAgent {
             prompt,
             cwd: caller.cwd.clone(),
             env: caller.env.clone(),
+            caller: caller.session.clone(),
             policy: match mode {
                 RunMode::Author => SubAgentPolicy::SkillAuthor { root: skills_dir },
                 RunMode::ReadOnly | RunMode::Search => SubAgentPolicy::ReadOnly,

@@ -24,7 +24,7 @@ pub mod sources;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
 use serde_json::{Map, Value, json};
@@ -32,20 +32,17 @@ use serde_json::{Map, Value, json};
 pub use config::{HookEntry, HookEvent, HookSet};
 pub use output::{HookVerdict, Permission};
 
-tokio::task_local! {
-    /// The hooks of the session whose tool call is running: a sub-agent that call starts
-    /// (`task:*`) fires them, its Stop as `SubagentStop`.
-    pub static CALLER: Arc<SessionHooks>;
-}
-
 /// How many times in a row Stop hooks may keep the agent going within one turn.
 pub const STOP_CONTINUATIONS_MAX: u32 = 3;
 
-/// The daemon's hooks: their sources and how `mcp:` commands are named, shared by every
-/// session's [`SessionHooks`].
+/// The daemon's hooks: their sources, how `mcp:` commands are named, and the live sessions'
+/// [`SessionHooks`] by id.
 pub struct Hooks {
     sources: sources::HookSources,
     mcp: Option<names::McpLookup>,
+    /// The live sessions' hooks by session id: a sub-agent started by a session's command
+    /// (`task:*`, also inside a pipeline) fires that session's `SubagentStop`.
+    live: Mutex<HashMap<String, Weak<SessionHooks>>>,
 }
 
 /// What a session's hooks need to know about it.
@@ -64,7 +61,16 @@ pub struct SessionFacts {
 
 impl Hooks {
     pub fn new(sources: sources::HookSources, mcp: Option<names::McpLookup>) -> Self {
-        Self { sources, mcp }
+        Self {
+            sources,
+            mcp,
+            live: Mutex::default(),
+        }
+    }
+
+    /// The hooks of live session `id`.
+    pub fn of_session(&self, id: &str) -> Option<Arc<SessionHooks>> {
+        self.live.lock().get(id).and_then(Weak::upgrade)
     }
 
     /// The hooks a new (or resumed) session fires.
@@ -74,7 +80,8 @@ impl Hooks {
             .iter()
             .map(|(k, v)| (k.into(), v.into()))
             .collect();
-        Arc::new(SessionHooks {
+        let id = facts.session_id.clone();
+        let hooks = Arc::new(SessionHooks {
             daemon: self.clone(),
             project_dir: facts.root.clone().unwrap_or_else(|| facts.cwd.clone()),
             facts,
@@ -83,7 +90,11 @@ impl Hooks {
             pending_context: Mutex::default(),
             told: Mutex::default(),
             starting: Arc::default(),
-        })
+        });
+        let mut live = self.live.lock();
+        live.retain(|_, h| h.strong_count() > 0);
+        live.insert(id, Arc::downgrade(&hooks));
+        hooks
     }
 
     /// Every hook in force for a session started in `cwd` (its project's when trusted), and
