@@ -72,6 +72,33 @@ async fn run_in(env: &TestEnv, fake: &FakeLlm, dir: &Path, prompt: &str) -> Run 
     Run::from(tokio::process::Command::from(cmd).output().await.unwrap())
 }
 
+/// UserPromptSubmit sees a custom command as the user typed it; the model gets its expansion.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn user_prompt_submit_sees_a_custom_command_as_typed() {
+    let env = TestEnv::new();
+    let log = env.root().join("prompt.log");
+    write_json(
+        &claude_settings(&env),
+        &hooks_settings(&[("UserPromptSubmit", "", logger(&log))]),
+    );
+    let command = env.home().join("commands/hello-cmd.md");
+    std::fs::create_dir_all(command.parent().unwrap()).unwrap();
+    std::fs::write(&command, "Say hello to $ARGUMENTS (marker-expanded).\n").unwrap();
+    let fake = FakeLlm::start(Script::new().text("hello Bob"))
+        .await
+        .unwrap();
+    let out = run_in(&env, &fake, &env.workdir(), "/hello-cmd Bob").await;
+    assert!(out.success(), "{out:?}");
+    let events = logged(&log);
+    assert_eq!(events.len(), 1, "{events:#?}");
+    assert_eq!(events[0]["prompt"], "/hello-cmd Bob", "{}", events[0]);
+    let sent = fake.requests()[0].body.to_string();
+    assert!(
+        sent.contains("Say hello to Bob (marker-expanded)."),
+        "{sent}"
+    );
+}
+
 /// A sub-agent started inside a pipeline (through the shell, not the in-process path) still
 /// fires its session's SubagentStop, once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

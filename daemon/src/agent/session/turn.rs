@@ -21,24 +21,12 @@ impl ChatSession {
     pub(super) async fn run_turn(&self, text: String, cancel: CancellationToken) {
         let mut conv = self.conversation.lock().await;
         let turn = conv.turns + 1;
-        // `/<name> args` for a custom command becomes the command's text (custom_command.rs).
-        let (text, _turn_model) = match self.expand_custom_command(text, &cancel).await {
-            Ok(expanded) => (expanded.text, self.use_turn_model(expanded.model)),
-            Err(message) => {
-                self.finish(SessionEvent::TurnFinished {
-                    end: TurnEnd::Error(TurnFailure::other("command", message)),
-                    final_text: String::new(),
-                    turn,
-                    usage: Usage::default(),
-                });
-                return;
-            }
-        };
-        // UserPromptSubmit hooks see the prompt first: they may block it or add context.
-        let mut sent = text.clone();
+        // UserPromptSubmit hooks see the prompt as the user typed it (a custom command as
+        // `/<name> args`, before any of its `!` lines run): they may block it or add context.
+        let mut hook_context = Vec::new();
         if let Some(hooks) = &self.hooks {
             match hooks.user_prompt(&text).await {
-                Ok(context) => sent = with_hook_context(text.clone(), &context),
+                Ok(context) => hook_context = context,
                 Err(reason) => {
                     self.finish(SessionEvent::TurnFinished {
                         end: TurnEnd::Error(TurnFailure::other(
@@ -53,6 +41,20 @@ impl ChatSession {
                 }
             }
         }
+        // `/<name> args` for a custom command becomes the command's text (custom_command.rs).
+        let (text, _turn_model) = match self.expand_custom_command(text, &cancel).await {
+            Ok(expanded) => (expanded.text, self.use_turn_model(expanded.model)),
+            Err(message) => {
+                self.finish(SessionEvent::TurnFinished {
+                    end: TurnEnd::Error(TurnFailure::other("command", message)),
+                    final_text: String::new(),
+                    turn,
+                    usage: Usage::default(),
+                });
+                return;
+            }
+        };
+        let sent = with_hook_context(text.clone(), &hook_context);
         let provider = match self.provider(&mut conv) {
             Ok(p) => p,
             Err(message) => {
