@@ -95,8 +95,9 @@
 //! **6. An MCP server asks the user** (a form or sampling during a session's tool call). Flow 2
 //! to `BashRouter::shortcut`, which puts the call's `AskerHandle` (a `TurnAsker`,
 //! `daemon/src/agent/asker.rs`, made by `ChatSession::turn_asker` in
-//! `daemon/src/agent/session/asks.rs`) in the task-local `CALL_ASKER`
-//! (`daemon/src/shell/asker.rs`) → … → `McpConnection::call` → `call_watched`
+//! `daemon/src/agent/session/asks.rs`) in the call's `CallContext` (`daemon/src/shell/command.rs`)
+//! → `McpShortcut` → `McpHub::call_command` → `McpManager::call_argv` → `invoke` →
+//! `McpConnection::call` → `call_watched`
 //! (`daemon/src/mcp/connection/handler.rs`), which registers it in `CallAskers`
 //! (`daemon/src/mcp/connection/asks.rs`) while the call runs. The server's request arrives at
 //! `Events::create_elicitation` / `create_message` → `elicit` / `sample` (`asks.rs`, finding the

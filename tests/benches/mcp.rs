@@ -136,7 +136,9 @@ fn main() {
                     .unwrap();
                 let mut args = serde_json::Map::new();
                 args.insert("path".into(), json!(file));
-                conn.call("read_text_file", args).await.unwrap();
+                conn.call("read_text_file", args, &Default::default())
+                    .await
+                    .unwrap();
                 // A one-shot client exits here; tearing the server down is not counted.
                 samples.push(t.elapsed());
                 conn.close().await;
@@ -168,12 +170,15 @@ fn main() {
         let m = McpManager::new(opts);
         m.refresh().await;
         for _ in 0..200 {
-            m.call_argv("bad", "echo", &argv, None).await;
+            m.call_argv("bad", "echo", &argv, None, &Default::default())
+                .await;
         }
         let mut samples = Vec::new();
         for _ in 0..n(2000, 50) {
             let t = Instant::now();
-            let o = m.call_argv("bad", "echo", &argv, None).await;
+            let o = m
+                .call_argv("bad", "echo", &argv, None, &Default::default())
+                .await;
             samples.push(t.elapsed());
             assert_eq!(o.exit_code, 0);
         }

@@ -23,10 +23,14 @@ async fn crash_then_reconnect_on_next_call() {
     wait_ready(&m, "bad").await;
     let first_pid = m.list()[0].pid.unwrap();
 
-    let o = m.call_argv("bad", "echo", &args(&["one"]), None).await;
+    let o = m
+        .call_argv("bad", "echo", &args(&["one"]), None, &Default::default())
+        .await;
     assert_eq!((out(&o), o.exit_code), ("one\n".into(), EXIT_OK));
     // The second call kills the server mid-call: unavailable, with the reason.
-    let o = m.call_argv("bad", "echo", &args(&["two"]), None).await;
+    let o = m
+        .call_argv("bad", "echo", &args(&["two"]), None, &Default::default())
+        .await;
     assert_eq!(o.exit_code, EXIT_UNAVAILABLE, "{}", err(&o));
     assert!(
         err(&o).contains("MCP server bad is unavailable"),
@@ -41,7 +45,9 @@ async fn crash_then_reconnect_on_next_call() {
     )
     .await;
     // The next call reconnects to a fresh process.
-    let o = m.call_argv("bad", "echo", &args(&["three"]), None).await;
+    let o = m
+        .call_argv("bad", "echo", &args(&["three"]), None, &Default::default())
+        .await;
     assert_eq!(
         (out(&o), o.exit_code),
         ("three\n".into(), EXIT_OK),
@@ -66,7 +72,9 @@ async fn hung_call_times_out_and_keeps_the_server() {
     m.start();
     wait_ready(&m, "hang").await;
     let pid = m.list()[0].pid;
-    let o = m.call_argv("hang", "echo", &args(&["x"]), None).await;
+    let o = m
+        .call_argv("hang", "echo", &args(&["x"]), None, &Default::default())
+        .await;
     assert_eq!(o.exit_code, EXIT_TOOL_ERROR);
     assert!(err(&o).contains("call timeout of 0.5 s"), "{}", err(&o));
     // A slow answer is not a dead server: it stays connected (same process), and -h still
@@ -75,7 +83,9 @@ async fn hung_call_times_out_and_keeps_the_server() {
     assert_eq!(state, StateKind::Ready);
     assert_eq!(m.list()[0].pid, pid);
     assert_eq!(processes_with(&tag).len(), 1);
-    let o = m.call_argv("hang", "echo", &args(&["-h"]), None).await;
+    let o = m
+        .call_argv("hang", "echo", &args(&["-h"]), None, &Default::default())
+        .await;
     assert_eq!(
         out(&o),
         "Usage: mcp:hang:echo <text>\nEcho the text back.\n  --text <string> (required)\n"
@@ -122,7 +132,9 @@ async fn garbage_and_silent_servers_are_isolated() {
         reason("missing")
     );
     for ok in ["good", "noisy"] {
-        let o = m.call_argv(ok, "echo", &args(&["hi"]), None).await;
+        let o = m
+            .call_argv(ok, "echo", &args(&["hi"]), None, &Default::default())
+            .await;
         assert_eq!(
             (out(&o), o.exit_code),
             ("hi\n".into(), EXIT_OK),
@@ -131,7 +143,9 @@ async fn garbage_and_silent_servers_are_isolated() {
         );
     }
     // A call to a failed server answers at once with exit 3 and the reason (backoff running).
-    let o = m.call_argv("garbage", "echo", &args(&["x"]), None).await;
+    let o = m
+        .call_argv("garbage", "echo", &args(&["x"]), None, &Default::default())
+        .await;
     assert_eq!(o.exit_code, EXIT_UNAVAILABLE, "{}", err(&o));
     assert_eq!(
         home.wrappers()
@@ -154,7 +168,13 @@ async fn paginated_tools_and_list_changed_update_wrappers() {
     assert_eq!(m.list()[0].tool_count, 10);
     assert_eq!(home.wrappers().len(), 10);
     let o = m
-        .call_argv("paged", "grow", &args(&["fresh_tool"]), None)
+        .call_argv(
+            "paged",
+            "grow",
+            &args(&["fresh_tool"]),
+            None,
+            &Default::default(),
+        )
         .await;
     assert_eq!(out(&o), "added fresh_tool\n");
     wait_until(
@@ -169,7 +189,7 @@ async fn paginated_tools_and_list_changed_update_wrappers() {
             .any(|e| e.command == "mcp:paged:fresh_tool")
     );
     let o = m
-        .call_command("mcp:paged:fresh_tool", &[], None)
+        .call_command("mcp:paged:fresh_tool", &[], None, &Default::default())
         .await
         .unwrap();
     assert_eq!(out(&o), "fresh_tool ran\n");
@@ -201,10 +221,14 @@ async fn refresh_after_config_edit_adds_and_removes_wrappers() {
         s.wrappers.removed,
         vec!["mcp:a:echo", "mcp:a:grow", "mcp:a:sleep_ms"]
     );
-    let o = m.call_argv("b", "grow", &args(&["x"]), None).await;
+    let o = m
+        .call_argv("b", "grow", &args(&["x"]), None, &Default::default())
+        .await;
     assert_eq!(o.exit_code, EXIT_USAGE);
     assert!(err(&o).contains("not exposed"), "{}", err(&o));
-    let o = m.call_argv("a", "echo", &args(&["x"]), None).await;
+    let o = m
+        .call_argv("a", "echo", &args(&["x"]), None, &Default::default())
+        .await;
     assert_eq!(o.exit_code, EXIT_USAGE);
 
     // Unchanged config: nothing reconnects, nothing is rewritten.
@@ -232,7 +256,9 @@ async fn hundred_restart_cycles_leave_no_orphans() {
         let s = m.refresh().await;
         assert!(s.failed.is_empty(), "cycle {cycle}: {s:?}");
         if cycle % 10 == 0 {
-            let o = m.call_argv("s1", "echo", &args(&["x"]), None).await;
+            let o = m
+                .call_argv("s1", "echo", &args(&["x"]), None, &Default::default())
+                .await;
             assert_eq!(o.exit_code, EXIT_OK);
         }
         m.shutdown().await;

@@ -80,7 +80,13 @@ async fn every_tool_gets_a_wrapper_with_help() {
         assert!(full.contains("Example:\n  mcp:fs:"), "{full}");
         // The daemon path prints the same help.
         let o = m
-            .call_argv(&target.server, &target.tool, &args(&["--help"]), None)
+            .call_argv(
+                &target.server,
+                &target.tool,
+                &args(&["--help"]),
+                None,
+                &Default::default(),
+            )
             .await;
         assert_eq!(out(&o), full);
     }
@@ -102,7 +108,9 @@ async fn read_text_file_by_flag_positional_and_json() {
         args(&[path]),
         args(&["--json", &json!({"path": path}).to_string()]),
     ] {
-        let o = m.call_argv("fs", "read_text_file", &argv, None).await;
+        let o = m
+            .call_argv("fs", "read_text_file", &argv, None, &Default::default())
+            .await;
         assert_eq!(o.exit_code, EXIT_OK, "{argv:?}: {}", err(&o));
         assert_eq!(out(&o), "hello from a file\nline two\n", "{argv:?}");
     }
@@ -113,12 +121,19 @@ async fn read_text_file_by_flag_positional_and_json() {
             "read_text_file",
             &args(&["--json", "-"]),
             Some(stdin.as_bytes()),
+            &Default::default(),
         )
         .await;
     assert_eq!(out(&o), "hello from a file\n");
     // Typed flag: --head is a number.
     let o = m
-        .call_argv("fs", "read_text_file", &args(&[path, "--head", "1"]), None)
+        .call_argv(
+            "fs",
+            "read_text_file",
+            &args(&[path, "--head", "1"]),
+            None,
+            &Default::default(),
+        )
         .await;
     assert_eq!(out(&o), "hello from a file\n");
     let o = m
@@ -127,6 +142,7 @@ async fn read_text_file_by_flag_positional_and_json() {
             "read_text_file",
             &args(&[path, "--head", "one"]),
             None,
+            &Default::default(),
         )
         .await;
     assert_eq!(o.exit_code, EXIT_USAGE);
@@ -148,6 +164,7 @@ async fn read_text_file_by_flag_positional_and_json() {
             "write_file",
             &args(&[root.path().join("new.txt").to_str().unwrap(), "written"]),
             None,
+            &Default::default(),
         )
         .await;
     assert_eq!(o.exit_code, EXIT_OK, "{}", err(&o));
@@ -160,6 +177,7 @@ async fn read_text_file_by_flag_positional_and_json() {
             "mcp:fs:list_directory",
             &args(&[root.path().to_str().unwrap()]),
             None,
+            &Default::default(),
         )
         .await
         .unwrap();
@@ -178,7 +196,13 @@ async fn tool_errors_and_usage_errors_have_their_exit_codes() {
     let m = fs_manager(&home, root.path()).await;
     // Outside the allowed folder: the tool answers isError.
     let o = m
-        .call_argv("fs", "read_text_file", &args(&["/etc/hostname"]), None)
+        .call_argv(
+            "fs",
+            "read_text_file",
+            &args(&["/etc/hostname"]),
+            None,
+            &Default::default(),
+        )
         .await;
     assert_eq!(o.exit_code, EXIT_TOOL_ERROR, "{}", out(&o));
     assert!(o.stdout.is_empty());
@@ -187,21 +211,27 @@ async fn tool_errors_and_usage_errors_have_their_exit_codes() {
         "{}",
         err(&o)
     );
-    let o = m.call_argv("fs", "read_text_file", &[], None).await;
+    let o = m
+        .call_argv("fs", "read_text_file", &[], None, &Default::default())
+        .await;
     assert_eq!(o.exit_code, EXIT_USAGE);
     assert!(
         err(&o).starts_with("mcp:fs:read_text_file: missing required parameter <path>"),
         "{}",
         err(&o)
     );
-    let o = m.call_argv("fs", "no_such_tool", &[], None).await;
+    let o = m
+        .call_argv("fs", "no_such_tool", &[], None, &Default::default())
+        .await;
     assert_eq!(o.exit_code, EXIT_USAGE);
     assert!(
         err(&o).contains("has no tool \"no_such_tool\""),
         "{}",
         err(&o)
     );
-    let o = m.call_argv("nope", "x", &[], None).await;
+    let o = m
+        .call_argv("nope", "x", &[], None, &Default::default())
+        .await;
     assert_eq!(o.exit_code, EXIT_USAGE);
     assert!(err(&o).contains("configured: fs"), "{}", err(&o));
     m.shutdown().await;

@@ -30,7 +30,9 @@ async fn slow_call_is_cancelled_and_server_stays_connected() {
     assert!(s.failed.is_empty(), "{s:?}");
     let pid = m.list()[0].pid.unwrap();
 
-    let o = m.call_argv("py", "wait_ms", &args(&["5000"]), None).await;
+    let o = m
+        .call_argv("py", "wait_ms", &args(&["5000"]), None, &Default::default())
+        .await;
     assert_eq!(o.exit_code, EXIT_TOOL_ERROR, "{}", err(&o));
     assert!(err(&o).contains("call timeout of 0.5 s"), "{}", err(&o));
     assert!(err(&o).contains("toolTimeoutSec"), "{}", err(&o));
@@ -42,7 +44,9 @@ async fn slow_call_is_cancelled_and_server_stays_connected() {
     assert_eq!(m.list()[0].pid, Some(pid));
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     loop {
-        let o = m.call_argv("py", "cancelled_waits", &[], None).await;
+        let o = m
+            .call_argv("py", "cancelled_waits", &[], None, &Default::default())
+            .await;
         assert_eq!(o.exit_code, EXIT_OK, "{}", err(&o));
         if out(&o).trim() == "1" {
             break;
@@ -55,7 +59,9 @@ async fn slow_call_is_cancelled_and_server_stays_connected() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     // A quick call afterwards works on the same connection.
-    let o = m.call_argv("py", "wait_ms", &args(&["10"]), None).await;
+    let o = m
+        .call_argv("py", "wait_ms", &args(&["10"]), None, &Default::default())
+        .await;
     assert_eq!(out(&o).trim(), "waited");
     assert_eq!(m.list()[0].pid, Some(pid));
     m.shutdown().await;
@@ -152,7 +158,9 @@ async fn every_memory_tool_help_example_runs() {
             .unwrap();
         let words = split_words(example);
         assert_eq!(words[0], format!("mcp:memory:{tool}"));
-        let o = m.call_argv("memory", tool, &words[1..], None).await;
+        let o = m
+            .call_argv("memory", tool, &words[1..], None, &Default::default())
+            .await;
         assert_eq!(o.exit_code, EXIT_OK, "{example}: {}{}", out(&o), err(&o));
     }
     m.shutdown().await;

@@ -100,7 +100,13 @@ async fn claude_and_vscode_configs_are_read_with_their_source() {
     // A server from VS Code's file runs like any other.
     let o = hub
         .serving(Some(project.path()), "from-vscode")
-        .call_argv("from-vscode", "echo", &args(&["hi"]), None)
+        .call_argv(
+            "from-vscode",
+            "echo",
+            &args(&["hi"]),
+            None,
+            &Default::default(),
+        )
         .await;
     assert_eq!(o.exit_code, EXIT_OK, "{}", err(&o));
     assert_eq!(out(&o).trim(), "hi");

@@ -59,6 +59,7 @@ async fn typed_flags_json_and_stdin() {
                 "slow",
             ]),
             None,
+            &Default::default(),
         )
         .await;
     assert_eq!(o.exit_code, EXIT_OK, "{}", err(&o));
@@ -73,6 +74,7 @@ async fn typed_flags_json_and_stdin() {
             "typed",
             &args(&["--count=1", "--ratio=2", "--tags", r#"["x","y"]"#]),
             None,
+            &Default::default(),
         )
         .await;
     assert_eq!(parsed(&o)["tags"], json!(["x", "y"]));
@@ -84,6 +86,7 @@ async fn typed_flags_json_and_stdin() {
             "typed",
             &args(&["--json", "-", "--verbose=false"]),
             Some(stdin),
+            &Default::default(),
         )
         .await;
     assert_eq!(
@@ -91,7 +94,13 @@ async fn typed_flags_json_and_stdin() {
         (json!(7), json!(false))
     );
     let o = m
-        .call_argv("py", "typed", &args(&["1", "1", "--mode", "warp"]), None)
+        .call_argv(
+            "py",
+            "typed",
+            &args(&["1", "1", "--mode", "warp"]),
+            None,
+            &Default::default(),
+        )
         .await;
     assert_eq!(o.exit_code, EXIT_USAGE);
     assert!(
@@ -99,7 +108,9 @@ async fn typed_flags_json_and_stdin() {
         "{}",
         err(&o)
     );
-    let o = m.call_argv("py", "typed", &args(&["-h"]), None).await;
+    let o = m
+        .call_argv("py", "typed", &args(&["-h"]), None, &Default::default())
+        .await;
     assert!(
         out(&o).starts_with("Usage: mcp:py:typed <count> <ratio> [--verbose] [--tags <array>]"),
         "{}",
@@ -113,17 +124,35 @@ async fn result_shapes_and_tool_errors() {
     let home = Home::new();
     let m = stdio_manager(&home, &[]).await;
     let o = m
-        .call_argv("py", "structured", &args(&["2", "5"]), None)
+        .call_argv(
+            "py",
+            "structured",
+            &args(&["2", "5"]),
+            None,
+            &Default::default(),
+        )
         .await;
     assert_eq!(out(&o), "{\n  \"sum\": 7,\n  \"product\": 10\n}\n");
-    let o = m.call_argv("py", "fail", &args(&["it broke"]), None).await;
+    let o = m
+        .call_argv(
+            "py",
+            "fail",
+            &args(&["it broke"]),
+            None,
+            &Default::default(),
+        )
+        .await;
     assert_eq!(
         (o.exit_code, err(&o), out(&o)),
         (EXIT_TOOL_ERROR, "it broke\n".into(), String::new())
     );
-    let o = m.call_argv("py", "resource", &[], None).await;
+    let o = m
+        .call_argv("py", "resource", &[], None, &Default::default())
+        .await;
     assert_eq!(out(&o), "embedded note\n");
-    let o = m.call_argv("py", "image", &[], None).await;
+    let o = m
+        .call_argv("py", "image", &[], None, &Default::default())
+        .await;
     let text = out(&o);
     let paths: Vec<&str> = text
         .lines()
@@ -145,17 +174,35 @@ async fn env_and_default_expansion_reach_the_server() {
     let home = Home::new();
     let m = stdio_manager(&home, &[]).await;
     let o = m
-        .call_argv("py", "env", &args(&["FIXTURE_TOKEN"]), None)
+        .call_argv(
+            "py",
+            "env",
+            &args(&["FIXTURE_TOKEN"]),
+            None,
+            &Default::default(),
+        )
         .await;
     assert_eq!(out(&o), "default-token\n");
     let o = m
-        .call_argv("py", "env", &args(&["FIXTURE_PLAIN"]), None)
+        .call_argv(
+            "py",
+            "env",
+            &args(&["FIXTURE_PLAIN"]),
+            None,
+            &Default::default(),
+        )
         .await;
     assert_eq!(out(&o), "plain\n");
     m.shutdown().await;
     let m = stdio_manager(&home, &[("TOKEN", "from-env")]).await;
     let o = m
-        .call_argv("py", "env", &args(&["FIXTURE_TOKEN"]), None)
+        .call_argv(
+            "py",
+            "env",
+            &args(&["FIXTURE_TOKEN"]),
+            None,
+            &Default::default(),
+        )
         .await;
     assert_eq!(out(&o), "from-env\n");
     m.shutdown().await;
@@ -165,14 +212,27 @@ async fn env_and_default_expansion_reach_the_server() {
 async fn list_changed_adds_a_command() {
     let home = Home::new();
     let m = stdio_manager(&home, &[]).await;
-    let o = m.call_argv("py", "grow", &args(&["late_tool"]), None).await;
+    let o = m
+        .call_argv(
+            "py",
+            "grow",
+            &args(&["late_tool"]),
+            None,
+            &Default::default(),
+        )
+        .await;
     assert_eq!(out(&o), "added late_tool\n", "{}", err(&o));
     wait_until(Duration::from_secs(10), "wrapper for late_tool", || {
         home.bin().join("mcp:py:late_tool").exists()
     })
     .await;
     let o = m
-        .call_command("mcp:py:late_tool", &args(&["--text", "hi"]), None)
+        .call_command(
+            "mcp:py:late_tool",
+            &args(&["--text", "hi"]),
+            None,
+            &Default::default(),
+        )
         .await
         .unwrap();
     assert_eq!(out(&o), "late_tool:hi\n", "{}", err(&o));
@@ -233,7 +293,13 @@ async fn streamable_http_server() {
     assert_eq!(status[1].transport, "http");
     assert!(status[1].tool_count >= 8, "{status:?}");
     let o = m
-        .call_argv("web", "echo", &args(&["over http"]), None)
+        .call_argv(
+            "web",
+            "echo",
+            &args(&["over http"]),
+            None,
+            &Default::default(),
+        )
         .await;
     assert_eq!(
         (out(&o), o.exit_code),
@@ -241,7 +307,9 @@ async fn streamable_http_server() {
         "{}",
         err(&o)
     );
-    let o = m.call_argv("web", "fail", &args(&["bad"]), None).await;
+    let o = m
+        .call_argv("web", "fail", &args(&["bad"]), None, &Default::default())
+        .await;
     assert_eq!(o.exit_code, EXIT_TOOL_ERROR);
     assert!(home.bin().join("mcp:web:typed").exists());
     m.shutdown().await;

@@ -18,6 +18,7 @@ use super::names::COMMAND_PREFIX;
 use super::result::{EXIT_TOOL_ERROR, EXIT_UNAVAILABLE, EXIT_USAGE, McpCallOutput, render_result};
 use super::schema::ToolSpec;
 use super::server::{Server, StateKind};
+use crate::shell::command::CallContext;
 
 impl McpManager {
     /// Runs `mcp:<server>:<tool> argv…`: `-h`/`--help` as the first argument print help (no
@@ -29,6 +30,7 @@ impl McpManager {
         tool: &str,
         argv: &[String],
         stdin: Option<&[u8]>,
+        call: &CallContext,
     ) -> McpCallOutput {
         let (srv, spec) = match self.lookup(server, tool).await {
             Ok(found) => found,
@@ -52,7 +54,8 @@ impl McpManager {
                 );
             }
         };
-        self.invoke(&srv, &spec.command, tool, arguments).await
+        self.invoke(&srv, &spec.command, tool, arguments, call)
+            .await
     }
 
     /// Calls a tool with ready-made JSON arguments (no argv mapping).
@@ -61,9 +64,13 @@ impl McpManager {
         server: &str,
         tool: &str,
         arguments: Map<String, Value>,
+        call: &CallContext,
     ) -> McpCallOutput {
         match self.lookup(server, tool).await {
-            Ok((srv, spec)) => self.invoke(&srv, &spec.command, tool, arguments).await,
+            Ok((srv, spec)) => {
+                self.invoke(&srv, &spec.command, tool, arguments, call)
+                    .await
+            }
             Err(out) => out,
         }
     }
@@ -76,11 +83,15 @@ impl McpManager {
         command: &str,
         argv: &[String],
         stdin: Option<&[u8]>,
+        call: &CallContext,
     ) -> Option<McpCallOutput> {
         let Some(target) = self.resolve_command_waiting(command).await else {
             return self.login_needed_for(command);
         };
-        Some(self.call_argv(&target.0, &target.1, argv, stdin).await)
+        Some(
+            self.call_argv(&target.0, &target.1, argv, stdin, call)
+                .await,
+        )
     }
 
     /// The command name of `server`'s `tool`, once the server is connected (waited for when it
@@ -235,17 +246,20 @@ impl McpManager {
         command: &str,
         tool: &str,
         arguments: Map<String, Value>,
+        call: &CallContext,
     ) -> McpCallOutput {
         let name = srv.config().name;
         let conn = match srv.ensure_connected(&self.inner.events).await {
             Ok(c) => c,
             Err(reason) => return unavailable(srv, &name, &reason),
         };
-        match conn.call(tool, arguments).await {
+        match conn.call(tool, arguments, call).await {
             // Images and audio of a session's call go to its scratch folder (removed with
             // the session); a call from a terminal saves them under the daemon's media folder.
             Ok(result) => {
-                let media = crate::shell::progress::call_scratch()
+                let media = call
+                    .scratch
+                    .clone()
                     .unwrap_or_else(|| self.inner.opts.media_dir.clone());
                 render_result(&result, &media)
             }

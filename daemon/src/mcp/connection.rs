@@ -273,16 +273,17 @@ impl McpConnection {
         &self,
         tool: &str,
         arguments: Map<String, Value>,
+        ctx: &crate::shell::command::CallContext,
     ) -> Result<Value, ConnectionError> {
+        let sink = ctx.progress.clone();
         if self.needs_task(tool) {
-            return self.call_task_bounded(tool, arguments).await;
+            return self.call_task_bounded(tool, arguments, sink).await;
         }
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments.clone());
         // A call someone watches (a session's tool call) has its progress shown, and the
         // server's questions while it runs go to that session's user.
         let call = async {
-            let sink = crate::shell::progress::call_progress();
-            let asker = crate::shell::asker::call_asker();
+            let (sink, asker) = (ctx.progress.clone(), ctx.asker.clone());
             if sink.is_none() && asker.is_none() {
                 // Registered without an asker: the server's questions during it reach nobody.
                 let _call = self.askers.register(None, None);
@@ -296,13 +297,13 @@ impl McpConnection {
                 serde_json::to_value(&result).map_err(|e| ConnectionError::Lost(e.to_string()))?
             }
             Ok(Err(e)) if tasks::error_refuses_plain_call(&e) => {
-                return self.call_task_bounded(tool, arguments).await;
+                return self.call_task_bounded(tool, arguments, sink).await;
             }
             Ok(Err(e)) => return Err(self.classify(e, ConnectionError::Lost)),
             Err(_) => return Err(ConnectionError::CallTimeout(self.call_timeout)),
         };
         if tasks::refuses_plain_call(&value) {
-            return self.call_task_bounded(tool, arguments).await;
+            return self.call_task_bounded(tool, arguments, sink).await;
         }
         Ok(value)
     }
@@ -312,8 +313,10 @@ impl McpConnection {
         &self,
         tool: &str,
         arguments: Map<String, Value>,
+        sink: Option<crate::shell::progress::ProgressSink>,
     ) -> Result<Value, ConnectionError> {
-        match tokio::time::timeout(self.call_timeout, self.call_as_task(tool, arguments)).await {
+        let task = self.call_as_task(tool, arguments, sink);
+        match tokio::time::timeout(self.call_timeout, task).await {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(e)) => Err(self.classify(e, ConnectionError::Lost)),
             Err(_) => Err(ConnectionError::CallTimeout(self.call_timeout)),

@@ -204,24 +204,29 @@ impl McpHub {
         self.inner.user.clone()
     }
 
-    /// Runs the command word `mcp:<server>:<tool>` for a caller in `root` (the router's
-    /// in-process path); `None` when no manager of the caller knows the command.
+    /// Runs the command word `mcp:<server>:<tool>` for the call `call` describes (the router's
+    /// in-process path, for a caller in its workspace); `None` when no manager of the caller
+    /// knows the command.
     pub async fn call_command(
         &self,
-        root: Option<&Path>,
+        call: &crate::shell::command::CallContext,
         command: &str,
         argv: &[String],
     ) -> Option<McpCallOutput> {
+        let root = call.workspace.as_deref();
         self.refresh_if_changed(root).await;
         if let Some(project) = root.map(|r| self.workspace(r, None)) {
             if let Some((server, tool)) = project.resolve_command_waiting(command).await {
-                return Some(project.call_argv(&server, &tool, argv, None).await);
+                return Some(project.call_argv(&server, &tool, argv, None, call).await);
             }
             if let Some(needs_login) = project.login_needed_for(command) {
                 return Some(needs_login);
             }
         }
-        self.inner.user.call_command(command, argv, None).await
+        self.inner
+            .user
+            .call_command(command, argv, None, call)
+            .await
     }
 
     /// Applies at once what changed in the config files, the trust list or the approvals since

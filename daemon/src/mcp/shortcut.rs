@@ -2,12 +2,9 @@
 //! warm connection, with no process spawned; the result is what the wrapper would print.
 
 use futures::future::BoxFuture;
-use tokio_util::sync::CancellationToken;
-
-use std::path::Path;
 
 use super::McpHub;
-use crate::shell::command::{CommandOutput, ExtensionShortcut};
+use crate::shell::command::{CallContext, CommandOutput, ExtensionShortcut};
 
 /// Exit status of a cancelled call (as for a command killed by SIGINT).
 const EXIT_CANCELLED: i32 = 130;
@@ -24,12 +21,12 @@ impl ExtensionShortcut for McpShortcut {
         &'a self,
         name: &'a str,
         args: Vec<String>,
-        workspace: Option<&'a Path>,
-        cancel: CancellationToken,
+        ctx: CallContext,
     ) -> BoxFuture<'a, Option<CommandOutput>> {
         Box::pin(async move {
+            let workspace = ctx.workspace.as_deref();
             let call = async {
-                match self.0.call_command(workspace, name, &args).await {
+                match self.0.call_command(&ctx, name, &args).await {
                     Some(out) => Some(out),
                     // Not a tool: `mcp:<server>:resources` / `mcp:<server>:read <uri>`.
                     None => match resource_query(name, &args)? {
@@ -42,7 +39,7 @@ impl ExtensionShortcut for McpShortcut {
             };
             let out = tokio::select! {
                 out = call => out?,
-                _ = cancel.cancelled() => {
+                _ = ctx.cancel.cancelled() => {
                     return Some(CommandOutput::failure(format!("{name}: cancelled"), EXIT_CANCELLED));
                 }
             };

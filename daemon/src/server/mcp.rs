@@ -63,14 +63,6 @@ impl McpService {
     }
 }
 
-/// Runs `call` with its images saved in `scratch` (when known).
-async fn in_scratch<F: std::future::Future>(scratch: Option<PathBuf>, call: F) -> F::Output {
-    match scratch {
-        Some(dir) => crate::shell::progress::CALL_SCRATCH.scope(dir, call).await,
-        None => call.await,
-    }
-}
-
 /// The project root above `cwd` (an absolute path), the caller's workspace.
 fn root_of(cwd: &str) -> Option<PathBuf> {
     let cwd = std::path::Path::new(cwd);
@@ -208,6 +200,13 @@ impl Mcp for McpService {
         }
         self.state.mcp.refresh_if_changed(root.as_deref()).await;
         let mcp = self.state.mcp.serving(root.as_deref(), &r.server);
+        // A call from a terminal or a wrapper: nobody watches its progress or answers its
+        // questions here; a session's shell gives its scratch folder for the files it leaves.
+        let call = crate::shell::command::CallContext {
+            workspace: root.clone(),
+            scratch,
+            ..Default::default()
+        };
         if !r.arguments_json.is_empty() {
             let arguments = match serde_json::from_str::<Value>(&r.arguments_json) {
                 Ok(Value::Object(map)) => map,
@@ -217,12 +216,14 @@ impl Mcp for McpService {
                     ));
                 }
             };
-            let call = mcp.call_json(&r.server, &r.tool, arguments);
-            return Ok(Response::new(wire_output(in_scratch(scratch, call).await)));
+            let out = mcp.call_json(&r.server, &r.tool, arguments, &call).await;
+            return Ok(Response::new(wire_output(out)));
         }
         let stdin = r.has_stdin.then_some(r.stdin.as_slice());
-        let call = mcp.call_argv(&r.server, &r.tool, &r.argv, stdin);
-        Ok(Response::new(wire_output(in_scratch(scratch, call).await)))
+        let out = mcp
+            .call_argv(&r.server, &r.tool, &r.argv, stdin, &call)
+            .await;
+        Ok(Response::new(wire_output(out)))
     }
 
     /// → `approval::approve_project_servers` (daemon/src/mcp/approval.rs).

@@ -3,9 +3,9 @@
 //! the session's model, once the user allowed it).
 //!
 //! The chat session implements [`SessionAsker`] for each turn; the call carries it
-//! ([`super::ToolCall::asker`]) and the router puts it in [`CALL_ASKER`] around an in-process
-//! extension call, as it does with the progress sink. The MCP connection picks it up for the
-//! duration of the `tools/call` and routes the server's requests of that call to it. A call
+//! ([`super::ToolCall::asker`]) and the router passes it in the [`super::command::CallContext`] of
+//! an in-process extension call, with the progress sink. The MCP connection takes it from there
+//! for the duration of the `tools/call` and routes the server's requests of that call to it. A call
 //! without an asker (`synapse exec`, `synapse mcp call`, a wrapper run inside a pipeline, a
 //! sub-agent) has nobody to ask: its server's forms are declined and its sampling refused.
 
@@ -94,15 +94,4 @@ impl std::fmt::Debug for AskerHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "AskerHandle({})", self.0.session())
     }
-}
-
-tokio::task_local! {
-    /// The asker of the call an in-process extension command runs for (set by the router
-    /// around the call).
-    pub static CALL_ASKER: AskerHandle;
-}
-
-/// The asker of the call running in this task, if any.
-pub fn call_asker() -> Option<AskerHandle> {
-    CALL_ASKER.try_with(Clone::clone).ok()
 }

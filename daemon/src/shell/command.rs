@@ -175,6 +175,19 @@ pub enum PromptForm {
     Brief,
 }
 
+/// What one extension call carries besides its words, passed down the whole call (never through
+/// task-locals a path could forget to set): its cancellation, the calling session's workspace,
+/// and for a session's call where the extension's progress goes, who answers its questions
+/// (forms, confirmations) and where files it leaves behind go (removed with the session).
+#[derive(Clone, Default)]
+pub struct CallContext {
+    pub cancel: CancellationToken,
+    pub workspace: Option<PathBuf>,
+    pub progress: Option<super::progress::ProgressSink>,
+    pub asker: Option<super::asker::AskerHandle>,
+    pub scratch: Option<PathBuf>,
+}
+
 /// A family of extension commands (e.g. every `mcp:*` command) that may run in-process when
 /// written as a simple command, instead of spawning its executable from `$SYNAPSE_HOME/bin`.
 /// Answering `None` lets the command run natively after all, so both paths give one result.
@@ -182,14 +195,13 @@ pub trait ExtensionShortcut: Send + Sync {
     /// The command-name prefix this family answers for (`"mcp:"`).
     fn prefix(&self) -> &'static str;
 
-    /// Runs `name` with its words for a session of `workspace`; `None` when `name` is not one
-    /// of this family's commands there.
+    /// Runs `name` with its words for the call `call` describes; `None` when `name` is not one
+    /// of this family's commands in the call's workspace.
     fn run<'a>(
         &'a self,
         name: &'a str,
         args: Vec<String>,
-        workspace: Option<&'a Path>,
-        cancel: CancellationToken,
+        call: CallContext,
     ) -> BoxFuture<'a, Option<CommandOutput>>;
 }
 

@@ -27,28 +27,6 @@ impl ProgressSink {
     }
 }
 
-tokio::task_local! {
-    /// The progress sink of the call an in-process extension command runs for (set by the
-    /// router around the call): an MCP tool's `notifications/progress` reach the user through it.
-    pub static CALL_PROGRESS: ProgressSink;
-}
-
-tokio::task_local! {
-    /// The session's scratch folder, for files an in-process extension command leaves behind
-    /// (an MCP tool's images): they go when the session goes.
-    pub static CALL_SCRATCH: std::path::PathBuf;
-}
-
-/// The scratch folder of the session whose call runs in this task, if any.
-pub fn call_scratch() -> Option<std::path::PathBuf> {
-    CALL_SCRATCH.try_with(Clone::clone).ok()
-}
-
-/// The sink of the call running in this task, if any.
-pub fn call_progress() -> Option<ProgressSink> {
-    CALL_PROGRESS.try_with(Clone::clone).ok()
-}
-
 impl std::fmt::Debug for ProgressSink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("ProgressSink")

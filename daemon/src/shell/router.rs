@@ -281,23 +281,16 @@ impl BashRouter {
         {
             // The line's timeout bounds the in-process call as it bounds the wrapper process;
             // dropping the call tells the extension (MCP: `notifications/cancelled`).
-            let workspace = session.workspace_root().map(Path::to_path_buf);
-            let run = shortcut.run(name, words, workspace.as_deref(), cancel.clone());
-            // The call's progress sink and asker travel with it as task-locals: the MCP
-            // connection routes the server's notifications and requests of this call by them.
-            let run = async {
-                match asker {
-                    Some(asker) => super::asker::CALL_ASKER.scope(asker, run).await,
-                    None => run.await,
-                }
+            // The call's progress sink and asker travel with it: the MCP connection routes the
+            // server's notifications and requests of this call by them.
+            let call = super::command::CallContext {
+                cancel: cancel.clone(),
+                workspace: session.workspace_root().map(Path::to_path_buf),
+                progress: session.progress(),
+                asker,
+                scratch: Some(session.jobs().dir().to_path_buf()),
             };
-            let scratch = session.jobs().dir().to_path_buf();
-            let run = super::progress::CALL_SCRATCH.scope(scratch, async {
-                match session.progress() {
-                    Some(sink) => super::progress::CALL_PROGRESS.scope(sink, run).await,
-                    None => run.await,
-                }
-            });
+            let run = shortcut.run(name, words, call);
             match tokio::time::timeout(timeout, run).await {
                 Ok(Some(out)) => return out,
                 Ok(None) => {}

@@ -53,6 +53,7 @@ impl McpConnection {
         &self,
         tool: &str,
         arguments: Map<String, Value>,
+        sink: Option<crate::shell::progress::ProgressSink>,
     ) -> Result<Value, rmcp::ServiceError> {
         self.task_tools.lock().insert(tool.to_string());
         let peer = self.service.peer().clone();
@@ -70,7 +71,6 @@ impl McpConnection {
             peer: Some(peer.clone()),
             task_id: task_id.clone(),
         };
-        let sink = crate::shell::progress::call_progress();
         let mut status = created["task"].clone();
         let mut last_message = String::new();
         loop {
