@@ -463,37 +463,13 @@ impl AgentRunner {
                 v = hooks.pre_tool(id, &call.command) => v,
                 _ = cancel.cancelled() => {
                     let text = "[cancelled by the user before it ran]".to_string();
-                    emit(AgentEvent::ToolFinished {
-                        id: id.to_string(),
-                        command: call.command,
-                        exit_code: crate::shell::gate::EXIT_REFUSED,
-                        output: text.clone(),
-                    });
-                    let result = ToolResult {
-                        tool_use_id: id.to_string(),
-                        content: text,
-                        is_error: true,
-                        images: Vec::new(),
-                    };
-                    return (result, None);
+                    return (not_run(id, call.command, text, emit), None);
                 }
             };
             if let Some(reason) = verdict.block.or(verdict.stop.clone()) {
                 let text =
                     format!("[blocked by a PreToolUse hook; the command did not run]\n{reason}");
-                emit(AgentEvent::ToolFinished {
-                    id: id.to_string(),
-                    command: call.command,
-                    exit_code: crate::shell::gate::EXIT_REFUSED,
-                    output: text.clone(),
-                });
-                let result = ToolResult {
-                    tool_use_id: id.to_string(),
-                    content: text,
-                    is_error: true,
-                    images: Vec::new(),
-                };
-                return (result, verdict.stop);
+                return (not_run(id, call.command, text, emit), verdict.stop);
             }
             hook = verdict.permission;
             pre_context = verdict.context;
@@ -552,6 +528,28 @@ impl AgentRunner {
 
 /// What the model reads for a command's output: a silent success says so, so an empty result
 /// is not mistaken for a lost one (a failure already ends with its `[exit code: N]`).
+/// A tool call that never ran (a hook blocked it, or the turn was cancelled while its hooks
+/// ran): the user sees it finish with `text`, and the model reads `text` as an error.
+fn not_run(
+    id: &str,
+    command: String,
+    text: String,
+    emit: &mut (dyn FnMut(AgentEvent) + Send),
+) -> ToolResult {
+    emit(AgentEvent::ToolFinished {
+        id: id.to_string(),
+        command,
+        exit_code: crate::shell::gate::EXIT_REFUSED,
+        output: text.clone(),
+    });
+    ToolResult {
+        tool_use_id: id.to_string(),
+        content: text,
+        is_error: true,
+        images: Vec::new(),
+    }
+}
+
 fn model_text(output: String, exit_code: i32) -> String {
     if exit_code == 0 && output.trim().is_empty() {
         "(no output, exit 0)".to_string()

@@ -146,15 +146,7 @@ pub fn pin(pins: &Path, settings: &Path) -> Result<(), PinError> {
     std::fs::create_dir_all(copies_dir(pins)).map_err(write_err)?;
     synapse_shared::atomic::write_atomic_mode(&copy_path(pins, &hash), &bytes, 0o600)
         .map_err(write_err)?;
-    let dir = pins.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(write_err)?;
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join(".trusted_settings.lock"))
-        .map_err(write_err)?;
-    lock.lock().map_err(write_err)?;
+    let _lock = lock_pins(pins).map_err(write_err)?;
     // A pin file that can't be read is replaced: pinning is the user's own fresh review.
     let mut map = load(pins).unwrap_or_default();
     map.insert(settings.display().to_string(), hash);
@@ -199,15 +191,7 @@ pub fn pin_files(pins: &Path, files: &[PathBuf]) -> Result<(), PinError> {
         path: pins.to_path_buf(),
         source,
     };
-    let dir = pins.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(write_err)?;
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join(".trusted_settings.lock"))
-        .map_err(write_err)?;
-    lock.lock().map_err(write_err)?;
+    let _lock = lock_pins(pins).map_err(write_err)?;
     let mut map = load(pins).unwrap_or_default();
     for file in files {
         if let Some(hash) = hash_of(file) {
@@ -233,6 +217,20 @@ fn remove_unpinned_copies(pins: &Path, map: &BTreeMap<String, String>) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
+}
+
+/// Takes the pin file's lock (held until the returned file is dropped), so concurrent pinning
+/// never loses an entry.
+fn lock_pins(pins: &Path) -> std::io::Result<std::fs::File> {
+    let dir = pins.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(".trusted_settings.lock"))?;
+    lock.lock()?;
+    Ok(lock)
 }
 
 #[cfg(test)]
