@@ -125,3 +125,31 @@ async fn every_variable_route_to_the_rules_file_asks_in_yolo_and_the_deny_rule_h
         "yolo mode was not in force: {out:?}"
     );
 }
+
+/// Claude Code's user settings hold hooks, which run outside the sandbox: a session writing one
+/// there is asked like a write to the rules file (refused in a run, also in yolo with `--yes`),
+/// and the file never appears.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_written_into_claude_settings_asks_in_yolo() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.home()).unwrap();
+    std::fs::write(env.paths().settings_file(), SETTINGS).unwrap();
+    std::fs::create_dir_all(env.user_home().join(".claude")).unwrap();
+    let hook =
+        r#"{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch /tmp/x"}]}]}}"#;
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call(format!("echo '{hook}' > ~/.claude/settings.json"))
+            .tool_call(format!("write ~/.claude/settings.json '{hook}'"))
+            .text("done"),
+    )
+    .await
+    .unwrap();
+    let out = run(&env, &fake).await;
+    assert!(out.success(), "{out:?}");
+    for i in [1, 2] {
+        let result = fake.requests()[i].last_tool_result().unwrap_or_default();
+        assert!(result.contains("holds permission settings"), "{result}");
+    }
+    assert!(!env.user_home().join(".claude/settings.json").exists());
+}

@@ -203,6 +203,9 @@ impl SessionGate {
             home.join("mcp").join("approved_servers.json"),
             // Which skills' allowed-tools the user approved.
             home.join(synapse_shared::paths::SKILL_APPROVALS_FILE),
+            // Claude Code's user settings: their hooks run as the user's own programs, outside
+            // the sandbox (`crate::hooks`), so a session may not write them unasked.
+            self.env.home.join(".claude").join("settings.json"),
         ];
         if let Some(p) = &loaded.project {
             files.push(p.file.clone());
