@@ -28,7 +28,7 @@ use crate::shell::{ShellSessions, builtin_registry};
 use crate::skills::agent_commands::{SkillCommand, SkillLoadCommand, ToolsCommand};
 use crate::skills::{SkillStore, SkillWatcher, ToolCatalog, ToolEntry, ToolSource};
 use crate::todo::{TodoGuard, TodoStore};
-use crate::workspace::SettingsHandle;
+use crate::workspace::{SettingsHandle, Workspaces};
 
 pub struct DaemonState {
     pub paths: Paths,
@@ -41,6 +41,8 @@ pub struct DaemonState {
     pub shell: Arc<ShellSessions>,
     /// Chat sessions (the agent conversations).
     pub chats: Arc<ChatSessions>,
+    /// The projects that are up (their sessions, bin folders, idle stop).
+    pub workspaces: Workspaces,
     /// MCP servers and their commands: the user's, and each workspace's project servers.
     pub mcp: McpHub,
     /// Every skill, its wrappers and index.json, kept current by `_skill_watcher`.
@@ -66,11 +68,14 @@ impl DaemonState {
         let todo_store = TodoStore::new(paths.sessions_dir());
         let (skills, skill_watcher) = crate::skills::start(&paths, settings.clone());
         // A workspace's bin folder holds its project servers' and its project skills' commands.
-        let mcp = McpHub::new(
-            McpOptions::for_home(&paths, crate::mcp::client_binary()),
+        let workspaces = Workspaces::new(
             paths.home().join("workspaces"),
             reader(&settings, project_idle_stop),
-            skills.clone(),
+        );
+        workspaces.subscribe(skills.clone());
+        let mcp = McpHub::new(
+            McpOptions::for_home(&paths, crate::mcp::client_binary()),
+            workspaces.clone(),
         );
         let meta_dir = growth::meta::meta_dir(
             paths.home(),
@@ -120,7 +125,7 @@ impl DaemonState {
                 }),
                 skill_contexts,
                 skills.clone(),
-                mcp.clone(),
+                (workspaces.clone(), mcp.clone()),
                 hooks.clone(),
                 session_commands(&custom, &skills),
             ),
@@ -131,6 +136,7 @@ impl DaemonState {
         Self {
             shell,
             chats,
+            workspaces,
             mcp,
             paths,
             started: Instant::now(),
@@ -165,7 +171,7 @@ impl DaemonState {
         cwd: &std::path::Path,
         env: std::collections::HashMap<String, String>,
     ) -> crate::shell::ShellWorkspace {
-        bind(&self.mcp, cwd, env)
+        bind(&self.workspaces, &self.mcp, cwd, env)
     }
 }
 
@@ -343,20 +349,24 @@ fn project_idle_stop(s: &Settings) -> std::time::Duration {
         .and_then(|m| m.get("projectIdleStopSec"))
         .and_then(serde_json::Value::as_f64)
         .filter(|v| v.is_finite() && *v >= 0.0)
-        .map_or(crate::mcp::hub::PROJECT_IDLE_STOP_DEFAULT, |secs| {
+        .map_or(crate::workspace::registry::IDLE_STOP_DEFAULT, |secs| {
             std::time::Duration::from_secs_f64(secs.min(30.0 * 86_400.0))
         })
 }
 
-/// The workspace of a session opened in `cwd`.
+/// The workspace of a session opened in `cwd`, held while the returned value lives; its project
+/// servers start with the opening client's `env`.
 fn bind(
+    workspaces: &Workspaces,
     mcp: &McpHub,
     cwd: &std::path::Path,
     env: std::collections::HashMap<String, String>,
 ) -> crate::shell::ShellWorkspace {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let root = crate::workspace::project_root(cwd, home.as_deref());
-    mcp.bind(&root, env)
+    let bound = workspaces.bind(&root);
+    mcp.workspace(&root, Some(env));
+    bound
 }
 
 /// MCP commands in `tools search`, next to the skill commands: the caller's project's and the
@@ -425,7 +435,7 @@ fn chat_deps(
     stop_hook: Arc<dyn StopHook>,
     skill_contexts: Arc<SubAgentContexts>,
     skills: Arc<SkillStore>,
-    mcp: McpHub,
+    (workspaces, mcp): (Workspaces, McpHub),
     hooks: Arc<crate::hooks::Hooks>,
     custom: Arc<SessionCommands>,
 ) -> DepsFactory {
@@ -437,7 +447,7 @@ fn chat_deps(
         }
         let workspace = cwd
             .is_absolute()
-            .then(|| bind(&mcp, cwd, client_env.clone()));
+            .then(|| bind(&workspaces, &mcp, cwd, client_env.clone()));
         let root = workspace.as_ref().map(|w| w.root.clone());
         SessionDeps {
             shell: shell.clone(),

@@ -1,100 +1,31 @@
 //! [`McpHub`]: the user's MCP servers (one [`McpManager`], shared by every session, wrappers in
 //! `$SYNAPSE_HOME/bin`) and one manager per workspace for that project's own servers (wrappers
-//! in `$SYNAPSE_HOME/workspaces/<id>/bin`, which only that workspace's shells have on PATH).
+//! in the workspace's bin folder, which only that workspace's shells have on PATH).
 //!
 //! A caller is answered for its workspace: a project server shadows the user's server of the same
 //! name there and nowhere else. Two sessions in one project share its manager (and the warm
-//! server processes); a workspace's manager stops its servers once no session has held it for
-//! `mcp.projectIdleStopSec` seconds (default 600), and starts again on the next use.
+//! server processes). Which workspaces are up is [`Workspaces`]' business: asking about a
+//! project brings its workspace up, and when it goes down (idle) its manager stops its servers;
+//! the next use starts them again.
 //!
-//! Roots: a project's servers are told their workspace root; the user's servers are told every
-//! workspace that is up, and are notified when one comes or goes.
+//! Roots: a project's servers are told their workspace root; the user's servers are told none.
 
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
-use std::time::{Duration, Instant};
 
 use super::manager::{McpManager, McpOptions, ServerStatus};
 use crate::mcp::catalog::CatalogEntry;
 use crate::mcp::result::McpCallOutput;
-use crate::shell::ShellWorkspace;
-
-/// Default idle period after which a workspace's project servers stop.
-pub const PROJECT_IDLE_STOP_DEFAULT: Duration = Duration::from_secs(600);
-
-/// Reads the idle period now (the live `mcp.projectIdleStopSec` setting).
-pub type IdleSetting = Arc<dyn Fn() -> Duration + Send + Sync>;
-
-/// Told when a workspace comes up (its bin folder is on its sessions' PATH from now on) and when
-/// it went idle and its folder was removed: the skill store keeps the project's skill commands in
-/// that folder.
-pub trait WorkspaceListener: Send + Sync {
-    fn workspace_up(&self, root: &Path, bin_dir: &Path);
-    fn workspace_down(&self, root: &Path);
-}
-
-/// A workspace that is up, as `synapse daemon status` shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorkspaceUp {
-    pub root: PathBuf,
-    /// Sessions holding it (agent sessions, `synapse exec` shells).
-    pub sessions: usize,
-    /// Its project MCP servers, and how many of them are connected.
-    pub servers: usize,
-    pub servers_ready: usize,
-    /// While nobody holds it: how long until its servers stop.
-    pub stops_in: Option<Duration>,
-}
-
-/// A listener that does nothing (a hub without skills: tests, tools).
-pub struct NoListener;
-
-impl WorkspaceListener for NoListener {
-    fn workspace_up(&self, _: &Path, _: &Path) {}
-    fn workspace_down(&self, _: &Path) {}
-}
-
-struct Slot {
-    manager: McpManager,
-    /// `$SYNAPSE_HOME/workspaces/<id>`: the wrappers and their manifest.
-    state_dir: PathBuf,
-    bin_dir: PathBuf,
-    /// Sessions holding the workspace (their [`Lease`]s).
-    leases: AtomicUsize,
-    /// When the workspace was last used or last released.
-    last_used: Mutex<Instant>,
-}
-
-impl Slot {
-    fn touch(&self) {
-        *self.last_used.lock() = Instant::now();
-    }
-}
-
-/// A session's hold on its workspace's project servers; released when dropped.
-pub struct Lease {
-    slot: Arc<Slot>,
-}
-
-impl Drop for Lease {
-    fn drop(&mut self) {
-        self.slot.touch();
-        self.slot.leases.fetch_sub(1, Ordering::AcqRel);
-    }
-}
+use crate::workspace::{WorkspaceDirs, WorkspaceListener, Workspaces};
 
 struct HubInner {
     user: McpManager,
     opts: McpOptions,
-    workspaces_dir: PathBuf,
-    slots: Mutex<HashMap<PathBuf, Arc<Slot>>>,
-    idle: IdleSetting,
-    listener: Arc<dyn WorkspaceListener>,
-    /// Whether the reaper runs: only while some workspace is up, so an idle daemon sleeps.
-    reaper_running: std::sync::atomic::AtomicBool,
+    workspaces: Workspaces,
+    /// The project managers of the workspaces that are up (or were asked about since).
+    projects: Mutex<HashMap<PathBuf, McpManager>>,
 }
 
 /// Every MCP manager of the daemon. Cheap to clone.
@@ -103,26 +34,35 @@ pub struct McpHub {
     inner: Arc<HubInner>,
 }
 
+/// Stops a workspace's project servers when it goes down.
+struct StopWhenDown(Weak<HubInner>);
+
+impl WorkspaceListener for StopWhenDown {
+    fn workspace_up(&self, _: &Path, _: &WorkspaceDirs) {}
+
+    fn workspace_down(&self, root: &Path) {
+        let Some(hub) = self.0.upgrade() else { return };
+        let Some(manager) = hub.projects.lock().remove(root) else {
+            return;
+        };
+        tracing::info!(workspace = %root.display(), "project MCP servers stopped: idle");
+        crate::lifecycle::tasks::spawn(async move { manager.shutdown().await });
+    }
+}
+
 impl McpHub {
-    /// `workspaces_dir` is `$SYNAPSE_HOME/workspaces`; `idle` reads `mcp.projectIdleStopSec`;
-    /// `listener` hears of workspaces coming up and going idle.
-    pub fn new(
-        opts: McpOptions,
-        workspaces_dir: PathBuf,
-        idle: IdleSetting,
-        listener: Arc<dyn WorkspaceListener>,
-    ) -> McpHub {
-        McpHub {
-            inner: Arc::new(HubInner {
-                user: McpManager::new(opts.clone()),
-                opts,
-                workspaces_dir,
-                slots: Mutex::new(HashMap::new()),
-                idle,
-                listener,
-                reaper_running: std::sync::atomic::AtomicBool::new(false),
-            }),
-        }
+    /// Subscribes to `workspaces`: a workspace that goes down stops its project servers.
+    pub fn new(opts: McpOptions, workspaces: Workspaces) -> McpHub {
+        let inner = Arc::new(HubInner {
+            user: McpManager::new(opts.clone()),
+            opts,
+            workspaces,
+            projects: Mutex::new(HashMap::new()),
+        });
+        inner
+            .workspaces
+            .subscribe(Arc::new(StopWhenDown(Arc::downgrade(&inner))));
+        McpHub { inner }
     }
 
     /// The user's servers.
@@ -130,67 +70,51 @@ impl McpHub {
         &self.inner.user
     }
 
-    /// The manager of workspace `root`'s project servers, created (and started) on first use.
-    /// `env` is the environment of the client asking: the first one fixes `${VAR}` in the
-    /// project's config; a later, different one is reported, never applied by a restart
-    /// (`synapse mcp refresh` applies the caller's).
+    /// The manager of workspace `root`'s project servers, bringing the workspace up and starting
+    /// them on first use. `env` is the environment of the client asking: the first one fixes
+    /// `${VAR}` in the project's config; a later, different one is reported, never applied by a
+    /// restart (`synapse mcp refresh` applies the caller's).
     pub fn workspace(&self, root: &Path, env: Option<HashMap<String, String>>) -> McpManager {
-        self.slot(root, env).manager.clone()
-    }
-
-    /// Binds a session to workspace `root`: its manager, and the bin folder the session's shell
-    /// puts first on PATH. The workspace stays up while the returned value lives.
-    pub fn bind(&self, root: &Path, env: HashMap<String, String>) -> ShellWorkspace {
-        let slot = self.slot(root, Some(env));
-        slot.leases.fetch_add(1, Ordering::AcqRel);
-        ShellWorkspace {
-            root: root.to_path_buf(),
-            bin_dir: slot.bin_dir.clone(),
-            hold: Arc::new(Lease { slot: slot.clone() }),
-            instructions: Arc::default(),
-        }
-    }
-
-    fn slot(&self, root: &Path, env: Option<HashMap<String, String>>) -> Arc<Slot> {
-        let (slot, fresh) = {
-            let mut slots = self.inner.slots.lock();
-            match slots.get(root) {
-                Some(slot) => (slot.clone(), false),
+        let dirs = self.inner.workspaces.open(root);
+        let (manager, fresh) = {
+            let mut projects = self.inner.projects.lock();
+            match projects.get(root) {
+                Some(m) => (m.clone(), false),
                 None => {
-                    let state_dir = self
-                        .inner
-                        .workspaces_dir
-                        .join(crate::workspace::workspace_id(root));
-                    let manager =
-                        McpManager::for_project(self.inner.opts.clone(), root.into(), &state_dir);
-                    let slot = Arc::new(Slot {
-                        state_dir,
-                        bin_dir: manager.bin_dir().to_path_buf(),
-                        manager,
-                        leases: AtomicUsize::new(0),
-                        last_used: Mutex::new(Instant::now()),
-                    });
-                    slots.insert(root.to_path_buf(), slot.clone());
-                    (slot, true)
+                    let m = McpManager::for_project(
+                        self.inner.opts.clone(),
+                        root.into(),
+                        &dirs.state_dir,
+                        &dirs.bin_dir,
+                    );
+                    projects.insert(root.to_path_buf(), m.clone());
+                    (m, true)
                 }
             }
         };
-        slot.touch();
-        let env_changed = env.is_some_and(|e| slot.manager.set_client_env(e));
+        let env_changed = env.is_some_and(|e| manager.set_client_env(e));
         if fresh || env_changed {
-            slot.manager.start();
+            manager.start();
         }
-        if fresh {
-            // After the insert: a reaper that found no workspace left has already said so.
-            self.start_reaper();
-            self.inner.listener.workspace_up(root, &slot.bin_dir);
-        }
-        slot
+        manager
     }
 
     /// The workspace's manager when it is running (no start, no touch).
     fn running(&self, root: &Path) -> Option<McpManager> {
-        self.inner.slots.lock().get(root).map(|s| s.manager.clone())
+        self.inner.projects.lock().get(root).cloned()
+    }
+
+    /// Project `root`'s servers and how many of them are connected, when its manager runs
+    /// (`synapse daemon status`).
+    pub fn project_server_counts(&self, root: &Path) -> (usize, usize) {
+        self.running(root).map_or((0, 0), |m| {
+            let servers = m.list();
+            let ready = servers
+                .iter()
+                .filter(|s| s.state == super::server::StateKind::Ready)
+                .count();
+            (servers.len(), ready)
+        })
     }
 
     /// Who serves `server` for a caller in `root`: the project's own server of that name, else
@@ -383,101 +307,10 @@ impl McpHub {
         }
     }
 
-    /// The workspaces that are up, sorted by root (`synapse daemon status`).
-    pub fn workspaces(&self) -> Vec<WorkspaceUp> {
-        let idle = (self.inner.idle)();
-        let slots: Vec<(PathBuf, Arc<Slot>)> = self
-            .inner
-            .slots
-            .lock()
-            .iter()
-            .map(|(root, s)| (root.clone(), s.clone()))
-            .collect();
-        let mut out: Vec<WorkspaceUp> = slots
-            .into_iter()
-            .map(|(root, slot)| {
-                let servers = slot.manager.list();
-                let sessions = slot.leases.load(Ordering::Acquire);
-                WorkspaceUp {
-                    root,
-                    sessions,
-                    servers: servers.len(),
-                    servers_ready: servers
-                        .iter()
-                        .filter(|s| s.state == super::server::StateKind::Ready)
-                        .count(),
-                    stops_in: (sessions == 0)
-                        .then(|| idle.saturating_sub(slot.last_used.lock().elapsed())),
-                }
-            })
-            .collect();
-        out.sort_by(|a, b| a.root.cmp(&b.root));
-        out
-    }
-
     /// Stops every server of every workspace and the user's (daemon shutdown).
     pub async fn shutdown(&self) {
-        let slots: Vec<Arc<Slot>> = self.inner.slots.lock().drain().map(|(_, s)| s).collect();
-        let mut all: Vec<McpManager> = slots.iter().map(|s| s.manager.clone()).collect();
+        let mut all: Vec<McpManager> = self.inner.projects.lock().drain().map(|(_, m)| m).collect();
         all.push(self.inner.user.clone());
         futures::future::join_all(all.iter().map(McpManager::shutdown)).await;
-    }
-
-    fn start_reaper(&self) {
-        if tokio::runtime::Handle::try_current().is_err()
-            || self.inner.reaper_running.swap(true, Ordering::AcqRel)
-        {
-            return;
-        }
-        crate::lifecycle::tasks::spawn(reaper(Arc::downgrade(&self.inner)));
-    }
-}
-
-/// Stops the servers of workspaces nobody has held for the idle period; ends once no workspace
-/// is up (the next one starts it again).
-async fn reaper(hub: Weak<HubInner>) {
-    loop {
-        let tick = {
-            let Some(hub) = hub.upgrade() else { return };
-            let idle = (hub.idle)();
-            (idle / 4).clamp(Duration::from_millis(200), Duration::from_secs(5))
-        };
-        tokio::time::sleep(tick).await;
-        let Some(hub) = hub.upgrade() else { return };
-        let idle = (hub.idle)();
-        let stale: Vec<(PathBuf, Arc<Slot>)> = {
-            let mut slots = hub.slots.lock();
-            if slots.is_empty() {
-                // Under the lock: a workspace inserted after this starts a new reaper.
-                hub.reaper_running.store(false, Ordering::Release);
-                return;
-            }
-            let roots: Vec<PathBuf> = slots
-                .iter()
-                .filter(|(_, s)| {
-                    s.leases.load(Ordering::Acquire) == 0 && s.last_used.lock().elapsed() >= idle
-                })
-                .map(|(r, _)| r.clone())
-                .collect();
-            let stale: Vec<(PathBuf, Arc<Slot>)> = roots
-                .into_iter()
-                .filter_map(|r| slots.remove(&r).map(|s| (r, s)))
-                .collect();
-            // Its wrappers go with it (written again on the next start); done under the lock
-            // so a workspace opened again meanwhile never loses the files it writes.
-            for (root, slot) in &stale {
-                if let Err(e) = std::fs::remove_dir_all(&slot.state_dir)
-                    && e.kind() != std::io::ErrorKind::NotFound
-                {
-                    tracing::warn!(dir = %slot.state_dir.display(), error = %e, "cannot remove an idle workspace's wrappers");
-                }
-                hub.listener.workspace_down(root);
-            }
-            stale
-        };
-        for (root, slot) in stale {
-            tracing::info!(workspace = %root.display(), "project MCP servers stopped: idle");
-            slot.manager.shutdown().await;
-        }
     }
 }

@@ -175,9 +175,14 @@ impl McpManager {
     }
 
     /// The manager of workspace `root`'s project servers: its wrappers (which name the
-    /// workspace) and their manifest live in `state_dir` (`<state_dir>/bin`).
-    pub fn for_project(opts: McpOptions, root: PathBuf, state_dir: &Path) -> McpManager {
-        let writer = WrapperWriter::new(state_dir.join("bin"), state_dir, opts.client_bin.clone())
+    /// workspace) go to `bin_dir`, their manifest to `state_dir`.
+    pub fn for_project(
+        opts: McpOptions,
+        root: PathBuf,
+        state_dir: &Path,
+        bin_dir: &Path,
+    ) -> McpManager {
+        let writer = WrapperWriter::new(bin_dir.to_path_buf(), state_dir, opts.client_bin.clone())
             .for_workspace(root.clone());
         let announced = root.clone();
         let roots: super::connection::Roots = Some(Arc::new(move || vec![announced.clone()]));

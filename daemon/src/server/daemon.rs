@@ -152,20 +152,23 @@ impl Daemon for DaemonService {
             tools: u32::try_from(s.tools.count()).unwrap_or(u32::MAX),
             background_jobs: u32::try_from(s.shell.running_jobs()).unwrap_or(u32::MAX),
             workspaces: s
-                .mcp
-                .workspaces()
+                .workspaces
+                .list()
                 .into_iter()
                 .filter(|w| {
                     own_only
                         .as_ref()
                         .is_none_or(|own| own.as_ref() == Some(&w.root))
                 })
-                .map(|w| WorkspaceStatus {
-                    root: w.root.display().to_string(),
-                    sessions: u32::try_from(w.sessions).unwrap_or(u32::MAX),
-                    servers: u32::try_from(w.servers).unwrap_or(u32::MAX),
-                    servers_ready: u32::try_from(w.servers_ready).unwrap_or(u32::MAX),
-                    stops_in_secs: w.stops_in.map_or(0, |d| d.as_secs()),
+                .map(|w| {
+                    let (servers, ready) = s.mcp.project_server_counts(&w.root);
+                    WorkspaceStatus {
+                        root: w.root.display().to_string(),
+                        sessions: u32::try_from(w.sessions).unwrap_or(u32::MAX),
+                        servers: u32::try_from(servers).unwrap_or(u32::MAX),
+                        servers_ready: u32::try_from(ready).unwrap_or(u32::MAX),
+                        stops_in_secs: w.stops_in.map_or(0, |d| d.as_secs()),
+                    }
                 })
                 .collect(),
         }))

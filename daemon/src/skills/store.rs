@@ -431,9 +431,9 @@ impl SkillStore {
     }
 }
 
-impl crate::mcp::hub::WorkspaceListener for SkillStore {
-    fn workspace_up(&self, root: &Path, bin_dir: &Path) {
-        self.attach_workspace(root, bin_dir);
+impl crate::workspace::WorkspaceListener for SkillStore {
+    fn workspace_up(&self, root: &Path, dirs: &crate::workspace::WorkspaceDirs) {
+        self.attach_workspace(root, &dirs.bin_dir);
     }
     fn workspace_down(&self, root: &Path) {
         self.detach_workspace(root);

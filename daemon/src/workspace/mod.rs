@@ -3,11 +3,15 @@
 //! layer of a session's state hangs. [`settings::SettingsHandle`] is the one owner of the user's
 //! `settings.json`, handed to every subsystem that reads settings. [`instructions`] reads the
 //! project's and the user's instruction files (`AGENTS.md`, `CLAUDE.md`) for a session's prompt.
+//! [`registry::Workspaces`] knows which workspaces are up: the sessions holding each, its folder
+//! and bin folder, and when it goes down; the MCP hub and the skill store subscribe to it.
 
 pub mod git;
 pub mod instructions;
+pub mod registry;
 pub mod root;
 pub mod settings;
 
+pub use registry::{WorkspaceDirs, WorkspaceListener, Workspaces};
 pub use root::{PROJECT_MARKERS, project_root, workspace_id};
 pub use settings::SettingsHandle;

@@ -89,9 +89,10 @@ impl Home {
     pub fn hub(&self, vars: &[(&str, &str)]) -> synapse_daemon::mcp::McpHub {
         synapse_daemon::mcp::McpHub::new(
             self.options(Path::new("/nonexistent/synapse"), vars),
-            self.path().join("workspaces"),
-            Arc::new(|| std::time::Duration::from_secs(600)),
-            Arc::new(synapse_daemon::mcp::hub::NoListener),
+            synapse_daemon::workspace::Workspaces::new(
+                self.path().join("workspaces"),
+                Arc::new(|| std::time::Duration::from_secs(600)),
+            ),
         )
     }
     pub fn manager(&self, vars: &[(&str, &str)]) -> McpManager {
