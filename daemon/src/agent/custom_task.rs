@@ -220,7 +220,7 @@ impl AgentCommand for CustomTaskCommand {
                     max_iterations: TASK_MAX_ITERATIONS,
                     ..RunnerLimits::default()
                 },
-                workspace: ctx.shell_workspace(),
+                workspace: ctx.part::<crate::shell::ShellWorkspace>().cloned(),
                 gate: if read_only {
                     ctx.gate().and_then(|g| g.0.read_only())
                 } else {

@@ -155,7 +155,7 @@ impl AgentCommand for TaskCommand {
                     max_iterations: TASK_MAX_ITERATIONS,
                     ..RunnerLimits::default()
                 },
-                workspace: ctx.shell_workspace(),
+                workspace: ctx.part::<crate::shell::ShellWorkspace>().cloned(),
                 caller: Some(ctx.session_name().to_string()),
                 gate: match self.kind {
                     TaskKind::General => ctx.gate().cloned(),

@@ -16,7 +16,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::gate::{Effect, GateHandle};
 use super::paths::PathResolver;
-use super::session::ShellSession;
 
 /// Static documentation of one agent shell command.
 #[derive(Debug)]
@@ -236,10 +235,76 @@ impl std::fmt::Debug for ApproverHandle {
     }
 }
 
-/// What a running command may use: the session's current directory and environment, heredoc
-/// input, its time budget, cancellation, and the session's shell for native execution.
+/// What an agent command runs against: the session's shell and what is known about it. The
+/// real one is the session's persistent shell (`ShellSession`); unit tests give a fake, so a
+/// command is tested without bash. Only [`name`](Self::name), [`cwd`](Self::cwd),
+/// [`env`](Self::env) and [`run_native`](Self::run_native) have no default.
+pub trait CommandHost: Send + Sync {
+    /// The shell session's name (for chat sessions, the chat session id).
+    fn name(&self) -> &str;
+
+    /// The shell's current directory (what `pwd` printed after the last command).
+    fn cwd(&self) -> &Path;
+
+    /// The environment the session was created with.
+    fn env(&self) -> &[(OsString, OsString)];
+
+    /// A variable of [`env`](Self::env).
+    fn env_var(&self, name: &str) -> Option<&OsString> {
+        self.env().iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+
+    /// How path words resolve here right now (current folder, `HOME`).
+    fn paths(&self) -> PathResolver<'_> {
+        PathResolver {
+            cwd: self.cwd(),
+            home: self.env_var("HOME").map(Path::new),
+        }
+    }
+
+    /// The OS sandbox the shell runs in.
+    fn sandbox(&self) -> Option<&synapse_sandbox::SandboxSpec> {
+        None
+    }
+
+    /// The root of the workspace the session is bound to.
+    fn workspace_root(&self) -> Option<&Path> {
+        None
+    }
+
+    /// The session's timeout limits (`shell.defaultTimeoutSec`, `shell.maxTimeoutSec`).
+    fn timeouts(&self) -> super::timeouts::Timeouts {
+        super::timeouts::Timeouts::default()
+    }
+
+    /// The output cap of the session's results, in characters.
+    fn output_cap_chars(&self) -> usize {
+        super::capture::OUTPUT_CAP_CHARS
+    }
+
+    /// Runs a command line in the shell, as if it had been typed; never fails: problems become
+    /// the result text.
+    fn run_native<'a>(
+        &'a mut self,
+        command: &'a str,
+        timeout: Duration,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, CommandOutput>;
+
+    /// A part of the real shell that only some commands use (its background jobs, the spec its
+    /// shells start from, its workspace binding), looked up by type; `None` where the host has
+    /// no such part. Read it with [`CommandContext::part`].
+    fn part(&self, of: std::any::TypeId) -> Option<&dyn std::any::Any> {
+        let _ = of;
+        None
+    }
+}
+
+/// What a running command may use: its host's current directory and environment, heredoc
+/// input, its time budget, cancellation, the call's gate and approver, and the host's shell for
+/// native execution.
 pub struct CommandContext<'s> {
-    pub(super) session: &'s mut ShellSession,
+    pub(super) host: &'s mut dyn CommandHost,
     pub(super) stdin: Option<String>,
     pub(super) timeout: Duration,
     pub(super) cancel: CancellationToken,
@@ -247,7 +312,32 @@ pub struct CommandContext<'s> {
     pub(super) gate: Option<GateHandle>,
 }
 
-impl CommandContext<'_> {
+impl<'s> CommandContext<'s> {
+    /// A context for one run of a command on `host`: heredoc input, the time budget and
+    /// cancellation of the call, and no gate or approver (see [`with_gate`](Self::with_gate)).
+    pub fn new(
+        host: &'s mut dyn CommandHost,
+        stdin: Option<String>,
+        timeout: Duration,
+        cancel: CancellationToken,
+    ) -> Self {
+        Self {
+            host,
+            stdin,
+            timeout,
+            cancel,
+            approver: None,
+            gate: None,
+        }
+    }
+
+    /// The call's permission gate and who answers its questions.
+    pub fn with_gate(mut self, gate: Option<GateHandle>, approver: Option<ApproverHandle>) -> Self {
+        self.gate = gate;
+        self.approver = approver;
+        self
+    }
+
     /// The permission gate of the call (sub-agents started from here pass it too).
     pub fn gate(&self) -> Option<&GateHandle> {
         self.gate.as_ref()
@@ -255,7 +345,7 @@ impl CommandContext<'_> {
 
     /// The OS sandbox the session's shell runs in.
     pub fn sandbox(&self) -> Option<&synapse_sandbox::SandboxSpec> {
-        self.session.sandbox()
+        self.host.sandbox()
     }
 
     /// Asks the session's user; refused when the session has nobody to ask.
@@ -268,27 +358,29 @@ impl CommandContext<'_> {
 
     /// The root of the workspace the session is bound to.
     pub fn workspace(&self) -> Option<&Path> {
-        self.session.workspace_root()
+        self.host.workspace_root()
     }
 
-    /// The session's workspace binding (a sub-agent started here shares it).
-    pub fn shell_workspace(&self) -> Option<super::spec::ShellWorkspace> {
-        self.session.spec().workspace.clone()
+    /// A part of the host only some commands use, by type ([`CommandHost::part`]).
+    pub fn part<T: 'static>(&self) -> Option<&T> {
+        self.host
+            .part(std::any::TypeId::of::<T>())?
+            .downcast_ref::<T>()
     }
 
     /// The session shell's current directory (what `pwd` printed after the last command).
     pub fn cwd(&self) -> &Path {
-        self.session.cwd()
+        self.host.cwd()
     }
 
     /// The shell session's name (for chat sessions, the chat session id).
     pub fn session_name(&self) -> &str {
-        self.session.name()
+        self.host.name()
     }
 
     /// The environment the session was created with.
     pub fn env(&self) -> &[(OsString, OsString)] {
-        self.session.env()
+        self.host.env()
     }
 
     /// The session's environment as UTF-8 pairs (what a sub-agent started from here inherits;
@@ -302,7 +394,7 @@ impl CommandContext<'_> {
 
     /// A variable of the environment the session was created with.
     pub fn env_var(&self, name: &str) -> Option<&OsString> {
-        self.session.env_var(name)
+        self.host.env_var(name)
     }
 
     /// Input given with a heredoc (`cmd args <<'EOF' … EOF`), verbatim.
@@ -316,22 +408,12 @@ impl CommandContext<'_> {
 
     /// The session's timeout limits (`shell.defaultTimeoutSec`, `shell.maxTimeoutSec`).
     pub fn timeouts(&self) -> super::timeouts::Timeouts {
-        self.session.timeouts()
-    }
-
-    /// The session's background jobs.
-    pub fn jobs(&self) -> &Arc<super::jobs::JobTable> {
-        self.session.jobs()
-    }
-
-    /// What the session's shell is started with (background jobs start from it too).
-    pub fn shell_spec(&self) -> &super::spec::ShellSpec {
-        self.session.spec()
+        self.host.timeouts()
     }
 
     /// The output cap of the session's results, in characters.
     pub fn output_cap_chars(&self) -> usize {
-        self.session.output_cap_chars()
+        self.host.output_cap_chars()
     }
 
     pub fn cancel(&self) -> &CancellationToken {
@@ -341,7 +423,7 @@ impl CommandContext<'_> {
     /// Resolves a path the model wrote: `~` and `~/…` against `HOME`, relative paths against
     /// the shell's current directory.
     pub fn resolve(&self, path: &str) -> PathBuf {
-        self.session.paths().resolve(path)
+        self.host.paths().resolve(path)
     }
 
     /// `path` as the model should see it: relative to the current directory when below it.
@@ -354,14 +436,12 @@ impl CommandContext<'_> {
 
     /// Runs a command line in the session's persistent shell with its own time limit.
     pub async fn run_native_for(&mut self, command: &str, timeout: Duration) -> CommandOutput {
-        self.session
-            .run_native(command, timeout, &self.cancel)
-            .await
+        self.host.run_native(command, timeout, &self.cancel).await
     }
 
     /// Runs a command line in the session's persistent shell, as if it had been typed.
     pub async fn run_native(&mut self, command: &str) -> CommandOutput {
-        self.session
+        self.host
             .run_native(command, self.timeout, &self.cancel)
             .await
     }

@@ -12,6 +12,8 @@
 //! To add a command from another subsystem: implement [`AgentCommand`] with a static
 //! [`CommandSpec`], register it on the registry from [`commands::builtin_registry`], and hand
 //! that registry to [`ShellSessions::new`]. `shell/` never imports its commands' subsystems.
+//! A command sees its session only through [`command::CommandHost`] (the session's shell here,
+//! `fake_host::FakeHost` in unit tests, which runs commands without bash).
 
 pub mod args;
 pub mod asker;
@@ -22,6 +24,8 @@ pub mod command;
 pub mod commands;
 pub mod error_names;
 pub mod examples;
+#[cfg(test)]
+pub mod fake_host;
 pub mod gate;
 pub mod jobs;
 mod launch;

@@ -336,14 +336,8 @@ pub(super) async fn run_agent_command(
     if let GateVerdict::Refuse(why) = check(call, session, action).await {
         return CommandOutput::failure(why, EXIT_REFUSED);
     }
-    let mut ctx = CommandContext {
-        session,
-        stdin,
-        timeout,
-        cancel: cancel.clone(),
-        approver: call.approver.clone(),
-        gate: call.gate.clone(),
-    };
+    let mut ctx = CommandContext::new(session, stdin, timeout, cancel.clone())
+        .with_gate(call.gate.clone(), call.approver.clone());
     cmd.run(&mut ctx, words).await
 }
 

@@ -357,3 +357,61 @@ fn human_duration(d: Duration) -> String {
         format!("{:.1} s", d.as_secs_f64())
     }
 }
+
+/// The real host of agent commands: the session's own shell. Its parts are the background
+/// jobs (`Arc<JobTable>`), the spec its shells start from (`ShellSpec`) and the workspace
+/// binding (`ShellWorkspace`).
+impl super::command::CommandHost for ShellSession {
+    fn name(&self) -> &str {
+        ShellSession::name(self)
+    }
+
+    fn cwd(&self) -> &Path {
+        ShellSession::cwd(self)
+    }
+
+    fn env(&self) -> &[(OsString, OsString)] {
+        ShellSession::env(self)
+    }
+
+    fn sandbox(&self) -> Option<&SandboxSpec> {
+        ShellSession::sandbox(self)
+    }
+
+    fn workspace_root(&self) -> Option<&Path> {
+        ShellSession::workspace_root(self)
+    }
+
+    fn timeouts(&self) -> super::timeouts::Timeouts {
+        self.timeouts
+    }
+
+    fn output_cap_chars(&self) -> usize {
+        self.output_cap_chars
+    }
+
+    fn run_native<'a>(
+        &'a mut self,
+        command: &'a str,
+        timeout: Duration,
+        cancel: &'a CancellationToken,
+    ) -> futures::future::BoxFuture<'a, CommandOutput> {
+        Box::pin(ShellSession::run_native(self, command, timeout, cancel))
+    }
+
+    fn part(&self, of: std::any::TypeId) -> Option<&dyn std::any::Any> {
+        use std::any::TypeId;
+        if of == TypeId::of::<std::sync::Arc<JobTable>>() {
+            Some(&self.jobs)
+        } else if of == TypeId::of::<ShellSpec>() {
+            Some(&self.spec)
+        } else if of == TypeId::of::<super::spec::ShellWorkspace>() {
+            self.spec
+                .workspace
+                .as_ref()
+                .map(|w| w as &dyn std::any::Any)
+        } else {
+            None
+        }
+    }
+}

@@ -5,8 +5,11 @@ use futures::future::BoxFuture;
 
 use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
 use crate::shell::gate::Effect;
-use crate::shell::jobs::JobInfo;
+use std::sync::Arc;
+
+use crate::shell::jobs::{JobInfo, JobTable};
 use crate::shell::paths::PathResolver;
+use crate::shell::process::ShellSpec;
 
 pub static SPEC: CommandSpec = CommandSpec {
     name: "job",
@@ -71,16 +74,22 @@ impl AgentCommand for JobCommand {
             let Some((sub, rest)) = args.split_first() else {
                 return SPEC.usage_error("missing subcommand (start, list, read, wait or kill)");
             };
+            let Some(jobs) = ctx.part::<Arc<JobTable>>().cloned() else {
+                return CommandOutput::failure(
+                    "job: background jobs run only in a session's own shell",
+                    1,
+                );
+            };
             match sub.as_str() {
-                "start" => start(ctx, rest),
-                "list" if rest.is_empty() => list(ctx),
+                "start" => start(ctx, &jobs, rest),
+                "list" if rest.is_empty() => list(&jobs),
                 "read" => match job_id(rest) {
-                    Ok(id) => read(ctx, id),
+                    Ok(id) => read(ctx, &jobs, id),
                     Err(e) => e,
                 },
-                "wait" => wait(ctx, rest).await,
+                "wait" => wait(ctx, &jobs, rest).await,
                 "kill" => match job_id(rest) {
-                    Ok(id) => match ctx.jobs().kill(id).await {
+                    Ok(id) => match jobs.kill(id).await {
                         Ok(info) => CommandOutput::success(format!("{}\n", describe(&info))),
                         Err(e) => CommandOutput::failure(e.to_string(), 1),
                     },
@@ -104,12 +113,14 @@ pub fn start_line(words: &[String]) -> Option<String> {
     }
 }
 
-fn start(ctx: &mut CommandContext<'_>, words: &[String]) -> CommandOutput {
+fn start(ctx: &CommandContext<'_>, jobs: &JobTable, words: &[String]) -> CommandOutput {
     let Some(line) = start_line(words).filter(|l| !l.trim().is_empty()) else {
         return SPEC.usage_error("`job start` needs the command to run, e.g. job start 'make all'");
     };
-    let cwd = ctx.cwd().to_path_buf();
-    match ctx.jobs().start(ctx.shell_spec(), &cwd, &line) {
+    let Some(spec) = ctx.part::<ShellSpec>() else {
+        return CommandOutput::failure("job: background jobs run only in a session's own shell", 1);
+    };
+    match jobs.start(spec, ctx.cwd(), &line) {
         Ok(info) => CommandOutput::success(format!(
             "started job {} in the background: {line}\noutput goes to {}; check on it with \
              `job read {}`, stop it with `job kill {}`\n",
@@ -122,8 +133,8 @@ fn start(ctx: &mut CommandContext<'_>, words: &[String]) -> CommandOutput {
     }
 }
 
-fn list(ctx: &CommandContext<'_>) -> CommandOutput {
-    let jobs = ctx.jobs().list();
+fn list(jobs: &JobTable) -> CommandOutput {
+    let jobs = jobs.list();
     if jobs.is_empty() {
         return CommandOutput::success("no background jobs in this session\n");
     }
@@ -131,8 +142,8 @@ fn list(ctx: &CommandContext<'_>) -> CommandOutput {
     CommandOutput::success(text)
 }
 
-fn read(ctx: &CommandContext<'_>, id: u32) -> CommandOutput {
-    match ctx.jobs().read_new(id, ctx.output_cap_chars()) {
+fn read(ctx: &CommandContext<'_>, jobs: &JobTable, id: u32) -> CommandOutput {
+    match jobs.read_new(id, ctx.output_cap_chars()) {
         Ok(out) => {
             let mut text = out.text;
             if !text.is_empty() && !text.ends_with('\n') {
@@ -150,7 +161,7 @@ fn read(ctx: &CommandContext<'_>, id: u32) -> CommandOutput {
 
 /// `job wait ID [--timeout SECS]`: bounded by SECS and by the call's own timeout, so the line
 /// ends in time either way.
-async fn wait(ctx: &mut CommandContext<'_>, words: &[String]) -> CommandOutput {
+async fn wait(ctx: &CommandContext<'_>, jobs: &JobTable, words: &[String]) -> CommandOutput {
     let (limit, words) = match words {
         [id, flag, secs] if flag == "--timeout" => match ctx.timeouts().parse(secs) {
             Ok(t) => (Some(t), std::slice::from_ref(id)),
@@ -172,11 +183,11 @@ async fn wait(ctx: &mut CommandContext<'_>, words: &[String]) -> CommandOutput {
         .saturating_sub(std::time::Duration::from_millis(500));
     let limit = limit.map_or(budget, |t| t.min(budget));
     let cancel = ctx.cancel().clone();
-    let info = match ctx.jobs().wait(id, limit, &cancel).await {
+    let info = match jobs.wait(id, limit, &cancel).await {
         Ok(info) => info,
         Err(e) => return CommandOutput::failure(e.to_string(), 1),
     };
-    let mut out = read(ctx, id);
+    let mut out = read(ctx, jobs, id);
     match info.exit_code {
         Some(code) => out.exit_code = code,
         None => {
