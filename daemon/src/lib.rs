@@ -155,4 +155,3 @@ pub mod state;
 pub mod todo;
 pub mod web;
 pub mod workspace;
-pub mod wrappers;

@@ -75,7 +75,7 @@ fn run(options: Options) -> anyhow::Result<()> {
             tracing::warn!(socket = %paths.socket().display(), "removed a stale socket left by a daemon that died");
         }
         let state = Arc::new(DaemonState::new(paths.clone(), loaded));
-        crate::lifecycle::tasks::spawn(signals::watch(state.shutdown.clone()));
+        synapse_command::tasks::spawn(signals::watch(state.shutdown.clone()));
         // The user's MCP servers connect in the background; a project's start with its first session.
         state.mcp.user().start();
         tracing::info!(
@@ -89,7 +89,7 @@ fn run(options: Options) -> anyhow::Result<()> {
         state.mcp.shutdown().await;
         // Whatever is still running (readers, reapers, event loops) ends with the daemon.
         let tasks_left =
-            crate::lifecycle::tasks::stop_all(std::time::Duration::from_secs(2)).await;
+            synapse_command::tasks::stop_all(std::time::Duration::from_secs(2)).await;
         socket::remove(paths.socket());
         crate::lifecycle::debris::release(&std::env::temp_dir());
         tracing::info!(tasks_left, "synapsed stopped");

@@ -13,7 +13,7 @@ use synapse_llm::{ContentBlock, LlmProvider, LlmRequest, Message, Role, StopReas
 
 use super::approvals::SessionApprover;
 use super::forms::SessionForms;
-use crate::shell::asker::{
+use synapse_command::asker::{
     FormAnswer, FormRequest, SampleRefusal, SampleReply, SampleRequest, SessionAsker,
 };
 
@@ -152,7 +152,7 @@ mod tests {
     use super::*;
     use crate::agent::fakes::{ScriptedProvider, text};
     use crate::agent::session::SessionEvent;
-    use crate::shell::asker::SampleMessage;
+    use synapse_command::asker::SampleMessage;
     use tokio::sync::broadcast;
 
     fn asker(

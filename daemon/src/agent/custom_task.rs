@@ -18,7 +18,7 @@ use super::custom::{CustomCatalog, Lookup, explicit_model};
 use super::runner::RunnerLimits;
 use super::subagent::{SubAgentPolicy, SubAgentRequest, SubAgentRunner};
 use super::task_command::{TASK_MAX_ITERATIONS, parse_task_words, task_output};
-use crate::shell::command::{
+use synapse_command::command::{
     AgentCommand, CommandContext, CommandFamily, CommandOutput, CommandSpec, EXIT_USAGE,
 };
 
@@ -154,14 +154,14 @@ impl AgentCommand for CustomTaskCommand {
         &self,
         _args: &[String],
         at: &crate::shell::PathResolver<'_>,
-    ) -> crate::shell::gate::Effect {
+    ) -> synapse_command::gate::Effect {
         let dir = synapse_shared::paths::normalize(&at.resolve("."));
         let read_only = match self.catalog.agent(&dir, &self.name) {
             Lookup::Found(agent) => agent.tools.as_ref().is_some_and(|t| t.read_only()),
             // Nothing will run; asked about as any sub-agent.
             _ => false,
         };
-        crate::shell::gate::Effect::SubAgent { read_only }
+        synapse_command::gate::Effect::SubAgent { read_only }
     }
 
     fn run<'a>(

@@ -13,7 +13,7 @@ pub struct BashCall {
     pub command: String,
     pub restart: bool,
     /// What the call's PreToolUse hooks said about its permission (for the gate).
-    pub hook: crate::shell::gate::HookPermission,
+    pub hook: synapse_command::gate::HookPermission,
 }
 
 /// What a call produced: the text the model receives and the exit code.

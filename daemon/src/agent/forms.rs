@@ -13,7 +13,7 @@ use synapse_shared::elicit::Form;
 use tokio::sync::{broadcast, oneshot};
 
 use super::session::SessionEvent;
-use crate::shell::asker::{FormAnswer, FormRequest};
+use synapse_command::asker::{FormAnswer, FormRequest};
 
 pub struct SessionForms {
     session_id: String,

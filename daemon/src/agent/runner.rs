@@ -455,7 +455,7 @@ impl AgentRunner {
             id: id.to_string(),
             command: call.command.clone(),
         });
-        let mut hook = crate::shell::gate::HookPermission::Unsaid;
+        let mut hook = synapse_command::gate::HookPermission::Unsaid;
         let mut pre_context = Vec::new();
         if let Some(hooks) = &self.hooks {
             // A cancelled turn does not wait for its hooks (they are killed with their group).
@@ -539,7 +539,7 @@ fn not_run(
     emit(AgentEvent::ToolFinished {
         id: id.to_string(),
         command,
-        exit_code: crate::shell::gate::EXIT_REFUSED,
+        exit_code: synapse_command::gate::EXIT_REFUSED,
         output: text.clone(),
     });
     ToolResult {

@@ -310,7 +310,7 @@ impl ChatSession {
             } else {
                 "prompt_input_exit"
             };
-            crate::lifecycle::tasks::spawn(async move { hooks.session_end(reason).await });
+            synapse_command::tasks::spawn(async move { hooks.session_end(reason).await });
         }
     }
 
@@ -345,7 +345,7 @@ impl ChatSession {
             *running = Some(token.clone());
         }
         let session = self.clone();
-        crate::lifecycle::tasks::spawn(async move {
+        synapse_command::tasks::spawn(async move {
             match work {
                 Work::Turn(text) => session.run_turn(text, token).await,
                 Work::Compact => {
@@ -489,7 +489,7 @@ fn notify_hooks(hooks: &Arc<crate::hooks::SessionHooks>) -> Arc<dyn Fn(&str) + S
             return;
         }
         let message = format!("Synapse needs your permission: {title}");
-        crate::lifecycle::tasks::spawn(async move {
+        synapse_command::tasks::spawn(async move {
             hooks.notification("permission_prompt", &message).await;
         });
     })

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::executor::{BashCall, ToolExecutor, ToolFuture, ToolOutcome};
-use crate::shell::command::ApproverHandle;
 use crate::shell::{GateHandle, SessionOrigin, ShellSessions, ToolCall};
+use synapse_command::command::ApproverHandle;
 
 pub struct ShellToolExecutor {
     pub sessions: Arc<ShellSessions>,

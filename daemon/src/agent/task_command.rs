@@ -10,8 +10,8 @@ use futures::future::BoxFuture;
 use super::TurnEnd;
 use super::runner::RunnerLimits;
 use super::subagent::{SubAgentPolicy, SubAgentRequest, SubAgentRunner};
-use crate::shell::args::{OptSpec, UnknownOpts, parse};
-use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+use synapse_command::args::{OptSpec, UnknownOpts, parse};
+use synapse_command::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 /// Model calls a task sub-agent may make.
 pub const TASK_MAX_ITERATIONS: u32 = 30;
@@ -108,8 +108,8 @@ impl AgentCommand for TaskCommand {
         &self,
         _args: &[String],
         _at: &crate::shell::PathResolver<'_>,
-    ) -> crate::shell::gate::Effect {
-        crate::shell::gate::Effect::SubAgent {
+    ) -> synapse_command::gate::Effect {
+        synapse_command::gate::Effect::SubAgent {
             read_only: self.kind == TaskKind::Explore,
         }
     }

@@ -9,9 +9,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Caller, SkillAgent, enhance, evaluate, search};
 use crate::agent::task_command::parse_task_args;
-use crate::shell::args::{OptSpec, UnknownOpts, parse};
-use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
 use crate::skills::agent_commands::{GrowthCall, SkillGrowth, growth_call};
+use synapse_command::args::{OptSpec, UnknownOpts, parse};
+use synapse_command::command::{
+    AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm,
+};
 
 pub static SEARCH_SPEC: CommandSpec = CommandSpec {
     name: "task:skill:search",
@@ -52,8 +54,8 @@ impl AgentCommand for SkillTaskCommand {
         &self,
         _args: &[String],
         _at: &crate::shell::PathResolver<'_>,
-    ) -> crate::shell::gate::Effect {
-        crate::shell::gate::Effect::SubAgent {
+    ) -> synapse_command::gate::Effect {
+        synapse_command::gate::Effect::SubAgent {
             read_only: self.task == SkillTask::Search,
         }
     }
@@ -192,6 +194,6 @@ mod tests {
             "pdf"
         );
         let missing = search_query(&SEARCH_SPEC, words(&[])).unwrap_err();
-        assert_eq!(missing.exit_code, crate::shell::command::EXIT_USAGE);
+        assert_eq!(missing.exit_code, synapse_command::command::EXIT_USAGE);
     }
 }

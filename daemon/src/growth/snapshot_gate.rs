@@ -35,7 +35,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 
 use super::versions::{Versions, copy_tree};
-use crate::shell::gate::{CommandGate, Effect, GateAction, GateInfo, GateVerdict};
+use synapse_command::gate::{CommandGate, Effect, GateAction, GateInfo, GateVerdict};
 use synapse_permissions::{Context, parse, resolve, write_targets};
 
 /// The largest skills folder copied before a run's first native command.

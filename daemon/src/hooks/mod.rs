@@ -262,7 +262,7 @@ impl SessionHooks {
             return;
         };
         let hooks = self.clone();
-        crate::lifecycle::tasks::spawn(async move {
+        synapse_command::tasks::spawn(async move {
             hooks.session_start(source).await;
             drop(guard);
         });

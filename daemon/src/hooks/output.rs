@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::config::HookEvent;
 use super::run::RunOutcome;
 
-pub use crate::shell::gate::HookPermission as Permission;
+pub use synapse_command::gate::HookPermission as Permission;
 
 /// Everything the hooks of one event decided together.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -12,4 +12,3 @@ pub mod orphans;
 pub mod peer;
 pub mod signals;
 pub mod socket;
-pub mod tasks;

@@ -151,7 +151,7 @@ impl McpConnection {
     /// them again. Sent in the background; a server that is gone is not waited for.
     pub fn roots_changed(&self) {
         let peer = self.service.peer().clone();
-        crate::lifecycle::tasks::spawn(async move {
+        synapse_command::tasks::spawn(async move {
             #[allow(deprecated)]
             let _ = peer.notify_roots_list_changed().await;
         });
@@ -273,7 +273,7 @@ impl McpConnection {
         &self,
         tool: &str,
         arguments: Map<String, Value>,
-        ctx: &crate::shell::command::CallContext,
+        ctx: &synapse_command::command::CallContext,
     ) -> Result<Value, ConnectionError> {
         let sink = ctx.progress.clone();
         if self.needs_task(tool) {
@@ -313,7 +313,7 @@ impl McpConnection {
         &self,
         tool: &str,
         arguments: Map<String, Value>,
-        sink: Option<crate::shell::progress::ProgressSink>,
+        sink: Option<synapse_command::progress::ProgressSink>,
     ) -> Result<Value, ConnectionError> {
         let task = self.call_as_task(tool, arguments, sink);
         match tokio::time::timeout(self.call_timeout, task).await {
@@ -404,7 +404,7 @@ fn listen_for_tool_changes(
     }
     let peer = service.peer().clone();
     let server = server.to_string();
-    crate::lifecycle::tasks::spawn(async move {
+    synapse_command::tasks::spawn(async move {
         let filter = SubscriptionFilter::builder().tools_list_changed().build();
         let mut subscription = match peer.listen(filter).await {
             Ok(s) => s,
@@ -436,7 +436,7 @@ fn watch_exit(
 ) {
     let mut exited = process.exit_watch();
     let server = server.to_string();
-    crate::lifecycle::tasks::spawn(async move {
+    synapse_command::tasks::spawn(async move {
         if let Ok(reason) = exited.wait_for(Option::is_some).await {
             let reason = reason.clone().unwrap_or_default();
             let _ = tx.send(ConnectionEvent::Exited {

@@ -46,7 +46,7 @@ impl WorkspaceListener for StopWhenDown {
             return;
         };
         tracing::info!(workspace = %root.display(), "project MCP servers stopped: idle");
-        crate::lifecycle::tasks::spawn(async move { manager.shutdown().await });
+        synapse_command::tasks::spawn(async move { manager.shutdown().await });
     }
 }
 
@@ -133,7 +133,7 @@ impl McpHub {
     /// knows the command.
     pub async fn call_command(
         &self,
-        call: &crate::shell::command::CallContext,
+        call: &synapse_command::command::CallContext,
         command: &str,
         argv: &[String],
     ) -> Option<McpCallOutput> {

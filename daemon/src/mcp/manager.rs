@@ -83,7 +83,7 @@ impl McpOptions {
             mcp_dir: paths.mcp_dir(),
             bin_dir: paths.bin_dir(),
             client_bin,
-            media_dir: crate::shell::output_policy::user_temp_dir(&std::env::temp_dir(), "mcp"),
+            media_dir: synapse_command::output_policy::user_temp_dir(&std::env::temp_dir(), "mcp"),
             env: Arc::new(|k| std::env::var(k).ok()),
             oauth: super::oauth::OAuthVault::new(paths.mcp_oauth_dir()),
             user_env: ClientEnv::default(),
@@ -223,7 +223,7 @@ impl McpManager {
 
     fn ensure_event_loop(&self) {
         if let Some(rx) = self.inner.pending_events.lock().take() {
-            crate::lifecycle::tasks::spawn(event_loop(Arc::downgrade(&self.inner), rx));
+            synapse_command::tasks::spawn(event_loop(Arc::downgrade(&self.inner), rx));
         }
     }
 
@@ -237,7 +237,7 @@ impl McpManager {
     pub fn start(&self) {
         self.ensure_event_loop();
         let this = self.clone();
-        crate::lifecycle::tasks::spawn(async move {
+        synapse_command::tasks::spawn(async move {
             if let Some(summary) = this.refresh_inner(false, true).await {
                 for p in &summary.problems {
                     tracing::warn!("MCP config: {p}");
@@ -379,7 +379,7 @@ impl McpManager {
             }
         } else {
             summary.wrappers = report;
-            crate::lifecycle::tasks::spawn(connects);
+            synapse_command::tasks::spawn(connects);
         }
         Some(summary)
     }

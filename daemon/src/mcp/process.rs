@@ -150,7 +150,7 @@ impl ServerProcess {
         };
         if let Some(stderr) = child.stderr.take() {
             let server = spec.server.clone();
-            crate::lifecycle::tasks::spawn(async move {
+            synapse_command::tasks::spawn(async move {
                 let mut lines = BufReader::new(stderr).lines();
                 while let Ok(Some(line)) = lines.next_line().await {
                     let line: String = line.chars().take(STDERR_LINE_MAX_CHARS).collect();
@@ -161,7 +161,7 @@ impl ServerProcess {
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let (exit_tx, exit_rx) = watch::channel(None);
         let server = spec.server.clone();
-        crate::lifecycle::tasks::spawn(async move {
+        synapse_command::tasks::spawn(async move {
             let guard = guard;
             tokio::select! {
                 status = child.wait() => {

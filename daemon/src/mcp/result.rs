@@ -6,7 +6,7 @@
 //! call, the shell's capture for a wrapper in a pipeline), while a wrapper in the user's own
 //! terminal or pipeline prints everything. Media files go to a private folder (the session's
 //! scratch, else the user's own `<temp>/synapse-<uid>/mcp`, checked by
-//! [`crate::shell::output_policy::private_dir`]). The exit codes every MCP command uses are
+//! [`synapse_command::output_policy::private_dir`]). The exit codes every MCP command uses are
 //! defined here.
 
 use std::io::Write as _;
@@ -14,8 +14,8 @@ use std::path::Path;
 
 use base64::Engine as _;
 
-use crate::shell::output_policy::private_dir;
 use serde_json::Value;
+use synapse_command::output_policy::private_dir;
 
 /// The call succeeded.
 pub const EXIT_OK: i32 = 0;

@@ -4,7 +4,7 @@
 //! A wrapper answers `-h` / `--help` (first argument only) from help text embedded at generation
 //! time, so help works without the daemon; anything else `exec`s the `synapse` client by absolute
 //! path: `synapse mcp call [--workspace <root>] <server> <tool> "$@"`. Rendering and writing
-//! belong to [`crate::wrappers`] (the one owner of the bin folders): help from the server is
+//! belong to [`synapse_command::wrappers`] (the one owner of the bin folders): help from the server is
 //! hostile input and is embedded the same way as a skill's.
 //!
 //! A server that offers resources also gets `mcp:<server>:resources` and `mcp:<server>:read`,
@@ -28,7 +28,7 @@ use synapse_shared::atomic::write_atomic;
 use super::catalog::{ResourceCommand, ResourceVerb};
 use super::names::{COMMAND_PREFIX, ToolRef};
 use super::schema::ToolSpec;
-use crate::wrappers::{Help, ScriptError, WrapperFolder, WrapperScript};
+use synapse_command::wrappers::{Help, ScriptError, WrapperFolder, WrapperScript};
 
 /// The map kept beside the wrappers.
 pub const MANIFEST_FILE: &str = "wrappers.json";

@@ -1,8 +1,8 @@
 use super::*;
-use crate::wrappers::clean_text;
 use serde_json::json;
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
+use synapse_command::wrappers::clean_text;
 
 fn entry(server: &str, tool: &str, command: &str, description: &str) -> WrapperEntry {
     let schema = json!({

@@ -149,7 +149,7 @@ impl Chat for ChatService {
                 }))
                 .await;
         }
-        let forwarder = crate::lifecycle::tasks::spawn(forward_events(
+        let forwarder = synapse_command::tasks::spawn(forward_events(
             session.clone(),
             session.subscribe(),
             tx.clone(),
@@ -157,7 +157,7 @@ impl Chat for ChatService {
         ));
         let release = non_interactive.then(|| self.state.clone());
         let settings = self.state.settings_handle.clone();
-        crate::lifecycle::tasks::spawn(async move {
+        synapse_command::tasks::spawn(async move {
             read_client(session.clone(), incoming, tx, non_interactive, settings).await;
             if let Some(state) = release {
                 // This client is gone: stop forwarding to it, so only other clients still count.

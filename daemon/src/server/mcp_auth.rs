@@ -25,7 +25,7 @@ pub fn login(manager: McpManager, request: McpLoginRequest) -> LoginStream {
         0 => LOGIN_TIMEOUT_DEFAULT,
         secs => Duration::from_secs(secs.into()).min(LOGIN_TIMEOUT_MAX),
     };
-    crate::lifecycle::tasks::spawn(async move {
+    synapse_command::tasks::spawn(async move {
         let url_tx = tx.clone();
         let show = move |url: String| {
             let event = Event::AuthorizationUrl(url);

@@ -76,7 +76,7 @@ pub async fn serve(state: Arc<DaemonState>, listener: UnixListener) -> anyhow::R
 pub const CHAT_IDLE_UNLOAD: std::time::Duration = std::time::Duration::from_secs(10 * 60);
 
 fn spawn_chat_reaper(state: Arc<DaemonState>) -> tokio::task::JoinHandle<Option<()>> {
-    crate::lifecycle::tasks::spawn(async move {
+    synapse_command::tasks::spawn(async move {
         let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
         loop {
             tick.tick().await;

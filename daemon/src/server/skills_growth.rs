@@ -34,7 +34,7 @@ where
 {
     let cancel = CancellationToken::new();
     let _cancel_on_drop = cancel.clone().drop_guard();
-    crate::lifecycle::tasks::spawn(work(cancel))
+    synapse_command::tasks::spawn(work(cancel))
         .await
         .map_err(|e| Status::internal(format!("skill sub-agent task failed: {e}")))?
         .ok_or_else(|| Status::unavailable("the daemon is stopping"))

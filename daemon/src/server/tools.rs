@@ -119,7 +119,7 @@ impl Tools for ToolsService {
         // Dropped with this handler when the client disconnects: cancels the command.
         let on_disconnect = cancel.clone().drop_guard();
         let sessions = self.state.shell.clone();
-        let task = crate::lifecycle::tasks::spawn(async move {
+        let task = synapse_command::tasks::spawn(async move {
             sessions.execute(&name, &origin, &call, &cancel).await
         });
         let outcome = task.await;

@@ -16,8 +16,7 @@ use std::sync::Arc;
 
 use super::limits::SpillBudget;
 
-/// Default cap on the characters of one command's result.
-pub const OUTPUT_CAP_CHARS: usize = 30_000;
+pub use synapse_command::output_policy::OUTPUT_CAP_CHARS;
 
 /// Bytes kept at each end. Four bytes per char is the UTF-8 maximum, so with half the cap at
 /// each end this always holds enough to render the head and tail of a capped result.
@@ -112,7 +111,7 @@ impl OutputCapture {
                 self.spill = Spill::Failed(budget.exhausted_note());
                 return;
             }
-            self.spill = match super::output_policy::new_file_in(&dir) {
+            self.spill = match synapse_command::output_policy::new_file_in(&dir) {
                 Ok((path, mut file)) => {
                     let tail: Vec<u8> = self.tail.iter().copied().collect();
                     let granted = self.granted(kept);

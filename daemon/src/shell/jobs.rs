@@ -177,7 +177,7 @@ impl JobTable {
         let pid = child.id().map_or(0, |p| p as i32);
         let ended = Arc::new(Mutex::new(None));
         let waiter_ended = ended.clone();
-        crate::lifecycle::tasks::spawn(async move {
+        synapse_command::tasks::spawn(async move {
             let code = match child.wait().await {
                 Ok(status) => exit_code_of(status),
                 Err(_) => -1,

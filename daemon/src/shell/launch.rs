@@ -97,42 +97,7 @@ pub(super) fn bash_launch(spec: &ShellSpec, args: &[&str]) -> Launch {
     }
 }
 
-/// The bash every session shell runs, found once by absolute path: never looked up through a
-/// session's `PATH`, where a folder of the client's (a relative entry, a project's tool folder)
-/// could put a `bash` of its own first — and where every miss costs an `execve`.
-pub fn bash_path() -> &'static std::path::Path {
-    static BASH: std::sync::LazyLock<std::path::PathBuf> = std::sync::LazyLock::new(find_bash);
-    &BASH
-}
-
-fn find_bash() -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let runnable = |p: &std::path::Path| {
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
-    let well_known = [
-        "/bin/bash",
-        "/usr/bin/bash",
-        "/usr/local/bin/bash",
-        "/opt/homebrew/bin/bash",
-    ]
-    .into_iter()
-    .map(std::path::PathBuf::from);
-    // The daemon's own PATH (absolute folders only) after the usual places.
-    let daemon_path = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|d| d.is_absolute())
-        .map(|d| d.join("bash"));
-    well_known
-        .chain(daemon_path)
-        .find(|p| runnable(p))
-        .unwrap_or_else(|| {
-            tracing::error!("no bash found in /bin, /usr/bin or the daemon's PATH");
-            std::path::PathBuf::from("/bin/bash")
-        })
-}
+pub use synapse_command::bash_path;
 
 pub(super) fn exit_code_of(status: std::process::ExitStatus) -> i32 {
     use std::os::unix::process::ExitStatusExt;

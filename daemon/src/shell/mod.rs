@@ -15,27 +15,20 @@
 //! A command sees its session only through [`command::CommandHost`] (the session's shell here,
 //! `fake_host::FakeHost` in unit tests, which runs commands without bash).
 
-pub mod args;
-pub mod asker;
 pub mod capture;
 pub mod cgroup;
 pub mod channel;
-pub mod command;
 pub mod commands;
 pub mod error_names;
 pub mod examples;
 #[cfg(test)]
 pub mod fake_host;
-pub mod gate;
 pub mod jobs;
 mod launch;
 pub mod limits;
 pub mod media;
-pub mod output_policy;
-pub mod paths;
 pub mod process;
 pub mod procs;
-pub mod progress;
 pub mod router;
 pub mod sentinel;
 pub mod session;
@@ -44,10 +37,11 @@ pub mod spec;
 pub mod syntax;
 
 pub use launch::bash_path;
-pub mod timeouts;
 
 #[cfg(test)]
 mod progress_tests;
+#[cfg(test)]
+mod registry_tests;
 #[cfg(test)]
 mod sandbox_tests;
 #[cfg(test)]
@@ -55,20 +49,21 @@ mod stop_tests;
 #[cfg(test)]
 mod tests;
 
-pub use asker::{AskerHandle, SessionAsker};
+// The extension contract's types the shell's callers name through it (`synapse_command`).
 pub use capture::OUTPUT_CAP_CHARS;
-pub use command::{
-    AgentCommand, CommandContext, CommandOutput, CommandRegistry, CommandSpec, PromptForm,
-};
 pub use commands::builtin_registry;
-pub use gate::{
-    CommandGate, GateAction, GateHandle, GateInfo, GateVerdict, SkillToolsAnswer, SkillToolsGrant,
-};
-pub use output_policy::cap_for_window;
-pub use paths::PathResolver;
-pub use progress::ProgressSink;
 pub use router::{BashRouter, COMMAND_TIMEOUT_DEFAULT, COMMAND_TIMEOUT_MAX, ToolCall, ToolResult};
 pub use session::ShellSession;
 pub use sessions::{SESSION_IDLE_TIMEOUT, SessionError, SessionOrigin, ShellSessions};
 pub use spec::{ShellSpec, ShellWorkspace};
-pub use timeouts::Timeouts;
+pub use synapse_command::asker::{AskerHandle, SessionAsker};
+pub use synapse_command::command::{
+    AgentCommand, CommandContext, CommandOutput, CommandRegistry, CommandSpec, PromptForm,
+};
+pub use synapse_command::gate::{
+    CommandGate, GateAction, GateHandle, GateInfo, GateVerdict, SkillToolsAnswer, SkillToolsGrant,
+};
+pub use synapse_command::output_policy::cap_for_window;
+pub use synapse_command::paths::PathResolver;
+pub use synapse_command::progress::ProgressSink;
+pub use synapse_command::timeouts::Timeouts;

@@ -127,8 +127,8 @@ pub struct BashProcess {
     spill_dir: Option<PathBuf>,
     /// What the session may still save there, over all its commands.
     spill_budget: Option<Arc<super::limits::SpillBudget>>,
-    /// Receives the live tail of each command ([`super::progress`]).
-    progress: Option<super::progress::ProgressSink>,
+    /// Receives the live tail of each command ([`synapse_command::progress`]).
+    progress: Option<synapse_command::progress::ProgressSink>,
 }
 
 impl BashProcess {
@@ -168,7 +168,7 @@ impl BashProcess {
         };
         let capture = Arc::new(Mutex::new(OutputCapture::new()));
         let (done_tx, done_rx) = mpsc::unbounded_channel();
-        let reader = crate::lifecycle::tasks::spawn(read_output(
+        let reader = synapse_command::tasks::spawn(read_output(
             stdout,
             marker.clone(),
             capture.clone(),
@@ -257,7 +257,7 @@ impl BashProcess {
     }
 
     /// Reports each command's latest output lines to `progress` while it runs.
-    pub fn set_progress(&mut self, progress: Option<super::progress::ProgressSink>) {
+    pub fn set_progress(&mut self, progress: Option<synapse_command::progress::ProgressSink>) {
         self.progress = progress;
     }
 
@@ -277,7 +277,7 @@ impl BashProcess {
             )
         };
         *last_total = total;
-        sink.report(super::progress::tail_lines(&recent), total);
+        sink.report(synapse_command::progress::tail_lines(&recent), total);
     }
 
     pub fn pid(&self) -> i32 {
@@ -329,7 +329,7 @@ impl BashProcess {
         }
         let deadline = tokio::time::sleep(timeout);
         tokio::pin!(deadline);
-        let mut tick = tokio::time::interval(super::progress::PROGRESS_INTERVAL);
+        let mut tick = tokio::time::interval(synapse_command::progress::PROGRESS_INTERVAL);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         let watched = self.progress.is_some();
         let mut reported = 0u64;

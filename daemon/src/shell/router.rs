@@ -8,20 +8,18 @@
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
+pub use synapse_command::timeouts::{COMMAND_TIMEOUT_DEFAULT, COMMAND_TIMEOUT_MAX};
 
 use tokio_util::sync::CancellationToken;
 
 use super::channel::{ActiveCall, AgentChannel};
-use super::command::{ApproverHandle, CommandContext, CommandOutput, CommandRegistry, EXIT_USAGE};
-use super::gate::{EXIT_REFUSED, GateAction, GateHandle, GateInfo, GateVerdict};
-use super::output_policy::OutputPolicy;
 use super::session::ShellSession;
 use super::syntax::{self, Route};
-
-/// Timeout of a command when the call gives none.
-pub const COMMAND_TIMEOUT_DEFAULT: Duration = Duration::from_secs(120);
-/// Longest timeout a call may ask for.
-pub const COMMAND_TIMEOUT_MAX: Duration = Duration::from_secs(600);
+use synapse_command::command::{
+    ApproverHandle, CommandContext, CommandOutput, CommandRegistry, EXIT_USAGE,
+};
+use synapse_command::gate::{EXIT_REFUSED, GateAction, GateHandle, GateInfo, GateVerdict};
+use synapse_command::output_policy::OutputPolicy;
 
 /// One Bash-tool call.
 #[derive(Debug, Clone, Default)]
@@ -39,12 +37,12 @@ pub struct ToolCall {
     /// window (`None`: the router's default cap).
     pub output_cap: Option<usize>,
     /// Receives the latest output lines while a native command runs (`None`: nobody watches).
-    pub progress: Option<super::progress::ProgressSink>,
+    pub progress: Option<synapse_command::progress::ProgressSink>,
     /// Answers what an in-process extension's server asks of the session: forms, sampling
     /// (`None`: nobody to ask, so they are declined).
-    pub asker: Option<super::asker::AskerHandle>,
+    pub asker: Option<synapse_command::asker::AskerHandle>,
     /// What the call's PreToolUse hooks said about its permission (the gate weighs it).
-    pub hook: super::gate::HookPermission,
+    pub hook: synapse_command::gate::HookPermission,
 }
 
 /// What the model receives, plus what the caller may want to know.
@@ -269,7 +267,7 @@ impl BashRouter {
         stdin: Option<String>,
         timeout: Duration,
         cancel: &CancellationToken,
-        asker: Option<super::asker::AskerHandle>,
+        asker: Option<synapse_command::asker::AskerHandle>,
     ) -> CommandOutput {
         // Quoted JSON (`--entities '[{"name": …}]'`) is no expansion: it stays in-process.
         let expands = syntax::needs_expansion(command);
@@ -283,7 +281,7 @@ impl BashRouter {
             // dropping the call tells the extension (MCP: `notifications/cancelled`).
             // The call's progress sink and asker travel with it: the MCP connection routes the
             // server's notifications and requests of this call by them.
-            let call = super::command::CallContext {
+            let call = synapse_command::command::CallContext {
                 cancel: cancel.clone(),
                 workspace: session.workspace_root().map(Path::to_path_buf),
                 progress: session.progress(),

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::command::CommandOutput;
 use super::jobs::JobTable;
-use super::paths::PathResolver;
 use super::process::{BashProcess, Interrupt, RunEnd, ShellError, ShellSpec};
+use synapse_command::command::CommandOutput;
+use synapse_command::paths::PathResolver;
 use synapse_sandbox::SandboxSpec;
 
 /// Exit status reported for a command killed by its timeout (as GNU `timeout`).
@@ -30,9 +30,9 @@ pub struct ShellSession {
     /// Background jobs; shared with the session's agent-channel calls.
     jobs: std::sync::Arc<JobTable>,
     /// Limits for `bash --timeout` and calls without a timeout.
-    timeouts: super::timeouts::Timeouts,
+    timeouts: synapse_command::timeouts::Timeouts,
     /// Who watches the running command's output (set for one call).
-    progress: Option<super::progress::ProgressSink>,
+    progress: Option<synapse_command::progress::ProgressSink>,
     /// The Bash-tool call running now (unique in the daemon; see [`ShellSession::begin_call`]).
     call_seq: u64,
     /// What the session may still save to spill files, shared with its other shells.
@@ -63,7 +63,7 @@ impl ShellSession {
     pub fn new(name: impl Into<String>, spec: ShellSpec, output_cap_chars: usize) -> Self {
         let cwd = spec.cwd.clone();
         let name = name.into();
-        let log_dir = super::output_policy::session_dir(
+        let log_dir = synapse_command::output_policy::session_dir(
             &std::env::temp_dir().join(format!("synapse-jobs-{}", nix::unistd::getuid().as_raw())),
             &name,
         );
@@ -74,7 +74,7 @@ impl ShellSession {
             cwd,
             output_cap_chars,
             jobs: JobTable::new(log_dir),
-            timeouts: super::timeouts::Timeouts::default(),
+            timeouts: synapse_command::timeouts::Timeouts::default(),
             progress: None,
             call_seq: 0,
             spill_budget: std::sync::Arc::default(),
@@ -101,21 +101,21 @@ impl ShellSession {
     }
 
     /// The timeout limits in force for this session's calls.
-    pub fn timeouts(&self) -> super::timeouts::Timeouts {
+    pub fn timeouts(&self) -> synapse_command::timeouts::Timeouts {
         self.timeouts
     }
 
-    pub fn set_timeouts(&mut self, timeouts: super::timeouts::Timeouts) {
+    pub fn set_timeouts(&mut self, timeouts: synapse_command::timeouts::Timeouts) {
         self.timeouts = timeouts;
     }
 
     /// Where the running call reports its progress.
-    pub fn progress(&self) -> Option<super::progress::ProgressSink> {
+    pub fn progress(&self) -> Option<synapse_command::progress::ProgressSink> {
         self.progress.clone()
     }
 
     /// Reports the output of the commands that follow to `progress` while they run.
-    pub fn set_progress(&mut self, progress: Option<super::progress::ProgressSink>) {
+    pub fn set_progress(&mut self, progress: Option<synapse_command::progress::ProgressSink>) {
         self.progress = progress;
     }
 
@@ -361,7 +361,7 @@ fn human_duration(d: Duration) -> String {
 /// The real host of agent commands: the session's own shell. Its parts are the background
 /// jobs (`Arc<JobTable>`), the spec its shells start from (`ShellSpec`) and the workspace
 /// binding (`ShellWorkspace`).
-impl super::command::CommandHost for ShellSession {
+impl synapse_command::command::CommandHost for ShellSession {
     fn name(&self) -> &str {
         ShellSession::name(self)
     }
@@ -382,7 +382,7 @@ impl super::command::CommandHost for ShellSession {
         ShellSession::workspace_root(self)
     }
 
-    fn timeouts(&self) -> super::timeouts::Timeouts {
+    fn timeouts(&self) -> synapse_command::timeouts::Timeouts {
         self.timeouts
     }
 

@@ -16,13 +16,13 @@ use tokio_util::sync::CancellationToken;
 
 use super::capture::OUTPUT_CAP_CHARS;
 use super::cgroup::ProcessLimit;
-use super::command::CommandRegistry;
 use super::limits::{SessionLimits, SpillBudget};
-use super::output_policy::{OutputPolicy, cap_for_window, session_dir};
 use super::process::ShellSpec;
 use super::router::{BashRouter, ToolCall, ToolResult};
 use super::session::ShellSession;
 use super::spec::AgentHook;
+use synapse_command::command::CommandRegistry;
+use synapse_command::output_policy::{OutputPolicy, cap_for_window, session_dir};
 use synapse_sandbox::SandboxSpec;
 
 /// A session unused for this long is closed by the reaper.
@@ -152,10 +152,10 @@ impl ShellSessions {
             .unwrap_or_default()
     }
 
-    fn timeouts(&self) -> super::timeouts::Timeouts {
+    fn timeouts(&self) -> synapse_command::timeouts::Timeouts {
         self.settings
             .as_ref()
-            .map(|read| super::timeouts::Timeouts::from_settings(&read()))
+            .map(|read| synapse_command::timeouts::Timeouts::from_settings(&read()))
             .unwrap_or_default()
     }
 
@@ -309,7 +309,7 @@ impl ShellSessions {
         let Ok(slot) = self.slot(name, origin) else {
             return;
         };
-        crate::lifecycle::tasks::spawn(async move {
+        synapse_command::tasks::spawn(async move {
             let mut session = slot.session.clone().lock_owned().await;
             if !slot.closed.load(Ordering::Acquire)
                 && let Err(e) = session.warm_up().await
@@ -405,7 +405,7 @@ impl ShellSessions {
     /// Starts the task closing sessions idle for [`SESSION_IDLE_TIMEOUT`].
     pub fn spawn_idle_reaper(self: &Arc<Self>) -> JoinHandle<Option<()>> {
         let sessions = Arc::downgrade(self);
-        crate::lifecycle::tasks::spawn(async move {
+        synapse_command::tasks::spawn(async move {
             let mut tick = tokio::time::interval(REAPER_INTERVAL);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {

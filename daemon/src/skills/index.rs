@@ -150,7 +150,7 @@ impl SkillIndex {
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        crate::wrappers::write_replace(&self.path, self.render().as_bytes(), 0o644)
+        synapse_command::wrappers::write_replace(&self.path, self.render().as_bytes(), 0o644)
     }
 }
 

@@ -23,7 +23,7 @@ use super::record::{Loaded, SkillRecord, load_skill_dir};
 use super::settings_view::SkillSettings;
 use super::source::{RootConfig, SkillRoot, SkillSource};
 use super::wrapper;
-use crate::wrappers::{WrapperChanges, WrapperFolder};
+use synapse_command::wrappers::{WrapperChanges, WrapperFolder};
 use synapse_shared::skill::SKILL_COMMAND_PREFIX;
 
 pub(crate) struct State {

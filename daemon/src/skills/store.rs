@@ -21,7 +21,7 @@ use super::settings_view::SkillSettings;
 use super::source::{RootConfig, SkillRoot, SkillSource};
 use super::state::State;
 use crate::workspace::SettingsHandle;
-use crate::wrappers::{WrapperChanges, WrapperFolder};
+use synapse_command::wrappers::{WrapperChanges, WrapperFolder};
 
 /// Project folders kept scanned and watched outside every attached workspace (see
 /// [`SkillStore::add_project_cwd`]).

@@ -1,10 +1,10 @@
 //! Skill2Bash: what the wrapper `skill:<skill>:<stem>` of a skill script is — its help texts and
-//! the runner it `exec`s. Rendering and writing belong to [`crate::wrappers`], which owns every
+//! the runner it `exec`s. Rendering and writing belong to [`synapse_command::wrappers`], which owns every
 //! wrapper folder. `-h` as the first argument prints the help without running the script; so does
 //! `--help`, unless the script has its own parser (argparse, click, a `--help` case): then
 //! `--help` names the command and passes through to the script.
 
-use crate::wrappers::{Help, ScriptError, WrapperScript};
+use synapse_command::wrappers::{Help, ScriptError, WrapperScript};
 
 use super::script::SkillScript;
 

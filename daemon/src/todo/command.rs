@@ -6,7 +6,9 @@ use futures::future::BoxFuture;
 
 use super::list::TodoList;
 use super::store::TodoStore;
-use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
+use synapse_command::command::{
+    AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm,
+};
 
 pub static SPEC: CommandSpec = CommandSpec {
     name: "todo",

@@ -13,9 +13,11 @@ use super::cache::{CacheKey, FetchCache};
 use super::fetch::{self, FetchError, Fetched, WebClients};
 use super::render::{self, Kind};
 use super::settings::WebSettings;
-use crate::shell::args::{self, OptSpec, UnknownOpts};
-use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
 use crate::shell::session::{EXIT_CANCELLED, EXIT_TIMED_OUT};
+use synapse_command::args::{self, OptSpec, UnknownOpts};
+use synapse_command::command::{
+    AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm,
+};
 
 /// Characters of content shown unless `--max-chars` says otherwise.
 pub const MAX_CHARS_DEFAULT: usize = 30_000;

@@ -9,9 +9,11 @@ use reqwest::Client;
 use super::SettingsFn;
 use super::search::{ResolvedProvider, SEARCH_TIMEOUT, SearchError, SearchHit};
 use super::settings::WebSettings;
-use crate::shell::args::{self, OptSpec, UnknownOpts};
-use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
 use crate::shell::session::{EXIT_CANCELLED, EXIT_TIMED_OUT};
+use synapse_command::args::{self, OptSpec, UnknownOpts};
+use synapse_command::command::{
+    AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm,
+};
 
 /// Results listed unless `--max` says otherwise.
 pub const RESULTS_DEFAULT: usize = 8;

@@ -201,7 +201,7 @@ impl Workspaces {
         {
             return;
         }
-        crate::lifecycle::tasks::spawn(reaper(Arc::downgrade(&self.inner)));
+        synapse_command::tasks::spawn(reaper(Arc::downgrade(&self.inner)));
     }
 }
 

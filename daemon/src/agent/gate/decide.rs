@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use super::protect;
 use super::rules_source::LoadedRules;
 use super::{SessionGate, skills_dir};
-use crate::shell::gate::HookPermission;
 use crate::shell::{GateAction, GateInfo, GateVerdict};
+use synapse_command::gate::HookPermission;
 use synapse_permissions::{
     self as permissions, Action, Context, Decision, Mode, RuleSet, ShellState,
 };

@@ -14,7 +14,7 @@ use super::{ChatSession, Conversation, SessionEvent};
 use crate::agent::events::{AgentEvent, TurnEnd, TurnFailure};
 use crate::agent::runner::{AgentRunner, RunnerLimits, TurnOutcome};
 use crate::agent::shell_executor::ShellToolExecutor;
-use crate::shell::command::ApproverHandle;
+use synapse_command::command::ApproverHandle;
 use synapse_llm::{Message, Usage};
 
 impl ChatSession {

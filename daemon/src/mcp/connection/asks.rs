@@ -27,7 +27,9 @@ use rmcp::{ErrorData, RoleClient};
 use tokio_util::sync::CancellationToken;
 
 use crate::shell::AskerHandle;
-use crate::shell::asker::{FormAnswer, FormRequest, SampleMessage, SampleRefusal, SampleRequest};
+use synapse_command::asker::{
+    FormAnswer, FormRequest, SampleMessage, SampleRefusal, SampleRequest,
+};
 
 /// JSON-RPC error code the MCP specification uses for a sampling request the user rejected.
 const USER_REJECTED: ErrorCode = ErrorCode(-1);
@@ -296,8 +298,8 @@ fn messages(messages: Vec<SamplingMessage>) -> Result<Vec<SampleMessage>, ErrorD
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shell::asker::{FormAnswer, SampleReply, SampleRequest, SessionAsker};
     use futures::future::BoxFuture;
+    use synapse_command::asker::{FormAnswer, SampleReply, SampleRequest, SessionAsker};
 
     struct Named(&'static str);
 

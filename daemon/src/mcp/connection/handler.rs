@@ -176,7 +176,7 @@ impl Drop for ProgressWatch {
     fn drop(&mut self) {
         self.watchers.unwatch(&self.token);
         if let Some((peer, id)) = self.pending.take() {
-            crate::lifecycle::tasks::spawn(async move {
+            synapse_command::tasks::spawn(async move {
                 let param = rmcp::model::CancelledNotificationParam::new(
                     Some(id),
                     Some("the call was stopped".into()),

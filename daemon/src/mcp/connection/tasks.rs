@@ -53,7 +53,7 @@ impl McpConnection {
         &self,
         tool: &str,
         arguments: Map<String, Value>,
-        sink: Option<crate::shell::progress::ProgressSink>,
+        sink: Option<synapse_command::progress::ProgressSink>,
     ) -> Result<Value, rmcp::ServiceError> {
         self.task_tools.lock().insert(tool.to_string());
         let peer = self.service.peer().clone();
@@ -139,7 +139,7 @@ impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         if let Some(peer) = self.peer.take() {
             let task_id = std::mem::take(&mut self.task_id);
-            crate::lifecycle::tasks::spawn(async move {
+            synapse_command::tasks::spawn(async move {
                 let _ = raw(&peer, "tasks/cancel", json!({"taskId": task_id})).await;
             });
         }

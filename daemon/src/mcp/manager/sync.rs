@@ -23,7 +23,7 @@ impl McpManager {
     /// Makes the wrappers match the catalog in a background task.
     pub(crate) fn sync_wrappers_later(&self) {
         let this = self.clone();
-        crate::lifecycle::tasks::spawn(async move {
+        synapse_command::tasks::spawn(async move {
             this.sync_wrappers().await;
         });
     }
@@ -148,7 +148,7 @@ pub(super) async fn event_loop(
                     continue;
                 };
                 // Listing may take a while: do it off the event loop.
-                crate::lifecycle::tasks::spawn(async move {
+                synapse_command::tasks::spawn(async move {
                     match conn.list_tools_now().await {
                         Ok(tools) => {
                             tracing::info!(server = %server, tools = tools.len(), "MCP tool list changed");

@@ -28,10 +28,10 @@ use tokio::net::{UnixListener, UnixStream};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::command::{CommandOutput, CommandRegistry};
 use super::router::{ToolCall, run_agent_command};
 use super::session::ShellSession;
 use super::spec::ShellSpec;
+use synapse_command::command::{CommandOutput, CommandRegistry};
 
 /// How long a connected helper may take to send its request.
 const REQUEST_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -59,7 +59,7 @@ pub struct ActiveCall {
     pub output_cap_chars: usize,
     /// The session's background jobs, so `job` inside a compound line sees them.
     pub jobs: Arc<super::jobs::JobTable>,
-    pub timeouts: super::timeouts::Timeouts,
+    pub timeouts: synapse_command::timeouts::Timeouts,
     pub timeout: Duration,
     pub cancel: CancellationToken,
     /// The call's number ([`ShellSession::begin_call`]): its agent commands are judged as part of it.
@@ -186,7 +186,7 @@ async fn serve(listener: UnixListener, channel: std::sync::Weak<AgentChannel>) {
         let Some(channel) = channel.upgrade() else {
             return;
         };
-        crate::lifecycle::tasks::spawn(async move { answer(&channel, stream).await });
+        synapse_command::tasks::spawn(async move { answer(&channel, stream).await });
     }
 }
 

@@ -5,9 +5,9 @@ use std::path::Path;
 
 use futures::future::BoxFuture;
 
-use crate::shell::args::{self, OptSpec, UnknownOpts};
-use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 use crate::shell::commands::read::io_reason;
+use synapse_command::args::{self, OptSpec, UnknownOpts};
+use synapse_command::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 /// Line numbers listed in a report before "…".
 const LINES_LISTED_MAX: usize = 10;
@@ -43,8 +43,8 @@ impl AgentCommand for EditCommand {
         &self,
         args: &[String],
         at: &crate::shell::PathResolver<'_>,
-    ) -> crate::shell::gate::Effect {
-        crate::shell::gate::writes_to(path_word(args).as_deref(), at)
+    ) -> synapse_command::gate::Effect {
+        synapse_command::gate::writes_to(path_word(args).as_deref(), at)
     }
 
     fn spec(&self) -> &'static CommandSpec {

@@ -6,9 +6,9 @@ use std::time::SystemTime;
 use futures::future::BoxFuture;
 use globset::GlobBuilder;
 
-use crate::shell::args::{self, OptSpec, UnknownOpts};
-use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 use crate::shell::commands::walk;
+use synapse_command::args::{self, OptSpec, UnknownOpts};
+use synapse_command::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 /// Paths listed before the result is cut.
 pub const GLOB_MAX_RESULTS: usize = 200;

@@ -3,13 +3,15 @@
 
 use futures::future::BoxFuture;
 
-use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
-use crate::shell::gate::Effect;
 use std::sync::Arc;
+use synapse_command::command::{
+    AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm,
+};
+use synapse_command::gate::Effect;
 
 use crate::shell::jobs::{JobInfo, JobTable};
-use crate::shell::paths::PathResolver;
 use crate::shell::process::ShellSpec;
+use synapse_command::paths::PathResolver;
 
 pub static SPEC: CommandSpec = CommandSpec {
     name: "job",
@@ -104,14 +106,7 @@ impl AgentCommand for JobCommand {
     }
 }
 
-/// The command line `job start` runs: one word as typed, several re-quoted as given.
-pub fn start_line(words: &[String]) -> Option<String> {
-    match words {
-        [] => None,
-        [one] => Some(one.clone()),
-        many => shlex::try_join(many.iter().map(String::as_str)).ok(),
-    }
-}
+pub use synapse_command::gate::start_line;
 
 fn start(ctx: &CommandContext<'_>, jobs: &JobTable, words: &[String]) -> CommandOutput {
     let Some(line) = start_line(words).filter(|l| !l.trim().is_empty()) else {

@@ -8,10 +8,10 @@ use globset::{GlobBuilder, GlobMatcher};
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 
-use crate::shell::args::{self, OptSpec, UnknownOpts};
 use crate::shell::capture::OUTPUT_CAP_CHARS;
-use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 use crate::shell::commands::walk;
+use synapse_command::args::{self, OptSpec, UnknownOpts};
+use synapse_command::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 /// Matching lines shown when no `--max` is given.
 pub const SEARCH_MAX_DEFAULT: usize = 200;

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use futures::future::BoxFuture;
 
-use crate::shell::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 use crate::shell::commands::read::io_reason;
+use synapse_command::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 pub static SPEC: CommandSpec = CommandSpec {
     name: "write",
@@ -38,8 +38,8 @@ impl AgentCommand for WriteCommand {
         &self,
         args: &[String],
         at: &crate::shell::PathResolver<'_>,
-    ) -> crate::shell::gate::Effect {
-        crate::shell::gate::writes_to(path_word(args).map(String::as_str), at)
+    ) -> synapse_command::gate::Effect {
+        synapse_command::gate::writes_to(path_word(args).map(String::as_str), at)
     }
 
     fn spec(&self) -> &'static CommandSpec {

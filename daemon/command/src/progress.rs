@@ -18,10 +18,12 @@ const PROGRESS_LINE_CHARS: usize = 300;
 pub struct ProgressSink(Arc<dyn Fn(String, u64) + Send + Sync>);
 
 impl ProgressSink {
+    /// A sink calling `f` with the output's last lines and the bytes seen so far.
     pub fn new(f: impl Fn(String, u64) + Send + Sync + 'static) -> Self {
         Self(Arc::new(f))
     }
 
+    /// Reports the latest `tail` of the output and its size so far.
     pub fn report(&self, tail: String, total_bytes: u64) {
         (self.0)(tail, total_bytes);
     }

@@ -20,13 +20,21 @@ pub use synapse_permissions::Effect;
 pub enum GateAction<'a> {
     /// A command line for the persistent shell, or an extension command (`mcp:…`, `skill:…`)
     /// written as a simple command.
-    Native { command: &'a str },
+    /// The command text.
+    Native {
+        /// The line as written.
+        command: &'a str,
+    },
     /// An in-process agent command: its name, its words after the name, the whole command
     /// text, and what it will do.
     Agent {
+        /// The command word.
         name: &'a str,
+        /// The words after it.
         args: &'a [String],
+        /// The whole command as written.
         command: &'a str,
+        /// What running it will do.
         effect: Effect,
     },
 }
@@ -51,11 +59,20 @@ impl GateAction<'_> {
             GateAction::Agent {
                 name: "job", args, ..
             } => match args.split_first() {
-                Some((sub, rest)) if sub == "start" => super::commands::job::start_line(rest),
+                Some((sub, rest)) if sub == "start" => start_line(rest),
                 _ => None,
             },
             GateAction::Agent { .. } => None,
         }
+    }
+}
+
+/// The command line `job start` runs: one word as typed, several re-quoted as given.
+pub fn start_line(words: &[String]) -> Option<String> {
+    match words {
+        [] => None,
+        [one] => Some(one.clone()),
+        many => shlex::try_join(many.iter().map(String::as_str)).ok(),
     }
 }
 
@@ -85,14 +102,18 @@ pub struct GateInfo<'a> {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum HookPermission {
     #[default]
+    /// The hooks said nothing (or there were none).
     Unsaid,
+    /// A hook allowed the call.
     Allow,
+    /// A hook asked for the user's word.
     Ask,
 }
 
 /// The gate's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GateVerdict {
+    /// Run as asked.
     Run,
     /// Run once outside the sandbox (native commands only; agent commands just run).
     RunUnsandboxed,
@@ -102,6 +123,7 @@ pub enum GateVerdict {
 
 /// Decides whether a command may run (and asks the user when the policy says so).
 pub trait CommandGate: Send + Sync {
+    /// Decides about `action` for the session `info` describes; may ask the user first.
     fn check<'a>(
         &'a self,
         action: GateAction<'a>,
@@ -130,6 +152,7 @@ pub trait CommandGate: Send + Sync {
 /// A skill's `allowed-tools` offered to the gate at `skill load`.
 #[derive(Debug, Clone, Copy)]
 pub struct SkillToolsGrant<'a> {
+    /// The skill's name.
     pub skill: &'a str,
     /// The list translated to permission patterns (`write:*`, `git add:*`).
     pub patterns: &'a [String],
@@ -142,12 +165,24 @@ pub struct SkillToolsGrant<'a> {
 pub enum SkillToolsAnswer {
     /// Pre-approved for the rest of the session (inside the sandbox); patterns that could not
     /// be read.
-    Granted { problems: Vec<String> },
+    /// Granted for the session.
+    Granted {
+        /// Patterns that could not be read.
+        problems: Vec<String>,
+    },
     /// The user answered "always": granted, and the caller records the approval of this
     /// content so the next session does not ask.
-    GrantedAlways { problems: Vec<String> },
+    /// Granted for good.
+    GrantedAlways {
+        /// Patterns that could not be read.
+        problems: Vec<String>,
+    },
     /// Nothing granted: the user said no (`asked`), or nobody could be asked.
-    NotGranted { asked: bool },
+    /// Not granted.
+    NotGranted {
+        /// The user was asked (and said no).
+        asked: bool,
+    },
 }
 
 /// A cloneable, printable handle to a [`CommandGate`].

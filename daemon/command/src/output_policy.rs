@@ -5,12 +5,13 @@
 //!
 //! The cap comes from the model's context window ([`cap_for_window`]): 30,000 characters by
 //! default and never more than about a quarter of the window. Shell output is already capped
-//! while it streams ([`super::capture`]); this policy catches everything produced in-process.
+//! while it streams (the shell's capture); this policy catches everything produced in-process.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::capture::OUTPUT_CAP_CHARS;
+/// Default cap on the characters of one command's result.
+pub const OUTPUT_CAP_CHARS: usize = 30_000;
 
 /// Rough characters per token, to turn a context window into a character budget.
 const CHARS_PER_TOKEN: u64 = 4;
@@ -38,11 +39,14 @@ pub fn cap_for_window(window_tokens: Option<u64>) -> usize {
 /// Caps results and spills the full text of long ones under `spill_dir`.
 #[derive(Debug, Clone)]
 pub struct OutputPolicy {
+    /// The most characters of one result the model reads.
     pub cap_chars: usize,
+    /// Where the full text of a longer result is spilled.
     pub spill_dir: PathBuf,
 }
 
 impl OutputPolicy {
+    /// A policy capping results at `cap_chars`, spilling to `spill_dir`.
     pub fn new(cap_chars: usize, spill_dir: PathBuf) -> Self {
         Self {
             cap_chars,

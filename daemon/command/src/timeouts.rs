@@ -7,7 +7,10 @@ use std::time::Duration;
 use serde_json::Value;
 use synapse_shared::settings::Settings;
 
-use super::router::{COMMAND_TIMEOUT_DEFAULT, COMMAND_TIMEOUT_MAX};
+/// Timeout of a command when the call gives none.
+pub const COMMAND_TIMEOUT_DEFAULT: Duration = Duration::from_secs(120);
+/// Longest timeout a call may ask for.
+pub const COMMAND_TIMEOUT_MAX: Duration = Duration::from_secs(600);
 
 /// Longest maximum a setting may configure: one day. Longer work belongs in a background job.
 const MAX_TIMEOUT_CEILING: Duration = Duration::from_secs(24 * 60 * 60);

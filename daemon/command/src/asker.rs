@@ -43,14 +43,18 @@ pub enum FormAnswer {
 pub struct SampleMessage {
     /// True for the user's side, false for the assistant's.
     pub from_user: bool,
+    /// The message's text.
     pub text: String,
 }
 
 /// A server's request for a model reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SampleRequest {
+    /// The server asking.
     pub server: String,
+    /// The system prompt it asks the model to use.
     pub system_prompt: Option<String>,
+    /// The conversation to reply to, oldest first.
     pub messages: Vec<SampleMessage>,
     /// What the server asked for; the session bounds it by its model's output limit.
     pub max_tokens: u32,
@@ -59,7 +63,9 @@ pub struct SampleRequest {
 /// The model's reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SampleReply {
+    /// The model that answered.
     pub model: String,
+    /// Its reply.
     pub text: String,
     /// The reply was cut at the token limit.
     pub truncated: bool,
@@ -68,9 +74,16 @@ pub struct SampleReply {
 /// Why a sampling request got no reply.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SampleRefusal {
+    /// The user did not allow it.
     #[error("the user did not allow MCP server {server} to use the model ({how})")]
-    NotApproved { server: String, how: String },
+    NotApproved {
+        /// The server asking.
+        server: String,
+        /// How the user (or the lack of one) answered.
+        how: String,
+    },
     #[error("the model call failed: {0}")]
+    /// The model was asked and failed.
     ModelFailed(String),
 }
 

@@ -32,6 +32,7 @@ pub struct WrapperScript {
     pub about: Vec<(&'static str, String)>,
     /// `-h`: usage and one line.
     pub short_help: String,
+    /// `--help`: the whole document.
     pub long_help: Help,
     /// Variables exported to the target: `(NAME, value)`.
     pub exports: Vec<(&'static str, String)>,
@@ -43,7 +44,9 @@ pub struct WrapperScript {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{what} contains a control character and cannot be put in a wrapper: {word:?}")]
 pub struct ScriptError {
+    /// Which part of the wrapper the word is ("the script path").
     pub what: String,
+    /// The word.
     pub word: String,
 }
 
@@ -95,7 +98,7 @@ fn exact_word(what: &str, word: &str) -> Result<String, ScriptError> {
 /// The interpreter line's bash: the one the session shells run, by absolute path (no `env`
 /// lookup on every call), unless its path cannot stand in a `#!` line.
 fn shebang_bash() -> String {
-    match crate::shell::bash_path().to_str() {
+    match crate::bash_path().to_str() {
         Some(p) if p.starts_with('/') && !p.contains(char::is_whitespace) && p.len() < 120 => {
             p.to_string()
         }

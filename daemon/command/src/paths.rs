@@ -12,7 +12,9 @@ use synapse_permissions::normalize;
 /// Resolves path words for one command: the session's current folder and `HOME`.
 #[derive(Debug, Clone, Copy)]
 pub struct PathResolver<'a> {
+    /// The session shell's current folder.
     pub cwd: &'a Path,
+    /// The session's `HOME`, when it has one.
     pub home: Option<&'a Path>,
 }
 

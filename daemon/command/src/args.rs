@@ -10,10 +10,12 @@ pub struct OptSpec {
     pub name: &'static str,
     /// Another spelling (`--ignore-case` for `-i`).
     pub alias: Option<&'static str>,
+    /// Whether the option takes the next word as its value.
     pub takes_value: bool,
 }
 
 impl OptSpec {
+    /// An option that stands alone (`--all`).
     pub const fn flag(name: &'static str) -> Self {
         Self {
             name,
@@ -22,6 +24,7 @@ impl OptSpec {
         }
     }
 
+    /// An option followed by its value (`--offset N`).
     pub const fn value(name: &'static str) -> Self {
         Self {
             name,
@@ -30,6 +33,7 @@ impl OptSpec {
         }
     }
 
+    /// The same option under another spelling.
     pub const fn alias(mut self, alias: &'static str) -> Self {
         self.alias = Some(alias);
         self
@@ -39,21 +43,27 @@ impl OptSpec {
 /// Unknown dashed words: an error (`read --bogus`) or plain positionals (`edit f "-x" "-y"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnknownOpts {
+    /// An unknown dashed word is a usage error.
     Reject,
+    /// An unknown dashed word is an ordinary word.
     Positional,
 }
 
 #[derive(Debug, Default)]
+/// The words of one command line, sorted into options and positionals.
 pub struct Parsed {
+    /// The words that are not options, in order.
     pub positionals: Vec<String>,
     options: HashMap<&'static str, Option<String>>,
 }
 
 impl Parsed {
+    /// Whether the flag `name` (or its alias) was given.
     pub fn flag(&self, name: &str) -> bool {
         self.options.contains_key(name)
     }
 
+    /// The value of option `name` (or its alias), when given.
     pub fn value(&self, name: &str) -> Option<&str> {
         self.options.get(name).and_then(|v| v.as_deref())
     }
@@ -76,6 +86,7 @@ fn looks_like_option(word: &str) -> bool {
         && !word.contains(char::is_whitespace)
 }
 
+/// Sorts `args` into the options `opts` names and positionals; the error names the word that was wrong.
 pub fn parse(args: Vec<String>, opts: &[OptSpec], unknown: UnknownOpts) -> Result<Parsed, String> {
     let mut parsed = Parsed::default();
     let mut iter = args.into_iter();

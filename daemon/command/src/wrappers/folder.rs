@@ -83,7 +83,9 @@ fn write_one(path: &Path, content: &str, exists: bool) -> io::Result<()> {
 /// What a sync changed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WrapperChanges {
+    /// The commands written (new or changed).
     pub written: Vec<String>,
+    /// The commands removed.
     pub removed: Vec<String>,
     /// One line per wrapper that could not be written or removed: one bad wrapper never keeps
     /// the others from being written.
@@ -122,6 +124,7 @@ impl WrapperFolder {
         }
     }
 
+    /// The folder the wrappers are written to.
     pub fn bin_dir(&self) -> &Path {
         &self.bin
     }

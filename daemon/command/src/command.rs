@@ -20,6 +20,7 @@ use super::paths::PathResolver;
 /// Static documentation of one agent shell command.
 #[derive(Debug)]
 pub struct CommandSpec {
+    /// The command word (`read`, `task:explore`).
     pub name: &'static str,
     /// `read <path> [--offset N] [--limit N]`
     pub usage: &'static str,
@@ -82,14 +83,18 @@ pub const EXIT_USAGE: i32 = 2;
 /// What a command produced: the text the model sees and an exit code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandOutput {
+    /// What the model reads.
     pub text: String,
+    /// The exit status, as bash would report it.
     pub exit_code: i32,
     /// The session's shell was (re)started while running this command.
     pub restarted: bool,
+    /// The command was stopped at its time limit.
     pub timed_out: bool,
 }
 
 impl CommandOutput {
+    /// Exit 0 with `text`.
     pub fn success(text: impl Into<String>) -> Self {
         Self {
             text: text.into(),
@@ -99,6 +104,7 @@ impl CommandOutput {
         }
     }
 
+    /// A failure with `text` (what was wrong) and a non-zero `exit_code`.
     pub fn failure(text: impl Into<String>, exit_code: i32) -> Self {
         Self {
             text: text.into(),
@@ -111,6 +117,7 @@ impl CommandOutput {
 
 /// An in-process command the router can run.
 pub trait AgentCommand: Send + Sync {
+    /// The command's name and documentation.
     fn spec(&self) -> &'static CommandSpec;
 
     /// Runs with the words after the command name. `-h`/`--help` as the first word never get
@@ -180,10 +187,15 @@ pub enum PromptForm {
 /// (forms, confirmations) and where files it leaves behind go (removed with the session).
 #[derive(Clone, Default)]
 pub struct CallContext {
+    /// Cancelled when the call is (the user interrupted, the turn ended).
     pub cancel: CancellationToken,
+    /// The root of the calling session's workspace (the project answers first).
     pub workspace: Option<PathBuf>,
+    /// Where the call's live output goes while it runs.
     pub progress: Option<super::progress::ProgressSink>,
+    /// Who answers the extension's questions (forms, sampling) for the session.
     pub asker: Option<super::asker::AskerHandle>,
+    /// Where files the call leaves behind go (removed with the session).
     pub scratch: Option<PathBuf>,
 }
 
@@ -279,7 +291,7 @@ pub trait CommandHost: Send + Sync {
 
     /// The output cap of the session's results, in characters.
     fn output_cap_chars(&self) -> usize {
-        super::capture::OUTPUT_CAP_CHARS
+        crate::output_policy::OUTPUT_CAP_CHARS
     }
 
     /// Runs a command line in the shell, as if it had been typed; never fails: problems become
@@ -402,6 +414,7 @@ impl<'s> CommandContext<'s> {
         self.stdin.as_deref()
     }
 
+    /// The time budget of this run.
     pub fn timeout(&self) -> Duration {
         self.timeout
     }
@@ -416,6 +429,7 @@ impl<'s> CommandContext<'s> {
         self.host.output_cap_chars()
     }
 
+    /// Cancelled when the call is.
     pub fn cancel(&self) -> &CancellationToken {
         &self.cancel
     }
@@ -456,6 +470,7 @@ pub struct CommandRegistry {
 }
 
 impl CommandRegistry {
+    /// An empty registry.
     pub fn new() -> Self {
         Self::default()
     }
@@ -493,6 +508,7 @@ impl CommandRegistry {
             .or_else(|| self.families.iter().find_map(|f| f.command(name)))
     }
 
+    /// Whether `name` is a registered command or one of a family's.
     pub fn contains(&self, name: &str) -> bool {
         self.commands.contains_key(name) || self.families.iter().any(|f| f.command(name).is_some())
     }
@@ -512,6 +528,7 @@ impl CommandRegistry {
         names
     }
 
+    /// The specs of the registered commands, by name.
     pub fn specs(&self) -> impl Iterator<Item = &'static CommandSpec> + '_ {
         self.commands.values().map(|c| c.spec())
     }
@@ -562,81 +579,5 @@ impl CommandRegistry {
             out.push_str(&brief);
         }
         out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use synapse_permissions::{Action, Context, Decision, Mode, RuleSet, decide};
-
-    /// A command no list anywhere names: only the registry knows it.
-    struct Note;
-
-    static NOTE: CommandSpec = CommandSpec {
-        name: "note",
-        usage: "note <text>",
-        summary: "Keeps a note.",
-        help: "",
-    };
-
-    impl AgentCommand for Note {
-        fn spec(&self) -> &'static CommandSpec {
-            &NOTE
-        }
-
-        fn run<'a>(
-            &'a self,
-            _: &'a mut CommandContext<'_>,
-            _: Vec<String>,
-        ) -> BoxFuture<'a, CommandOutput> {
-            Box::pin(async { CommandOutput::success("") })
-        }
-    }
-
-    fn verdict(commands: &synapse_permissions::AgentCommands, line: &str) -> Decision {
-        let (rules, problems) = RuleSet::from_json(
-            &serde_json::json!({"bash": {"deny": ["rm:*"]}}),
-            "settings.json",
-        );
-        assert!(problems.is_empty(), "{problems:?}");
-        let ctx = Context {
-            cwd: Path::new("/w"),
-            home: Path::new("/h"),
-            synapse_home: Path::new("/h/.synapse"),
-            temp_dir: Path::new("/tmp"),
-            extra_writable: &[],
-            sandboxed: true,
-            is_session_pid: &|_| false,
-            agent_commands: commands,
-        };
-        decide(&Action::Native { command: line }, Mode::Auto, &rules, &ctx)
-    }
-
-    #[test]
-    fn the_permission_engine_knows_every_registered_command_but_the_launchers() {
-        let mut registry = super::super::builtin_registry();
-        registry.register(Arc::new(Note));
-        let known = registry.agent_commands();
-        for spec in registry.specs() {
-            let launcher = registry.get(spec.name).is_some_and(|c| c.launches());
-            assert_eq!(known.contains(spec.name), !launcher, "{}", spec.name);
-        }
-        assert!(!known.contains("bash") && !known.contains("job"));
-
-        // A new command's words are its own: under a deny rule on `rm`, a note that mentions
-        // rm runs in a list, while the same words after an unknown program may start `rm`.
-        let line = "head -3 a.txt; note rm the stale logs | wc -l";
-        assert!(
-            matches!(verdict(&known, line), Decision::Allow { .. }),
-            "{:?}",
-            verdict(&known, line)
-        );
-        let unknown = super::super::builtin_registry().agent_commands();
-        assert!(
-            !matches!(verdict(&unknown, line), Decision::Allow { .. }),
-            "a program the registry does not know may start what its words name: {:?}",
-            verdict(&unknown, line)
-        );
     }
 }
