@@ -4,14 +4,32 @@
 //! → take the daemon lock → settings → bind the socket → serve gRPC until SIGTERM/SIGINT/`Shutdown`
 //! → stop the subsystems → remove the socket.
 //!
-//! # Six flows, file by file
+//! # The main flows, file by file
 //!
 //! Each flow starts at a method of `proto/synapse.proto`; each gRPC handler in `daemon/src/server/`
 //! names the one entry point it calls. `→` is one call; the hop count is the calls from the handler
 //! to the code that does the work. Paths are from the repository root. Settings are read through
-//! `SettingsHandle::current` (`daemon/src/workspace/settings.rs`); the leaf crates are `daemon/llm`
-//! (model providers), `daemon/permissions` (the policy engine) and `daemon/sandbox` (the Landlock
-//! launcher).
+//! `SettingsHandle::current` (`daemon/src/workspace/settings.rs`). The crates beside it:
+//! `daemon/command` (synapse-command, the extension contract every room builds on: `AgentCommand`,
+//! `CommandHost`, `CommandContext`, the registry, `CallContext`, the gate's questions, the task
+//! owner, the `bin/` writer, the workspace listener — its `lib.rs` says how to add a command),
+//! `daemon/mcp` (synapse-mcp, MCP servers as commands, built on the contract only), and the leaves
+//! `daemon/llm` (model providers), `daemon/permissions` (the policy engine) and `daemon/sandbox`
+//! (the Landlock launcher).
+//!
+//! # Adding things
+//! - **A command:** read `daemon/command/src/lib.rs`; write the `AgentCommand` in the room that
+//!   owns what it does (a shell built-in in `daemon/src/shell/commands/`, else its subsystem's
+//!   room), unit-test it on `shell::fake_host::FakeHost`, and register it in `shell_layer`
+//!   (`daemon/src/state.rs`). The permission engine, the shell functions, `-h`/`--help`, the
+//!   prompt and `tools search` all read the registry.
+//! - **A provider:** its wire format in `daemon/llm/src/` (a module implementing `LlmProvider`),
+//!   a `ProviderKind` variant (`daemon/llm/src/config.rs`: its name, key variables and base-URL
+//!   variable — the shell's secret scrub list is derived from them), and the arms the compiler
+//!   then asks for: `build_provider` (`daemon/llm/src/lib.rs`), `reach.rs` (what `synapse doctor`
+//!   asks) and `discover.rs` (its context window).
+//! - **A workspace-scoped extension:** implement `WorkspaceListener` (`synapse_command::workspaces`)
+//!   and subscribe it to `DaemonState::workspaces` (`daemon/src/workspace/registry.rs`).
 //!
 //! **1. Chat turn** (`Chat.Attach` with an input; 15 hops over 9 files to bash, 10 to the model).
 //! `ChatService::attach` (opening through `ChatSessions::attach`, `daemon/src/agent/attach.rs`) →
@@ -38,14 +56,14 @@
 //! **2. `mcp:` call from the model** (19 hops over 10 files). Flow 1 to `route`, where the gate
 //! asks `SessionGate::check` (`daemon/src/agent/gate/mod.rs`, with the `permissions.mcp` rules in
 //! `daemon/src/agent/gate/decide.rs`) → `BashRouter::shortcut` → `McpShortcut::run`
-//! (`daemon/src/mcp/shortcut.rs`) → `McpManager::call_command` → `call_argv` (argv mapped by
-//! `map_argv`, `daemon/src/mcp/args.rs`) → `invoke` (`daemon/src/mcp/calls.rs`) →
-//! `McpConnection::call` (`daemon/src/mcp/connection.rs`); the answer is rendered by
-//! `render_result` (`daemon/src/mcp/result.rs`). A server whose tool list is not known yet is
-//! connected first by `lookup` (`daemon/src/mcp/calls.rs`), which also syncs the wrappers. In a
+//! (`daemon/mcp/src/shortcut.rs`) → `McpManager::call_command` → `call_argv` (argv mapped by
+//! `map_argv`, `daemon/mcp/src/args.rs`) → `invoke` (`daemon/mcp/src/calls.rs`) →
+//! `McpConnection::call` (`daemon/mcp/src/connection.rs`); the answer is rendered by
+//! `render_result` (`daemon/mcp/src/result.rs`). A server whose tool list is not known yet is
+//! connected first by `lookup` (`daemon/mcp/src/calls.rs`), which also syncs the wrappers. In a
 //! compound line bash runs the wrapper `$SYNAPSE_HOME/bin/mcp:<server>:<tool>` (written by
-//! `WrapperWriter::sync`, `daemon/src/mcp/wrappers.rs`, rendered and written by `WrapperScript` and
-//! `WrapperFolder` in `daemon/src/wrappers/`), which execs `synapse mcp call`
+//! `WrapperWriter::sync`, `daemon/mcp/src/wrappers.rs`, rendered and written by `WrapperScript` and
+//! `WrapperFolder` in `daemon/command/src/wrappers/`), which execs `synapse mcp call`
 //! (`client/src/cli/mcp.rs`) → `Mcp.CallTool` → `McpService::call_tool`
 //! (`daemon/src/server/mcp.rs`) → `McpManager::call_argv` → `invoke` → `McpConnection::call` (3
 //! hops).
@@ -58,7 +76,7 @@
 //! → `State::reload_dir` (`daemon/src/skills/state.rs`, loading the
 //! folder with `load_skill_dir` in `daemon/src/skills/record.rs` → `scan_scripts` in
 //! `daemon/src/skills/script.rs`) → `State::sync_name` → `render` (`daemon/src/skills/wrapper.rs`) + `WrapperFolder::put`
-//! (`daemon/src/wrappers/folder.rs`); a project skill's wrapper goes to its workspace's folder
+//! (`daemon/command/src/wrappers/folder.rs`); a project skill's wrapper goes to its workspace's folder
 //! (`State::sync_workspaces`). `Skills.Create` (`SkillStore::create`,
 //! `daemon/src/skills/manage.rs`) also ends in `apply_paths`; `Skills.Refresh` and the end of every
 //! skill sub-agent run go `SkillStore::refresh` → `State::rebuild` → `WrapperFolder::sync`.
@@ -82,7 +100,7 @@
 //! (`daemon/src/agent/gate/answer.rs`) → `SessionApprover::request`
 //! (`daemon/src/agent/approvals.rs`), which sends `SessionEvent::Approval` to the clients
 //! (`to_wire`, `daemon/src/server/chat_wire.rs`). A skill marked `ask` asks through
-//! `CommandContext::approve` (`daemon/src/shell/command.rs`) → `SessionApprover::ask`. Answering:
+//! `CommandContext::approve` (`daemon/command/src/command.rs`) → `SessionApprover::ask`. Answering:
 //! `Chat.Attach` with an approval → `ChatService::attach` → `read_client` → `read_messages`
 //! (`daemon/src/server/chat.rs`) → `ChatSession::answer_approval` (`daemon/src/agent/session.rs`) →
 //! `SessionApprover::answer` (`daemon/src/agent/approvals.rs`), which wakes `request`; `resolve`
@@ -95,11 +113,11 @@
 //! **6. An MCP server asks the user** (a form or sampling during a session's tool call). Flow 2
 //! to `BashRouter::shortcut`, which puts the call's `AskerHandle` (a `TurnAsker`,
 //! `daemon/src/agent/asker.rs`, made by `ChatSession::turn_asker` in
-//! `daemon/src/agent/session/asks.rs`) in the call's `CallContext` (`daemon/src/shell/command.rs`)
+//! `daemon/src/agent/session/asks.rs`) in the call's `CallContext` (`daemon/command/src/command.rs`)
 //! → `McpShortcut` → `McpHub::call_command` → `McpManager::call_argv` → `invoke` →
 //! `McpConnection::call` → `call_watched`
-//! (`daemon/src/mcp/connection/handler.rs`), which registers it in `CallAskers`
-//! (`daemon/src/mcp/connection/asks.rs`) while the call runs. The server's request arrives at
+//! (`daemon/mcp/src/connection/handler.rs`), which registers it in `CallAskers`
+//! (`daemon/mcp/src/connection/asks.rs`) while the call runs. The server's request arrives at
 //! `Events::create_elicitation` / `create_message` → `elicit` / `sample` (`asks.rs`, finding the
 //! call's asker) → `TurnAsker::elicit` → `SessionForms::ask` (`daemon/src/agent/forms.rs`, which
 //! sends `SessionEvent::Elicitation`), or `TurnAsker::sample` → `SessionApprover::request` (flow
@@ -110,11 +128,11 @@
 //! **7. `synapse mcp login <server>`** (OAuth for a remote server). `client/src/cli/mcp_login.rs`
 //! → `Mcp.Login` → `McpService::login` (`daemon/src/server/mcp.rs`, refusing a sandboxed peer) →
 //! `mcp_auth::login` (`daemon/src/server/mcp_auth.rs`, a task streaming the URL, then the outcome)
-//! → `McpManager::login` (`daemon/src/mcp/manager/auth.rs`) → `oauth::login::login`
-//! (`daemon/src/mcp/oauth/login.rs`: `discover`, `register`, `Pkce`, `CallbackListener::wait`,
+//! → `McpManager::login` (`daemon/mcp/src/manager/auth.rs`) → `oauth::login::login`
+//! (`daemon/mcp/src/oauth/login.rs`: `discover`, `register`, `Pkce`, `CallbackListener::wait`,
 //! `grant::exchange_code`) → `OAuthVault::install` (`vault.rs`, `TokenStore::save` in
 //! `store.rs`) → `Server::reconnect`. Every HTTP connection's requests go through
-//! `McpHttpClient` (`daemon/src/mcp/oauth/http.rs`, built by `connection/http.rs`), which takes
+//! `McpHttpClient` (`daemon/mcp/src/oauth/http.rs`, built by `connection/http.rs`), which takes
 //! the bearer from `TokenSource::access_token` (refreshing it when due or after a 401); a refusal
 //! it cannot answer becomes `ConnectionError::NeedsLogin` and the server's `NeedsLogin` state.
 //!
@@ -146,7 +164,6 @@ pub mod growth;
 pub mod hooks;
 pub mod lifecycle;
 pub mod logging;
-pub mod mcp;
 pub mod run;
 pub mod server;
 pub mod shell;

@@ -54,7 +54,7 @@ fn run(options: Options) -> anyhow::Result<()> {
             "killed processes left by a daemon that died"
         );
     }
-    crate::lifecycle::orphans::set_owner(paths.socket());
+    synapse_command::daemon_process::set_owner(paths.socket());
     crate::lifecycle::debris::clean(paths.home(), &std::env::temp_dir());
 
     let settings_path = paths.settings_file();

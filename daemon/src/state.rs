@@ -22,13 +22,13 @@ use crate::agent::subagent::{SubAgentRunner, SubAgents};
 use crate::agent::subagent_context::SubAgentContexts;
 use crate::agent::task_command::{EXPLORE_SPEC, GENERAL_SPEC, TaskCommand, TaskKind};
 use crate::growth;
-use crate::mcp::shortcut::McpShortcut;
-use crate::mcp::{McpHub, McpOptions};
 use crate::shell::{ShellSessions, builtin_registry};
 use crate::skills::agent_commands::{SkillCommand, SkillLoadCommand, ToolsCommand};
 use crate::skills::{SkillStore, SkillWatcher, ToolCatalog, ToolEntry, ToolSource};
 use crate::todo::{TodoGuard, TodoStore};
 use crate::workspace::{SettingsHandle, Workspaces};
+use synapse_mcp::shortcut::McpShortcut;
+use synapse_mcp::{McpHub, McpOptions};
 
 pub struct DaemonState {
     pub paths: Paths,
@@ -74,8 +74,8 @@ impl DaemonState {
         );
         workspaces.subscribe(skills.clone());
         let mcp = McpHub::new(
-            McpOptions::for_home(&paths, crate::mcp::client_binary()),
-            workspaces.clone(),
+            McpOptions::for_home(&paths, synapse_mcp::client_binary()),
+            Arc::new(workspaces.clone()),
         );
         let meta_dir = growth::meta::meta_dir(
             paths.home(),

@@ -18,9 +18,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use synapse_daemon::mcp::config::McpConfig;
-use synapse_daemon::mcp::connection::McpConnection;
-use synapse_daemon::mcp::{McpManager, McpOptions};
+use synapse_mcp::config::McpConfig;
+use synapse_mcp::connection::McpConnection;
+use synapse_mcp::{McpManager, McpOptions};
 use synapse_shared::proto::McpCallToolRequest;
 use synapse_shared::proto::mcp_client::McpClient;
 use synapse_tests::{DEADLINE, TestEnv, wait_until};
@@ -122,13 +122,11 @@ fn main() {
             let mut samples = Vec::new();
             for i in 0..n(20, 2) as u64 {
                 let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-                let link = synapse_daemon::mcp::connection::Link {
+                let link = synapse_mcp::connection::Link {
                     events: tx,
                     // As the user's servers: no roots.
                     roots: None,
-                    oauth: synapse_daemon::mcp::oauth::OAuthVault::new(
-                        env.home().join("mcp/oauth"),
-                    ),
+                    oauth: synapse_mcp::oauth::OAuthVault::new(env.home().join("mcp/oauth")),
                 };
                 let t = Instant::now();
                 let (conn, _) = McpConnection::connect(&fs_cfg, 1_000_000 + i, link)
@@ -162,7 +160,7 @@ fn main() {
         client_bin: PathBuf::from("/unused/synapse"),
         media_dir: home.path().to_path_buf(),
         env: Arc::new(|_| None),
-        oauth: synapse_daemon::mcp::oauth::OAuthVault::new(home.path().join("mcp/oauth")),
+        oauth: synapse_mcp::oauth::OAuthVault::new(home.path().join("mcp/oauth")),
         user_env: Default::default(),
     };
     let argv = vec!["hello".to_string()];

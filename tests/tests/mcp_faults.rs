@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use mcp_support::*;
 use serde_json::json;
-use synapse_daemon::mcp::{EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE, EXIT_USAGE, StateKind};
+use synapse_mcp::{EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE, EXIT_USAGE, StateKind};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn crash_then_reconnect_on_next_call() {

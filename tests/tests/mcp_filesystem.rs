@@ -10,7 +10,7 @@ use std::process::Command;
 
 use mcp_support::*;
 use serde_json::json;
-use synapse_daemon::mcp::{EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE, McpManager};
+use synapse_mcp::{EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE, McpManager};
 
 fn fs_home(root: &Path) -> Home {
     let home = Home::new();

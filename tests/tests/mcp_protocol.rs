@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use mcp_support::*;
 use serde_json::json;
-use synapse_daemon::mcp::{EXIT_OK, EXIT_TOOL_ERROR, StateKind};
+use synapse_mcp::{EXIT_OK, EXIT_TOOL_ERROR, StateKind};
 use synapse_tests::TestEnv;
 
 fn memory_server_js() -> std::path::PathBuf {

@@ -8,7 +8,7 @@ use crate::mcp_support;
 
 use mcp_support::*;
 use serde_json::json;
-use synapse_daemon::mcp::{EXIT_OK, StateKind};
+use synapse_mcp::{EXIT_OK, StateKind};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claude_and_vscode_configs_are_read_with_their_source() {
@@ -64,7 +64,7 @@ async fn claude_and_vscode_configs_are_read_with_their_source() {
     let m = hub.workspace(project.path(), None);
     // The project's servers — its `.vscode/mcp.json` and its `~/.claude.json` entry alike —
     // need the user's approval of their entries.
-    let approved = synapse_daemon::mcp::approval::approve_project_servers(
+    let approved = synapse_mcp::approval::approve_project_servers(
         &m,
         &home.path().join("mcp"),
         project.path(),

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use mcp_support::*;
 use serde_json::{Value, json};
-use synapse_daemon::mcp::{EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE, McpManager};
+use synapse_mcp::{EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE, McpManager};
 
 fn py_entry(extra_env: Value) -> Value {
     json!({
@@ -33,7 +33,7 @@ async fn stdio_manager(home: &Home, vars: &[(&str, &str)]) -> McpManager {
     m
 }
 
-fn parsed(o: &synapse_daemon::mcp::McpCallOutput) -> Value {
+fn parsed(o: &synapse_mcp::McpCallOutput) -> Value {
     serde_json::from_str(out(o).trim()).unwrap_or_else(|e| panic!("{e}: {}{}", out(o), err(o)))
 }
 

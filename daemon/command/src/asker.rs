@@ -3,7 +3,7 @@
 //! the session's model, once the user allowed it).
 //!
 //! The chat session implements [`SessionAsker`] for each turn; the call carries it
-//! ([`super::ToolCall::asker`]) and the router passes it in the [`super::command::CallContext`] of
+//! (the shell's `ToolCall::asker`) and the router passes it in the [`crate::command::CallContext`] of
 //! an in-process extension call, with the progress sink. The MCP connection takes it from there
 //! for the duration of the `tools/call` and routes the server's requests of that call to it. A call
 //! without an asker (`synapse exec`, `synapse mcp call`, a wrapper run inside a pipeline, a

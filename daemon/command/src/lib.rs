@@ -33,7 +33,9 @@
 //! asked and answers), [`paths`] (where a path word lands), [`args`] (the option parser
 //! commands share), [`timeouts`], [`output_policy`] (the cap on what the model reads, spill
 //! files), [`progress`] and [`asker`] (a call's live output and its questions to the user),
-//! [`tasks`] (the owner of every background task), [`wrappers`] (the `bin/` writer) and
+//! [`tasks`] (the owner of every background task), [`wrappers`] (the `bin/` writer),
+//! [`workspaces`] (the projects that are up, as an extension hears of them),
+//! [`daemon_process`] (the owner mark on every child process, giving memory back) and
 //! [`bash_path`] (the one bash every shell and wrapper runs).
 
 #![deny(missing_docs)]
@@ -41,12 +43,14 @@
 pub mod args;
 pub mod asker;
 pub mod command;
+pub mod daemon_process;
 pub mod gate;
 pub mod output_policy;
 pub mod paths;
 pub mod progress;
 pub mod tasks;
 pub mod timeouts;
+pub mod workspaces;
 pub mod wrappers;
 
 pub use command::{

@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use super::prompt::{PromptEnv, PromptSections, system_prompt_with_sections};
 use super::turn_prompt::{PromptTurn, TurnPrompt};
-use crate::mcp::McpHub;
-use crate::mcp::instructions::render_servers;
 use crate::skills::{SkillStore, TaskWords, awareness_budget};
 use crate::workspace::SettingsHandle;
 use crate::workspace::git::{GIT_PROBE_DEADLINE, GitFacts};
+use synapse_mcp::McpHub;
+use synapse_mcp::instructions::render_servers;
 
 /// One session's prompt source.
 pub struct MainPrompt {

@@ -64,7 +64,7 @@ pub fn with_role(prompt: &str, role: &str) -> String {
 pub struct PromptSections<'a> {
     /// The skills listing ranked against the task (`crate::skills` renders it).
     pub skills: &'a str,
-    /// `# Connected MCP servers`, one line each (`crate::mcp::instructions` renders it).
+    /// `# Connected MCP servers`, one line each (`synapse_mcp::instructions` renders it).
     pub servers: &'a str,
     /// Connected servers that keep memory, for the Memory section.
     pub memory_servers: &'a [String],

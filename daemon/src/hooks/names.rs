@@ -44,7 +44,7 @@ pub fn tool_of(
     {
         return (tool.to_string(), input);
     }
-    if name.starts_with(crate::mcp::names::COMMAND_PREFIX)
+    if name.starts_with(synapse_mcp::names::COMMAND_PREFIX)
         && stdin.is_none()
         && let Some((server, tool, arguments)) = mcp.and_then(|m| m(root, name, args))
     {

@@ -31,7 +31,7 @@ pub struct Removed {
 }
 
 /// Removes the debris of earlier daemons of this home and socket; call once the lock is held
-/// and the owner set ([`super::orphans::set_owner`]).
+/// and the owner set ([`synapse_command::daemon_process::set_owner`]).
 pub fn clean(home: &Path, temp: &Path) -> Removed {
     let mut removed = Removed::default();
     remove_temp_files(home, HOME_DEPTH, &mut removed.temp_files);
@@ -67,7 +67,7 @@ pub fn release(temp: &Path) {
 /// the hash naming the daemon's socket (one daemon per socket at a time).
 pub fn session_tmp_base(temp: &Path) -> PathBuf {
     let uid = nix::unistd::getuid().as_raw();
-    let owner = super::orphans::owner_env().map_or("", |(_, v)| v);
+    let owner = synapse_command::daemon_process::owner_env().map_or("", |(_, v)| v);
     temp.join(format!("synapse-{uid}"))
         .join(format!("d-{:016x}", fnv1a(owner.as_bytes())))
 }

@@ -6,25 +6,10 @@
 //!
 //! Limit: a process that scrubbed its environment (`env -i`) is not recognised.
 
-use std::sync::OnceLock;
-
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-/// The variable naming the daemon that started a process.
-pub const OWNER_VAR: &str = "SYNAPSE_DAEMON_OWNER";
-
-static OWNER: OnceLock<String> = OnceLock::new();
-
-/// Records this daemon's owner value (its socket path); set once at start.
-pub fn set_owner(socket: &std::path::Path) {
-    let _ = OWNER.set(socket.display().to_string());
-}
-
-/// `(OWNER_VAR, value)` for a child's environment, once the daemon has set its owner.
-pub fn owner_env() -> Option<(&'static str, &'static str)> {
-    OWNER.get().map(|v| (OWNER_VAR, v.as_str()))
-}
+use synapse_command::daemon_process::OWNER_VAR;
 
 /// Kills the processes left by an earlier daemon of the same socket; returns how many.
 pub fn reap(socket: &std::path::Path) -> usize {

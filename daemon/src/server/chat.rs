@@ -99,7 +99,7 @@ impl Chat for ChatService {
                     },
                 },
                 &|root| {
-                    crate::mcp::approval::waiting_notice(&mcp.workspace(root, None))
+                    synapse_mcp::approval::waiting_notice(&mcp.workspace(root, None))
                         .into_iter()
                         .collect()
                 },

@@ -1,4 +1,4 @@
-//! `Mcp` service: thin mapping between the wire types and [`crate::mcp::McpHub`]. Every request
+//! `Mcp` service: thin mapping between the wire types and [`synapse_mcp::McpHub`]. Every request
 //! is answered for the caller's workspace (the project root above its cwd, or the one a project
 //! wrapper names): that project's servers first, then the user's.
 
@@ -16,8 +16,8 @@ use synapse_shared::proto::{
 };
 use tonic::{Request, Response, Status};
 
-use crate::mcp::{McpCallOutput, ServerStatus, StateKind};
 use crate::state::DaemonState;
+use synapse_mcp::{McpCallOutput, ServerStatus, StateKind};
 
 pub struct McpService {
     state: Arc<DaemonState>,
@@ -119,7 +119,7 @@ fn wire_output(o: McpCallOutput) -> McpCallToolResponse {
 impl Mcp for McpService {
     type LoginStream = super::mcp_auth::LoginStream;
 
-    /// → `McpManager::login` (daemon/src/mcp/manager/auth.rs), streamed by `mcp_auth::login`.
+    /// → `McpManager::login` (daemon/mcp/src/manager/auth.rs), streamed by `mcp_auth::login`.
     async fn login(
         &self,
         request: Request<McpLoginRequest>,
@@ -134,7 +134,7 @@ impl Mcp for McpService {
         Ok(Response::new(super::mcp_auth::login(manager, r)))
     }
 
-    /// → `McpManager::logout` (daemon/src/mcp/manager/auth.rs).
+    /// → `McpManager::logout` (daemon/mcp/src/manager/auth.rs).
     async fn logout(
         &self,
         request: Request<McpLogoutRequest>,
@@ -150,7 +150,7 @@ impl Mcp for McpService {
         ))
     }
 
-    /// → `McpManager::list` (daemon/src/mcp/manager.rs).
+    /// → `McpManager::list` (daemon/mcp/src/manager.rs).
     async fn list(
         &self,
         request: Request<McpListRequest>,
@@ -179,7 +179,7 @@ impl Mcp for McpService {
         }))
     }
 
-    /// → `McpManager::call_argv` (JSON arguments: `call_json`) (daemon/src/mcp/calls.rs).
+    /// → `McpManager::call_argv` (JSON arguments: `call_json`) (daemon/mcp/src/calls.rs).
     async fn call_tool(
         &self,
         request: Request<McpCallToolRequest>,
@@ -226,7 +226,7 @@ impl Mcp for McpService {
         Ok(Response::new(wire_output(out)))
     }
 
-    /// → `approval::approve_project_servers` (daemon/src/mcp/approval.rs).
+    /// → `approval::approve_project_servers` (daemon/mcp/src/approval.rs).
     async fn approve(
         &self,
         request: Request<McpApproveRequest>,
@@ -245,7 +245,7 @@ impl Mcp for McpService {
             .state
             .mcp
             .workspace(&root, Some(r.env.into_iter().collect()));
-        let outcome = crate::mcp::approval::approve_project_servers(
+        let outcome = synapse_mcp::approval::approve_project_servers(
             &project,
             &self.state.paths.mcp_dir(),
             &root,
@@ -261,7 +261,7 @@ impl Mcp for McpService {
         }))
     }
 
-    /// → `McpManager::refresh` (daemon/src/mcp/manager.rs).
+    /// → `McpManager::refresh` (daemon/mcp/src/manager.rs).
     async fn refresh(
         &self,
         request: Request<McpRefreshRequest>,
@@ -309,7 +309,7 @@ impl Mcp for McpService {
         }))
     }
 
-    /// → `mcp::edit::{add, remove}` (daemon/src/mcp/edit.rs), then `McpManager::refresh`.
+    /// → `mcp::edit::{add, remove}` (daemon/mcp/src/edit.rs), then `McpManager::refresh`.
     async fn edit(
         &self,
         request: Request<McpEditRequest>,
@@ -347,12 +347,12 @@ impl Mcp for McpService {
         }))
     }
 
-    /// → `McpManager::query` (daemon/src/mcp/resources.rs).
+    /// → `McpManager::query` (daemon/mcp/src/resources.rs).
     async fn query(
         &self,
         request: Request<McpQueryRequest>,
     ) -> Result<Response<McpCallToolResponse>, Status> {
-        use crate::mcp::resources::Query;
+        use synapse_mcp::resources::Query;
         let root = workspace_for(&request, root_of(&request.get_ref().cwd), false)?;
         let r = request.into_inner();
         let query = match r.kind.as_str() {

@@ -12,9 +12,9 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::Status;
 
-use crate::mcp::McpManager;
-use crate::mcp::manager::AuthOutcome;
-use crate::mcp::oauth::{LOGIN_TIMEOUT_DEFAULT, LOGIN_TIMEOUT_MAX, OAuthError};
+use synapse_mcp::McpManager;
+use synapse_mcp::manager::AuthOutcome;
+use synapse_mcp::oauth::{LOGIN_TIMEOUT_DEFAULT, LOGIN_TIMEOUT_MAX, OAuthError};
 
 pub type LoginStream = Pin<Box<dyn Stream<Item = Result<McpLoginEvent, Status>> + Send>>;
 
@@ -41,7 +41,7 @@ pub fn login(manager: McpManager, request: McpLoginRequest) -> LoginStream {
             }),
             Err(e) => {
                 tracing::info!(server = %request.server, "MCP OAuth login failed: {e}");
-                Err(Status::from(e))
+                Err(super::status::oauth_status(e))
             }
         };
         let _ = tx.send(item).await;
@@ -58,7 +58,10 @@ fn done(outcome: AuthOutcome) -> McpLoginDone {
 
 /// Forgets the tokens of `server`.
 pub async fn logout(manager: McpManager, server: &str) -> Result<McpLogoutResponse, Status> {
-    let outcome = manager.logout(server).await?;
+    let outcome = manager
+        .logout(server)
+        .await
+        .map_err(super::status::oauth_status)?;
     Ok(McpLogoutResponse {
         removed: outcome.removed,
         note: outcome.note,

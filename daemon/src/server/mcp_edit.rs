@@ -10,10 +10,10 @@ use serde_json::Value;
 use synapse_shared::proto::McpEditRequest;
 use tonic::Status;
 
-use crate::mcp::config::USER_CONFIG_FILE;
-use crate::mcp::edit;
-use crate::mcp::{ServerStatus, StateKind};
 use crate::state::DaemonState;
+use synapse_mcp::config::USER_CONFIG_FILE;
+use synapse_mcp::edit;
+use synapse_mcp::{ServerStatus, StateKind};
 
 /// Where an edit goes.
 #[derive(Clone)]
@@ -39,7 +39,7 @@ pub fn target(state: &DaemonState, r: &McpEditRequest) -> Result<Target, Status>
     let files = [
         ("user", mcp_dir.join(USER_CONFIG_FILE)),
         ("project", root.join(".mcp.json")),
-        ("local", crate::mcp::local::file(&mcp_dir, &root)),
+        ("local", synapse_mcp::local::file(&mcp_dir, &root)),
     ];
     let scope = match (r.action.as_str(), r.scope.as_str()) {
         ("add", "") => "user",
@@ -94,11 +94,11 @@ pub fn apply(
     if r.action != "add" {
         let url = edit::entry(file, &r.name)
             .and_then(|e| e.get("url").and_then(Value::as_str).map(str::to_string));
-        edit::remove(file, &r.name).map_err(Status::from)?;
+        edit::remove(file, &r.name).map_err(super::status::edit_status)?;
         if let Some(url) = url {
             // Its client secret (given to `add --client-secret`) goes with it.
-            let store = crate::mcp::oauth::store::TokenStore::new(state.paths.mcp_oauth_dir());
-            crate::mcp::oauth::client_secret::remove(&store, &r.name, &url);
+            let store = synapse_mcp::oauth::store::TokenStore::new(state.paths.mcp_oauth_dir());
+            synapse_mcp::oauth::client_secret::remove(&store, &r.name, &url);
         }
         return Ok(());
     }
@@ -117,15 +117,15 @@ pub fn apply(
             .map(|v| v.to_string())
             .or_else(|| std::env::var(k).ok())
     };
-    let server = match crate::mcp::config::validate_entry(&r.name, &entry, &lookup) {
+    let server = match synapse_mcp::config::validate_entry(&r.name, &entry, &lookup) {
         Ok(server) => Some(server),
         // A variable this terminal lacks may be set where the server runs (a teammate's
         // `.mcp.json`, a later `synapse mcp refresh`): written, and listed with the reason.
-        Err(e) if e.contains(crate::mcp::expand::UNSET_MARK) && secret.is_none() => None,
+        Err(e) if e.contains(synapse_mcp::expand::UNSET_MARK) && secret.is_none() => None,
         Err(e) => return Err(Status::invalid_argument(format!("{}: {e}", r.name))),
     };
     if let (Some(secret), Some(server)) = (&secret, &server) {
-        let crate::mcp::config::Transport::Http { url, .. } = &server.transport else {
+        let synapse_mcp::config::Transport::Http { url, .. } = &server.transport else {
             return Err(Status::invalid_argument(format!(
                 "{}: a client secret is for a remote (http) server's OAuth login",
                 r.name
@@ -142,8 +142,8 @@ pub fn apply(
                 r.name
             )));
         }
-        crate::mcp::oauth::client_secret::save(
-            &crate::mcp::oauth::store::TokenStore::new(state.paths.mcp_oauth_dir()),
+        synapse_mcp::oauth::client_secret::save(
+            &synapse_mcp::oauth::store::TokenStore::new(state.paths.mcp_oauth_dir()),
             &r.name,
             url,
             secret,
@@ -151,11 +151,11 @@ pub fn apply(
         .map_err(|e| Status::failed_precondition(e.to_string()))?;
     }
     if let (Some(root), "local") = (&target.project, target.scope) {
-        crate::mcp::local::ensure_file(&state.paths.mcp_dir(), root).map_err(|e| {
+        synapse_mcp::local::ensure_file(&state.paths.mcp_dir(), root).map_err(|e| {
             Status::failed_precondition(format!("cannot create {}: {e}", file.display()))
         })?;
     }
-    edit::add(file, &r.name, entry).map_err(Status::from)
+    edit::add(file, &r.name, entry).map_err(super::status::edit_status)
 }
 
 /// Removes a literal `oauth.clientSecret` from `entry` and returns it; a `${VAR}` reference

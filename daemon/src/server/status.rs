@@ -8,9 +8,9 @@ use crate::agent::AgentError;
 use crate::agent::sessions::ChatError;
 use crate::growth::GrowthError;
 use crate::growth::versions::VersionError;
-use crate::mcp::edit::EditError;
-use crate::mcp::oauth::OAuthError;
 use crate::skills::SkillError;
+use synapse_mcp::edit::EditError;
+use synapse_mcp::oauth::OAuthError;
 
 impl From<ChatError> for Status {
     fn from(e: ChatError) -> Status {
@@ -47,8 +47,9 @@ impl From<AgentError> for Status {
     }
 }
 
-impl From<EditError> for Status {
-    fn from(e: EditError) -> Status {
+/// An MCP config edit's error as a status (a function: both types are other crates').
+pub fn edit_status(e: EditError) -> Status {
+    {
         let msg = e.to_string();
         match e {
             EditError::BadName(_) => Status::invalid_argument(msg),
@@ -60,8 +61,9 @@ impl From<EditError> for Status {
     }
 }
 
-impl From<OAuthError> for Status {
-    fn from(e: OAuthError) -> Status {
+/// An OAuth error as a status (a function: both types are other crates').
+pub fn oauth_status(e: OAuthError) -> Status {
+    {
         let msg = e.to_string();
         match e {
             OAuthError::UnknownServer(_) => Status::not_found(msg),
@@ -156,25 +158,24 @@ mod tests {
             Code::Unavailable
         );
         assert_eq!(
-            code(EditError::BadName("n".into()).into()),
+            code(edit_status(EditError::BadName("n".into()))),
             Code::InvalidArgument
         );
         assert_eq!(
-            code(OAuthError::UnknownServer("x".into()).into()),
+            code(oauth_status(OAuthError::UnknownServer("x".into()))),
             Code::NotFound
         );
         assert_eq!(
-            code(OAuthError::StateMismatch { server: "x".into() }.into()),
+            code(oauth_status(OAuthError::StateMismatch {
+                server: "x".into()
+            })),
             Code::PermissionDenied
         );
         assert_eq!(
-            code(
-                OAuthError::TimedOut {
-                    server: "x".into(),
-                    secs: 1
-                }
-                .into()
-            ),
+            code(oauth_status(OAuthError::TimedOut {
+                server: "x".into(),
+                secs: 1
+            })),
             Code::DeadlineExceeded
         );
     }

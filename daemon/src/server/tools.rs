@@ -50,7 +50,7 @@ fn default_session(cwd: &std::path::Path) -> String {
     let root = crate::workspace::project_root(cwd, home.as_deref());
     format!(
         "{DEFAULT_SESSION}-{}",
-        crate::workspace::workspace_id(&root)
+        synapse_command::workspaces::workspace_id(&root)
     )
 }
 

@@ -90,7 +90,7 @@ impl ShellSpec {
             "PROMPT_COMMAND",
             SHELL_TAG_VAR,
             COMMAND_TAG_VAR,
-            crate::lifecycle::orphans::OWNER_VAR,
+            synapse_command::daemon_process::OWNER_VAR,
         ];
         // The model's own API keys stay with the daemon: a command such as `env` would
         // otherwise put them in the conversation and its session file. The list is the
@@ -156,7 +156,7 @@ impl ShellSpec {
         if let Some(scratch) = &self.scratch {
             env.push((SCRATCH_VAR.into(), scratch.clone().into_os_string()));
         }
-        if let Some((k, v)) = crate::lifecycle::orphans::owner_env() {
+        if let Some((k, v)) = synapse_command::daemon_process::owner_env() {
             env.push((k.into(), v.into()));
         }
         env

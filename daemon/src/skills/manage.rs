@@ -114,7 +114,7 @@ impl SkillStore {
         let _ = self.apply_paths(std::slice::from_ref(&rec.dir.join(SKILL_MD)));
         // Its cached body goes, and the memory with it.
         self.bodies.lock().remove(&rec.skill_md);
-        crate::lifecycle::memory::give_back();
+        synapse_command::daemon_process::give_back();
         Ok(rec.dir.clone())
     }
 

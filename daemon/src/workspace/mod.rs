@@ -12,6 +12,7 @@ pub mod registry;
 pub mod root;
 pub mod settings;
 
-pub use registry::{WorkspaceDirs, WorkspaceListener, Workspaces};
-pub use root::{PROJECT_MARKERS, project_root, workspace_id};
+pub use registry::Workspaces;
+pub use root::{PROJECT_MARKERS, project_root};
 pub use settings::SettingsHandle;
+pub use synapse_command::workspaces::{WorkspaceDirs, WorkspaceListener, workspace_id};

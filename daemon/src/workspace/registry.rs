@@ -4,8 +4,10 @@
 //! `mcp.projectIdleStopSec` seconds (default 600): its folder is removed and every
 //! [`WorkspaceListener`] is told.
 //!
-//! The subsystems that keep something per project subscribe: the MCP hub (the project's servers,
-//! their wrappers) and the skill store (the project's skill commands). Neither knows the other.
+//! The subsystems that keep something per project subscribe (the contract's
+//! [`WorkspaceListener`]): the MCP hub (the project's servers, their wrappers) and the skill store
+//! (the project's skill commands). Neither knows the other; the hub sees this registry only as a
+//! [`WorkspaceHost`].
 
 use parking_lot::{Mutex, RwLock};
 use std::collections::HashMap;
@@ -15,29 +17,13 @@ use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use crate::shell::ShellWorkspace;
+pub use synapse_command::workspaces::{WorkspaceDirs, WorkspaceHost, WorkspaceListener};
 
 /// Default idle period after which a workspace goes down.
 pub const IDLE_STOP_DEFAULT: Duration = Duration::from_secs(600);
 
 /// Reads the idle period now (the live `mcp.projectIdleStopSec` setting).
 pub type IdleSetting = Arc<dyn Fn() -> Duration + Send + Sync>;
-
-/// A workspace's own folders.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorkspaceDirs {
-    /// `$SYNAPSE_HOME/workspaces/<id>`: removed when the workspace goes down.
-    pub state_dir: PathBuf,
-    /// `<state_dir>/bin`: first on PATH in the workspace's shells.
-    pub bin_dir: PathBuf,
-}
-
-/// Told when a workspace comes up (its bin folder is on its sessions' PATH from now on) and when
-/// it went down and its folder was removed. Called on the caller's thread: keep it short, and
-/// spawn what has to wait.
-pub trait WorkspaceListener: Send + Sync {
-    fn workspace_up(&self, root: &Path, dirs: &WorkspaceDirs);
-    fn workspace_down(&self, root: &Path);
-}
 
 /// A workspace that is up, as `synapse daemon status` shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,7 +97,10 @@ impl Workspaces {
 
     /// The folders workspace `root` has while it is up (whether it is up or not).
     pub fn dirs(&self, root: &Path) -> WorkspaceDirs {
-        let state_dir = self.inner.dir.join(super::workspace_id(root));
+        let state_dir = self
+            .inner
+            .dir
+            .join(synapse_command::workspaces::workspace_id(root));
         WorkspaceDirs {
             bin_dir: state_dir.join("bin"),
             state_dir,
@@ -251,6 +240,16 @@ async fn reaper(workspaces: Weak<Inner>) {
                 l.workspace_down(&root);
             }
         }
+    }
+}
+
+impl WorkspaceHost for Workspaces {
+    fn open(&self, root: &Path) -> WorkspaceDirs {
+        Workspaces::open(self, root)
+    }
+
+    fn subscribe(&self, listener: Arc<dyn WorkspaceListener>) {
+        Workspaces::subscribe(self, listener);
     }
 }
 

@@ -22,35 +22,6 @@ pub fn project_root(cwd: &Path, home: Option<&Path>) -> PathBuf {
     cwd.to_path_buf()
 }
 
-/// A short stable name for a root: its last component and a hash of the whole path, usable as a
-/// folder name (`$SYNAPSE_HOME/workspaces/<id>`).
-pub fn workspace_id(root: &Path) -> String {
-    use std::os::unix::ffi::OsStrExt;
-    // FNV-1a: stable across builds, so the folder name survives a daemon upgrade.
-    let hash = root
-        .as_os_str()
-        .as_bytes()
-        .iter()
-        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-            (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-        });
-    let name: String = root
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "root".into())
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(32)
-        .collect();
-    format!("{name}-{hash:016x}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,13 +42,5 @@ mod tests {
         assert_eq!(project_root(&home, Some(&home)), home);
         std::fs::write(sub.join(".mcp.json"), "{}").unwrap();
         assert_eq!(project_root(&sub, Some(&home)), sub);
-    }
-
-    #[test]
-    fn ids_differ_for_same_named_folders() {
-        let a = workspace_id(Path::new("/x/app"));
-        let b = workspace_id(Path::new("/y/app"));
-        assert!(a.starts_with("app-") && b.starts_with("app-"));
-        assert_ne!(a, b);
     }
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use synapse_daemon::mcp::config::McpConfig;
+use synapse_mcp::config::McpConfig;
 use synapse_permissions::{Pattern, RuleSet, default_mode, writable_dirs};
 use synapse_shared::{settings, trust};
 

@@ -6,9 +6,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Map, Value};
-use synapse_daemon::mcp::args::map_argv;
-use synapse_daemon::mcp::expand::expand;
-use synapse_daemon::mcp::schema::ToolSpec;
+use synapse_mcp::args::map_argv;
+use synapse_mcp::expand::expand;
+use synapse_mcp::schema::ToolSpec;
 
 fuzz_target!(|input: (&str, Vec<String>, Option<&[u8]>)| {
     let (schema, argv, stdin) = input;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use synapse_daemon::mcp::{McpCallOutput, McpManager, McpOptions, StateKind};
+use synapse_mcp::{McpCallOutput, McpManager, McpOptions, StateKind};
 
 pub fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
@@ -81,18 +81,18 @@ impl Home {
             client_bin: client_bin.to_path_buf(),
             media_dir: self.path().join("media"),
             env: Arc::new(move |k| map.get(k).cloned()),
-            oauth: synapse_daemon::mcp::oauth::OAuthVault::new(self.path().join("mcp/oauth")),
+            oauth: synapse_mcp::oauth::OAuthVault::new(self.path().join("mcp/oauth")),
             user_env: Default::default(),
         }
     }
     /// The user's servers and one manager per workspace, as the daemon holds them.
-    pub fn hub(&self, vars: &[(&str, &str)]) -> synapse_daemon::mcp::McpHub {
-        synapse_daemon::mcp::McpHub::new(
+    pub fn hub(&self, vars: &[(&str, &str)]) -> synapse_mcp::McpHub {
+        synapse_mcp::McpHub::new(
             self.options(Path::new("/nonexistent/synapse"), vars),
-            synapse_daemon::workspace::Workspaces::new(
+            Arc::new(synapse_daemon::workspace::Workspaces::new(
                 self.path().join("workspaces"),
                 Arc::new(|| std::time::Duration::from_secs(600)),
-            ),
+            )),
         )
     }
     pub fn manager(&self, vars: &[(&str, &str)]) -> McpManager {

@@ -131,7 +131,7 @@ impl ServerProcess {
             .process_group(0)
             // A keeper is told to stop (by the guard), not killed: it ends what the server left.
             .kill_on_drop(!kept);
-        if let Some((k, v)) = crate::lifecycle::orphans::owner_env() {
+        if let Some((k, v)) = synapse_command::daemon_process::owner_env() {
             cmd.env(k, v);
         }
         if let Some(cwd) = &spec.cwd {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use super::{McpManager, Scope};
-use crate::mcp::config::{McpConfig, PROJECT_CONFIG_FILES, USER_CONFIG_FILE};
+use crate::config::{McpConfig, PROJECT_CONFIG_FILES, USER_CONFIG_FILE};
 
 /// Modification time, length and inode of each file a load depends on (`None`: missing).
 pub(crate) type Stamp = Vec<Option<(SystemTime, u64, u64)>>;
@@ -109,7 +109,7 @@ impl McpManager {
         let root = match &self.inner.scope {
             Scope::User => {
                 let mut config = McpConfig::load_layers(mcp_dir, None, &user_lookup, &user_lookup);
-                crate::mcp::sources::add_foreign(&mut config, home.as_deref(), None, &user_lookup);
+                crate::sources::add_foreign(&mut config, home.as_deref(), None, &user_lookup);
                 // Servers that follow the caller's project run once per workspace instead.
                 config.servers.retain(|_, s| !s.follow_project);
                 return config;
@@ -134,23 +134,18 @@ impl McpManager {
         for path in PROJECT_CONFIG_FILES.iter().map(|f| root.join(f)) {
             project.merge_file(&path, &project_lookup, Some(root));
         }
-        crate::mcp::sources::add_foreign(
-            &mut project,
-            home.as_deref(),
-            Some(root),
-            &project_lookup,
-        );
+        crate::sources::add_foreign(&mut project, home.as_deref(), Some(root), &project_lookup);
         if project_trusted(mcp_dir, root) {
-            crate::mcp::approval::hold_unapproved(&mut project, root, mcp_dir);
+            crate::approval::hold_unapproved(&mut project, root, mcp_dir);
         } else {
-            crate::mcp::approval::hold_untrusted(&mut project, root);
+            crate::approval::hold_untrusted(&mut project, root);
         }
         overlay(&mut config, project);
 
         // The user's own servers for this project (`--scope local`): no trust or approval.
         let mut local = McpConfig::default();
         local.merge_file(
-            &crate::mcp::local::file(mcp_dir, root),
+            &crate::local::file(mcp_dir, root),
             &project_lookup,
             Some(root),
         );
@@ -175,22 +170,19 @@ impl McpManager {
         let home = (opts.env)("HOME").map(PathBuf::from);
         let mut files = vec![opts.mcp_dir.join(USER_CONFIG_FILE)];
         if let Some(home) = &home {
-            files.push(home.join(crate::mcp::sources::CLAUDE_JSON));
+            files.push(home.join(crate::sources::CLAUDE_JSON));
         }
         match &self.inner.scope {
             Scope::User => {
                 if let Some(home) = &home {
-                    files.push(crate::mcp::codex::config_file(
-                        home,
-                        (opts.env)("CODEX_HOME"),
-                    ));
+                    files.push(crate::codex::config_file(home, (opts.env)("CODEX_HOME")));
                 }
             }
             Scope::Project(root) => {
                 files.extend(PROJECT_CONFIG_FILES.iter().map(|f| root.join(f)));
-                files.push(root.join(crate::mcp::sources::VSCODE_MCP_JSON));
-                files.push(crate::mcp::local::file(&opts.mcp_dir, root));
-                files.push(opts.mcp_dir.join(crate::mcp::approval::APPROVALS_FILE));
+                files.push(root.join(crate::sources::VSCODE_MCP_JSON));
+                files.push(crate::local::file(&opts.mcp_dir, root));
+                files.push(opts.mcp_dir.join(crate::approval::APPROVALS_FILE));
                 if let Some(synapse_home) = opts.mcp_dir.parent() {
                     files.push(synapse_home.join(synapse_shared::trust::TRUST_FILE));
                 }
@@ -239,7 +231,7 @@ fn following_servers(
             .servers
             .into_iter()
             .filter(|(_, s)| s.follow_project)
-            .map(|(name, s)| (name, crate::mcp::project_config::in_project(s, root)))
+            .map(|(name, s)| (name, crate::project_config::in_project(s, root)))
             .collect(),
         ..McpConfig::default()
     }

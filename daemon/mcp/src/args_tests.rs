@@ -1,5 +1,5 @@
 use super::*;
-use crate::mcp::schema::tests::{spec, typed_schema};
+use crate::schema::tests::{spec, typed_schema};
 use serde_json::json;
 
 fn map(argv: &[&str]) -> Result<Value, ArgError> {

@@ -134,8 +134,8 @@ impl McpConnection {
     pub(super) async fn call_watched(
         &self,
         params: CallToolRequestParams,
-        sink: Option<crate::shell::ProgressSink>,
-        asker: Option<crate::shell::AskerHandle>,
+        sink: Option<synapse_command::progress::ProgressSink>,
+        asker: Option<synapse_command::asker::AskerHandle>,
     ) -> Result<rmcp::model::CallToolResult, rmcp::ServiceError> {
         let peer = self.service.peer().clone();
         let request =

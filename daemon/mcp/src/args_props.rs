@@ -10,8 +10,8 @@ use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
 use super::*;
-use crate::mcp::expand::{ExpandError, expand};
-use crate::mcp::schema::{ParamKind, ToolSpec, kebab_case};
+use crate::expand::{ExpandError, expand};
+use crate::schema::{ParamKind, ToolSpec, kebab_case};
 
 /// A property schema of any shape a server may send, sane or not.
 fn property_schema() -> impl Strategy<Value = Value> {

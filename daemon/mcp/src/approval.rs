@@ -284,7 +284,7 @@ pub fn waiting_notice(mcp: &super::McpManager) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::filter::ToolFilter;
+    use crate::filter::ToolFilter;
     use std::time::Duration;
 
     fn server(name: &str, source: &Path, args: &[&str]) -> ServerConfig {

@@ -17,7 +17,10 @@ pub fn dir(mcp_dir: &Path) -> PathBuf {
 
 /// The local-scope file of the project at `root`.
 pub fn file(mcp_dir: &Path, root: &Path) -> PathBuf {
-    dir(mcp_dir).join(format!("{}.json", crate::workspace::workspace_id(root)))
+    dir(mcp_dir).join(format!(
+        "{}.json",
+        synapse_command::workspaces::workspace_id(root)
+    ))
 }
 
 /// Creates the project's file (0600, naming its project for a reader) when it is missing, so

@@ -120,7 +120,7 @@ fn example_of_nested_parameters_parses_to_schema_valid_arguments() {
     );
     assert!(help.contains("        note (string, optional)"), "{help}");
     let words = shlex::split(&s.example()).unwrap();
-    let args = crate::mcp::args::map_argv(&s, &words[1..], None).unwrap();
+    let args = crate::args::map_argv(&s, &words[1..], None).unwrap();
     assert_eq!(
         Value::Object(args),
         json!({"entities": [{"name": "example", "observations": ["example"]}], "limit": 3,
@@ -156,7 +156,7 @@ fn examples_hold_real_values_never_placeholders() {
         "mcp:w:forecast --city 'New York' --when 2026-01-01 --units metric --days 3"
     );
     let words = shlex::split(&s.example()).unwrap();
-    let args = crate::mcp::args::map_argv(&s, &words[1..], None).unwrap();
+    let args = crate::args::map_argv(&s, &words[1..], None).unwrap();
     assert_eq!(
         Value::Object(args),
         json!({"city": "New York", "when": "2026-01-01", "units": "metric", "days": 3})

@@ -1,4 +1,9 @@
-//! MCP servers as shell commands (Mcp2Bash).
+//! synapse-mcp: MCP servers as shell commands (Mcp2Bash).
+//!
+//! Built on the extension contract (`synapse-command`), `synapse-shared` and `rmcp` (plus the
+//! Landlock launcher for a stdio server's keeper); it never reaches into the daemon, which holds
+//! one [`McpHub`] and registers [`shortcut::McpShortcut`] on its command registry. Its tests run
+//! alone with `cargo test -p synapse-mcp`; the end-to-end tests with real servers are in `tests/`.
 //!
 //! The daemon keeps every configured MCP server connected ([`McpManager`], over the official
 //! `rmcp` crate) and turns each exposed tool into a command `mcp:<server>:<tool>`:
@@ -15,7 +20,8 @@
 //!   `$SYNAPSE_HOME/bin` as bash scripts that exec `synapse mcp call`;
 //! - [`oauth`] logs in to remote servers (`synapse mcp login`) and keeps their tokens fresh.
 //!
-//! [`hub`] holds the user's manager and one per workspace (a project's own servers). The router's
+//! [`hub`] holds the user's manager and one per workspace (a project's own servers), hearing of
+//! workspaces through the contract's `WorkspaceHost`. The router's
 //! in-process short-cut is [`McpHub::call_command`]; `tools search` reads
 //! [`McpHub::catalog_entries`] for the caller's workspace.
 

@@ -176,7 +176,7 @@ async fn probe(
     }
     let response = request.send().await.map_err(|e| OAuthError::Http {
         url: url.to_string(),
-        reason: crate::mcp::error_words::in_words(&e, Some(url.as_str())),
+        reason: crate::error_words::in_words(&e, Some(url.as_str())),
     })?;
     if response.status().as_u16() != 401 {
         return Ok(Challenge::default());

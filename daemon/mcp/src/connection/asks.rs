@@ -26,7 +26,7 @@ use rmcp::service::{InboundStreamOrigin, RequestContext};
 use rmcp::{ErrorData, RoleClient};
 use tokio_util::sync::CancellationToken;
 
-use crate::shell::AskerHandle;
+use synapse_command::asker::AskerHandle;
 use synapse_command::asker::{
     FormAnswer, FormRequest, SampleMessage, SampleRefusal, SampleRequest,
 };
@@ -36,7 +36,7 @@ const USER_REJECTED: ErrorCode = ErrorCode(-1);
 
 /// The calls in flight on one connection, with their askers.
 #[derive(Clone, Default)]
-pub(in crate::mcp) struct CallAskers(Arc<Mutex<Vec<Entry>>>);
+pub(crate) struct CallAskers(Arc<Mutex<Vec<Entry>>>);
 
 struct Entry {
     seq: u64,
@@ -50,7 +50,7 @@ struct Entry {
 }
 
 /// Keeps a call registered until dropped.
-pub(in crate::mcp) struct Registered {
+pub(crate) struct Registered {
     askers: CallAskers,
     seq: u64,
     ended: CancellationToken,
@@ -59,7 +59,7 @@ pub(in crate::mcp) struct Registered {
 impl Registered {
     /// Names the call's `tools/call` request id once rmcp has sent it. The call is registered
     /// before it is sent, since a server may ask before the send returns.
-    pub(in crate::mcp) fn set_request(&self, id: RequestId) {
+    pub(crate) fn set_request(&self, id: RequestId) {
         if let Some(entry) = self.askers.0.lock().iter_mut().find(|e| e.seq == self.seq) {
             entry.request = Some(id);
         }
@@ -76,7 +76,7 @@ impl Drop for Registered {
 impl CallAskers {
     /// Registers a call in flight (every call, so that a question during a call whose caller
     /// has nobody to ask is never put to another session) while the returned guard lives.
-    pub(in crate::mcp) fn register(
+    pub(crate) fn register(
         &self,
         request: Option<RequestId>,
         asker: Option<AskerHandle>,

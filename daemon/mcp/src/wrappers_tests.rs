@@ -144,7 +144,7 @@ fn a_tool_name_no_file_can_have_is_skipped_and_the_others_written() {
 
 #[test]
 fn resource_commands_are_wrappers_that_name_their_project_and_stay_while_down() {
-    use crate::mcp::catalog::Catalog;
+    use crate::catalog::Catalog;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("my project");
     let writer = WrapperWriter::new(dir.path().join("bin"), dir.path(), fake_client(dir.path()))
@@ -192,7 +192,7 @@ fn resource_commands_are_wrappers_that_name_their_project_and_stay_while_down() 
     // Not in the tool map: a resource command never resolves to a tool.
     assert!(writer.read_manifest().is_empty());
     // The server is down: its resource wrappers stay; gone for good: removed.
-    let kept: HashSet<String> = crate::mcp::catalog::resource_command_names("docs")
+    let kept: HashSet<String> = crate::catalog::resource_command_names("docs")
         .into_iter()
         .collect();
     let r = writer.sync_all(&[], &[], &HashSet::new(), &kept).unwrap();

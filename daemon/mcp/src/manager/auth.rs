@@ -1,5 +1,5 @@
 //! `synapse mcp login|logout <server>` for one manager's server: the entry is checked (a remote
-//! server without its own `Authorization` header), the login runs ([`crate::mcp::oauth::login`]),
+//! server without its own `Authorization` header), the login runs ([`crate::oauth::login`]),
 //! and the server is reconnected so it picks up (or drops) its tokens at once.
 
 use std::collections::BTreeMap;
@@ -7,10 +7,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{McpManager, ServerStatus};
-use crate::mcp::config::{ServerConfig, Transport};
-use crate::mcp::oauth::OAuthError;
-use crate::mcp::oauth::login::{self, LoginTarget};
-use crate::mcp::server::{Server, StateKind};
+use crate::config::{ServerConfig, Transport};
+use crate::oauth::OAuthError;
+use crate::oauth::login::{self, LoginTarget};
+use crate::server::{Server, StateKind};
 
 /// What a login or logout did, in words, and the server's state afterwards.
 #[derive(Debug, Clone)]
@@ -48,7 +48,7 @@ impl McpManager {
         if settings.client_secret.is_none() {
             // Given to `synapse mcp add --client-secret`: kept beside the tokens.
             settings.client_secret =
-                crate::mcp::oauth::client_secret::load(self.inner.opts.oauth.store(), name, &url)?;
+                crate::oauth::client_secret::load(self.inner.opts.oauth.store(), name, &url)?;
         }
         let target = LoginTarget {
             server: name.to_string(),

@@ -4,7 +4,7 @@
 //!
 //! A caller is answered for its workspace: a project server shadows the user's server of the same
 //! name there and nowhere else. Two sessions in one project share its manager (and the warm
-//! server processes). Which workspaces are up is [`Workspaces`]' business: asking about a
+//! server processes). Which workspaces are up is the daemon's business ([`WorkspaceHost`]): asking about a
 //! project brings its workspace up, and when it goes down (idle) its manager stops its servers;
 //! the next use starts them again.
 //!
@@ -16,14 +16,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
 
 use super::manager::{McpManager, McpOptions, ServerStatus};
-use crate::mcp::catalog::CatalogEntry;
-use crate::mcp::result::McpCallOutput;
-use crate::workspace::{WorkspaceDirs, WorkspaceListener, Workspaces};
+use crate::catalog::CatalogEntry;
+use crate::result::McpCallOutput;
+use synapse_command::workspaces::{WorkspaceDirs, WorkspaceHost, WorkspaceListener};
 
 struct HubInner {
     user: McpManager,
     opts: McpOptions,
-    workspaces: Workspaces,
+    workspaces: Arc<dyn WorkspaceHost>,
     /// The project managers of the workspaces that are up (or were asked about since).
     projects: Mutex<HashMap<PathBuf, McpManager>>,
 }
@@ -52,7 +52,7 @@ impl WorkspaceListener for StopWhenDown {
 
 impl McpHub {
     /// Subscribes to `workspaces`: a workspace that goes down stops its project servers.
-    pub fn new(opts: McpOptions, workspaces: Workspaces) -> McpHub {
+    pub fn new(opts: McpOptions, workspaces: Arc<dyn WorkspaceHost>) -> McpHub {
         let inner = Arc::new(HubInner {
             user: McpManager::new(opts.clone()),
             opts,

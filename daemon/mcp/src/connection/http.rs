@@ -11,8 +11,8 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
 use super::ConnectionError;
-use crate::mcp::oauth::http::{AuthRefusal, AuthWatch, McpHttpClient};
-use crate::mcp::oauth::{OAuthError, OAuthVault};
+use crate::oauth::http::{AuthRefusal, AuthWatch, McpHttpClient};
+use crate::oauth::{OAuthError, OAuthVault};
 
 /// What one HTTP connection knows about its authorization.
 pub(super) struct Auth {
@@ -63,9 +63,8 @@ pub(super) async fn transport(
             Err(e) => return Err(ConnectionError::Unauthorized(e.to_string())),
         }
     };
-    let client = McpHttpClient::new(tokens, configured).map_err(|e| {
-        ConnectionError::Initialize(crate::mcp::error_words::in_words(&e, Some(url)))
-    })?;
+    let client = McpHttpClient::new(tokens, configured)
+        .map_err(|e| ConnectionError::Initialize(crate::error_words::in_words(&e, Some(url))))?;
     let auth = Auth {
         server: server.to_string(),
         watch: client.watch(),

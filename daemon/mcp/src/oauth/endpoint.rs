@@ -18,7 +18,7 @@ pub fn client() -> Result<reqwest::Client, OAuthError> {
         .build()
         .map_err(|e| OAuthError::Http {
             url: String::new(),
-            reason: crate::mcp::error_words::in_words(&e, None),
+            reason: crate::error_words::in_words(&e, None),
         })
 }
 
@@ -32,7 +32,7 @@ pub struct Answer {
 fn http_error(url: &Url, e: &reqwest::Error) -> OAuthError {
     OAuthError::Http {
         url: url.to_string(),
-        reason: crate::mcp::error_words::in_words(e, Some(url.as_str())),
+        reason: crate::error_words::in_words(e, Some(url.as_str())),
     }
 }
 

@@ -351,7 +351,7 @@ impl McpManager {
         if !to_stop.is_empty() {
             // A removed server's tool list can be large: its memory goes back to the system.
             drop(to_stop);
-            crate::lifecycle::memory::give_back();
+            synapse_command::daemon_process::give_back();
         }
         let connects = {
             let this = self.clone();

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 use super::{Catalog, ConnectionEvent, Inner, McpManager, Server, SyncReport, ToolInfo};
-use crate::mcp::catalog::resource_command_names;
+use crate::catalog::resource_command_names;
 
 impl McpManager {
     /// The catalog rebuilt from the servers' known tools, in memory only: what a call needs
@@ -97,7 +97,7 @@ impl McpManager {
 /// The servers' last listings, for the catalog and the wrappers.
 #[derive(Default)]
 struct Known {
-    tools: Vec<(String, Arc<Vec<ToolInfo>>, crate::mcp::filter::ToolFilter)>,
+    tools: Vec<(String, Arc<Vec<ToolInfo>>, crate::filter::ToolFilter)>,
     /// Servers offering resources (connected now).
     resources: Vec<String>,
     /// Servers whose tools are not known yet: their wrappers stay.

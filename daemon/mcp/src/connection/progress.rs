@@ -6,7 +6,7 @@
 use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
 
-use crate::shell::ProgressSink;
+use synapse_command::progress::ProgressSink;
 
 /// Lines kept for tokens no call has registered (yet); older ones are dropped.
 const EARLY_KEPT: usize = 32;
