@@ -9,6 +9,10 @@
 //! - [`rpc`]: connecting a gRPC channel to the daemon's Unix socket.
 //! - [`trust`]: trusted folders, whose `.synapse/settings.json` counts.
 //! - [`shell_env`]: the variables the daemon writes into every agent shell.
+//! - [`bounded`]: reading files others wrote: regular files only, capped, inside a folder.
+//! - [`inspection`]: keeping a process's secrets from other processes of the same user.
+
+#![deny(missing_docs)]
 
 pub mod atomic;
 pub mod bounded;
@@ -23,7 +27,15 @@ pub mod trust;
 
 /// Generated code for `proto/synapse.proto`.
 pub mod proto {
-    #![allow(clippy::all, clippy::unwrap_used, clippy::expect_used, missing_docs)]
+    // The proto comments become doc comments as written: `<name>` placeholders in them are
+    // prose, not HTML.
+    #![allow(
+        clippy::all,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        missing_docs,
+        rustdoc::invalid_html_tags
+    )]
     tonic::include_proto!("synapse.v1");
 }
 

@@ -12,16 +12,37 @@ pub const ENV_HOME: &str = "SYNAPSE_HOME";
 /// Environment variable naming the daemon socket.
 pub const ENV_SOCKET: &str = "SYNAPSE_SOCKET";
 
+/// Why Synapse's locations could not be resolved, created or trusted.
 #[derive(Debug, thiserror::Error)]
 pub enum PathsError {
+    /// Neither `SYNAPSE_HOME` nor `HOME` is set and the OS names no home directory either.
     #[error("cannot find your home directory: set SYNAPSE_HOME or HOME")]
     NoHome,
+    /// `SYNAPSE_HOME` or `SYNAPSE_SOCKET` holds a relative path.
     #[error("{var} must be an absolute path (got {value:?})")]
-    NotAbsolute { var: &'static str, value: PathBuf },
+    NotAbsolute {
+        /// The variable at fault ([`ENV_HOME`] or [`ENV_SOCKET`]).
+        var: &'static str,
+        /// The relative path it held.
+        value: PathBuf,
+    },
+    /// A folder of the layout could not be created or made private.
     #[error("cannot create {path}: {source}")]
-    Create { path: PathBuf, source: io::Error },
+    Create {
+        /// The folder that failed.
+        path: PathBuf,
+        /// What the OS answered.
+        source: io::Error,
+    },
+    /// The home, `settings.json` or trust list could be changed by another user
+    /// ([`loose_permissions`]), so it is not used.
     #[error("refusing to use {path}: {why}", path = .path.display())]
-    Unsafe { path: PathBuf, why: String },
+    Unsafe {
+        /// The file or folder with loose ownership or permissions.
+        path: PathBuf,
+        /// What is loose and the command that fixes it.
+        why: String,
+    },
 }
 
 /// The file inside `SYNAPSE_HOME` that records which skills' `allowed-tools` the user approved
@@ -69,9 +90,11 @@ impl Paths {
         Self { home, socket }
     }
 
+    /// The state folder: `SYNAPSE_HOME`, else `~/.synapse`; always absolute.
     pub fn home(&self) -> &Path {
         &self.home
     }
+    /// The daemon's gRPC Unix socket: `SYNAPSE_SOCKET`, else `<home>/run/synapsed.sock`.
     pub fn socket(&self) -> &Path {
         &self.socket
     }
@@ -82,6 +105,8 @@ impl Paths {
             .map(Path::to_path_buf)
             .unwrap_or_else(|| self.run_dir())
     }
+    /// `<home>/run` (created 0700): the default socket's folder and the daemon's other
+    /// runtime sockets.
     pub fn run_dir(&self) -> PathBuf {
         self.home.join("run")
     }
@@ -97,6 +122,7 @@ impl Paths {
         name.push(".start.lock");
         PathBuf::from(name)
     }
+    /// `<home>/logs`: the daemon's log files.
     pub fn logs_dir(&self) -> PathBuf {
         self.home.join("logs")
     }
@@ -104,18 +130,27 @@ impl Paths {
     pub fn startup_log(&self) -> PathBuf {
         self.logs_dir().join("synapsed.startup.log")
     }
+    /// `<home>/settings.json`: the user's settings ([`crate::settings`]).
     pub fn settings_file(&self) -> PathBuf {
         self.home.join("settings.json")
     }
+    /// `<home>/skills`: the user's skills, one folder with a `SKILL.md` each, and the store's
+    /// `index.json`.
     pub fn skills_dir(&self) -> PathBuf {
         self.home.join("skills")
     }
+    /// `<home>/bin`: the generated command wrappers (skill scripts, MCP tools), first on every
+    /// agent shell's `PATH`.
     pub fn bin_dir(&self) -> PathBuf {
         self.home.join("bin")
     }
+    /// `<home>/sessions`: each session's saved state, such as its transcript `<id>.jsonl`
+    /// and todo list.
     pub fn sessions_dir(&self) -> PathBuf {
         self.home.join("sessions")
     }
+    /// `<home>/mcp`: MCP server configuration (the user's `mcp_servers.json`, per-project
+    /// local files and approvals) and OAuth tokens.
     pub fn mcp_dir(&self) -> PathBuf {
         self.home.join("mcp")
     }
@@ -123,6 +158,7 @@ impl Paths {
     pub fn mcp_oauth_dir(&self) -> PathBuf {
         self.mcp_dir().join("oauth")
     }
+    /// `<home>/history`: the REPL's input history.
     pub fn history_file(&self) -> PathBuf {
         self.home.join("history")
     }

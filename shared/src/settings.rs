@@ -18,47 +18,99 @@ use crate::atomic::write_atomic_mode;
 /// Default for `skillEnhance.maxEnhanceContextChars`.
 pub const MAX_ENHANCE_CONTEXT_CHARS_DEFAULT: usize = 50_000;
 
+/// Why a settings file could not be read, used or rewritten.
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
+    /// The text is not valid JSON (or starts with a byte-order mark), or a known key holds a
+    /// value of the wrong type.
     #[error("{path}:{line}:{column}: {message}", path = .path.display())]
     Parse {
+        /// The settings file.
         path: PathBuf,
+        /// 1-based line of the fault.
         line: usize,
+        /// 1-based column of the fault.
         column: usize,
+        /// What is wrong, prefixed with the key path (`skillEnhance.autoEnhance: …`) when known.
         message: String,
     },
+    /// The file exists but could not be read: an I/O error, not a regular file, not UTF-8, or
+    /// over [`crate::bounded::CONFIG_MAX_BYTES`].
     #[error("cannot read {path}: {source}", path = .path.display())]
-    Read { path: PathBuf, source: io::Error },
+    Read {
+        /// The settings file.
+        path: PathBuf,
+        /// What the OS or the check answered.
+        source: io::Error,
+    },
+    /// The file (first-run defaults or a rewrite) could not be written; an existing file is
+    /// left as it was.
     #[error("cannot write {path}: {source}", path = .path.display())]
-    Write { path: PathBuf, source: io::Error },
+    Write {
+        /// The settings file.
+        path: PathBuf,
+        /// What the OS answered.
+        source: io::Error,
+    },
+    /// The file is valid JSON but its top level is not an object (`[]`, `null`, a string…).
     #[error("{path} must hold a JSON object at the top level", path = .path.display())]
-    NotAnObject { path: PathBuf },
+    NotAnObject {
+        /// The settings file.
+        path: PathBuf,
+    },
+    /// The folder lock that serialises updates could not be taken.
     #[error("cannot lock {path} for an update: {source}", path = .path.display())]
-    Lock { path: PathBuf, source: io::Error },
+    Lock {
+        /// The folder that was to be locked (the settings file's parent).
+        path: PathBuf,
+        /// What the OS answered.
+        source: io::Error,
+    },
+    /// Another user could change the file ([`crate::paths::loose_permissions`]), so it is
+    /// ignored rather than trusted.
     #[error("{path} is not used: {why}", path = .path.display())]
-    Unsafe { path: PathBuf, why: String },
+    Unsafe {
+        /// The settings file.
+        path: PathBuf,
+        /// What is loose and the command that fixes it.
+        why: String,
+    },
 }
 
 /// The typed view of settings.json. Unknown keys are kept in `other` so a rewrite loses nothing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Settings {
+    /// The model id to ask for (`SYNAPSE_MODEL` overrides it); `None` or blank uses the
+    /// provider's default.
     pub model: Option<String>,
+    /// Which LLM API to talk to (`anthropic`, `openai`, `ollama`…; `SYNAPSE_PROVIDER` overrides
+    /// it); `None` or blank picks one from the API keys and base URLs that are set.
     pub provider: Option<String>,
     /// Variables such as `ANTHROPIC_API_KEY`; the process environment overrides them.
     pub env: BTreeMap<String, String>,
+    /// `skillEnhance`: whether and how the skill sub-agent reviews finished turns.
     pub skill_enhance: SkillEnhance,
     /// Permission rules; each subsystem reads its own part.
     pub permissions: Value,
+    /// Every other top-level key (`shell`, `mcp`, `llm`…), kept as written for the subsystems
+    /// that read them and for a rewrite.
     #[serde(flatten)]
     pub other: serde_json::Map<String, Value>,
 }
 
+/// `skillEnhance` in settings.json: self-growth, where a skill sub-agent reads the end of a
+/// finished turn's session log and may create or improve a skill.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct SkillEnhance {
+    /// `autoEnhance`: run the sub-agent after every turn that completed normally (costs extra
+    /// tokens per turn); off by default.
     pub auto_enhance: bool,
+    /// `maxEnhanceContextChars`: how many characters of the session log's end the sub-agent
+    /// reads; default [`MAX_ENHANCE_CONTEXT_CHARS_DEFAULT`].
     pub max_enhance_context_chars: usize,
+    /// Keys of `skillEnhance` Synapse does not know, kept so a rewrite loses nothing.
     #[serde(flatten)]
     pub other: serde_json::Map<String, Value>,
 }

@@ -16,14 +16,35 @@ pub const TRUST_FILE: &str = "trusted_folders.json";
 /// A project's own settings, relative to the project folder.
 pub const PROJECT_SETTINGS: &str = ".synapse/settings.json";
 
+/// Why the trusted-folders list could not be read or changed.
 #[derive(Debug, thiserror::Error)]
 pub enum TrustError {
+    /// The list file exists but could not be read.
     #[error("cannot read {path}: {source}")]
-    Read { path: PathBuf, source: io::Error },
+    Read {
+        /// The list file.
+        path: PathBuf,
+        /// What the OS answered.
+        source: io::Error,
+    },
+    /// The list file is not JSON of the form `{"folders": ["/absolute/path", …]}`.
     #[error("{path} is not valid: {message} (expected {{\"folders\": [\"/absolute/path\", …]}})")]
-    Invalid { path: PathBuf, message: String },
+    Invalid {
+        /// The list file.
+        path: PathBuf,
+        /// What is wrong: the JSON error, a missing `folders` list, or an entry that is not an
+        /// absolute path.
+        message: String,
+    },
+    /// The list (or its folder) could not be written; an old list is left as it was.
     #[error("cannot write {path}: {source}")]
-    Write { path: PathBuf, source: io::Error },
+    Write {
+        /// The list file.
+        path: PathBuf,
+        /// What the OS answered.
+        source: io::Error,
+    },
+    /// The folder to trust ([`add`]) was given as a relative path; it holds that path.
     #[error("{0} is not an absolute path")]
     Relative(PathBuf),
 }

@@ -4,7 +4,7 @@
 //! properties are strings (with a format, length bounds or a list of choices), numbers, integers,
 //! booleans or multi-select arrays of choices. [`Form::from_schema`] reads it into [`Field`]s in
 //! the server's order; the REPL shows each field and parses what the user types with
-//! [`Field::parse`] ([`answer`]); the daemon checks a whole answer with [`Form::check`] before it
+//! [`Field::parse`] (in `answer.rs`); the daemon checks a whole answer with [`Form::check`] before it
 //! goes back to the server, so a client never sends the server what its form did not allow.
 
 mod answer;
@@ -16,10 +16,19 @@ use serde_json::{Map, Value};
 /// Why a requested schema or an answer was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FormError {
+    /// The `requestedSchema` has no `properties` object, so no form can be read from it.
     #[error("the requested schema is not an object with `properties`")]
     NotAnObject,
+    /// One field is at fault: the schema gives it a type or format a form cannot hold, or
+    /// the answer's value for it does not fit (or is missing though required).
     #[error("field {name:?}: {reason}")]
-    Field { name: String, reason: String },
+    Field {
+        /// The property name of the field at fault.
+        name: String,
+        /// What is wrong with it, in words for the user (`is required`, `must be at most 100`).
+        reason: String,
+    },
+    /// The answer has a key that is none of the form's fields; it holds that key.
     #[error("the answer names {0:?}, which the form does not have")]
     Unknown(String),
 }
@@ -27,8 +36,11 @@ pub enum FormError {
 /// A form: the fields in the order the server listed them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Form {
+    /// The schema's `title`, shown above the fields; `None` when absent or blank.
     pub title: Option<String>,
+    /// The schema's `description`, shown under the title; `None` when absent or blank.
     pub description: Option<String>,
+    /// The fields, one per property, in the order the server listed them.
     pub fields: Vec<Field>,
 }
 
@@ -37,9 +49,13 @@ pub struct Form {
 pub struct Field {
     /// The property name (the key of the answer).
     pub name: String,
+    /// The property's `title`, shown instead of the name; `None` when absent or blank.
     pub title: Option<String>,
+    /// The property's `description`, a hint shown with the field; `None` when absent or blank.
     pub description: Option<String>,
+    /// Whether the schema's `required` list names it: an accepted answer must then include it.
     pub required: bool,
+    /// What values the field takes, with their bounds or options.
     pub kind: FieldKind,
     /// The server's default, already checked against the field (a bad default is dropped).
     pub default: Option<Value>,
@@ -48,25 +64,38 @@ pub struct Field {
 /// What a field takes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FieldKind {
+    /// A string (`type: string` without choices).
     Text {
+        /// The `format` the text must have; `None` for free text.
         format: Option<TextFormat>,
+        /// `minLength`: the fewest characters (Unicode scalar values) allowed; `None` for no bound.
         min_length: Option<u64>,
+        /// `maxLength`: the most characters (Unicode scalar values) allowed; `None` for no bound.
         max_length: Option<u64>,
     },
+    /// A number (`type: number` or `type: integer`).
     Number {
+        /// True for `type: integer`: only whole numbers are accepted.
         integer: bool,
+        /// `minimum`, inclusive; `None` for no lower bound.
         minimum: Option<f64>,
+        /// `maximum`, inclusive; `None` for no upper bound.
         maximum: Option<f64>,
     },
+    /// Yes or no (`type: boolean`).
     Boolean,
     /// One of the options (`enum`, `oneOf` of `const`s, legacy `enumNames`).
     Choice {
+        /// The options in the server's order; the answer is one of their values.
         options: Vec<Choice>,
     },
     /// Several of the options (`type: array` of an `enum` or `anyOf` of `const`s).
     MultiChoice {
+        /// The options in the server's order; the answer is a list of their values.
         options: Vec<Choice>,
+        /// `minItems`: the fewest options to pick; `None` for no bound.
         min_items: Option<u64>,
+        /// `maxItems`: the most options to pick; `None` for no bound.
         max_items: Option<u64>,
     },
 }
@@ -74,7 +103,9 @@ pub enum FieldKind {
 /// An option of a choice field: the value sent, and what the user sees when it differs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Choice {
+    /// The string the answer carries when this option is picked.
     pub value: String,
+    /// The title the server gave it (`oneOf` `title` or legacy `enumNames`); `None` shows the value.
     pub label: Option<String>,
 }
 
@@ -88,9 +119,13 @@ impl Choice {
 /// The string formats the protocol allows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TextFormat {
+    /// `format: email`: an email address.
     Email,
+    /// `format: uri`: a URI with a scheme, such as `https://example.com`.
     Uri,
+    /// `format: date`: a calendar date, `YYYY-MM-DD`.
     Date,
+    /// `format: date-time`: a date and time with its zone, `YYYY-MM-DDTHH:MM:SSZ` or `±HH:MM`.
     DateTime,
 }
 

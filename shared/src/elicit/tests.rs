@@ -1,3 +1,6 @@
+//! Unit tests of the elicitation form: reading schemas (the `server-everything` one among
+//! them), parsing typed answers and checking whole answers.
+
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 

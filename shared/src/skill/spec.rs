@@ -23,33 +23,49 @@ use super::error::{SkillFormatError, SkillWarning};
 use super::frontmatter::{self, Split};
 use super::validate::{Validator, split_list, validate_name_shape};
 
+/// The longest `name` the spec allows, in characters; a longer one is not loaded.
 pub const NAME_MAX_CHARS: usize = 64;
+/// The longest `description` the spec allows, in characters; a longer one loads with a warning.
 pub const DESCRIPTION_MAX_CHARS: usize = 1024;
+/// The longest `compatibility` the spec allows, in characters; a longer one loads with a warning.
 pub const COMPATIBILITY_MAX_CHARS: usize = 500;
 
 /// Regular skills are loaded by the agent; meta skills steer the skill sub-agent (seed 003).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SkillKind {
+    /// No `type` (or an unknown one): a skill the agent may search and load.
     #[default]
     Regular,
+    /// `type: meta`: guidance for the skill sub-agent that creates and improves skills.
     Meta,
 }
 
 /// Everything the frontmatter says about a skill, validated.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SkillMeta {
+    /// The skill's name, valid per [`validate_name`]; the folder name when `name` was missing.
     pub name: String,
+    /// What the skill does and when to use it, trimmed and never empty.
     pub description: String,
+    /// `license`: the license the skill is published under, as written.
     pub license: Option<String>,
+    /// `compatibility`: the environment the skill needs (products, packages, network), as written.
     pub compatibility: Option<String>,
+    /// `metadata`: free key-value pairs; numbers and booleans become text, lists and mappings
+    /// are dropped with a warning.
     pub metadata: BTreeMap<String, String>,
+    /// `allowed-tools`: the tool rules (`Bash(git add:*)`, `Read`…) the skill asks to use
+    /// without a question; they count only once the user approved the skill.
     pub allowed_tools: Vec<String>,
+    /// `type`: a regular skill or a meta skill.
     pub kind: SkillKind,
     /// `title`, else the body's first `# ` heading.
     pub title: Option<String>,
-    /// `version`, `author`, `tags`: top-level keys or the same keys inside `metadata`.
+    /// `version`, else `metadata.version`: the skill's version, as written.
     pub version: Option<String>,
+    /// `author`, else `metadata.author`: who wrote the skill, as written.
     pub author: Option<String>,
+    /// `tags`, else `metadata.tags` split at commas (else spaces): keywords for search.
     pub tags: Vec<String>,
     /// `disable-model-invocation: true`: only the user loads it; never listed to the model.
     pub disable_model_invocation: bool,
@@ -64,10 +80,13 @@ pub struct SkillMeta {
 /// A parsed SKILL.md: its metadata, where the body starts, and the lenient-rule warnings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParsedSkill {
+    /// The validated frontmatter.
     pub meta: SkillMeta,
     /// Byte offset of the body in the text given to [`parse_skill_md`].
     pub body_offset: usize,
+    /// 1-based file line where the body starts (the line after the closing `---`).
     pub body_line: usize,
+    /// Lenient-rule problems that did not stop the skill from loading, each with its line.
     pub warnings: Vec<SkillWarning>,
 }
 

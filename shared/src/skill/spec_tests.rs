@@ -1,3 +1,6 @@
+//! Example-based tests of SKILL.md parsing and spec validation: name rules, errors with their
+//! lines, lenient-rule warnings and the optional fields.
+
 use super::*;
 use pretty_assertions::assert_eq;
 
