@@ -21,31 +21,59 @@ use super::rules::RuleKind;
 #[derive(Debug, Clone)]
 pub enum ToolRule {
     /// The rule's list and pattern.
-    Rule { kind: RuleKind, pattern: Pattern },
+    Rule {
+        /// Whether the pattern goes to the bash list (Bash and the file tools) or the MCP list.
+        kind: RuleKind,
+        /// The Synapse pattern the rule became, such as `git status:*` or `read:*`.
+        pattern: Pattern,
+    },
     /// A Claude Code tool Synapse does not have (`NotebookEdit`): nothing to allow or deny.
-    NoCounterpart { tool: String },
+    NoCounterpart {
+        /// The tool's name as Claude Code spells it.
+        tool: String,
+    },
 }
 
 /// A rule that could not be read; the message names it and the form to use.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ToolRuleError {
+    /// The tool name is not one Claude Code has, nor a `mcp__<server>[__<tool>]` name.
     #[error(
         "`{rule}`: unknown tool `{tool}` (expected Claude Code's names: Bash, Read, Edit, Write, \
          Glob, Grep, WebFetch, WebSearch, Task, TodoWrite or mcp__<server>__<tool>; names are \
          case-sensitive)"
     )]
-    UnknownTool { rule: String, tool: String },
+    UnknownTool {
+        /// The whole rule as given, trimmed.
+        rule: String,
+        /// The tool name in front of any `(`.
+        tool: String,
+    },
+    /// A file, web or MCP tool was given a specifier, which Synapse cannot read exactly.
     #[error(
         "`{rule}`: {tool} takes no specifier in Synapse (its path and domain rules are not \
          supported); use `{tool}` for every use, or a command pattern such as \
          `Bash(read src/*)`"
     )]
-    Specifier { rule: String, tool: String },
+    Specifier {
+        /// The whole rule as given, trimmed.
+        rule: String,
+        /// The tool name in front of the `(`.
+        tool: String,
+    },
+    /// The rule has a `(` without a closing `)` at its end, or a stray `)`.
     #[error("`{rule}`: unbalanced parentheses (expected `Tool` or `Tool(specifier)`)")]
-    Parentheses { rule: String },
+    Parentheses {
+        /// The whole rule as given, trimmed.
+        rule: String,
+    },
+    /// The specifier of a `Bash(…)` rule (or the name built for an MCP tool) is not a valid
+    /// Synapse pattern.
     #[error("`{rule}`: {source}")]
     Pattern {
+        /// The whole rule as given, trimmed.
         rule: String,
+        /// Why the pattern was refused.
         #[source]
         source: PatternError,
     },

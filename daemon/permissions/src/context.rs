@@ -12,9 +12,11 @@ use super::agent_commands::AgentCommands;
 pub struct Context<'a> {
     /// The shell's current folder.
     pub cwd: &'a Path,
+    /// The user's home folder: what `~` and `$HOME` stand for, and where dotfiles are looked for.
     pub home: &'a Path,
     /// `~/.synapse` (or `SYNAPSE_HOME`): writable, and exempt from the dotfile check.
     pub synapse_home: &'a Path,
+    /// The system temp folder (`$TMPDIR`, usually `/tmp`): always writable.
     pub temp_dir: &'a Path,
     /// `additionalWritableDirs` from the settings.
     pub extra_writable: &'a [PathBuf],
@@ -92,7 +94,7 @@ impl fmt::Debug for Context<'_> {
 
 /// The absolute, lexically normalised path a path word names: `~`, `~/x`, `~user/x`, `$HOME/x`
 /// and `${HOME}/x` are expanded, relative paths are taken from the working folder. Other
-/// variables are kept as literal names (see [`resolve_known`]).
+/// variables are kept as literal names (see `resolve_known`).
 pub fn resolve(ctx: &Context, target: &str) -> PathBuf {
     let expanded = if target == "~" {
         ctx.home.to_path_buf()

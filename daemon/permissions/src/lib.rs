@@ -1,15 +1,17 @@
 //! The permission engine: pure decisions about what the model's actions may do. No I/O — the
 //! router, approvals, settings loading and the CLI feed it and act on its answers.
 //!
-//! Flow: a bash command string is split into simple commands ([`parse`]); each is compared
-//! with the user's allow/ask/deny [`rules`] (patterns in [`pattern`]), the built-in [`risky`]
-//! list, the paths it writes ([`writes`], resolved by [`context`]) and, in read-only mode, the
-//! list of known readers ([`readonly`]). [`policy::decide`] combines these for the session's
-//! [`Mode`] into a [`Decision`]: allow (perhaps outside the sandbox), ask with a reason and the
-//! pattern "always" would save, or deny.
+//! Flow: a bash command string is split into simple commands ([`parse`](mod@parse)); each is
+//! compared with the user's allow/ask/deny [`rules`] (patterns in [`pattern`]), the built-in
+//! [`risky`](mod@risky) list, the paths it writes ([`writes`], resolved by [`context`]) and, in
+//! read-only mode, the list of known readers ([`readonly`]). [`policy::decide`] combines these
+//! for the session's [`Mode`] into a [`Decision`]: allow (perhaps outside the sandbox), ask with
+//! a reason and the pattern "always" would save, or deny.
 //!
 //! Where a line's writes really land — variables of the line and of the session, `~`, every
 //! `cd` — is told by [`landing`], for the guard on the rules files.
+
+#![deny(missing_docs)]
 
 pub mod agent_commands;
 pub(crate) mod argv;

@@ -18,14 +18,29 @@ use super::parse::SimpleCommand;
 /// A pattern that could not be read; the message says what is expected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PatternError {
+    /// The text is empty or only whitespace.
     #[error("empty pattern (expected a command such as \"git status:*\")")]
     Empty,
+    /// A prefix pattern with no words before `:*` (`:*` alone).
     #[error("`{pattern}` has nothing before `:*` (expected a command such as \"git status:*\")")]
-    BarePrefix { pattern: String },
+    BarePrefix {
+        /// The pattern as written, trimmed.
+        pattern: String,
+    },
+    /// A quote is opened and never closed, so the words cannot be split.
     #[error("`{pattern}` has an unterminated quote")]
-    Quoting { pattern: String },
+    Quoting {
+        /// The pattern as written, trimmed.
+        pattern: String,
+    },
+    /// The text holds `*`, `?` or `[` but is not a glob `globset` accepts (`[a-`).
     #[error("`{pattern}` is not a valid glob: {reason}")]
-    Glob { pattern: String, reason: String },
+    Glob {
+        /// The pattern as written, trimmed.
+        pattern: String,
+        /// What `globset` found wrong with it.
+        reason: String,
+    },
 }
 
 /// One allow/ask/deny pattern.
@@ -33,20 +48,35 @@ pub enum PatternError {
 pub enum Pattern {
     /// `git status:*`: the words before `:*`, and the text before it for names.
     Prefix {
+        /// The pattern as written, trimmed (`git status:*`).
         source: String,
+        /// The words before `:*` after quote removal; a command matches when its words start
+        /// with them (its program word may be a path to the first one).
         words: Vec<String>,
+        /// The text before `:*` with a `:` appended (`mcp:fs:`), which a tool name must start
+        /// with.
         name_prefix: String,
     },
     /// `npm run *`
     Glob {
+        /// The pattern as written, trimmed.
         source: String,
+        /// The glob over the pattern's words joined by single spaces; `*` also spans spaces.
         matcher: GlobMatcher,
     },
     /// `git status`, normalised to single spaces.
-    Exact { source: String, normalized: String },
+    Exact {
+        /// The pattern as written, trimmed; a tool name must equal it.
+        source: String,
+        /// The words after quote removal joined by single spaces; a command's joined words
+        /// must equal it.
+        normalized: String,
+    },
 }
 
 impl Pattern {
+    /// Reads a pattern from settings text; the form is chosen as the module docs say. Leading
+    /// and trailing whitespace is ignored.
     pub fn parse(text: &str) -> Result<Pattern, PatternError> {
         let source = text.trim().to_string();
         if source.is_empty() {

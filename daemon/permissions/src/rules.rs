@@ -18,22 +18,32 @@ use super::policy::Mode;
 /// What a rule says about a matching command or tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
+    /// Run it without asking. A bash command so allowed runs outside the sandbox when it is
+    /// risky or writes outside the writable folders, still asks for a redirect outside them,
+    /// and read-only mode ignores the rule.
     Allow,
+    /// Ask the user first, even when an allow rule also matches; only yolo mode runs it anyway.
     Ask,
+    /// Refuse it in every mode, yolo included.
     Deny,
 }
 
 /// Which list a rule belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleKind {
+    /// `permissions.bash`: patterns over single simple commands, agent commands included.
     Bash,
+    /// `permissions.mcp`: patterns over MCP tool names, `mcp:<server>:<tool>`.
     Mcp,
 }
 
 /// The rule that decided: its pattern text and the settings file it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleHit {
+    /// The rule's pattern as written in the settings, such as `git status:*`.
     pub pattern: String,
+    /// The label the rules were loaded under (`source` of [`RuleSet::from_json`] or
+    /// [`RuleSet::add`]), usually the settings file's path, shown in messages.
     pub source: String,
 }
 
@@ -82,6 +92,7 @@ pub struct RuleSet {
 }
 
 impl RuleSet {
+    /// A set with no rules: every command is left to the mode and the risky list.
     pub fn new() -> Self {
         Self::default()
     }
@@ -154,6 +165,8 @@ impl RuleSet {
         self.mcp.extend(other.mcp);
     }
 
+    /// Appends one rule to the `kind` list for `verdict`; `source` names where it came from
+    /// (a settings file, or a command-line flag) in [`RuleHit::source`].
     pub fn add(&mut self, kind: RuleKind, verdict: Verdict, pattern: Pattern, source: &str) {
         let lists = match kind {
             RuleKind::Bash => &mut self.bash,
@@ -170,6 +183,7 @@ impl RuleSet {
         !self.bash.deny.is_empty()
     }
 
+    /// No rule of any kind or verdict is set.
     pub fn is_empty(&self) -> bool {
         [&self.bash, &self.mcp]
             .iter()

@@ -6,7 +6,7 @@
 use super::argv::{ArgOpts, has_long, has_short, operands, option_value};
 use super::parse::SimpleCommand;
 
-/// Every path `cmd` writes to, as written (resolve with [`super::resolve`]).
+/// Every path `cmd` writes to, as written (resolve with [`super::resolve()`]).
 pub fn write_targets(cmd: &SimpleCommand) -> Vec<String> {
     let mut targets: Vec<String> = cmd.writes().into_iter().map(str::to_string).collect();
     targets.extend(program_targets(cmd).into_iter().filter(|t| t != "-"));

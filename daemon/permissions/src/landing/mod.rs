@@ -11,7 +11,7 @@
 //! it may have and resolved from every folder the line may be in. What cannot be resolved
 //! without running it — a target only known at run time, a program whose writes this check
 //! cannot see (an interpreter, `make`, `xargs`, a session function) — is listed in
-//! [`Landings::unresolved`]; the caller decides how much that matters (the gate asks when the
+//! [`Landings::unresolved_targets`] and [`Landings::unseen`]; the caller decides how much that matters (the gate asks when the
 //! line also names a rules file). Purely lexical: symlinks are the caller's business.
 
 mod expand;
@@ -54,6 +54,7 @@ pub struct Landing {
     pub command: String,
     /// Absolute and lexically normalised; a glob pattern when [`Landing::pattern`].
     pub path: PathBuf,
+    /// How much around `path` the write may change: the file, an entry in it, or the tree.
     pub reach: Reach,
     /// `path` holds `*`, `?` or `[`: bash picks the files that match.
     pub pattern: bool,
@@ -85,6 +86,7 @@ impl Landing {
 /// What [`landings`] found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Landings {
+    /// Every write whose target is known, one per target path (a command may have several).
     pub writes: Vec<Landing>,
     /// Write targets only known at run time (`> $(…)`, a variable set by `read`), each with why.
     pub unresolved_targets: Vec<String>,

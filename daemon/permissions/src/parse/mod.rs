@@ -1,11 +1,11 @@
 //! Splitting a Bash-tool command string into the simple commands it would run.
 //!
-//! [`parse`] walks the string once with a hand-written scanner: [`cursor`] holds the state,
-//! [`words`], [`expansions`] and [`redirects`] read words, quotes, `$…` expansions, redirects
-//! and heredocs, and [`grammar`] reads lists, pipelines and compound commands. Every command
+//! [`parse()`] walks the string once with a hand-written scanner: `cursor` holds the state,
+//! `words`, `expansions` and `redirects` read words, quotes, `$…` expansions, redirects
+//! and heredocs, and `grammar` reads lists, pipelines and compound commands. Every command
 //! bash could run is collected: the ones inside `$( )`, backticks, `<( )`, subshells, groups,
 //! `if`/`while`/`for`/`case` bodies, and the ones a wrapper such as `sudo`, `xargs`, `bash -c`
-//! or `find -exec` would start ([`wrappers`]). Whatever cannot be seen into (a program named by
+//! or `find -exec` would start (`wrappers`). Whatever cannot be seen into (a program named by
 //! a variable, `eval "$x"`, `source file`, an unterminated quote) is reported in
 //! [`Parsed::opaque`] instead of guessed. The scanner never panics, caps nesting at
 //! [`MAX_NESTING`] and bounds how much nested text it re-reads.
@@ -43,6 +43,7 @@ pub struct Parsed {
 /// `a | b | c` (also `|&`). Commands started by a wrapper follow the wrapper in the same list.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Pipeline {
+    /// The pipeline's commands from left to right; a lone command is a pipeline of one.
     pub commands: Vec<SimpleCommand>,
 }
 
@@ -54,6 +55,7 @@ pub struct SimpleCommand {
     pub words: Vec<String>,
     /// Leading `VAR=value` words, after quote removal.
     pub assignments: Vec<String>,
+    /// The command's redirections in the order written, wherever they stood among the words.
     pub redirects: Vec<Redirect>,
     /// The command's own source text, trimmed (for commands a wrapper starts: its words).
     pub text: String,
@@ -64,6 +66,7 @@ pub struct SimpleCommand {
 pub struct Redirect {
     /// The explicit file descriptor (`2` in `2>f`), if one was written.
     pub fd: Option<u32>,
+    /// Which redirection it is (`>`, `>>`, `<`, `<<`, `>&`, …).
     pub op: RedirectOp,
     /// The file, the duplicated descriptor (`1` in `2>&1`), the here-string or the heredoc
     /// delimiter.

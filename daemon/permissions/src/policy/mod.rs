@@ -5,9 +5,9 @@
 //! the [`Context`]. Deny rules refuse in every mode; `yolo` allows the rest. Otherwise each
 //! simple command of a native command is judged on its own — rules, the risky list, where it
 //! writes, and (in read-only mode without a sandbox) whether it is a known reader — and the
-//! whole command runs only if every part may ([`native`]). Agent commands and MCP tools are
-//! judged by their declared effect and hints ([`agent`], [`mcp`]). When the user is asked, the
-//! [`Decision::Ask`] carries the pattern an "always" answer would save ([`suggest`]).
+//! whole command runs only if every part may (`native`). Agent commands and MCP tools are
+//! judged by their declared effect and hints (`agent`, `mcp`). When the user is asked, the
+//! [`Decision::Ask`] carries the pattern an "always" answer would save (`suggest`).
 
 mod agent;
 mod facts;
@@ -30,12 +30,18 @@ use super::rules::RuleSet;
 /// What an in-process agent command is known to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
+    /// It only reads (`read`, `glob`, `search`): runs in every mode unless a rule says otherwise.
     ReadOnly,
     /// Absolute paths it writes.
     Writes(Vec<PathBuf>),
+    /// It starts a sub-agent (`task:*`): runs without asking in auto and ask mode.
     SubAgent {
+        /// The sub-agent may only read (`task:explore`, or a custom agent with read-only
+        /// tools); read-only mode refuses the others.
         read_only: bool,
     },
+    /// Nothing is declared: asked about in ask mode, and in read-only mode allowed only when
+    /// its command string is a known reader.
     Other,
 }
 
@@ -43,18 +49,29 @@ pub enum Effect {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action<'a> {
     /// A command for the persistent bash.
-    Native { command: &'a str },
+    Native {
+        /// The command line as the model wrote it, possibly several commands joined by
+        /// pipes, `;` or `&&`.
+        command: &'a str,
+    },
     /// An in-process agent command (`read`, `write`, `edit`, `glob`, `search`, `task:*`, …).
     Agent {
+        /// The command's registered name (`write`, `task:explore`), used for messages and
+        /// the suggested rule.
         name: &'a str,
+        /// The whole command line as the model wrote it; the bash rules match its words.
         command: &'a str,
+        /// What the command says it will do with these arguments.
         effect: Effect,
     },
     /// An MCP tool call, with the server's annotations.
     Mcp {
         /// `mcp:server:tool`
         name: &'a str,
+        /// The server's `readOnlyHint` annotation; `None` when it gave none. Not trusted when
+        /// the tool's name holds a verb such as `delete` or `write`.
         read_only_hint: Option<bool>,
+        /// The server's `destructiveHint` annotation; `None` when it gave none.
         destructive_hint: Option<bool>,
     },
 }
@@ -62,13 +79,17 @@ pub enum Action<'a> {
 /// The outcome for one action.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
+    /// It may run now.
     Allow {
         /// Run outside the OS sandbox: a rule or yolo allowed something the sandbox would block.
         escalate: bool,
         /// Which rule allowed it, for the transcript.
         note: Option<String>,
     },
+    /// The user must approve it first.
     Ask {
+        /// Why it needs approval, one clause per part that does, joined with `; `; shown to
+        /// the user.
         reason: String,
         /// The pattern "always" would save (`git push --force:*`, `mcp:fs:write_file`); empty
         /// when no rule could ever cover the action (a command that cannot be seen into).
@@ -76,7 +97,9 @@ pub enum Decision {
         /// Run outside the OS sandbox once approved.
         escalate: bool,
     },
+    /// It may not run; no answer changes that.
     Deny {
+        /// Why it is refused: the deny rule and its file, or what the mode forbids.
         reason: String,
     },
 }

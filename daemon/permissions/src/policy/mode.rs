@@ -23,8 +23,10 @@ pub enum Mode {
 pub struct ModeError(pub String);
 
 impl Mode {
+    /// The four modes, for code (and tests) that must go through each one.
     pub const ALL: [Mode; 4] = [Mode::Auto, Mode::Ask, Mode::ReadOnly, Mode::Yolo];
 
+    /// The name settings and the CLI use for the mode (`read-only`); [`FromStr`] reads it back.
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::Auto => "auto",
