@@ -107,8 +107,13 @@ pub struct KeeperSpec {
 /// the variables carrying the program's own command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Kept {
+    /// The `synapsed` executable to start ([`launcher`]).
     pub launcher: PathBuf,
+    /// Its arguments: `__sandbox --keep`, the keeper's limits and how the program is confined;
+    /// the program's own command line is not among them.
     pub args: Vec<OsString>,
+    /// Variables to add to the launcher's environment: the program, its arguments and its
+    /// `arg0` (`SYNAPSE_KEEP_…`); the keeper removes them before starting the program.
     pub env: Vec<(OsString, OsString)>,
     /// The program runs inside the sandbox asked for (false: no sandbox was asked for, or this
     /// machine cannot enforce one).

@@ -82,6 +82,8 @@
 //! same [`SandboxSpec`] (deny `file-write*` except the writable subpaths and the devices); it is
 //! not implemented yet.
 
+#![deny(missing_docs)]
+
 #[cfg(target_os = "linux")]
 mod caps;
 mod keeper;
@@ -120,10 +122,16 @@ pub struct SandboxSpec {
 /// Whether this machine can sandbox the session shells.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Support {
-    /// Landlock works; `abi` is the kernel's Landlock ABI version.
-    Landlock { abi: i32 },
+    /// Landlock works.
+    Landlock {
+        /// The kernel's Landlock ABI version (1 on Linux 5.13; 6 or more scopes signals).
+        abi: i32,
+    },
     /// No sandbox here; commands are checked by permission rules only.
-    Unavailable { reason: String },
+    Unavailable {
+        /// Why, for the log and the user: Landlock missing or disabled, or another system.
+        reason: String,
+    },
 }
 
 /// How completely [`apply`] could enforce the spec.
@@ -139,6 +147,7 @@ pub enum Enforcement {
 /// The result of a successful [`apply`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Status {
+    /// Whether every right and scope the sandbox handles is in force, or only some.
     pub enforcement: Enforcement,
     /// The kernel's Landlock ABI version.
     pub abi: i32,
@@ -148,19 +157,38 @@ pub struct Status {
     pub metadata_filter: bool,
 }
 
+/// Why [`apply`] could not put the whole sandbox in force (it may be partly applied); the
+/// launcher then exits with [`EXIT_REFUSED`] without running the program.
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {
+    /// This kernel or system has no usable Landlock, or enforced none of the rights.
     #[error("Landlock unavailable: {reason}")]
-    Unavailable { reason: String },
+    Unavailable {
+        /// What is missing, as in [`Support::Unavailable`].
+        reason: String,
+    },
+    /// A folder of the spec (or `/`, or a device) exists but cannot be opened for its rule.
     #[error("cannot open {} for a sandbox rule: {source}", path.display())]
     Path {
+        /// The path that could not be opened.
         path: PathBuf,
+        /// The error from opening or inspecting it (permission denied, …).
         source: std::io::Error,
     },
+    /// Landlock or the capability drop failed at one step of building or enforcing the sandbox.
     #[error("Landlock refused the ruleset while {step}: {detail}")]
-    Ruleset { step: &'static str, detail: String },
+    Ruleset {
+        /// The step that failed, as a phrase for the message (`"adding a rule"`).
+        step: &'static str,
+        /// The error the step returned.
+        detail: String,
+    },
+    /// The kernel refused the seccomp filter (metadata changes, terminal ioctls).
     #[error("the kernel refused the seccomp filter on metadata changes: {detail}")]
-    Filter { detail: String },
+    Filter {
+        /// The OS error, or why the filter program could not be built.
+        detail: String,
+    },
 }
 
 /// Whether the session shells can be sandboxed here. Detected once; the first call logs the
