@@ -15,10 +15,13 @@ use super::retry::RetryPolicy;
 pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-6";
 /// The model used with the OpenAI API itself when none is named.
 pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1";
+/// Anthropic's API host, used when `ANTHROPIC_BASE_URL` is not set (`/v1/messages` is appended).
 pub const DEFAULT_ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
+/// OpenAI's API, used when `OPENAI_BASE_URL` is not set (`/chat/completions` is appended).
 pub const DEFAULT_OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 /// Output budget per model call unless the caller asks for another.
 pub const MAX_OUTPUT_TOKENS_DEFAULT: u32 = 16_384;
+/// Time allowed to open the TCP/TLS connection to the model server, per attempt.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 
 const LOCAL_SERVER_HINT: &str = "To use a local OpenAI-compatible server instead (Ollama, vLLM, \
@@ -89,6 +92,7 @@ pub fn secret_variables() -> impl Iterator<Item = &'static str> {
 pub struct ApiKey(String);
 
 impl ApiKey {
+    /// Wraps a key as read from the environment or settings.json (already trimmed by the caller).
     pub fn new(key: impl Into<String>) -> Self {
         Self(key.into())
     }
@@ -142,35 +146,52 @@ pub fn settings_file_shown() -> String {
 /// Why no usable provider configuration could be formed.
 #[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum ConfigError {
+    /// The provider needs a key and none is set (always for Anthropic; for OpenAI only at
+    /// OpenAI's own API, since local servers usually take none).
     #[error(
         "no {provider} API key: set {variable} in the environment or \"env\": {{\"{variable}\": \
          \"...\"}} in {}. {hint}",
         settings_file_shown()
     )]
     MissingApiKey {
+        /// The provider's display name ([`ProviderKind::display_name`]).
         provider: &'static str,
+        /// The variable the key belongs in ([`ProviderKind::key_variable`]).
         variable: &'static str,
+        /// A further sentence for the user: how to use a local server instead.
         hint: &'static str,
     },
+    /// `SYNAPSE_PROVIDER` or settings.json's `provider` names no provider Synapse knows.
     #[error(
         "unknown provider {value:?} (from {source_name}): expected \"anthropic\" or \"openai\" \
          (any OpenAI-compatible server)"
     )]
     UnknownProvider {
+        /// The value as the user wrote it.
         value: String,
+        /// Where it was read: `SYNAPSE_PROVIDER` or settings.json's `"provider"`.
         source_name: &'static str,
     },
+    /// An OpenAI-compatible server other than OpenAI's own, with no model named: there is no
+    /// default that every server serves.
     #[error(
         "no model set for the OpenAI-compatible server at {base_url}: set SYNAPSE_MODEL in the \
          environment or \"model\" in {} to one of the server's models",
         settings_file_shown()
     )]
-    MissingModel { base_url: String },
+    MissingModel {
+        /// The server's base URL, so the user knows which server needs a model.
+        base_url: String,
+    },
+    /// A base URL that is not an absolute `http://` or `https://` URL with a host.
     #[error("{variable} must be an http:// or https:// URL (got {value:?})")]
     InvalidBaseUrl {
+        /// The variable it came from (`ANTHROPIC_BASE_URL` or `OPENAI_BASE_URL`).
         variable: &'static str,
+        /// The value as the user wrote it.
         value: String,
     },
+    /// settings.json's `"llm"` object is malformed.
     #[error(transparent)]
     Settings(#[from] LlmSettingsError),
 }
@@ -178,12 +199,17 @@ pub enum ConfigError {
 /// A resolved provider configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProviderConfig {
+    /// The wire format to speak.
     pub kind: ProviderKind,
+    /// The model id sent with every request, trimmed.
     pub model: String,
     /// Without a trailing slash. Anthropic: the host (`/v1/messages` is appended); OpenAI: up to
     /// and including `/v1` (`/chat/completions` is appended), as each vendor's SDK expects.
     pub base_url: String,
+    /// The key sent with every request; `None` only for an OpenAI-compatible server other than
+    /// OpenAI's own, which then gets no `Authorization` header.
     pub api_key: Option<ApiKey>,
+    /// Attempts, backoff and timeouts for each model call, derived from [`Self::llm`].
     pub retry: RetryPolicy,
     /// settings.json's `"llm"` object (timeouts, per-model limits).
     pub llm: LlmSettings,

@@ -1,3 +1,6 @@
+//! Tests of [`ProviderConfig::resolve`]: which provider, model, base URL and key come out of
+//! settings.json and the environment, and the errors that name what to set.
+
 use std::collections::HashMap;
 
 use super::*;

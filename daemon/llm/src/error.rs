@@ -13,34 +13,48 @@ pub enum LlmError {
         crate::config::settings_file_shown()
     )]
     Auth {
+        /// The provider's display name, as in every variant.
         provider: &'static str,
+        /// The HTTP status: 401 or 403.
         status: u16,
+        /// The error type from the body (`authentication_error`), or the status's reason phrase.
         kind: String,
+        /// The server's explanation from the error body.
         message: String,
+        /// The variable the user should fix ([`crate::ProviderKind::key_variable`]).
         variable: &'static str,
     },
 
     /// The API answered with an error that trying again will not fix (400, 404, 413, ...).
     #[error("{provider} API error {status} {kind}: {message}")]
     Api {
+        /// The provider's display name.
         provider: &'static str,
+        /// The HTTP status; 200 when the error came inside an already accepted stream.
         status: u16,
+        /// The error type from the body (`invalid_request_error`), or the status's reason phrase.
         kind: String,
+        /// The server's explanation from the error body.
         message: String,
     },
 
     /// Every try failed with a retryable error.
     #[error("{provider} failed after {attempts} tries; last error: {last}")]
     RetriesExhausted {
+        /// The provider's display name.
         provider: &'static str,
+        /// How many attempts were made, the first one included.
         attempts: u32,
+        /// Why the last attempt failed, worded for the user.
         last: String,
     },
 
     /// The server asked us to wait longer than we are willing to.
     #[error("{provider} is rate limiting this key; it asks to wait {} s before trying again", .wait.as_secs())]
     RateLimited {
+        /// The provider's display name.
         provider: &'static str,
+        /// How long the server asked us to wait (its `retry-after` header), more than the policy allows.
         wait: Duration,
     },
 
@@ -50,21 +64,27 @@ pub enum LlmError {
          and nothing was retried"
     )]
     StreamBroken {
+        /// The provider's display name.
         provider: &'static str,
+        /// What broke it: a dropped connection, a timeout, or an error event from the server.
         reason: String,
     },
 
     /// The stream carried something that does not follow the API's format.
     #[error("unexpected data from {provider}: {message}")]
     Protocol {
+        /// The provider's display name.
         provider: &'static str,
+        /// What was wrong with the data.
         message: String,
     },
 
     /// The request could not be built (bad base URL, unserializable input, ...).
     #[error("cannot send the request to {provider}: {message}")]
     Request {
+        /// The provider's display name.
         provider: &'static str,
+        /// Why the request could not be built.
         message: String,
     },
 }

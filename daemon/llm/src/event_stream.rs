@@ -1,4 +1,4 @@
-//! [`EventStream`], the type every provider returns, and [`produce`], which turns straight-line
+//! [`EventStream`], the type every provider returns, and `produce`, which turns straight-line
 //! async code that emits events into such a stream. The producing future is polled by the stream
 //! itself (no spawned task), so dropping the stream cancels the HTTP request at once.
 

@@ -1,10 +1,12 @@
 //! Talking to the model. The agent loop builds an [`LlmRequest`] (system prompt, neutral
 //! [`Message`]s, the one [`bash_tool`]) and calls [`LlmProvider::stream`]; the provider sends it
 //! in its wire format ([`anthropic`] Messages API or [`openai`] Chat Completions), retrying
-//! failures that happen before any output ([`retry`], [`transport`]), and yields [`LlmEvent`]s
+//! failures that happen before any output ([`retry`], `transport`), and yields [`LlmEvent`]s
 //! until `Done`. [`ProviderConfig::resolve`] picks the provider from settings.json and the
 //! environment; [`build_provider`] makes it. [`limits`] holds the timeouts and per-model limits
 //! of settings.json, [`discover`] asks the server for its context window.
+
+#![deny(missing_docs)]
 
 pub mod anthropic;
 pub mod config;

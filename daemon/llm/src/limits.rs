@@ -34,7 +34,11 @@ pub const MAX_OUTPUT_TOKENS_FALLBACK: u32 = 8_192;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct ModelLimitSettings {
+    /// `contextWindow`: tokens the model can read in one call, prompt and reply together;
+    /// `None` leaves it to the server's report or the known defaults.
     pub context_window: Option<u64>,
+    /// `maxOutputTokens`: the most tokens one reply may contain; `None` picks a default no
+    /// larger than a quarter of the context window.
     pub max_output_tokens: Option<u32>,
 }
 
@@ -42,8 +46,14 @@ pub struct ModelLimitSettings {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct LlmSettings {
+    /// `firstByteTimeoutSecs`: seconds to wait for the first byte of an answer; `None` means
+    /// [`FIRST_BYTE_TIMEOUT_DEFAULT`].
     pub first_byte_timeout_secs: Option<f64>,
+    /// `idleTimeoutSecs`: seconds a streaming answer may go silent; `None` means
+    /// [`IDLE_TIMEOUT_DEFAULT`].
     pub idle_timeout_secs: Option<f64>,
+    /// `retryBudgetSecs`: seconds one model call may take with all its retries; `None` means
+    /// [`RETRY_BUDGET_DEFAULT`].
     pub retry_budget_secs: Option<f64>,
     /// Per model name (exact, or a prefix of the configured model).
     pub models: BTreeMap<String, ModelLimitSettings>,
@@ -57,6 +67,7 @@ pub struct LlmSettings {
      {{\"contextWindow\": 8192, \"maxOutputTokens\": 2048}}}}}}"
 )]
 pub struct LlmSettingsError {
+    /// What is wrong: serde's parse error, or which timeout is not a positive number.
     pub message: String,
 }
 
@@ -85,14 +96,17 @@ impl LlmSettings {
         Ok(parsed)
     }
 
+    /// Time allowed from sending a request to the first byte of the answer.
     pub fn first_byte_timeout(&self) -> Duration {
         secs_or(self.first_byte_timeout_secs, FIRST_BYTE_TIMEOUT_DEFAULT)
     }
 
+    /// Time allowed between two chunks of a streaming answer.
     pub fn idle_timeout(&self) -> Duration {
         secs_or(self.idle_timeout_secs, IDLE_TIMEOUT_DEFAULT)
     }
 
+    /// Time allowed for one model call including all its retries and the waits between them.
     pub fn retry_budget(&self) -> Duration {
         secs_or(self.retry_budget_secs, RETRY_BUDGET_DEFAULT)
     }
@@ -118,13 +132,18 @@ fn secs_or(value: Option<f64>, default: Duration) -> Duration {
 /// Where a context window figure came from (shown by `/context`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LimitSource {
+    /// The user set it in settings.json (`llm.models.<model>.contextWindow`).
     Settings,
+    /// The model server reported it ([`crate::discover`]).
     Server,
+    /// The published limit of a well-known model family, matched by the model's name.
     KnownModel,
+    /// Nothing told: [`CONTEXT_WINDOW_FALLBACK`].
     Fallback,
 }
 
 impl LimitSource {
+    /// Where the figure came from, as `/context` shows it; the fallback says how to set it.
     pub fn describe(self) -> &'static str {
         match self {
             LimitSource::Settings => "settings.json",
@@ -138,8 +157,12 @@ impl LimitSource {
 /// The limits a session uses for its model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ModelLimits {
+    /// Tokens the model can read in one call (prompt and reply); compaction keeps the
+    /// conversation below it.
     pub context_window: u64,
+    /// Where `context_window` came from.
     pub context_source: LimitSource,
+    /// The `max_tokens` sent with each call: the most tokens one reply may contain.
     pub max_output_tokens: u32,
 }
 

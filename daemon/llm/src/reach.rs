@@ -17,26 +17,47 @@ pub enum Reach {
     /// It answered 2xx. `missing_model`: an OpenAI-compatible server listed its models and the
     /// configured one is not among them (the names it listed, a few).
     Answered {
+        /// The models-list URL that was asked.
         url: String,
+        /// The HTTP status (2xx).
         status: u16,
+        /// `Some(listed ids, at most 8)` when the configured model is not served; `None` when it
+        /// is, when the list could not be read, or for Anthropic.
         missing_model: Option<Vec<String>>,
     },
     /// It answered, but does not serve the models list (404/405): reachable, the list unknown.
-    NoModelsList { url: String, status: u16 },
+    NoModelsList {
+        /// The models-list URL that was asked.
+        url: String,
+        /// The HTTP status (404 or 405).
+        status: u16,
+    },
     /// It refused the key (401/403).
     KeyRefused {
+        /// The models-list URL that was asked.
         url: String,
+        /// The HTTP status (401 or 403); 0 when the key could not even be put in a header.
         status: u16,
+        /// The server's own words from the error body (at most 200 characters), or why the key
+        /// cannot be sent.
         message: String,
     },
     /// Any other HTTP error.
     Failed {
+        /// The models-list URL that was asked.
         url: String,
+        /// The HTTP status.
         status: u16,
+        /// The server's own words from the error body (at most 200 characters).
         message: String,
     },
     /// No answer: no connection, TLS failure, or the deadline passed.
-    Unreachable { url: String, error: String },
+    Unreachable {
+        /// The models-list URL that was asked.
+        url: String,
+        /// Why no answer came, in the deepest cause's words ("Connection refused (os error 111)").
+        error: String,
+    },
 }
 
 /// Asks the server of `config` for its models, giving up after `deadline`.

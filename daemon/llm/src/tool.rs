@@ -42,7 +42,9 @@ pub fn bash_tool() -> ToolDefinition {
 /// The decoded input of one `Bash` call.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct BashInput {
+    /// The command line to run, as it would be typed into bash.
     pub command: String,
+    /// Start a fresh shell before running the command; false when the model leaves it out.
     #[serde(default)]
     pub restart: bool,
 }
@@ -50,12 +52,20 @@ pub struct BashInput {
 /// Why a tool call's input could not be used; the message goes back to the model as the result.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ToolInputError {
+    /// The model called a tool other than [`BASH_TOOL_NAME`].
     #[error("unknown tool {name:?}: the only tool is {BASH_TOOL_NAME}")]
-    UnknownTool { name: String },
+    UnknownTool {
+        /// The tool name the model used.
+        name: String,
+    },
+    /// The input is not a `{command, restart}` object.
     #[error(
         "invalid {BASH_TOOL_NAME} input: {reason} (expected {{\"command\": string, \"restart\": boolean}})"
     )]
-    Invalid { reason: String },
+    Invalid {
+        /// serde's description of what did not fit (a missing `command`, a wrong type, ...).
+        reason: String,
+    },
 }
 
 impl BashInput {

@@ -13,8 +13,11 @@ use super::types::{ContentBlock, LlmEvent, Message, Role, StopReason, Usage};
 /// A finished assistant turn.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AssistantTurn {
+    /// The assistant message to append to the conversation: text and tool calls in stream order.
     pub message: Message,
+    /// Token counts of the call that produced it.
     pub usage: Usage,
+    /// Why the model stopped; [`StopReason::ToolUse`] means its tool calls should be run.
     pub stop_reason: StopReason,
 }
 
@@ -27,10 +30,13 @@ pub struct TurnBuilder {
 }
 
 impl TurnBuilder {
+    /// An empty builder, for one model call.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Takes the next event of the stream, in order: text deltas join the last text block,
+    /// finished tool calls become `tool_use` blocks; `ToolCallStart` and `Retrying` are ignored.
     pub fn push(&mut self, event: &LlmEvent) {
         match event {
             LlmEvent::TextDelta(delta) => match self.blocks.last_mut() {

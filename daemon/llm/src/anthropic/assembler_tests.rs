@@ -1,3 +1,6 @@
+//! Tests of the Anthropic assembler: SSE split at any byte still yields the same text and tool
+//! calls, error events and broken JSON are reported, unknown events are ignored.
+
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use pretty_assertions::assert_eq;

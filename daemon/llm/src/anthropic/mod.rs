@@ -1,7 +1,6 @@
-//! The Anthropic Messages API provider: [`wire`] builds the request body, [`transport`] sends it
-//! with retries, and [`assembler`] turns the SSE reply into [`LlmEvent`]s.
+//! The Anthropic Messages API provider: `wire` builds the request body, `transport` sends it
+//! with retries, and `assembler` turns the SSE reply into [`LlmEvent`]s.
 //!
-//! [`transport`]: crate::transport
 //! [`LlmEvent`]: crate::LlmEvent
 
 mod assembler;

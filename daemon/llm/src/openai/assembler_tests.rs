@@ -1,3 +1,6 @@
+//! Tests of the OpenAI-compatible assembler: streamed text, tool calls and usage, the quirks of
+//! local servers (reused index 0, missing ids, no `[DONE]`), and early end and error chunks.
+
 use pretty_assertions::assert_eq;
 use serde_json::json;
 

@@ -1,9 +1,8 @@
 //! The OpenAI-compatible Chat Completions provider (OpenAI, Ollama, vLLM, llama.cpp server,
-//! OpenRouter): [`wire`] builds the request body, [`transport`] sends it with retries, and
-//! [`assembler`] turns the streamed chunks into [`LlmEvent`]s. A key is sent only when one is set,
+//! OpenRouter): `wire` builds the request body, `transport` sends it with retries, and
+//! `assembler` turns the streamed chunks into [`LlmEvent`]s. A key is sent only when one is set,
 //! since local servers need none.
 //!
-//! [`transport`]: crate::transport
 //! [`LlmEvent`]: crate::LlmEvent
 
 mod assembler;
