@@ -139,28 +139,37 @@ async fn esc_cancels_a_running_command_and_type_ahead_runs_after_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn edit_shows_a_diff_and_expand_shows_whole_output() {
     let env = TestEnv::new();
-    std::fs::write(env.workdir().join("app.txt"), "alpha\nbeta\ngamma\n").unwrap();
+    let lines: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(env.workdir().join("app.txt"), &lines).unwrap();
+    std::fs::write(env.workdir().join("notes.txt"), "one\ntwo\nthree\n").unwrap();
     let fake = FakeLlm::start(
         Script::new()
-            .tool_call("edit app.txt beta BETA")
+            .tool_call("edit app.txt 'line 20' 'LINE 20'")
             .tool_call("seq 1 40")
+            .tool_call("write notes.txt <<'EOF'\none\nTWO\nthree\nEOF")
             .text("edited"),
     )
     .await
     .unwrap();
     let screen = Screen::start(&env, Some(&fake), &["chat"]);
     screen.wait_for("You (1)>");
-    screen.line("change beta");
+    screen.line("change line 20");
     let shown = screen.wait_for("You (2)>");
-    let turn = after_last(&shown, "change beta");
+    let turn = after_last(&shown, "change line 20");
+    // The file's own lines, with their real numbers and three lines of context.
     assert!(turn.contains("app.txt (+1 -1)"), "{shown}");
-    assert!(turn.contains("@@ -2,1 +2,1 @@"), "{shown}");
-    assert!(turn.contains("- beta"), "{shown}");
-    assert!(turn.contains("+ BETA"), "{shown}");
+    assert!(turn.contains("@@ -17,7 +17,7 @@"), "{shown}");
+    assert!(turn.contains(" line 19"), "{shown}");
+    assert!(turn.contains("-line 20"), "{shown}");
+    assert!(turn.contains("+LINE 20"), "{shown}");
+    assert!(turn.contains(" line 23"), "{shown}");
     assert!(turn.contains("(/expand 2)"), "{shown}");
+    // A write over a file shows the line that changed, not the whole file as additions.
+    assert!(turn.contains("notes.txt (+1 -1)"), "{shown}");
+    assert!(turn.contains("-two") && turn.contains("+TWO"), "{shown}");
     assert_eq!(
         std::fs::read_to_string(env.workdir().join("app.txt")).unwrap(),
-        "alpha\nBETA\ngamma\n"
+        lines.replace("line 20\n", "LINE 20\n")
     );
 
     screen.line("/expand 2");

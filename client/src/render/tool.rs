@@ -15,16 +15,11 @@ const PREVIEW_LINE_CHARS: usize = 160;
 
 /// The block for one finished call, ending with a newline.
 pub fn tool_block(theme: &Theme, call: &ToolFinished) -> String {
-    tool_block_numbered(theme, call, 0, std::path::Path::new("."))
+    tool_block_numbered(theme, call, 0)
 }
 
-/// The block for call number `index` (0: unnumbered) of a session working in `cwd`.
-pub fn tool_block_numbered(
-    theme: &Theme,
-    call: &ToolFinished,
-    index: usize,
-    cwd: &std::path::Path,
-) -> String {
+/// The block for call number `index` (0: unnumbered).
+pub fn tool_block_numbered(theme: &Theme, call: &ToolFinished, index: usize) -> String {
     // On a terminal no line is wider than it: a wrapped line would look like several.
     let width = if theme.terminal {
         super::live_tail::terminal_width().max(30)
@@ -39,14 +34,11 @@ pub fn tool_block_numbered(
         theme.red(bullet)
     };
     let mut out = format!("{bullet}{}\n", theme.bold(rest));
-    if call.exit_code == 0
-        && let Some(change) = super::diff::change_of(&call.command)
-    {
-        let diff = super::diff::diff_block(theme, &change, cwd);
-        if !diff.is_empty() {
-            out.push_str(&diff);
-            return out;
+    if call.exit_code == 0 && !call.changes.is_empty() {
+        for change in &call.changes {
+            out.push_str(&super::diff::diff_block(theme, change, width));
         }
+        return out;
     }
     let lines: Vec<&str> = call
         .output_preview
@@ -115,6 +107,7 @@ mod tests {
             output_preview: preview.into(),
             output_lines: lines,
             output: preview.into(),
+            changes: Vec::new(),
         }
     }
 

@@ -42,12 +42,7 @@ impl Repl {
     }
 
     fn turn_view(&self) -> TurnView {
-        TurnView::new(
-            self.theme,
-            self.typeahead.shown(),
-            std::path::PathBuf::from(&self.link.opened.cwd),
-            self.calls.len() + 1,
-        )
+        TurnView::new(self.theme, self.typeahead.shown(), self.calls.len() + 1)
     }
 
     /// `/expand [N]`: prints the whole output of a finished call.

@@ -36,15 +36,14 @@ pub struct TurnView {
     /// Reports that arrived before the turn finished; printed after the answer.
     reports: Vec<String>,
     started: std::time::Instant,
-    /// The session's folder (diff line numbers) and the number of the next tool call.
-    cwd: std::path::PathBuf,
+    /// The number of the next tool call.
     next_call: usize,
     /// Calls finished in this turn, for `/expand`.
     pub calls: Vec<ToolFinished>,
 }
 
 impl TurnView {
-    pub fn new(theme: Theme, typed: Typed, cwd: std::path::PathBuf, next_call: usize) -> Self {
+    pub fn new(theme: Theme, typed: Typed, next_call: usize) -> Self {
         let markdown = if theme.terminal {
             MarkdownStream::for_terminal(theme.color)
         } else {
@@ -57,7 +56,6 @@ impl TurnView {
             activity: THINKING.to_string(),
             reports: Vec::new(),
             started: std::time::Instant::now(),
-            cwd,
             next_call,
             calls: Vec::new(),
         }
@@ -112,8 +110,7 @@ impl TurnView {
             Ev::ToolFinished(call) => {
                 self.activity = THINKING.to_string();
                 let index = self.next_call + self.calls.len();
-                self.note(&tool_block_numbered(&t, &call, index, &self.cwd))
-                    .await;
+                self.note(&tool_block_numbered(&t, &call, index)).await;
                 self.calls.push(call);
                 self.markdown.reset();
             }

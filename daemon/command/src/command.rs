@@ -91,6 +91,8 @@ pub struct CommandOutput {
     pub restarted: bool,
     /// The command was stopped at its time limit.
     pub timed_out: bool,
+    /// The files it changed, for the user's client to show (the model reads `text` only).
+    pub changes: Vec<crate::file_change::FileChange>,
 }
 
 impl CommandOutput {
@@ -101,6 +103,7 @@ impl CommandOutput {
             exit_code: 0,
             restarted: false,
             timed_out: false,
+            changes: Vec::new(),
         }
     }
 
@@ -111,7 +114,14 @@ impl CommandOutput {
             exit_code,
             restarted: false,
             timed_out: false,
+            changes: Vec::new(),
         }
+    }
+
+    /// The same output, also reporting `change` (when there is one) to the user's client.
+    pub fn with_change(mut self, change: Option<crate::file_change::FileChange>) -> Self {
+        self.changes.extend(change);
+        self
     }
 }
 

@@ -29,7 +29,8 @@
 //! [`wrappers::WrapperFolder`].
 //!
 //! # Modules
-//! [`command`] (the traits, the context, the registry), [`gate`] (what the permission gate is
+//! [`command`] (the traits, the context, the registry), [`file_change`] (the diff a file change
+//! shows the user), [`gate`] (what the permission gate is
 //! asked and answers), [`paths`] (where a path word lands), [`args`] (the option parser
 //! commands share), [`timeouts`], [`output_policy`] (the cap on what the model reads, spill
 //! files), [`progress`] and [`asker`] (a call's live output and its questions to the user),
@@ -44,6 +45,7 @@ pub mod args;
 pub mod asker;
 pub mod command;
 pub mod daemon_process;
+pub mod file_change;
 pub mod gate;
 pub mod output_policy;
 pub mod paths;

@@ -18,6 +18,8 @@ pub enum AgentEvent {
         command: String,
         exit_code: i32,
         output: String,
+        /// The files the call changed (a `write`/`edit`), as diffs for the user.
+        changes: Vec<synapse_command::file_change::FileChange>,
     },
     Usage(Usage),
     Retrying {

@@ -23,6 +23,8 @@ pub struct ToolOutcome {
     pub exit_code: i32,
     /// Images the command produced for the model (an MCP tool's screenshot).
     pub images: Vec<synapse_llm::Image>,
+    /// The files it changed, for the user's client (`write`/`edit` run in-process).
+    pub changes: Vec<synapse_command::file_change::FileChange>,
 }
 
 pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = ToolOutcome> + Send + 'a>>;

@@ -152,6 +152,7 @@ impl FakeExecutor {
                             output: o.to_string(),
                             exit_code: *e,
                             images: Vec::new(),
+                            changes: Vec::new(),
                         },
                     )
                 })
@@ -188,12 +189,14 @@ impl ToolExecutor for FakeExecutor {
                     output: "[killed: cancelled]".into(),
                     exit_code: 130,
                     images: Vec::new(),
+                    changes: Vec::new(),
                 };
             }
             answer.unwrap_or(ToolOutcome {
                 output: format!("ran: {}", call.command),
                 exit_code: 0,
                 images: Vec::new(),
+                changes: Vec::new(),
             })
         })
     }

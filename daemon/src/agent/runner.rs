@@ -515,6 +515,7 @@ impl AgentRunner {
             command: call.command,
             exit_code: outcome.exit_code,
             output: outcome.output,
+            changes: outcome.changes,
         });
         let result = ToolResult {
             tool_use_id: id.to_string(),
@@ -541,6 +542,7 @@ fn not_run(
         command,
         exit_code: synapse_command::gate::EXIT_REFUSED,
         output: text.clone(),
+        changes: Vec::new(),
     });
     ToolResult {
         tool_use_id: id.to_string(),

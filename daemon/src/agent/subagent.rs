@@ -234,11 +234,13 @@ impl ToolExecutor for PolicyExecutor {
                     output: result.output,
                     exit_code: result.exit_code,
                     images: result.images,
+                    changes: result.changes,
                 },
                 Err(e) => ToolOutcome {
                     output: format!("cannot run the command: {e}"),
                     exit_code: 126,
                     images: Vec::new(),
+                    changes: Vec::new(),
                 },
             }
         })

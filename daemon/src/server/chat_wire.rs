@@ -70,6 +70,7 @@ pub(super) fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -
             command,
             exit_code,
             output,
+            changes,
         }) => Ev::ToolFinished(proto::ToolFinished {
             call_id: id,
             command,
@@ -81,6 +82,15 @@ pub(super) fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -
                 .join("\n"),
             output_lines: output.lines().count() as u32,
             output,
+            changes: changes
+                .into_iter()
+                .map(|c| proto::FileChange {
+                    path: c.path,
+                    hunks: c.hunks,
+                    added: c.added,
+                    removed: c.removed,
+                })
+                .collect(),
         }),
         SessionEvent::Agent(AgentEvent::Usage(u)) => Ev::Usage(usage(&u, window)),
         SessionEvent::Agent(AgentEvent::Retrying {

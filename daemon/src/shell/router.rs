@@ -56,6 +56,8 @@ pub struct ToolResult {
     pub cwd: std::path::PathBuf,
     /// Images the call produced for the model ([`super::media`]).
     pub images: Vec<synapse_llm::Image>,
+    /// The files an in-process `write`/`edit` changed, for the user's client to show.
+    pub changes: Vec<synapse_command::file_change::FileChange>,
 }
 
 pub struct BashRouter {
@@ -169,6 +171,7 @@ impl BashRouter {
             restarted,
             timed_out: out.timed_out,
             cwd: session.cwd().to_path_buf(),
+            changes: out.changes,
         }
     }
 
@@ -362,6 +365,7 @@ fn shortcut_timed_out(name: &str, timeout: Duration) -> CommandOutput {
         exit_code: super::session::EXIT_TIMED_OUT,
         restarted: false,
         timed_out: true,
+        changes: Vec::new(),
     }
 }
 

@@ -346,6 +346,7 @@ impl ShellSession {
             exit_code,
             restarted,
             timed_out: run.interrupted == Some(Interrupt::TimedOut),
+            changes: Vec::new(),
         }
     }
 }

@@ -171,6 +171,7 @@ impl AgentCommand for WebFetchCommand {
                     exit_code: EXIT_TIMED_OUT,
                     restarted: false,
                     timed_out: true,
+                    changes: Vec::new(),
                 },
                 Ok(Err(e)) => CommandOutput::failure(format!("web_fetch: {e}"), 1),
                 Ok(Ok(rendered)) => {
@@ -292,6 +293,7 @@ fn output(page: &Rendered, max_chars: usize, cached: Option<Duration>) -> Comman
         exit_code: page.exit_code,
         restarted: false,
         timed_out: false,
+        changes: Vec::new(),
     }
 }
 

@@ -155,6 +155,7 @@ impl AgentCommand for WebSearchCommand {
                     exit_code: EXIT_TIMED_OUT,
                     restarted: false,
                     timed_out: true,
+                    changes: Vec::new(),
                 },
                 Ok(Err(e)) => CommandOutput::failure(format!("web_search: {e}"), 1),
                 Ok(Ok(hits)) => CommandOutput::success(render(&query, provider.kind.name(), &hits)),

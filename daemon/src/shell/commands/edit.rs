@@ -171,6 +171,9 @@ pub fn edit_file(
     CommandOutput::success(format!(
         "Replaced {n} {noun} in {shown} ({line_word} {lines})"
     ))
+    .with_change(synapse_command::file_change::FileChange::between(
+        shown, &text, &updated,
+    ))
 }
 
 fn line_numbers(text: &str, starts: &[usize]) -> String {

@@ -3,6 +3,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use synapse_command::file_change::{DIFF_INPUT_MAX_BYTES, FileChange};
 
 use futures::future::BoxFuture;
 
@@ -135,9 +136,20 @@ pub fn write_file(abs: &Path, shown: &str, content: &[u8]) -> CommandOutput {
         .as_ref()
         .map(|m| m.permissions().mode() & 0o7777)
         .unwrap_or(0o644);
+    // What the file held, for the user's diff (a text file small enough to diff).
+    let before = match &existing {
+        None => Some(String::new()),
+        Some(m) if (m.len() as usize) <= DIFF_INPUT_MAX_BYTES => std::fs::read(&target)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok()),
+        Some(_) => None,
+    };
     if let Err(e) = synapse_shared::atomic::write_atomic_mode(&target, content, mode) {
         return fail(format!("{shown}: {}", io_reason(&e)));
     }
+    let change = before
+        .zip(std::str::from_utf8(content).ok())
+        .and_then(|(before, after)| FileChange::between(shown, &before, after));
     let lines = if content.is_empty() {
         0
     } else {
@@ -153,6 +165,7 @@ pub fn write_file(abs: &Path, shown: &str, content: &[u8]) -> CommandOutput {
         if lines == 1 { "" } else { "s" },
         content.len()
     ))
+    .with_change(change)
 }
 
 #[cfg(test)]
