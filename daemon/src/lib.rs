@@ -87,8 +87,8 @@
 //! `EnhanceHook::after_turn` → `enhance` (`daemon/src/growth/enhance.rs`) → `SkillAgent::run` →
 //! `run_as` (`daemon/src/growth/mod.rs`) → `SubAgents::run` (`daemon/src/agent/subagent.rs`) →
 //! `AgentRunner::run_silent` (`daemon/src/agent/runner.rs`), whose commands go
-//! `PolicyExecutor::execute` (`daemon/src/agent/subagent.rs`) → `ShellSessions::execute`, each
-//! passing `PolicyGate::check` (`daemon/src/agent/gate/subagent_policy.rs`, the sub-agent's
+//! `ShellToolExecutor::execute` (`daemon/src/agent/shell_executor.rs`, with the sub-agent's
+//! gate) → `ShellSessions::execute`, each passing `PolicyGate::check` (`daemon/src/agent/gate/subagent_policy.rs`, the sub-agent's
 //! policy) and then `SnapshotGate::check` (`daemon/src/growth/snapshot_gate.rs`). The report returns as
 //! `SessionEvent::EnhanceReport`. `Skills.Enhance` takes the same path: `SkillsService::enhance` →
 //! `growth_enhance` (`daemon/src/server/skills_growth.rs`) → `enhance` → … (6 hops).

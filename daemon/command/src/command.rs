@@ -57,6 +57,29 @@ impl CommandSpec {
         )
     }
 
+    /// Sorts `args` into the options `opts` names and positionals; wrong usage comes back as this
+    /// command's usage error, ready to return.
+    pub fn parse(
+        &self,
+        args: Vec<String>,
+        opts: &[crate::args::OptSpec],
+        unknown: crate::args::UnknownOpts,
+    ) -> Result<crate::args::Parsed, CommandOutput> {
+        crate::args::parse(args, opts, unknown).map_err(|e| self.usage_error(e))
+    }
+
+    /// Runs `work` (file or CPU work that would block the runtime) on the blocking pool; a panic
+    /// in it becomes a failure naming this command.
+    pub async fn off_thread(
+        &self,
+        work: impl FnOnce() -> CommandOutput + Send + 'static,
+    ) -> CommandOutput {
+        let name = self.name;
+        tokio::task::spawn_blocking(work)
+            .await
+            .unwrap_or_else(|e| CommandOutput::failure(format!("{name}: {e}"), 1))
+    }
+
     /// The section of the system prompt documenting this command: the `--help` document
     /// without its `Examples:` block (which `--help` still shows), to keep the prompt small.
     pub fn prompt_section(&self) -> String {

@@ -1,5 +1,7 @@
-//! The agent's tool calls go to a named session of the daemon's shell layer: the real
-//! [`ToolExecutor`] for chat sessions.
+//! The agent's tool calls go to a named session of the daemon's shell layer: the one real
+//! [`ToolExecutor`], for chat sessions and sub-agents alike. What differs between them is its
+//! policy — the gate every command passes (a session's permission rules, or a sub-agent's
+//! `PolicyGate`) and who is there to ask, to show progress to, to answer a server's forms.
 
 use std::sync::Arc;
 

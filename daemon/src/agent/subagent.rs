@@ -18,12 +18,12 @@ use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use super::AgentError;
-use super::executor::{BashCall, ToolExecutor, ToolFuture, ToolOutcome};
 use super::gate::subagent_policy::PolicyGate;
 use super::runner::{AgentRunner, RunnerLimits, TurnOutcome};
 use super::session::resolve_config;
+use super::shell_executor::ShellToolExecutor;
 use super::subagent_context::{SubAgentContext, remember};
-use crate::shell::{GateHandle, SessionOrigin, ShellSessions, ToolCall};
+use crate::shell::{GateHandle, SessionOrigin, ShellSessions};
 use synapse_llm::build_provider;
 use synapse_sandbox::SandboxSpec;
 
@@ -161,11 +161,17 @@ impl SubAgents {
             workspace: request.workspace,
         };
         let gate = PolicyGate::handle(request.policy, request.gate, home_of(&origin));
-        let executor = Arc::new(PolicyExecutor {
+        // Its own shell session, every command through its policy's gate; it has no user of
+        // its own to ask and no client to show progress to.
+        let executor = Arc::new(ShellToolExecutor {
             sessions: shell.clone(),
             name: name.clone(),
             origin,
-            gate,
+            approver: None,
+            gate: Some(gate),
+            output_cap: None,
+            progress: None,
+            asker: None,
         });
         let runner = AgentRunner {
             model: provider.model().to_string(),
@@ -193,56 +199,11 @@ impl SubAgents {
     }
 }
 
-/// Runs a sub-agent's commands in its own shell session, each through its [`PolicyGate`].
-pub struct PolicyExecutor {
-    sessions: Arc<ShellSessions>,
-    name: String,
-    origin: SessionOrigin,
-    gate: GateHandle,
-}
-
 /// The `HOME` a sub-agent's commands see (`~` in their paths): the session's, else the daemon's.
 fn home_of(origin: &SessionOrigin) -> PathBuf {
     let given = origin.env.iter().find(|(k, _)| k == "HOME");
     match given {
         Some((_, v)) => PathBuf::from(v),
         None => std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from),
-    }
-}
-
-impl ToolExecutor for PolicyExecutor {
-    fn execute(&self, call: BashCall, cancel: CancellationToken) -> ToolFuture<'_> {
-        Box::pin(async move {
-            let call = ToolCall {
-                command: call.command,
-                restart: call.restart,
-                timeout: None,
-                progress: None,
-                approver: None,
-                gate: Some(self.gate.clone()),
-                output_cap: None,
-                // A sub-agent has no user of its own to ask.
-                asker: None,
-                hook: call.hook,
-            };
-            match self
-                .sessions
-                .execute(&self.name, &self.origin, &call, &cancel)
-                .await
-            {
-                Ok(result) => ToolOutcome {
-                    output: result.output,
-                    exit_code: result.exit_code,
-                    images: result.images,
-                    changes: result.changes,
-                },
-                Err(e) => ToolOutcome {
-                    output: format!("cannot run the command: {e}"),
-                    exit_code: 126,
-                    images: Vec::new(),
-                    changes: Vec::new(),
-                },
-            }
-        })
     }
 }

@@ -14,7 +14,7 @@ use super::fetch::{self, FetchError, Fetched, WebClients};
 use super::render::{self, Kind};
 use super::settings::WebSettings;
 use crate::shell::session::{EXIT_CANCELLED, EXIT_TIMED_OUT};
-use synapse_command::args::{self, OptSpec, UnknownOpts};
+use synapse_command::args::{OptSpec, UnknownOpts};
 use synapse_command::command::{
     AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm,
 };
@@ -117,9 +117,9 @@ impl AgentCommand for WebFetchCommand {
     ) -> BoxFuture<'a, CommandOutput> {
         Box::pin(async move {
             let opts = [OptSpec::flag("--raw"), OptSpec::value("--max-chars")];
-            let parsed = match args::parse(args, &opts, UnknownOpts::Reject) {
+            let parsed = match SPEC.parse(args, &opts, UnknownOpts::Reject) {
                 Ok(p) => p,
-                Err(e) => return SPEC.usage_error(e),
+                Err(usage) => return usage,
             };
             let [url] = parsed.positionals.as_slice() else {
                 return SPEC.usage_error(if parsed.positionals.is_empty() {

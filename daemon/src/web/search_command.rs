@@ -10,7 +10,7 @@ use super::SettingsFn;
 use super::search::{ResolvedProvider, SEARCH_TIMEOUT, SearchError, SearchHit};
 use super::settings::WebSettings;
 use crate::shell::session::{EXIT_CANCELLED, EXIT_TIMED_OUT};
-use synapse_command::args::{self, OptSpec, UnknownOpts};
+use synapse_command::args::{OptSpec, UnknownOpts};
 use synapse_command::command::{
     AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm,
 };
@@ -101,9 +101,9 @@ impl AgentCommand for WebSearchCommand {
         args: Vec<String>,
     ) -> BoxFuture<'a, CommandOutput> {
         Box::pin(async move {
-            let parsed = match args::parse(args, &[OptSpec::value("--max")], UnknownOpts::Reject) {
+            let parsed = match SPEC.parse(args, &[OptSpec::value("--max")], UnknownOpts::Reject) {
                 Ok(p) => p,
-                Err(e) => return SPEC.usage_error(e),
+                Err(usage) => return usage,
             };
             let query = parsed.positionals.join(" ");
             if query.trim().is_empty() {

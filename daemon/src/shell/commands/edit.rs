@@ -73,9 +73,8 @@ impl AgentCommand for EditCommand {
             let abs = ctx.resolve(path);
             let (shown, old, new, all) =
                 (path.clone(), old.clone(), new.clone(), parsed.flag("--all"));
-            tokio::task::spawn_blocking(move || edit_file(&abs, &shown, &old, &new, all))
+            SPEC.off_thread(move || edit_file(&abs, &shown, &old, &new, all))
                 .await
-                .unwrap_or_else(|e| CommandOutput::failure(format!("edit: {e}"), 1))
         })
     }
 }

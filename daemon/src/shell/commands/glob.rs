@@ -71,9 +71,9 @@ impl AgentCommand for GlobCommand {
         args: Vec<String>,
     ) -> BoxFuture<'a, CommandOutput> {
         Box::pin(async move {
-            let parsed = match args::parse(args, &options(), UnknownOpts::Reject) {
+            let parsed = match SPEC.parse(args, &options(), UnknownOpts::Reject) {
                 Ok(p) => p,
-                Err(e) => return SPEC.usage_error(e),
+                Err(usage) => return usage,
             };
             let [pattern] = parsed.positionals.as_slice() else {
                 return SPEC.usage_error(if parsed.positionals.is_empty() {
@@ -85,9 +85,7 @@ impl AgentCommand for GlobCommand {
             let base = ctx.resolve(parsed.value("--path").unwrap_or("."));
             let cwd = ctx.cwd().to_path_buf();
             let pattern = pattern.clone();
-            tokio::task::spawn_blocking(move || glob(&cwd, &base, &pattern))
-                .await
-                .unwrap_or_else(|e| CommandOutput::failure(format!("glob: {e}"), 1))
+            SPEC.off_thread(move || glob(&cwd, &base, &pattern)).await
         })
     }
 }

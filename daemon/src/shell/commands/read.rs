@@ -55,9 +55,9 @@ impl AgentCommand for ReadCommand {
         args: Vec<String>,
     ) -> BoxFuture<'a, CommandOutput> {
         Box::pin(async move {
-            let parsed = match args::parse(args, &options(), UnknownOpts::Reject) {
+            let parsed = match SPEC.parse(args, &options(), UnknownOpts::Reject) {
                 Ok(p) => p,
-                Err(e) => return SPEC.usage_error(e),
+                Err(usage) => return usage,
             };
             let [path] = parsed.positionals.as_slice() else {
                 return SPEC.usage_error(if parsed.positionals.is_empty() {
@@ -75,9 +75,8 @@ impl AgentCommand for ReadCommand {
             };
             let abs = ctx.resolve(path);
             let shown = path.clone();
-            tokio::task::spawn_blocking(move || read_page(&abs, &shown, offset, limit))
+            SPEC.off_thread(move || read_page(&abs, &shown, offset, limit))
                 .await
-                .unwrap_or_else(|e| CommandOutput::failure(format!("read: {e}"), 1))
         })
     }
 }

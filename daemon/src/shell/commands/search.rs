@@ -60,9 +60,9 @@ impl AgentCommand for SearchCommand {
         args: Vec<String>,
     ) -> BoxFuture<'a, CommandOutput> {
         Box::pin(async move {
-            let parsed = match args::parse(args, &options(), UnknownOpts::Reject) {
+            let parsed = match SPEC.parse(args, &options(), UnknownOpts::Reject) {
                 Ok(p) => p,
-                Err(e) => return SPEC.usage_error(e),
+                Err(usage) => return usage,
             };
             let [regex] = parsed.positionals.as_slice() else {
                 return SPEC.usage_error(if parsed.positionals.is_empty() {
@@ -87,9 +87,7 @@ impl AgentCommand for SearchCommand {
                 context,
             };
             let cwd = ctx.cwd().to_path_buf();
-            tokio::task::spawn_blocking(move || search(&cwd, &query))
-                .await
-                .unwrap_or_else(|e| CommandOutput::failure(format!("search: {e}"), 1))
+            SPEC.off_thread(move || search(&cwd, &query)).await
         })
     }
 }

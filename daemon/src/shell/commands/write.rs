@@ -74,9 +74,8 @@ impl AgentCommand for WriteCommand {
                 }
             };
             let abs = ctx.resolve(&path);
-            tokio::task::spawn_blocking(move || write_file(&abs, &path, content.as_bytes()))
+            SPEC.off_thread(move || write_file(&abs, &path, content.as_bytes()))
                 .await
-                .unwrap_or_else(|e| CommandOutput::failure(format!("write: {e}"), 1))
         })
     }
 }
