@@ -265,7 +265,7 @@ impl McpManager {
             }
             Err(e) if e.breaks_connection() => {
                 srv.call_failed(&conn, &e).await;
-                unavailable(srv, &name, &e.to_string())
+                unavailable(srv, &name, &e)
             }
             Err(e) => McpCallOutput::error(EXIT_TOOL_ERROR, format!("{command}: {e}")),
         }
@@ -273,7 +273,11 @@ impl McpManager {
 }
 
 /// Exit 3 with the reason; a server that wants an OAuth login says so and names the command.
-pub(crate) fn unavailable(srv: &Server, server: &str, reason: &str) -> McpCallOutput {
+pub(crate) fn unavailable(
+    srv: &Server,
+    server: &str,
+    reason: &dyn std::fmt::Display,
+) -> McpCallOutput {
     let text = match srv.state_kind().0 {
         StateKind::NeedsLogin => format!("MCP server {server} needs login: {reason}"),
         _ => format!("MCP server {server} is unavailable: {reason}"),

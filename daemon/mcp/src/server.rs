@@ -66,6 +66,28 @@ pub enum ServerState {
     },
 }
 
+/// Why a server has no live connection for a call or a (re)connect.
+#[derive(Debug, thiserror::Error)]
+pub enum NotConnected {
+    /// `"enabled": false` in its config.
+    #[error("server is disabled in its config")]
+    Disabled,
+    /// The last connect failed and the backoff before the next attempt has not passed.
+    #[error("{reason} (next reconnect attempt in {:.1}s)", wait.as_secs_f64())]
+    Backoff {
+        /// Why the last attempt failed.
+        reason: String,
+        /// How long until the next attempt.
+        wait: Duration,
+    },
+    /// It wants an OAuth login first (the text names the command).
+    #[error("{0}")]
+    NeedsLogin(String),
+    /// This connect attempt failed.
+    #[error(transparent)]
+    Connect(#[from] ConnectionError),
+}
+
 /// A snapshot for listings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StateKind {
@@ -143,7 +165,7 @@ impl Server {
     pub async fn ensure_connected(
         &self,
         events: &super::connection::Link,
-    ) -> Result<Arc<McpConnection>, String> {
+    ) -> Result<Arc<McpConnection>, NotConnected> {
         if let Some(conn) = self.ready() {
             return Ok(conn);
         }
@@ -161,10 +183,10 @@ impl Server {
     pub async fn reconnect(
         &self,
         events: &super::connection::Link,
-    ) -> Result<Arc<McpConnection>, String> {
+    ) -> Result<Arc<McpConnection>, NotConnected> {
         let _guard = self.connect_lock.lock().await;
         if !self.config().enabled {
-            return Err("disabled in config".into());
+            return Err(NotConnected::Disabled);
         }
         self.connect_locked(events).await
     }
@@ -176,30 +198,27 @@ impl Server {
     pub async fn connect_unless_ready(
         &self,
         events: &super::connection::Link,
-    ) -> Result<Arc<McpConnection>, String> {
+    ) -> Result<Arc<McpConnection>, NotConnected> {
         let _guard = self.connect_lock.lock().await;
         if let Some(conn) = self.ready() {
             return Ok(conn);
         }
         if !self.config().enabled {
-            return Err("disabled in config".into());
+            return Err(NotConnected::Disabled);
         }
         self.connect_locked(events).await
     }
 
-    fn check_retry_due(&self) -> Result<(), String> {
+    fn check_retry_due(&self) -> Result<(), NotConnected> {
         match &*self.state.lock() {
-            ServerState::Disabled => Err("server is disabled in its config".into()),
+            ServerState::Disabled => Err(NotConnected::Disabled),
             ServerState::Failed {
                 reason, retry_at, ..
-            } if *retry_at > Instant::now() => {
-                let wait = retry_at.saturating_duration_since(Instant::now());
-                Err(format!(
-                    "{reason} (next reconnect attempt in {:.1}s)",
-                    wait.as_secs_f64()
-                ))
-            }
-            ServerState::NeedsLogin { reason } => Err(reason.clone()),
+            } if *retry_at > Instant::now() => Err(NotConnected::Backoff {
+                reason: reason.clone(),
+                wait: retry_at.saturating_duration_since(Instant::now()),
+            }),
+            ServerState::NeedsLogin { reason } => Err(NotConnected::NeedsLogin(reason.clone())),
             _ => Ok(()),
         }
     }
@@ -207,7 +226,7 @@ impl Server {
     async fn connect_locked(
         &self,
         events: &super::connection::Link,
-    ) -> Result<Arc<McpConnection>, String> {
+    ) -> Result<Arc<McpConnection>, NotConnected> {
         let config = self.config();
         let previous = std::mem::replace(&mut *self.state.lock(), ServerState::Connecting);
         let attempts = match previous {
@@ -234,16 +253,14 @@ impl Server {
             Err(e @ ConnectionError::NeedsLogin { .. }) => {
                 let reason = e.to_string();
                 tracing::info!(server = %config.name, "MCP server needs login: {reason}");
-                *self.state.lock() = ServerState::NeedsLogin {
-                    reason: reason.clone(),
-                };
-                Err(reason)
+                *self.state.lock() = ServerState::NeedsLogin { reason };
+                Err(e.into())
             }
             Err(e) => {
                 let reason = e.to_string();
                 tracing::warn!(server = %config.name, "MCP server failed to connect: {reason}");
-                self.set_failed(reason.clone(), attempts + 1);
-                Err(reason)
+                self.set_failed(reason, attempts + 1);
+                Err(e.into())
             }
         }
     }

@@ -21,6 +21,33 @@ pub struct SessionForms {
     pending: Mutex<HashMap<String, Pending>>,
 }
 
+/// Why a client's answer to a form was not taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormAnswerError {
+    /// No open form has this id.
+    #[error("no open form {0} (it was answered, or its tool call ended)")]
+    NoOpenForm(String),
+    /// The action is none of accept, decline, cancel.
+    #[error("unknown form action {0:?}: use accept, decline or cancel")]
+    UnknownAction(String),
+    /// An "accept" whose values are not a JSON object; the form stays open.
+    #[error("the answer to form {id} is not a JSON object: {reason}")]
+    NotAnObject {
+        /// The form's id.
+        id: String,
+        /// What the JSON parser said.
+        reason: String,
+    },
+    /// An "accept" whose values do not fit the form; the form stays open.
+    #[error("the answer does not fit the form of MCP server {server}: {problem}")]
+    DoesNotFit {
+        /// The server that asked.
+        server: String,
+        /// The field at fault and why.
+        problem: synapse_shared::elicit::FormError,
+    },
+}
+
 struct Pending {
     server: String,
     form: Form,
@@ -81,32 +108,36 @@ impl SessionForms {
     /// A client's answer: "accept" with `content_json` (a JSON object), "decline" or "cancel".
     /// `Err` says why it was not taken: no such open form, an unknown action, or values that do
     /// not fit the form (which then stays open).
-    pub fn answer(&self, id: &str, action: &str, content_json: &str) -> Result<(), String> {
+    pub fn answer(
+        &self,
+        id: &str,
+        action: &str,
+        content_json: &str,
+    ) -> Result<(), FormAnswerError> {
         let mut pending = self.lock();
         let Some(open) = pending.get(id) else {
-            return Err(format!(
-                "no open form {id} (it was answered, or its tool call ended)"
-            ));
+            return Err(FormAnswerError::NoOpenForm(id.to_string()));
         };
         let answer = match action {
             "accept" => {
-                let content: Map<String, Value> = serde_json::from_str(content_json)
-                    .map_err(|e| format!("the answer to form {id} is not a JSON object: {e}"))?;
-                open.form.check(&content).map_err(|e| {
-                    format!(
-                        "the answer does not fit the form of MCP server {}: {e}",
-                        open.server
-                    )
-                })?;
+                let content: Map<String, Value> =
+                    serde_json::from_str(content_json).map_err(|e| {
+                        FormAnswerError::NotAnObject {
+                            id: id.to_string(),
+                            reason: e.to_string(),
+                        }
+                    })?;
+                open.form
+                    .check(&content)
+                    .map_err(|problem| FormAnswerError::DoesNotFit {
+                        server: open.server.clone(),
+                        problem,
+                    })?;
                 FormAnswer::Accept(content)
             }
             "decline" => FormAnswer::Decline,
             "cancel" => FormAnswer::Cancel,
-            other => {
-                return Err(format!(
-                    "unknown form action {other:?}: use accept, decline or cancel"
-                ));
-            }
+            other => return Err(FormAnswerError::UnknownAction(other.to_string())),
         };
         if let Some(open) = pending.remove(id) {
             let _ = open.reply.send(answer);
@@ -203,8 +234,15 @@ mod tests {
         });
         let id = next_form(&mut rx).await;
         let bad = forms.answer(&id, "accept", r#"{"age": 3}"#).unwrap_err();
-        assert!(bad.contains("\"name\": is required"), "{bad}");
-        assert!(forms.answer(&id, "maybe", "").is_err());
+        assert!(
+            matches!(&bad, FormAnswerError::DoesNotFit { server, .. } if server == "every"),
+            "{bad:?}"
+        );
+        assert!(bad.to_string().contains("\"name\": is required"), "{bad}");
+        assert_eq!(
+            forms.answer(&id, "maybe", ""),
+            Err(FormAnswerError::UnknownAction("maybe".into()))
+        );
         forms
             .answer(&id, "accept", r#"{"name": "Ada", "age": 36}"#)
             .unwrap();
@@ -218,7 +256,11 @@ mod tests {
                     .clone()
             )
         );
-        assert!(forms.answer(&id, "decline", "").is_err(), "answered once");
+        assert_eq!(
+            forms.answer(&id, "decline", ""),
+            Err(FormAnswerError::NoOpenForm(id.clone())),
+            "answered once"
+        );
     }
 
     #[tokio::test]

@@ -240,12 +240,12 @@ async fn read_messages(
             }
             Some(In::Approval(_)) => {}
             Some(In::Elicitation(answer)) => {
-                if let Err(message) = session.answer_elicitation(
+                if let Err(e) = session.answer_elicitation(
                     &answer.request_id,
                     &answer.action,
                     &answer.content_json,
                 ) {
-                    let _ = tx.send(Ok(error_event(message))).await;
+                    let _ = tx.send(Ok(error_event(e.to_string()))).await;
                 }
             }
             Some(In::Compact(_)) => {

@@ -46,6 +46,46 @@ pub struct ToolGrant {
     pub unknown: Vec<String>,
 }
 
+/// Why a custom agent's tools do not allow a command; the text is what the model reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolRefusal {
+    /// An agent command (or an `mcp:` command) the tools do not include.
+    #[error("refused: `{command}` is not among this agent's tools ({tools})")]
+    NotAmongTools {
+        /// The command word.
+        command: String,
+        /// The agent's tools, as its file lists them.
+        tools: String,
+    },
+    /// A shell command for an agent without the Bash tool.
+    #[error(
+        "refused: this agent has no Bash tool, so it runs no shell commands (its tools: {tools}); \
+         use its agent commands"
+    )]
+    NoBash {
+        /// The agent's tools.
+        tools: String,
+    },
+    /// A shell command no `Bash(pattern)` of the agent matches.
+    #[error("refused: `{command}` matches none of this agent's Bash patterns ({patterns})")]
+    NoPatternMatches {
+        /// The command as parsed.
+        command: String,
+        /// The agent's Bash patterns.
+        patterns: String,
+    },
+    /// A line whose commands cannot all be seen (`eval`, `$(…)` in the command word) for an
+    /// agent limited to Bash patterns.
+    #[error(
+        "refused: this agent may run only commands matching its Bash patterns, and this line \
+         hides what it runs ({hidden})"
+    )]
+    Hidden {
+        /// What the parser could not see into.
+        hidden: String,
+    },
+}
+
 impl ToolGrant {
     pub fn parse(listed: &[String]) -> Self {
         let mut g = ToolGrant::default();
@@ -111,7 +151,7 @@ impl ToolGrant {
     }
 
     /// Why agent command `name` with `effect` is not among the tools, if it is not.
-    pub fn judge_agent(&self, name: &str, effect: &Effect) -> Result<(), String> {
+    pub fn judge_agent(&self, name: &str, effect: &Effect) -> Result<(), ToolRefusal> {
         let allowed = match self.has_command(name) {
             Some(allowed) => allowed,
             None => match effect {
@@ -123,16 +163,16 @@ impl ToolGrant {
         if allowed {
             Ok(())
         } else {
-            Err(format!(
-                "refused: `{name}` is not among this agent's tools ({})",
-                self.describe()
-            ))
+            Err(ToolRefusal::NotAmongTools {
+                command: name.to_string(),
+                tools: self.describe(),
+            })
         }
     }
 
     /// Why the command line is not allowed by the tools, if it is not: `mcp:*` commands need
     /// their MCP tool, everything else the `Bash` tool (or a matching `Bash(pattern)`).
-    pub fn judge_native(&self, line: &str) -> Result<(), String> {
+    pub fn judge_native(&self, line: &str) -> Result<(), ToolRefusal> {
         let parsed = synapse_permissions::parse(line);
         for cmd in parsed.all_commands() {
             let Some(first) = cmd.words.first() else {
@@ -142,37 +182,32 @@ impl ToolGrant {
                 if self.mcp.iter().any(|m| mcp_matches(m, first)) {
                     continue;
                 }
-                return Err(format!(
-                    "refused: `{first}` is not among this agent's tools ({})",
-                    self.describe()
-                ));
+                return Err(ToolRefusal::NotAmongTools {
+                    command: first.clone(),
+                    tools: self.describe(),
+                });
             }
             match &self.bash {
                 BashGrant::All => {}
                 BashGrant::None => {
-                    return Err(format!(
-                        "refused: this agent has no Bash tool, so it runs no shell commands \
-                         (its tools: {}); use its agent commands",
-                        self.describe()
-                    ));
+                    return Err(ToolRefusal::NoBash {
+                        tools: self.describe(),
+                    });
                 }
                 BashGrant::Patterns(patterns) => {
                     if !bash_allows(patterns, cmd) {
-                        return Err(format!(
-                            "refused: `{}` matches none of this agent's Bash patterns ({})",
-                            cmd.words.join(" "),
-                            patterns.join(", ")
-                        ));
+                        return Err(ToolRefusal::NoPatternMatches {
+                            command: cmd.words.join(" "),
+                            patterns: patterns.join(", "),
+                        });
                     }
                 }
             }
         }
         if !parsed.opaque.is_empty() && matches!(self.bash, BashGrant::Patterns(_)) {
-            return Err(format!(
-                "refused: this agent may run only commands matching its Bash patterns, and this \
-                 line hides what it runs ({})",
-                parsed.opaque.join("; ")
-            ));
+            return Err(ToolRefusal::Hidden {
+                hidden: parsed.opaque.join("; "),
+            });
         }
         Ok(())
     }
@@ -246,8 +281,20 @@ mod tests {
         assert!(g.judge_agent("read", &Effect::ReadOnly).is_ok());
         assert!(g.judge_agent("search", &Effect::ReadOnly).is_ok());
         let refused = g.judge_agent("write", &Effect::Writes(vec![])).unwrap_err();
-        assert!(refused.contains("Read, Grep, Glob"), "{refused}");
-        assert!(g.judge_native("ls").unwrap_err().contains("no Bash tool"));
+        assert_eq!(
+            refused,
+            ToolRefusal::NotAmongTools {
+                command: "write".into(),
+                tools: "Read, Grep, Glob".into()
+            }
+        );
+        assert!(
+            refused.to_string().contains("Read, Grep, Glob"),
+            "{refused}"
+        );
+        let no_bash = g.judge_native("ls").unwrap_err();
+        assert!(matches!(no_bash, ToolRefusal::NoBash { .. }), "{no_bash:?}");
+        assert!(no_bash.to_string().contains("no Bash tool"), "{no_bash}");
         assert!(g.judge_agent("skill:load", &Effect::ReadOnly).is_ok());
     }
 

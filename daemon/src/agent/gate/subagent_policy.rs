@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use futures::future::BoxFuture;
 use synapse_permissions::{Action, Context, Decision, Mode, RuleSet, decide};
 
+use crate::agent::custom::tools::ToolRefusal;
 use crate::agent::subagent::SubAgentPolicy;
 use crate::shell::{
     CommandGate, GateAction, GateHandle, GateInfo, GateVerdict, SkillToolsAnswer, SkillToolsGrant,
@@ -60,7 +61,7 @@ impl CommandGate for PolicyGate {
     ) -> BoxFuture<'a, GateVerdict> {
         Box::pin(async move {
             if let Err(why) = self.judge(&action, &info) {
-                return GateVerdict::Refuse(why);
+                return GateVerdict::Refuse(why.to_string());
             }
             match &self.inner {
                 Some(g) => g.0.check(action, info).await,
@@ -84,13 +85,53 @@ impl CommandGate for PolicyGate {
     }
 }
 
+/// Why a sub-agent's policy refuses a command; the text is what the model reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PolicyRefusal {
+    /// A sub-agent tried to start another (`task:*`).
+    #[error("refused: a sub-agent cannot start other sub-agents (task:*)")]
+    NoSubAgents,
+    /// The skill sub-agent's `write`/`edit` outside the skill folder.
+    #[error("refused: the skill sub-agent may only write below {} (not {})", root.display(), path.display())]
+    WriteOutsideSkill {
+        /// The skill folder it may write in.
+        root: PathBuf,
+        /// Where the write would land.
+        path: PathBuf,
+    },
+    /// The skill sub-agent's shell command writing outside the skill folder.
+    #[error(
+        "refused: `{command}` writes {}; the skill sub-agent writes files with `write`/`edit` \
+         below {}",
+        path.display(),
+        root.display()
+    )]
+    ShellWriteOutsideSkill {
+        /// The command that writes.
+        command: String,
+        /// Where it writes.
+        path: PathBuf,
+        /// The skill folder.
+        root: PathBuf,
+    },
+    /// A writing command without the path it writes.
+    #[error("refused: `{0}` needs a path")]
+    NeedsPath(String),
+    /// A read-only sub-agent's command that changes something.
+    #[error("refused: this sub-agent is read-only ({0})")]
+    ReadOnly(String),
+    /// A custom agent's `tools` do not include the command.
+    #[error(transparent)]
+    Tools(#[from] ToolRefusal),
+}
+
 impl PolicyGate {
     /// Why the policy refuses `action`, if it does.
-    fn judge(&self, action: &GateAction<'_>, info: &GateInfo<'_>) -> Result<(), String> {
+    fn judge(&self, action: &GateAction<'_>, info: &GateInfo<'_>) -> Result<(), PolicyRefusal> {
         match action {
             GateAction::Agent { name, effect, .. } => {
                 if name.starts_with("task:") {
-                    return Err(NO_SUBAGENTS.into());
+                    return Err(PolicyRefusal::NoSubAgents);
                 }
                 // `bash '…'`, `job start '…'`: the line they start is what the tools must allow.
                 if let SubAgentPolicy::Tools(grant) = &self.policy
@@ -109,24 +150,23 @@ impl PolicyGate {
         name: &str,
         effect: &synapse_permissions::Effect,
         info: &GateInfo<'_>,
-    ) -> Result<(), String> {
+    ) -> Result<(), PolicyRefusal> {
         use synapse_permissions::Effect;
         match (&self.policy, effect) {
             (SubAgentPolicy::General, _) => Ok(()),
             (SubAgentPolicy::SkillAuthor { root }, Effect::Writes(paths)) => {
                 let root = canonical(root);
                 match paths.iter().find(|p| !p.starts_with(&root)) {
-                    Some(p) => Err(format!(
-                        "refused: the skill sub-agent may only write below {} (not {})",
-                        root.display(),
-                        p.display()
-                    )),
-                    None if paths.is_empty() => Err(format!("refused: `{name}` needs a path")),
+                    Some(p) => Err(PolicyRefusal::WriteOutsideSkill {
+                        root: root.clone(),
+                        path: p.clone(),
+                    }),
+                    None if paths.is_empty() => Err(PolicyRefusal::NeedsPath(name.to_string())),
                     None => Ok(()),
                 }
             }
             (SubAgentPolicy::SkillAuthor { .. }, _) => Ok(()),
-            (SubAgentPolicy::Tools(grant), effect) => grant.judge_agent(name, effect),
+            (SubAgentPolicy::Tools(grant), effect) => Ok(grant.judge_agent(name, effect)?),
             (SubAgentPolicy::ReadOnly, _) => {
                 let action = Action::Agent {
                     name,
@@ -138,18 +178,18 @@ impl PolicyGate {
         }
     }
 
-    fn judge_native(&self, command: &str, info: &GateInfo<'_>) -> Result<(), String> {
+    fn judge_native(&self, command: &str, info: &GateInfo<'_>) -> Result<(), PolicyRefusal> {
         let parsed = synapse_permissions::parse(command);
         if parsed
             .all_commands()
             .filter_map(|c| c.words.first())
             .any(|w| w.starts_with("task:"))
         {
-            return Err(NO_SUBAGENTS.into());
+            return Err(PolicyRefusal::NoSubAgents);
         }
         match &self.policy {
             SubAgentPolicy::General => Ok(()),
-            SubAgentPolicy::Tools(grant) => grant.judge_native(command),
+            SubAgentPolicy::Tools(grant) => Ok(grant.judge_native(command)?),
             SubAgentPolicy::ReadOnly => self.read_only_verdict(&Action::Native { command }, info),
             SubAgentPolicy::SkillAuthor { root } => {
                 let root = canonical(root);
@@ -157,13 +197,11 @@ impl PolicyGate {
                     for target in cmd.writes() {
                         let path = synapse_permissions::resolve(&self.context(info), target);
                         if !path.starts_with(&root) {
-                            return Err(format!(
-                                "refused: `{}` writes {}; the skill sub-agent writes files with \
-                                 `write`/`edit` below {}",
-                                cmd.text,
-                                path.display(),
-                                root.display()
-                            ));
+                            return Err(PolicyRefusal::ShellWriteOutsideSkill {
+                                command: cmd.text.clone(),
+                                path,
+                                root,
+                            });
                         }
                     }
                 }
@@ -173,7 +211,11 @@ impl PolicyGate {
     }
 
     /// The engine's read-only mode on `action`; nobody can be asked, so only "allow" runs.
-    fn read_only_verdict(&self, action: &Action<'_>, info: &GateInfo<'_>) -> Result<(), String> {
+    fn read_only_verdict(
+        &self,
+        action: &Action<'_>,
+        info: &GateInfo<'_>,
+    ) -> Result<(), PolicyRefusal> {
         match decide(
             action,
             Mode::ReadOnly,
@@ -182,7 +224,7 @@ impl PolicyGate {
         ) {
             Decision::Allow { .. } => Ok(()),
             Decision::Ask { reason, .. } | Decision::Deny { reason } => {
-                Err(format!("refused: this sub-agent is read-only ({reason})"))
+                Err(PolicyRefusal::ReadOnly(reason))
             }
         }
     }
@@ -205,8 +247,6 @@ impl PolicyGate {
 
 static NO_AGENT_COMMANDS: std::sync::LazyLock<synapse_permissions::AgentCommands> =
     std::sync::LazyLock::new(Default::default);
-
-const NO_SUBAGENTS: &str = "refused: a sub-agent cannot start other sub-agents (task:*)";
 
 /// `root` with symlinks resolved (where writes land), else as written.
 fn canonical(root: &Path) -> PathBuf {

@@ -17,7 +17,7 @@ impl ChatSession {
         request_id: &str,
         action: &str,
         content_json: &str,
-    ) -> Result<(), String> {
+    ) -> Result<(), crate::agent::forms::FormAnswerError> {
         self.forms.answer(request_id, action, content_json)
     }
 
