@@ -34,7 +34,7 @@
 //! **1. Chat turn** (`Chat.Attach` with an input; 15 hops over 9 files to bash, 10 to the model).
 //! `ChatService::attach` (opening through `ChatSessions::attach`, `daemon/src/agent/attach.rs`) →
 //! `read_client` → `read_messages` (`daemon/src/server/chat.rs`) → `ChatSession::start_turn` → `start` (`daemon/src/agent/session.rs`) → `ChatSession::run_turn` →
-//! `run_step` (`daemon/src/agent/session/turn.rs`; provider from `resolve_config` + the session's
+//! `run_step` (`daemon/src/agent/session.rs`; provider from `resolve_config` + the session's
 //! `ProviderFactory`, compaction in `daemon/src/agent/session/compact.rs`) →
 //! `AgentRunner::run_turn` → `continue_turn` (`daemon/src/agent/runner.rs`). The model call:
 //! `stream_one` → `LlmProvider::stream` (`daemon/llm/src/anthropic/mod.rs`,
@@ -82,7 +82,7 @@
 //! skill sub-agent run go `SkillStore::refresh` → `State::rebuild` → `WrapperFolder::sync`.
 //!
 //! **4. Stop hook → enhancement** (13 hops over 8 files). Flow 1 to `ChatSession::run_turn`
-//! (`daemon/src/agent/session/turn.rs`), after a completed turn → `run_stop_hook`
+//! (`daemon/src/agent/session.rs`), after a completed turn → `run_stop_hook`
 //! (`daemon/src/agent/session.rs`) → `after_completed_turn` (`daemon/src/agent/stop_hook.rs`) →
 //! `EnhanceHook::after_turn` → `enhance` (`daemon/src/growth/enhance.rs`) → `SkillAgent::run` →
 //! `run_as` (`daemon/src/growth/mod.rs`) → `SubAgents::run` (`daemon/src/agent/subagent.rs`) →
@@ -113,7 +113,7 @@
 //! **6. An MCP server asks the user** (a form or sampling during a session's tool call). Flow 2
 //! to `BashRouter::shortcut`, which puts the call's `AskerHandle` (a `TurnAsker`,
 //! `daemon/src/agent/asker.rs`, made by `ChatSession::turn_asker` in
-//! `daemon/src/agent/session/asks.rs`) in the call's `CallContext` (`daemon/command/src/command.rs`)
+//! `daemon/src/agent/session.rs`) in the call's `CallContext` (`daemon/command/src/command.rs`)
 //! → `McpShortcut` → `McpHub::call_command` → `McpManager::call_argv` → `invoke` →
 //! `McpConnection::call` → `call_watched`
 //! (`daemon/mcp/src/connection/handler.rs`), which registers it in `CallAskers`
@@ -139,7 +139,7 @@
 //! **8. Hooks** (the user's Claude Code hooks around a turn). `ChatSessions::attach`
 //! (`daemon/src/agent/attach.rs`) → `ChatSession::hooks_session_start` →
 //! `SessionHooks::start_in_background` (`daemon/src/hooks/mod.rs`); a turn: `ChatSession::run_turn`
-//! (`daemon/src/agent/session/turn.rs`) → `SessionHooks::user_prompt`; each tool call:
+//! (`daemon/src/agent/session.rs`) → `SessionHooks::user_prompt`; each tool call:
 //! `AgentRunner::run_tool` (`daemon/src/agent/runner.rs`) → `SessionHooks::pre_tool` → `fire`
 //! (matching in `hooks/matcher.rs`, the call named by `names::tool_of`, sources in
 //! `hooks/sources.rs`) → `run::run` (`sh -c`, stdin JSON) → the verdict (`HookVerdict::absorb`,

@@ -1,15 +1,31 @@
-//! One live chat session: its history, its session file, the running turn and the broadcast of
-//! its events. A session outlives the client that opened it: clients subscribe to its events,
-//! and a client that comes back (resume by id) subscribes again.
+//! One live chat session ([`ChatSession`], all of its behaviour in this file): its history, its
+//! session file, the running turn and the broadcast of its events. A session outlives the
+//! client that opened it: clients subscribe to its events, and a client that comes back (resume
+//! by id) subscribes again.
+//!
+//! **A turn** (`run_turn` → `run_step`): resolve the provider and the model's limits, run the
+//! [`AgentRunner`] with the session's `Compactor` as its context keeper (it compacts before any
+//! model request that would pass 75 % of the window), and when the server rejects the request as
+//! too long anyway, offload + compact and try once more. Model errors and retries go to the
+//! daemon log with the session id; the turn's end goes to subscribers as `TurnFinished`.
+//!
+//! **Permissions as the clients see them:** the choices an attaching client makes (mode, extra
+//! allow patterns, interactivity), `/permissions` and its summary; the decisions themselves are
+//! the session gate's ([`crate::agent::gate`]). **What MCP servers ask the user** while its tool
+//! calls run: each turn hands its calls a [`TurnAsker`] (the session's forms and approvals, the
+//! turn's model and output limit); a client's answer to a form comes back through
+//! [`ChatSession::answer_elicitation`].
+//!
+//! The parts with a concept of their own are their own types beside it: which model and its
+//! limits (`model.rs`, `SessionModel`), a `synapse run` client's prompt and request budget
+//! (`run_options.rs`, `RunBudget`), compaction (`compact.rs`, `Compactor`), custom slash commands
+//! (`custom_command.rs`) and what a session is built from (`deps.rs`).
 
-mod asks;
 mod compact;
 mod custom_command;
 mod deps;
-mod limits;
-mod permissions;
+mod model;
 mod run_options;
-mod turn;
 
 pub use deps::{LlmProviders, ProviderFactory, SessionDeps};
 pub use run_options::RunOptions;
@@ -25,14 +41,21 @@ use tokio_util::sync::CancellationToken;
 
 use super::AgentError;
 use super::approvals::SessionApprover;
-use super::events::{AgentEvent, TurnEnd};
+use super::events::{AgentEvent, TurnEnd, TurnFailure};
 use super::forms::SessionForms;
 use super::gate::audit::Audit;
 use super::gate::{GateOptions, SessionGate};
 
 use super::session_log::SessionLog;
+use crate::agent::asker::TurnAsker;
+use crate::agent::runner::{AgentRunner, RunnerLimits, TurnOutcome};
+use crate::agent::shell_executor::ShellToolExecutor;
+use crate::shell::AskerHandle;
 use crate::shell::SessionOrigin;
+use compact::{Compactor, Trigger};
+use synapse_command::command::ApproverHandle;
 use synapse_llm::{ConfigError, LlmProvider, Message, ProviderConfig, Usage};
+use synapse_permissions::Mode;
 
 /// Events buffered per session for slow subscribers.
 pub const EVENT_BUFFER: usize = 256;
@@ -103,9 +126,8 @@ pub struct ChatSession {
     /// The session's log (the conversation's file never moves).
     session_file: PathBuf,
     env: HashMap<String, String>,
-    model_override: Mutex<Option<String>>,
-    /// The model of the running turn only (a custom command's `model`), before the override.
-    turn_model: Mutex<Option<String>>,
+    /// Which model its turns use, and that model's limits.
+    model: model::SessionModel,
     events: broadcast::Sender<SessionEvent>,
     approver: Arc<SessionApprover>,
     /// Forms MCP servers asked the user to fill in, waiting for an answer.
@@ -121,10 +143,8 @@ pub struct ChatSession {
     /// Mirrors of the conversation's counts, readable while a turn holds it.
     turns_done: AtomicU32,
     message_count: AtomicUsize,
-    /// The model's limits, found when a turn or compaction first needs them (see `limits.rs`).
-    model_limits: Mutex<Option<(ProviderConfig, synapse_llm::ModelLimits)>>,
-    /// The attached `synapse run` client's prompt and request budget (see `run_options.rs`).
-    run: Mutex<run_options::RunState>,
+    /// The attached `synapse run` client's prompt and request budget.
+    run: run_options::RunBudget,
 }
 
 impl ChatSession {
@@ -182,13 +202,11 @@ impl ChatSession {
             idle_since: Mutex::new(std::time::Instant::now()),
             turns_done: AtomicU32::new(turns),
             message_count,
-            model_limits: Mutex::new(None),
-            run: Mutex::default(),
+            run: Default::default(),
             id,
             cwd,
             env,
-            model_override: Mutex::new(model),
-            turn_model: Mutex::new(None),
+            model: model::SessionModel::new(model),
             events,
             approver,
             forms,
@@ -230,7 +248,7 @@ impl ChatSession {
     pub fn model(&self) -> String {
         match self.resolve_config() {
             Ok(c) => c.model,
-            Err(_) => self.model_override.lock().clone().unwrap_or_default(),
+            Err(_) => self.model.chosen().unwrap_or_default(),
         }
     }
 
@@ -433,8 +451,7 @@ impl ChatSession {
     }
 
     fn resolve_config(&self) -> Result<ProviderConfig, ConfigError> {
-        let turn_model = self.turn_model.lock().clone();
-        let model = turn_model.or_else(|| self.model_override.lock().clone());
+        let model = self.model.in_force();
         resolve_config(&(self.deps.settings)(), &self.env, model.as_deref())
     }
 
@@ -453,10 +470,337 @@ impl ChatSession {
 
     /// Changes the model for the following turns.
     pub fn set_model(&self, model: Option<String>) {
-        {
-            let mut m = self.model_override.lock();
-            *m = model;
+        self.model.choose(model);
+    }
+
+    /// The limits of the session's current model, discovering them if the configuration
+    /// changed since the last time.
+    pub(super) async fn current_limits(&self) -> synapse_llm::ModelLimits {
+        match self.resolve_config() {
+            Ok(config) => self.model.limits(&config, &self.id).await,
+            Err(_) => synapse_llm::ModelLimits::resolve("", &Default::default(), None),
         }
+    }
+
+    /// The model's context window in tokens and where the figure came from, once a turn has
+    /// resolved it (`None` before). The output cap sizes tool output from it; `/context`
+    /// shows it.
+    pub fn context_window(&self) -> Option<(u64, synapse_llm::LimitSource)> {
+        self.model.context_window()
+    }
+
+    /// Applies an attaching `synapse run` client's options (its prompt and request budget).
+    pub fn configure_run(&self, options: RunOptions) {
+        self.run.configure(options);
+    }
+
+    pub(super) async fn run_turn(&self, text: String, cancel: CancellationToken) {
+        let mut conv = self.conversation.lock().await;
+        let turn = conv.turns + 1;
+        // UserPromptSubmit hooks see the prompt as the user typed it (a custom command as
+        // `/<name> args`, before any of its `!` lines run): they may block it or add context.
+        let mut hook_context = Vec::new();
+        if let Some(hooks) = &self.hooks {
+            match hooks.user_prompt(&text).await {
+                Ok(context) => hook_context = context,
+                Err(reason) => {
+                    self.finish(SessionEvent::TurnFinished {
+                        end: TurnEnd::Error(TurnFailure::other(
+                            "hook",
+                            format!("a UserPromptSubmit hook blocked the prompt: {reason}"),
+                        )),
+                        final_text: String::new(),
+                        turn,
+                        usage: Usage::default(),
+                    });
+                    return;
+                }
+            }
+        }
+        // `/<name> args` for a custom command becomes the command's text (custom_command.rs).
+        let (text, _turn_model) = match self.expand_custom_command(text, &cancel).await {
+            Ok(expanded) => (expanded.text, self.model.for_turn(expanded.model)),
+            Err(message) => {
+                self.finish(SessionEvent::TurnFinished {
+                    end: TurnEnd::Error(TurnFailure::other("command", message)),
+                    final_text: String::new(),
+                    turn,
+                    usage: Usage::default(),
+                });
+                return;
+            }
+        };
+        let sent = with_hook_context(text.clone(), &hook_context);
+        let provider = match self.provider(&mut conv) {
+            Ok(p) => p,
+            Err(message) => {
+                tracing::warn!(session = %self.id, error = %message, "no model provider");
+                self.finish(SessionEvent::TurnFinished {
+                    end: TurnEnd::Error(TurnFailure::other("config", message.to_string())),
+                    final_text: String::new(),
+                    turn,
+                    usage: Usage::default(),
+                });
+                return;
+            }
+        };
+        let limits = self.current_limits().await;
+        let window = limits.context_window;
+        // Rendered once for the whole turn: every request of it sends the same bytes.
+        let system = crate::agent::turn_prompt::render_for_turn(
+            &self.deps.system_prompt,
+            &conv.history,
+            &text,
+        )
+        .await;
+        let system = self.run.prompt(system);
+        let compactor = Arc::new(
+            Compactor::new(
+                &self.id,
+                provider.clone(),
+                system.clone(),
+                &limits,
+                conv.log.path(),
+                self.events.clone(),
+                conv.context_mark,
+            )
+            .with_hooks(self.hooks.clone()),
+        );
+        let origin = self.shell_origin();
+        self.deps.shell.warm_up(&self.id, &origin);
+        // The id of the tool call running now, for its live output (calls run one at a time).
+        let running_call: RunningCall = Arc::default();
+        let runner = AgentRunner {
+            model: provider.model().to_string(),
+            provider: provider.clone(),
+            executor: Arc::new(ShellToolExecutor {
+                sessions: self.deps.shell.clone(),
+                name: self.id.clone(),
+                origin,
+                approver: Some(ApproverHandle(self.approver.clone())),
+                gate: self.gate.clone().map(crate::agent::gate::handle),
+                // Tool output never takes more than about a quarter of the real window.
+                output_cap: Some(crate::shell::cap_for_window(Some(window))),
+                progress: Some(self.progress_sink(running_call.clone())),
+                asker: Some(self.turn_asker(provider.clone(), limits.max_output_tokens)),
+            }),
+            system,
+            limits: RunnerLimits {
+                max_tokens: limits.max_output_tokens,
+                max_turns: self.run.requests_left(),
+                ..self.deps.limits.clone()
+            },
+            guard: self.deps.turn_guard.clone(),
+            context: Some(compactor.clone()),
+            hooks: self.hooks.clone(),
+        };
+        let mut outcome = self
+            .run_step(&runner, &mut conv, Some(sent), &cancel, &running_call)
+            .await;
+        if is_overflow(&outcome) && !cancel.is_cancelled() {
+            tracing::warn!(session = %self.id, window, "request too long for the model; compacting and retrying once");
+            let _ = self.events.send(SessionEvent::Agent(AgentEvent::Notice(
+                "The request was too long for the model's context window; compacting and trying again."
+                    .into(),
+            )));
+            if let Some(notice) = compactor
+                .compact(&mut conv.history, Trigger::Overflow)
+                .await
+            {
+                let _ = self.events.send(notice);
+            }
+            let (first, requests) = (outcome.total_usage, outcome.requests);
+            outcome = self
+                .run_step(&runner, &mut conv, None, &cancel, &running_call)
+                .await;
+            outcome.total_usage += first;
+            outcome.requests += requests;
+        }
+        if let TurnEnd::Error(failure) = &mut outcome.end {
+            // A server may echo the key it rejected: it never reaches the log, the session
+            // file or the client.
+            if let Ok(config) = self.resolve_config()
+                && let Some(key) = config.api_key.as_ref().map(|k| k.expose())
+                && !key.is_empty()
+            {
+                failure.message = failure.message.replace(key, "<redacted>");
+            }
+            tracing::error!(
+                session = %self.id,
+                kind = %failure.kind,
+                status = failure.status.unwrap_or(0),
+                error = %failure.message,
+                "model call failed"
+            );
+        }
+        self.run.spend(outcome.requests, &mut outcome.end);
+        conv.turns = turn;
+        self.turns_done.store(turn, Ordering::Relaxed);
+        conv.context_mark = compactor.mark();
+        // Compaction rewrote the history under the per-message count.
+        self.message_count
+            .store(conv.history.len(), Ordering::Relaxed);
+        conv.total_usage += outcome.total_usage;
+        drop(conv);
+        if matches!(outcome.end, TurnEnd::Completed) && !cancel.is_cancelled() {
+            self.run_stop_hook(&cancel).await;
+        }
+        self.finish(SessionEvent::TurnFinished {
+            end: outcome.end,
+            final_text: outcome.final_text,
+            turn,
+            usage: outcome.total_usage,
+        });
+    }
+
+    /// Sends the live tail of a running command to the session's clients.
+    fn progress_sink(&self, running_call: RunningCall) -> crate::shell::ProgressSink {
+        let events = self.events.clone();
+        crate::shell::ProgressSink::new(move |tail, total_bytes| {
+            let id = running_call.lock().clone();
+            let _ = events.send(SessionEvent::Agent(AgentEvent::ToolOutput {
+                id,
+                tail,
+                total_bytes,
+            }));
+        })
+    }
+
+    /// Runs the turn with the user's `text`, or continues it from the history (`None`).
+    async fn run_step(
+        &self,
+        runner: &AgentRunner,
+        conv: &mut Conversation,
+        text: Option<String>,
+        cancel: &CancellationToken,
+        running_call: &RunningCall,
+    ) -> TurnOutcome {
+        let events = self.events.clone();
+        let id = self.id.clone();
+        let mut emit = |ev: AgentEvent| {
+            if let AgentEvent::ToolStarted { id, .. } = &ev {
+                running_call.lock().clone_from(id);
+            }
+            if let AgentEvent::Retrying {
+                attempt,
+                max_attempts,
+                delay,
+                reason,
+            } = &ev
+            {
+                tracing::warn!(session = %id, attempt, max_attempts, ?delay, %reason, "model call retried");
+            }
+            let _ = events.send(SessionEvent::Agent(ev));
+        };
+        let Conversation { history, log, .. } = conv;
+        let mut write_failed = false;
+        let message_count = &self.message_count;
+        let mut persist = |m: &Message| {
+            message_count.fetch_add(1, Ordering::Relaxed);
+            if let Err(e) = log.append("message", m) {
+                tracing::error!("{e}");
+                if !write_failed {
+                    write_failed = true;
+                    let _ = self.events.send(SessionEvent::Error(format!(
+                        "{e}. The conversation goes on, but this session cannot be resumed past this point."
+                    )));
+                }
+            }
+        };
+        match text {
+            Some(text) => {
+                runner
+                    .run_turn(
+                        history,
+                        Message::user_text(text),
+                        cancel,
+                        &mut emit,
+                        &mut persist,
+                    )
+                    .await
+            }
+            None => {
+                runner
+                    .continue_turn(history, cancel, &mut emit, &mut persist)
+                    .await
+            }
+        }
+    }
+
+    /// Applies what an attaching client chose: mode ("" keeps the current one), extra allow
+    /// patterns, `--allowedTools`/`--disallowedTools` rules, interactivity. Errors name a bad
+    /// mode; problems with patterns are returned.
+    pub fn configure_permissions(
+        &self,
+        mode: &str,
+        allow: Vec<String>,
+        tool_rules: synapse_permissions::RuleSet,
+        non_interactive: bool,
+        approve_all: bool,
+    ) -> Result<Vec<String>, AgentError> {
+        let Some(gate) = &self.gate else {
+            return Ok(Vec::new());
+        };
+        let mode = parse_mode(mode)?;
+        Ok(gate.reconfigure(GateOptions {
+            mode,
+            allow,
+            tool_rules,
+            non_interactive,
+            approve_all,
+        }))
+    }
+
+    /// The permission mode and its summary (`None` without a gate).
+    pub fn permission_summary(&self) -> Option<(String, String)> {
+        self.gate
+            .as_ref()
+            .map(|g| (g.mode().as_str().to_string(), g.summary()))
+    }
+
+    /// `/permissions <mode>`: changes the mode; the shell moves into the matching sandbox
+    /// before its next command. "" only reports.
+    pub async fn set_permission_mode(&self, mode: &str) -> Result<(String, String), AgentError> {
+        let Some(gate) = &self.gate else {
+            return Err(AgentError::NoGate);
+        };
+        if let Some(mode) = parse_mode(mode)? {
+            gate.set_mode(mode);
+            tracing::info!(session = %self.id, mode = mode.as_str(), "permission mode changed");
+        }
+        Ok((gate.mode().as_str().to_string(), gate.summary()))
+    }
+
+    /// A client's answer to a form: "accept" with its values as a JSON object, "decline" or
+    /// "cancel". `Err` says why it was not taken (the form then stays open, if it was).
+    pub fn answer_elicitation(
+        &self,
+        request_id: &str,
+        action: &str,
+        content_json: &str,
+    ) -> Result<(), crate::agent::forms::FormAnswerError> {
+        self.forms.answer(request_id, action, content_json)
+    }
+
+    /// The asker of a turn's tool calls: sampling uses `provider`, bounded by
+    /// `max_output_tokens`.
+    pub(super) fn turn_asker(
+        &self,
+        provider: Arc<dyn LlmProvider>,
+        max_output_tokens: u32,
+    ) -> AskerHandle {
+        let secret = self
+            .resolve_config()
+            .ok()
+            .and_then(|c| c.api_key.as_ref().map(|k| k.expose().to_string()));
+        AskerHandle(Arc::new(TurnAsker {
+            session_id: self.id.clone(),
+            forms: self.forms.clone(),
+            approver: self.approver.clone(),
+            provider,
+            max_output_tokens,
+            secret,
+        }))
     }
 }
 
@@ -507,6 +851,35 @@ pub fn is_user_prompt(m: &Message) -> bool {
             .iter()
             .any(|b| matches!(b, synapse_llm::ContentBlock::Text { .. }))
         && !m.text().starts_with("<system-reminder>")
+}
+
+/// The id of the tool call running now, shared by the turn's events and its progress sink.
+type RunningCall = Arc<parking_lot::Mutex<String>>;
+
+/// The prompt as sent: the hooks' context follows it, marked as not the user's words.
+fn with_hook_context(prompt: String, context: &[String]) -> String {
+    if context.is_empty() {
+        return prompt;
+    }
+    format!(
+        "{prompt}\n\n<system-reminder>\nContext from the user's hooks:\n{}\n</system-reminder>",
+        context.join("\n\n")
+    )
+}
+
+fn is_overflow(outcome: &TurnOutcome) -> bool {
+    matches!(&outcome.end, TurnEnd::Error(f) if f.kind == "context_overflow")
+}
+
+/// "" → no change; otherwise one of the modes, or an error naming them.
+fn parse_mode(mode: &str) -> Result<Option<Mode>, AgentError> {
+    let mode = mode.trim();
+    if mode.is_empty() {
+        return Ok(None);
+    }
+    mode.parse::<Mode>()
+        .map(Some)
+        .map_err(|_| AgentError::UnknownMode(mode.to_string()))
 }
 
 #[cfg(test)]

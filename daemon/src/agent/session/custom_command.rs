@@ -59,22 +59,7 @@ impl LineRunner for CommandShell<'_> {
     }
 }
 
-/// Puts the session's turn model back to none when the turn ends.
-pub(super) struct TurnModel<'a>(&'a parking_lot::Mutex<Option<String>>);
-
-impl Drop for TurnModel<'_> {
-    fn drop(&mut self) {
-        *self.0.lock() = None;
-    }
-}
-
 impl ChatSession {
-    /// Uses `model` (when set) for the running turn only.
-    pub(super) fn use_turn_model(&self, model: Option<String>) -> TurnModel<'_> {
-        *self.turn_model.lock() = model;
-        TurnModel(&self.turn_model)
-    }
-
     /// The text to send for `text`, or why the turn cannot run.
     pub(super) async fn expand_custom_command(
         &self,
