@@ -6,6 +6,7 @@
 use synapse_shared::proto::FileChange;
 
 use super::theme::Theme;
+use super::width::fit;
 
 /// Diff lines shown before the rest is summarised.
 pub const DIFF_LINES_MAX: usize = 24;
@@ -16,12 +17,12 @@ pub fn diff_block(theme: &Theme, change: &FileChange, width: usize) -> String {
         "  ⎿  {} (+{} -{})",
         change.path, change.added, change.removed
     );
-    let mut out = theme.dim(&cut(&header, width));
+    let mut out = theme.dim(&fit(&header, width));
     out.push('\n');
     let lines: Vec<&str> = change.hunks.lines().collect();
     let room = width.saturating_sub(6).max(1);
     for line in lines.iter().take(DIFF_LINES_MAX) {
-        let shown = format!("     {}", cut(&line.replace('\t', "    "), room));
+        let shown = format!("     {}", fit(&line.replace('\t', "    "), room));
         out.push_str(&match line.as_bytes().first() {
             Some(b'-') => theme.red(&shown),
             Some(b'+') => theme.green(&shown),
@@ -34,16 +35,6 @@ pub fn diff_block(theme: &Theme, change: &FileChange, width: usize) -> String {
         out.push_str(&theme.dim(&format!("     … +{more} diff lines\n")));
     }
     out
-}
-
-/// `text` cut to `room` characters, with `…` when cut.
-fn cut(text: &str, room: usize) -> String {
-    if text.chars().count() <= room {
-        return text.to_string();
-    }
-    let mut s: String = text.chars().take(room.saturating_sub(1)).collect();
-    s.push('…');
-    s
 }
 
 #[cfg(test)]
@@ -84,6 +75,9 @@ mod tests {
         let block = diff_block(&Theme::plain(), &change(&hunks, 40, 0), 22);
         assert_eq!(block.lines().count(), 1 + DIFF_LINES_MAX + 1);
         assert!(block.ends_with("     … +17 diff lines\n"), "{block}");
-        assert!(block.lines().all(|l| l.chars().count() <= 22), "{block}");
+        assert!(
+            block.lines().all(|l| super::super::width::columns(l) <= 22),
+            "{block}"
+        );
     }
 }

@@ -23,12 +23,14 @@ impl LiveTail {
     /// terminal's width so that none wraps).
     pub fn update(&mut self, out: &mut impl Write, tail: &str, width: usize) -> io::Result<()> {
         let text = super::safe_text::strip_controls(tail);
-        let room = width.saturating_sub(GUTTER.chars().count() + 1).max(10);
+        let room = width
+            .saturating_sub(super::width::columns(GUTTER) + 1)
+            .max(10);
         let mut frame = String::new();
         self.erase_into(&mut frame);
         let mut drawn = 0;
         for line in text.lines() {
-            let cut: String = line.chars().take(room).collect();
+            let cut = super::width::fit(line, room);
             frame.push_str(&format!("\x1b[2m{GUTTER}{cut}\x1b[0m\n"));
             drawn += 1;
         }
@@ -81,7 +83,7 @@ mod tests {
         let second = String::from_utf8(out.clone()).unwrap();
         assert!(second.starts_with("\x1b[2F\x1b[J"), "{second:?}");
         assert!(
-            second.contains(&format!("│ {}\x1b[0m", "x".repeat(35))),
+            second.contains(&format!("│ {}…\x1b[0m", "x".repeat(34))),
             "{second:?}"
         );
         out.clear();

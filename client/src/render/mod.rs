@@ -10,3 +10,4 @@ pub mod markdown;
 pub mod safe_text;
 pub mod theme;
 pub mod tool;
+pub mod width;

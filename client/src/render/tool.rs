@@ -68,29 +68,23 @@ pub fn tool_block_numbered(theme: &Theme, call: &ToolFinished, index: usize) -> 
     out
 }
 
-/// A preview line without control characters, cut to `room` characters (and the `…`).
+/// A preview line without control characters, cut to `room` columns.
 fn cut(line: &str, room: usize) -> String {
     let line = super::safe_text::strip_controls(line).replace('\t', "    ");
-    if line.chars().count() <= room {
-        return line;
-    }
-    let mut s: String = line.chars().take(room).collect();
-    s.push('…');
-    s
+    super::width::fit(&line, room)
 }
 
-/// The `● command [exit N]` line cut to `width` characters, keeping its `[exit N]`.
+/// The `● command [exit N]` line cut to `width` columns, keeping its `[exit N]`.
 fn fit_command(line: &str, width: usize) -> String {
-    if line.chars().count() <= width {
+    use super::width::{columns, fit};
+    if columns(line) <= width {
         return line.to_string();
     }
     let (head, tail) = match line.rfind(" [exit ") {
         Some(i) if line.ends_with(']') => line.split_at(i),
         _ => (line, ""),
     };
-    let room = width.saturating_sub(tail.chars().count() + 1);
-    let mut s: String = head.chars().take(room).collect();
-    s.push('…');
+    let mut s = fit(head, width.saturating_sub(columns(tail)));
     s.push_str(tail);
     s
 }
@@ -137,7 +131,11 @@ mod tests {
         );
         assert_eq!(fit_command("● echo abcdef", 10), "● echo ab…");
         assert_eq!(fit_command("● ls", 10), "● ls");
-        assert_eq!(cut(&"x".repeat(50), 10), format!("{}…", "x".repeat(10)));
+        assert_eq!(cut(&"x".repeat(50), 10), format!("{}…", "x".repeat(9)));
+        // Wide characters take two columns: the line still fits its width.
+        let wide = fit_command("● echo 日本語のテキスト [exit 1]", 20);
+        assert_eq!(wide, "● echo 日… [exit 1]");
+        assert!(crate::render::width::columns(&wide) <= 20);
     }
 
     #[test]

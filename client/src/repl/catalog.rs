@@ -163,14 +163,9 @@ pub fn tool_table(
     out
 }
 
-fn cut(text: &str, chars: usize) -> String {
-    let first = text.lines().next().unwrap_or_default();
-    if first.chars().count() <= chars {
-        return first.to_string();
-    }
-    let mut s: String = first.chars().take(chars.saturating_sub(1)).collect();
-    s.push('…');
-    s
+/// The first line of `text`, cut to `columns`.
+fn cut(text: &str, columns: usize) -> String {
+    crate::render::width::fit(text.lines().next().unwrap_or_default(), columns)
 }
 
 #[cfg(test)]

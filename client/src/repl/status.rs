@@ -49,13 +49,7 @@ pub fn status_text(s: &Status<'_>, width: usize) -> String {
         1 => parts.push("1 job running".into()),
         n => parts.push(format!("{n} jobs running")),
     }
-    let line = parts.join(" · ");
-    if line.chars().count() <= width {
-        return line;
-    }
-    let mut cut: String = line.chars().take(width.saturating_sub(1)).collect();
-    cut.push('…');
-    cut
+    crate::render::width::fit(&parts.join(" · "), width)
 }
 
 /// `200000` → `200k`.
