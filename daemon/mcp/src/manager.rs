@@ -12,14 +12,14 @@
 //! server are [`auth`]. Calls live in [`super::calls`].
 
 mod auth;
-mod project;
+mod config_source;
 mod sync;
 
 pub use auth::AuthOutcome;
 use sync::{event_loop, merge_reports};
 
 use parking_lot::{Mutex, RwLock};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -141,13 +141,8 @@ pub(crate) struct Inner {
     /// Project servers not started (untrusted folder, not approved, changed since approved).
     pub(crate) held: RwLock<BTreeMap<String, super::config::HeldServer>>,
     problems: RwLock<Vec<ConfigProblem>>,
-    /// The environment of the client that first opened the workspace (or last ran `synapse mcp
-    /// refresh` there): `${VAR}` in project files expands from it, whoever calls later.
-    pub(crate) project_env: Mutex<Option<Arc<std::collections::HashMap<String, String>>>>,
-    /// The `${VAR}` names the last load of the project's config looked up.
-    pub(crate) vars_used: Mutex<std::collections::BTreeSet<String>>,
-    /// What the config files looked like at the last load ([`project::Stamp`]).
-    pub(crate) stamp: Mutex<Option<project::Stamp>>,
+    /// Where the config comes from, with which environment, and whether it changed.
+    pub(crate) config: config_source::ConfigSource,
     /// Where connections report (and which roots they announce).
     pub(crate) events: super::connection::Link,
     pub(crate) catalog: RwLock<Arc<Catalog>>,
@@ -197,6 +192,7 @@ impl McpManager {
     ) -> McpManager {
         let (tx, rx) = mpsc::unbounded_channel();
         let oauth = opts.oauth.clone();
+        let config = config_source::ConfigSource::new(opts.clone(), scope.clone());
         let inner = Arc::new(Inner {
             opts,
             scope,
@@ -204,9 +200,7 @@ impl McpManager {
             invalid: RwLock::new(BTreeMap::new()),
             held: RwLock::new(BTreeMap::new()),
             problems: RwLock::new(Vec::new()),
-            project_env: Mutex::new(None),
-            vars_used: Mutex::new(Default::default()),
-            stamp: Mutex::new(None),
+            config,
             events: super::connection::Link {
                 events: tx,
                 roots,
@@ -230,6 +224,36 @@ impl McpManager {
     /// Which layer this manager serves.
     pub fn scope(&self) -> &Scope {
         &self.inner.scope
+    }
+
+    /// Remembers the environment of the client that opened a session in this workspace: the
+    /// first one fixes `${VAR}` for the project's config (true then); a later, different one
+    /// changes nothing and is logged (see [`env_difference`](Self::env_difference)).
+    pub fn set_client_env(&self, env: HashMap<String, String>) -> bool {
+        self.inner.config.set_client_env(env)
+    }
+
+    /// What a client with `env` is told when `${VAR}`s the project's config uses differ from
+    /// the environment its servers were started with; `None` when they agree.
+    pub fn env_difference(&self, env: &HashMap<String, String>) -> Option<String> {
+        self.inner.config.env_difference(env)
+    }
+
+    /// The user's `synapse mcp refresh`: `${VAR}` in the project's config expands from `env`
+    /// from now on.
+    pub fn replace_client_env(&self, env: HashMap<String, String>) {
+        self.inner.config.replace_client_env(env);
+    }
+
+    /// The user's own `synapse mcp add`/`refresh`: `${VAR}` in the user's config (every
+    /// manager's `followProject` servers too) expands from `env` from now on.
+    pub fn set_user_env(&self, env: HashMap<String, String>) {
+        self.inner.config.set_user_env(env);
+    }
+
+    /// This manager's config as the files say now ([`config_source::ConfigSource::load`]).
+    pub(crate) fn load_config(&self) -> super::config::McpConfig {
+        self.inner.config.load()
     }
 
     /// Loads the config (unless it is loaded and no file changed since) and connects every
@@ -257,7 +281,7 @@ impl McpManager {
     /// background. What a listing or a call does first, so `synapse trust` and `synapse mcp
     /// approve` count at the next one.
     pub async fn refresh_if_changed(&self) {
-        if self.stamp_is_current() {
+        if self.inner.config.is_current() {
             return;
         }
         self.refresh_inner(false, true).await;
@@ -267,12 +291,12 @@ impl McpManager {
     async fn refresh_inner(&self, wait: bool, only_if_changed: bool) -> Option<RefreshSummary> {
         self.ensure_event_loop();
         let _refresh = self.inner.refresh_lock.lock().await;
-        let stamp = self.current_stamp();
-        if only_if_changed && self.inner.stamp.lock().as_ref() == Some(&stamp) {
+        let stamp = self.inner.config.current_stamp();
+        if only_if_changed && self.inner.config.is_current_at(&stamp) {
             return None;
         }
-        let config = self.load_config();
-        *self.inner.stamp.lock() = Some(stamp);
+        let config = self.inner.config.load();
+        self.inner.config.loaded_at(stamp);
         let mut summary = RefreshSummary {
             problems: config.problems.iter().map(ToString::to_string).collect(),
             ..RefreshSummary::default()

@@ -1,4 +1,4 @@
-//! What a manager's config is: the user's layer, or one workspace's layers — the user's
+//! [`ConfigSource`]: what a manager's config is — the user's layer, or one workspace's layers — the user's
 //! `followProject` servers, the project's own files and what other clients wrote for it (listed
 //! always; started only in a trusted folder, once approved), and the user's `local` servers for
 //! it — with the environment each layer's `${VAR}` expands from. Also the [`Stamp`] of the files
@@ -11,28 +11,55 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use super::{McpManager, Scope};
+use parking_lot::Mutex;
+
+use super::{McpOptions, Scope};
 use crate::config::{McpConfig, PROJECT_CONFIG_FILES, USER_CONFIG_FILE};
 
 /// Modification time, length and inode of each file a load depends on (`None`: missing).
 pub(crate) type Stamp = Vec<Option<(SystemTime, u64, u64)>>;
 
-impl McpManager {
+/// Where one manager's config comes from and with which environment, and whether it changed
+/// since the last load.
+pub(crate) struct ConfigSource {
+    opts: McpOptions,
+    scope: Scope,
+    /// The environment of the client that first opened the workspace (or last ran `synapse mcp
+    /// refresh` there): `${VAR}` in project files expands from it, whoever calls later.
+    project_env: Mutex<Option<Arc<HashMap<String, String>>>>,
+    /// The `${VAR}` names the last load of the project's config looked up.
+    vars_used: Mutex<BTreeSet<String>>,
+    /// What the config files looked like at the last load.
+    stamp: Mutex<Option<Stamp>>,
+}
+
+impl ConfigSource {
+    /// The config of `scope`, read with `opts`' folders and environment.
+    pub(crate) fn new(opts: McpOptions, scope: Scope) -> Self {
+        Self {
+            opts,
+            scope,
+            project_env: Mutex::new(None),
+            vars_used: Mutex::new(BTreeSet::new()),
+            stamp: Mutex::new(None),
+        }
+    }
+
     /// Remembers the environment of the client that opened a session in this workspace: the
     /// first one fixes `${VAR}` for the project's config (true then). A later client whose
     /// environment differs in a variable the config uses changes nothing — the servers keep
     /// running as they were started — and is logged (and told by
     /// [`env_difference`](Self::env_difference)).
-    pub fn set_client_env(&self, env: HashMap<String, String>) -> bool {
+    pub(crate) fn set_client_env(&self, env: HashMap<String, String>) -> bool {
         if env.is_empty() {
             return false;
         }
         {
-            let mut current = self.inner.project_env.lock();
+            let mut current = self.project_env.lock();
             if current.is_none() {
                 *current = Some(Arc::new(env));
                 // Read again with it, even when no file changed.
-                *self.inner.stamp.lock() = None;
+                *self.stamp.lock() = None;
                 return true;
             }
         }
@@ -45,12 +72,11 @@ impl McpManager {
     /// What a client with `env` is told when `${VAR}`s the project's config uses have other
     /// values in it than in the environment the servers were started with; `None` when they
     /// agree.
-    pub fn env_difference(&self, env: &HashMap<String, String>) -> Option<String> {
-        let fixed = self.inner.project_env.lock().clone()?;
-        let daemon = &self.inner.opts.env;
+    pub(crate) fn env_difference(&self, env: &HashMap<String, String>) -> Option<String> {
+        let fixed = self.project_env.lock().clone()?;
+        let daemon = &self.opts.env;
         let value = |e: &HashMap<String, String>, k: &str| e.get(k).cloned().or_else(|| daemon(k));
         let differs: Vec<String> = self
-            .inner
             .vars_used
             .lock()
             .iter()
@@ -60,7 +86,7 @@ impl McpManager {
         if differs.is_empty() {
             return None;
         }
-        let root = match self.scope() {
+        let root = match &self.scope {
             Scope::Project(root) => root.display().to_string(),
             Scope::User => String::new(),
         };
@@ -74,18 +100,18 @@ impl McpManager {
 
     /// The user's `synapse mcp refresh`: `${VAR}` in the project's config expands from `env`
     /// from now on.
-    pub fn replace_client_env(&self, env: HashMap<String, String>) {
+    pub(crate) fn replace_client_env(&self, env: HashMap<String, String>) {
         if env.is_empty() {
             return;
         }
-        *self.inner.project_env.lock() = Some(Arc::new(env));
+        *self.project_env.lock() = Some(Arc::new(env));
     }
 
     /// The user's own `synapse mcp add`/`refresh`: `${VAR}` in the user's config (every
     /// manager's `followProject` servers too) expands from `env` from now on.
-    pub fn set_user_env(&self, env: HashMap<String, String>) {
+    pub(crate) fn set_user_env(&self, env: HashMap<String, String>) {
         if !env.is_empty() {
-            *self.inner.opts.user_env.lock() = Some(Arc::new(env));
+            *self.opts.user_env.lock() = Some(Arc::new(env));
         }
     }
 
@@ -95,18 +121,18 @@ impl McpManager {
     /// `.vscode/mcp.json` and its `~/.claude.json` entry, with the opening client's environment
     /// (the daemon's for unset names) — held (listed, never started) unless the folder is
     /// trusted and the user approved the entry; the user's `local` servers for this project.
-    pub(crate) fn load_config(&self) -> McpConfig {
-        let daemon_env = self.inner.opts.env.clone();
+    pub(crate) fn load(&self) -> McpConfig {
+        let daemon_env = self.opts.env.clone();
         let home = daemon_env("HOME").map(PathBuf::from);
-        let user_env = self.inner.opts.user_env.lock().clone();
+        let user_env = self.opts.user_env.lock().clone();
         let user_lookup = |k: &str| {
             user_env
                 .as_ref()
                 .and_then(|e| e.get(k).cloned())
                 .or_else(|| daemon_env(k))
         };
-        let mcp_dir = &self.inner.opts.mcp_dir;
-        let root = match &self.inner.scope {
+        let mcp_dir = &self.opts.mcp_dir;
+        let root = match &self.scope {
             Scope::User => {
                 let mut config = McpConfig::load_layers(mcp_dir, None, &user_lookup, &user_lookup);
                 crate::sources::add_foreign(&mut config, home.as_deref(), None, &user_lookup);
@@ -116,7 +142,7 @@ impl McpManager {
             }
             Scope::Project(root) => root,
         };
-        let client_env = self.inner.project_env.lock().clone();
+        let client_env = self.project_env.lock().clone();
         let used = RefCell::new(BTreeSet::new());
         let project_lookup = |k: &str| {
             used.borrow_mut().insert(k.to_string());
@@ -150,14 +176,23 @@ impl McpManager {
             Some(root),
         );
         overlay(&mut config, local);
-        *self.inner.vars_used.lock() = used.into_inner();
+        *self.vars_used.lock() = used.into_inner();
         config
     }
 
     /// True when no file the config comes from changed since the last load.
-    pub(crate) fn stamp_is_current(&self) -> bool {
-        let stamp = self.current_stamp();
-        self.inner.stamp.lock().as_ref() == Some(&stamp)
+    pub(crate) fn is_current(&self) -> bool {
+        self.is_current_at(&self.current_stamp())
+    }
+
+    /// True when `stamp` is what the files looked like at the last load.
+    pub(crate) fn is_current_at(&self, stamp: &Stamp) -> bool {
+        self.stamp.lock().as_ref() == Some(stamp)
+    }
+
+    /// Records that a load read the files as `stamp` shows them.
+    pub(crate) fn loaded_at(&self, stamp: Stamp) {
+        *self.stamp.lock() = Some(stamp);
     }
 
     /// The [`Stamp`] of the files this manager's config depends on, now.
@@ -166,13 +201,13 @@ impl McpManager {
     }
 
     fn stamp_files(&self) -> Vec<PathBuf> {
-        let opts = &self.inner.opts;
+        let opts = &self.opts;
         let home = (opts.env)("HOME").map(PathBuf::from);
         let mut files = vec![opts.mcp_dir.join(USER_CONFIG_FILE)];
         if let Some(home) = &home {
             files.push(home.join(crate::sources::CLAUDE_JSON));
         }
-        match &self.inner.scope {
+        match &self.scope {
             Scope::User => {
                 if let Some(home) = &home {
                     files.push(crate::codex::config_file(home, (opts.env)("CODEX_HOME")));
