@@ -145,9 +145,8 @@ pub(crate) struct Inner {
     pub(crate) config: config_source::ConfigSource,
     /// Where connections report (and which roots they announce).
     pub(crate) events: super::connection::Link,
-    pub(crate) catalog: RwLock<Arc<Catalog>>,
-    writer: WrapperWriter,
-    sync_lock: tokio::sync::Mutex<()>,
+    /// The command catalog and the wrapper files, kept in step with the servers.
+    pub(crate) views: sync::CommandViews,
     refresh_lock: tokio::sync::Mutex<()>,
     /// Taken by the first start/refresh, which spawns the event loop (so `new` needs no runtime).
     pending_events: Mutex<Option<mpsc::UnboundedReceiver<ConnectionEvent>>>,
@@ -206,9 +205,7 @@ impl McpManager {
                 roots,
                 oauth,
             },
-            catalog: RwLock::new(Arc::new(Catalog::default())),
-            writer,
-            sync_lock: tokio::sync::Mutex::new(()),
+            views: sync::CommandViews::new(writer),
             refresh_lock: tokio::sync::Mutex::new(()),
             pending_events: Mutex::new(Some(rx)),
         });
@@ -477,17 +474,17 @@ impl McpManager {
 
     /// The current command catalog.
     pub fn catalog(&self) -> Arc<Catalog> {
-        self.inner.catalog.read().clone()
+        self.inner.views.catalog()
     }
 
     /// The folder the wrappers are written to.
     pub fn bin_dir(&self) -> &Path {
-        self.inner.writer.bin_dir()
+        self.inner.views.bin_dir()
     }
 
     /// The command map of the wrappers as last written.
     pub(crate) fn wrapper_manifest(&self) -> BTreeMap<String, super::names::ToolRef> {
-        self.inner.writer.read_manifest()
+        self.inner.views.manifest()
     }
 
     /// Stops every server and waits until their processes are gone (daemon shutdown).

@@ -1,22 +1,98 @@
-//! Keeping the views in step with the servers: the command catalog (in memory, at once when a
-//! call needs it) and the wrapper files (in the background, never on a call's path), and the
-//! loop that handles connection events (a server's tool list changed, its process exited).
+//! [`CommandViews`]: a manager's commands as the rest of the daemon sees them, kept in step with
+//! its servers — the command catalog (in memory, at once when a call needs it) and the wrapper
+//! files (in the background, never on a call's path) — and the loop that handles connection
+//! events (a server's tool list changed, its process exited).
 
-use std::collections::HashSet;
+use parking_lot::RwLock;
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
 use super::{Catalog, ConnectionEvent, Inner, McpManager, Server, SyncReport, ToolInfo};
 use crate::catalog::resource_command_names;
+use crate::wrappers::WrapperWriter;
+
+/// The catalog of a manager's commands and the wrapper files that run them.
+pub(crate) struct CommandViews {
+    catalog: RwLock<Arc<Catalog>>,
+    writer: WrapperWriter,
+    /// One file sync at a time.
+    sync_lock: tokio::sync::Mutex<()>,
+}
+
+impl CommandViews {
+    /// Views with an empty catalog, writing wrappers with `writer`.
+    pub(crate) fn new(writer: WrapperWriter) -> Self {
+        Self {
+            catalog: RwLock::new(Arc::new(Catalog::default())),
+            writer,
+            sync_lock: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// The catalog now.
+    pub(crate) fn catalog(&self) -> Arc<Catalog> {
+        self.catalog.read().clone()
+    }
+
+    /// The folder the wrappers are written to.
+    pub(crate) fn bin_dir(&self) -> &Path {
+        self.writer.bin_dir()
+    }
+
+    /// The wrappers written last, by command name.
+    pub(crate) fn manifest(&self) -> BTreeMap<String, crate::names::ToolRef> {
+        self.writer.read_manifest()
+    }
+
+    /// The catalog rebuilt from `known`, in memory only.
+    fn rebuild(&self, known: &Known) -> Arc<Catalog> {
+        let catalog = Arc::new(known.catalog());
+        *self.catalog.write() = catalog.clone();
+        catalog
+    }
+
+    /// Rebuilds the catalog from `known` and makes the wrapper files match it; servers without
+    /// a tool list yet keep their files.
+    async fn sync(&self, known: impl FnOnce() -> Known) -> SyncReport {
+        let _sync = self.sync_lock.lock().await;
+        let known = known();
+        let catalog = self.rebuild(&known);
+        let writer = self.writer.clone();
+        let entries = catalog.wrapper_entries();
+        let resources = catalog.resource_commands().to_vec();
+        let keep = known.keep;
+        let keep_resources: HashSet<String> = keep
+            .iter()
+            .chain(&known.keep_resources)
+            .flat_map(|s| resource_command_names(s))
+            .collect();
+        let result = tokio::task::spawn_blocking(move || {
+            writer.sync_all(&entries, &resources, &keep, &keep_resources)
+        })
+        .await;
+        match result {
+            Ok(Ok(report)) => report,
+            Ok(Err(e)) => {
+                tracing::error!("MCP wrappers: {e}");
+                SyncReport::default()
+            }
+            Err(e) => {
+                tracing::error!("MCP wrappers: sync task failed: {e}");
+                SyncReport::default()
+            }
+        }
+    }
+}
 
 impl McpManager {
     /// The catalog rebuilt from the servers' known tools, in memory only: what a call needs
     /// when a server just came up. The files follow in the background
     /// ([`sync_wrappers_later`](Self::sync_wrappers_later)), never on the call's path.
     pub(crate) fn refresh_catalog(&self) {
-        let known = self.known_tools();
-        *self.inner.catalog.write() = Arc::new(known.catalog());
+        self.inner.views.rebuild(&self.known_tools());
         self.sync_wrappers_later();
     }
 
@@ -63,34 +139,7 @@ impl McpManager {
     /// Rebuilds the catalog from the servers' known tools and makes the wrappers match it.
     /// Servers that are configured but have no tool list yet keep their existing wrappers.
     pub async fn sync_wrappers(&self) -> SyncReport {
-        let _sync = self.inner.sync_lock.lock().await;
-        let known = self.known_tools();
-        let catalog = Arc::new(known.catalog());
-        *self.inner.catalog.write() = catalog.clone();
-        let writer = self.inner.writer.clone();
-        let entries = catalog.wrapper_entries();
-        let resources = catalog.resource_commands().to_vec();
-        let keep = known.keep;
-        let keep_resources: HashSet<String> = keep
-            .iter()
-            .chain(&known.keep_resources)
-            .flat_map(|s| resource_command_names(s))
-            .collect();
-        let result = tokio::task::spawn_blocking(move || {
-            writer.sync_all(&entries, &resources, &keep, &keep_resources)
-        })
-        .await;
-        match result {
-            Ok(Ok(report)) => report,
-            Ok(Err(e)) => {
-                tracing::error!("MCP wrappers: {e}");
-                SyncReport::default()
-            }
-            Err(e) => {
-                tracing::error!("MCP wrappers: sync task failed: {e}");
-                SyncReport::default()
-            }
-        }
+        self.inner.views.sync(|| self.known_tools()).await
     }
 }
 
