@@ -223,8 +223,16 @@ fn too_long_a_prompt_and_a_vanished_server_end_cleanly_and_the_session_resumes()
             "Say hi once more.",
         ],
     );
-    assert!(back.success(), "{}{}", back.stdout, back.stderr);
-    assert_eq!(json(&back)["session_id"], session.as_str());
+    let v = json(&back);
+    assert_eq!(v["session_id"], session.as_str(), "{v}");
+    // The server answered: a 135M model's reply may run to the test's 128-token output limit
+    // (seen under load), which is an answer too, not a lost server.
+    assert!(
+        back.success() || v["error"]["kind"] == "truncated",
+        "{}{}",
+        back.stdout,
+        back.stderr
+    );
 }
 
 #[test]
