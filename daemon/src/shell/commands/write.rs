@@ -135,12 +135,15 @@ pub fn write_file(abs: &Path, shown: &str, content: &[u8]) -> CommandOutput {
         .as_ref()
         .map(|m| m.permissions().mode() & 0o7777)
         .unwrap_or(0o644);
-    // What the file held, for the user's diff (a text file small enough to diff).
+    // What the file held, for the user's diff: a regular text file small enough to diff (a
+    // FIFO or a device is never opened: the write replaces it without reading it, as before).
     let before = match &existing {
         None => Some(String::new()),
-        Some(m) if (m.len() as usize) <= DIFF_INPUT_MAX_BYTES => std::fs::read(&target)
-            .ok()
-            .and_then(|b| String::from_utf8(b).ok()),
+        Some(m) if m.is_file() && (m.len() as usize) <= DIFF_INPUT_MAX_BYTES => {
+            std::fs::read(&target)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
+        }
         Some(_) => None,
     };
     if let Err(e) = synapse_shared::atomic::write_atomic_mode(&target, content, mode) {
@@ -199,5 +202,20 @@ mod tests {
             (out.exit_code, out.text.as_str()),
             (1, "write: dir is a directory")
         );
+    }
+
+    #[test]
+    fn a_write_over_a_fifo_replaces_it_without_waiting_for_a_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let path = fifo.clone();
+        std::thread::spawn(move || tx.send(write_file(&path, "pipe", b"x\n")));
+        let out = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("write must not open the FIFO to read it");
+        assert_eq!(out.exit_code, 0, "{}", out.text);
+        assert_eq!(std::fs::read_to_string(&fifo).unwrap(), "x\n");
     }
 }
