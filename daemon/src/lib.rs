@@ -100,7 +100,7 @@
 //! (`daemon/src/agent/gate/answer.rs`) → `SessionApprover::request`
 //! (`daemon/src/agent/approvals.rs`), which sends `SessionEvent::Approval` to the clients
 //! (`to_wire`, `daemon/src/server/chat_wire.rs`). A skill marked `ask` asks through
-//! `CommandContext::approve` (`daemon/command/src/command.rs`) → `SessionApprover::ask`. Answering:
+//! `CommandContext::approve` (`daemon/command/src/context.rs`) → `SessionApprover::ask`. Answering:
 //! `Chat.Attach` with an approval → `ChatService::attach` → `read_client` → `read_messages`
 //! (`daemon/src/server/chat.rs`) → `ChatSession::answer_approval` (`daemon/src/agent/session.rs`) →
 //! `SessionApprover::answer` (`daemon/src/agent/approvals.rs`), which wakes `request`; `resolve`

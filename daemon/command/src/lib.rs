@@ -29,7 +29,8 @@
 //! [`wrappers::WrapperFolder`].
 //!
 //! # Modules
-//! [`command`] (the traits, the context, the registry), [`file_change`] (the diff a file change
+//! [`command`] (what a command is), [`context`] (what it sees), [`registry`] (where names are
+//! looked up), [`file_change`] (the diff a file change
 //! shows the user), [`gate`] (what the permission gate is
 //! asked and answers), [`paths`] (where a path word lands), [`args`] (the option parser
 //! commands share), [`timeouts`], [`output_policy`] (the cap on what the model reads, spill
@@ -44,22 +45,25 @@
 pub mod args;
 pub mod asker;
 pub mod command;
+pub mod context;
 pub mod daemon_process;
 pub mod file_change;
 pub mod gate;
 pub mod output_policy;
 pub mod paths;
 pub mod progress;
+pub mod registry;
 pub mod tasks;
 pub mod timeouts;
 pub mod workspaces;
 pub mod wrappers;
 
 pub use command::{
-    AgentCommand, Approver, ApproverHandle, CallContext, CommandContext, CommandFamily,
-    CommandHost, CommandOutput, CommandRegistry, CommandSpec, EXIT_USAGE, ExtensionShortcut,
-    PromptForm,
+    AgentCommand, CallContext, CommandFamily, CommandOutput, CommandSpec, EXIT_USAGE,
+    ExtensionShortcut, PromptForm,
 };
+pub use context::{Approver, ApproverHandle, CommandContext, CommandHost};
+pub use registry::CommandRegistry;
 
 /// The bash every session shell runs, found once by absolute path: never looked up through a
 /// session's `PATH`, where a folder of the client's (a relative entry, a project's tool folder)

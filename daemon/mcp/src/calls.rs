@@ -18,7 +18,7 @@ use super::names::COMMAND_PREFIX;
 use super::result::{EXIT_TOOL_ERROR, EXIT_UNAVAILABLE, EXIT_USAGE, McpCallOutput, render_result};
 use super::schema::ToolSpec;
 use super::server::{Server, StateKind};
-use synapse_command::command::CallContext;
+use synapse_command::CallContext;
 
 impl McpManager {
     /// Runs `mcp:<server>:<tool> argv…`: `-h`/`--help` as the first argument print help (no

@@ -273,7 +273,7 @@ impl McpConnection {
         &self,
         tool: &str,
         arguments: Map<String, Value>,
-        ctx: &synapse_command::command::CallContext,
+        ctx: &synapse_command::CallContext,
     ) -> Result<Value, ConnectionError> {
         let sink = ctx.progress.clone();
         if self.needs_task(tool) {

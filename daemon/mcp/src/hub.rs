@@ -133,7 +133,7 @@ impl McpHub {
     /// knows the command.
     pub async fn call_command(
         &self,
-        call: &synapse_command::command::CallContext,
+        call: &synapse_command::CallContext,
         command: &str,
         argv: &[String],
     ) -> Option<McpCallOutput> {

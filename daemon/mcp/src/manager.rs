@@ -135,7 +135,6 @@ pub enum Scope {
 
 pub(crate) struct Inner {
     pub(crate) opts: McpOptions,
-    pub(crate) scope: Scope,
     pub(crate) servers: RwLock<BTreeMap<String, Arc<Server>>>,
     pub(crate) invalid: RwLock<BTreeMap<String, ConfigProblem>>,
     /// Project servers not started (untrusted folder, not approved, changed since approved).
@@ -191,10 +190,9 @@ impl McpManager {
     ) -> McpManager {
         let (tx, rx) = mpsc::unbounded_channel();
         let oauth = opts.oauth.clone();
-        let config = config_source::ConfigSource::new(opts.clone(), scope.clone());
+        let config = config_source::ConfigSource::new(opts.clone(), scope);
         let inner = Arc::new(Inner {
             opts,
-            scope,
             servers: RwLock::new(BTreeMap::new()),
             invalid: RwLock::new(BTreeMap::new()),
             held: RwLock::new(BTreeMap::new()),
@@ -220,7 +218,7 @@ impl McpManager {
 
     /// Which layer this manager serves.
     pub fn scope(&self) -> &Scope {
-        &self.inner.scope
+        self.inner.config.scope()
     }
 
     /// Remembers the environment of the client that opened a session in this workspace: the
@@ -507,7 +505,7 @@ impl McpManager {
     fn scope_of(&self, source: &Path) -> &'static str {
         if source.starts_with(super::local::dir(&self.inner.opts.mcp_dir)) {
             "local"
-        } else if self.inner.scope == Scope::User || source.starts_with(&self.inner.opts.mcp_dir) {
+        } else if *self.scope() == Scope::User || source.starts_with(&self.inner.opts.mcp_dir) {
             "user"
         } else {
             "project"

@@ -4,7 +4,7 @@
 use futures::future::BoxFuture;
 
 use super::McpHub;
-use synapse_command::command::{CallContext, CommandOutput, ExtensionShortcut};
+use synapse_command::{CallContext, CommandOutput, ExtensionShortcut};
 
 /// Exit status of a cancelled call (as for a command killed by SIGINT).
 const EXIT_CANCELLED: i32 = 130;

@@ -12,7 +12,7 @@ use futures::future::BoxFuture;
 use tokio::sync::{broadcast, oneshot};
 
 use super::session::SessionEvent;
-use synapse_command::command::Approver;
+use synapse_command::Approver;
 
 pub struct SessionApprover {
     session_id: String,

@@ -18,7 +18,7 @@ use super::custom::{CustomCatalog, Lookup, explicit_model};
 use super::runner::RunnerLimits;
 use super::subagent::{SubAgentPolicy, SubAgentRequest, SubAgentRunner};
 use super::task_command::{TASK_MAX_ITERATIONS, parse_task_words, task_output};
-use synapse_command::command::{
+use synapse_command::{
     AgentCommand, CommandContext, CommandFamily, CommandOutput, CommandSpec, EXIT_USAGE,
 };
 

@@ -53,7 +53,7 @@ use crate::agent::shell_executor::ShellToolExecutor;
 use crate::shell::AskerHandle;
 use crate::shell::SessionOrigin;
 use compact::{Compactor, Trigger};
-use synapse_command::command::ApproverHandle;
+use synapse_command::ApproverHandle;
 use synapse_llm::{ConfigError, LlmProvider, Message, ProviderConfig, Usage};
 use synapse_permissions::Mode;
 

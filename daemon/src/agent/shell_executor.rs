@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::executor::{BashCall, ToolExecutor, ToolFuture, ToolOutcome};
 use crate::shell::{GateHandle, SessionOrigin, ShellSessions, ToolCall};
-use synapse_command::command::ApproverHandle;
+use synapse_command::ApproverHandle;
 
 pub struct ShellToolExecutor {
     pub sessions: Arc<ShellSessions>,

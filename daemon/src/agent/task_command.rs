@@ -11,7 +11,7 @@ use super::TurnEnd;
 use super::runner::RunnerLimits;
 use super::subagent::{SubAgentPolicy, SubAgentRequest, SubAgentRunner};
 use synapse_command::args::{OptSpec, UnknownOpts, parse};
-use synapse_command::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 /// Model calls a task sub-agent may make.
 pub const TASK_MAX_ITERATIONS: u32 = 30;

@@ -11,9 +11,7 @@ use super::{Caller, SkillAgent, enhance, evaluate, search};
 use crate::agent::task_command::parse_task_args;
 use crate::skills::agent_commands::{GrowthCall, SkillGrowth, growth_call};
 use synapse_command::args::{OptSpec, UnknownOpts, parse};
-use synapse_command::command::{
-    AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm,
-};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
 
 pub static SEARCH_SPEC: CommandSpec = CommandSpec {
     name: "task:skill:search",
@@ -194,6 +192,6 @@ mod tests {
             "pdf"
         );
         let missing = search_query(&SEARCH_SPEC, words(&[])).unwrap_err();
-        assert_eq!(missing.exit_code, synapse_command::command::EXIT_USAGE);
+        assert_eq!(missing.exit_code, synapse_command::EXIT_USAGE);
     }
 }

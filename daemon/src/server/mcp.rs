@@ -202,7 +202,7 @@ impl Mcp for McpService {
         let mcp = self.state.mcp.serving(root.as_deref(), &r.server);
         // A call from a terminal or a wrapper: nobody watches its progress or answers its
         // questions here; a session's shell gives its scratch folder for the files it leaves.
-        let call = synapse_command::command::CallContext {
+        let call = synapse_command::CallContext {
             workspace: root.clone(),
             scratch,
             ..Default::default()

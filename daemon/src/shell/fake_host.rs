@@ -10,7 +10,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
-use synapse_command::command::{AgentCommand, CommandContext, CommandHost, CommandOutput};
+use synapse_command::{AgentCommand, CommandContext, CommandHost, CommandOutput};
 
 /// A host with a current folder and `HOME`, whose "shell" answers every line with `answer`.
 pub struct FakeHost {
@@ -181,7 +181,7 @@ mod tests {
             vec![("make test".to_string(), Duration::from_secs(5))]
         );
         let out = host.run(&BashCommand, &["--timeout", "soon", "x"]).await;
-        assert_eq!(out.exit_code, synapse_command::command::EXIT_USAGE);
+        assert_eq!(out.exit_code, synapse_command::EXIT_USAGE);
         assert_eq!(host.ran.len(), 1, "a usage error runs nothing");
     }
 

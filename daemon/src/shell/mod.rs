@@ -57,9 +57,6 @@ pub use session::ShellSession;
 pub use sessions::{SESSION_IDLE_TIMEOUT, SessionError, SessionOrigin, ShellSessions};
 pub use spec::{ShellSpec, ShellWorkspace};
 pub use synapse_command::asker::{AskerHandle, SessionAsker};
-pub use synapse_command::command::{
-    AgentCommand, CommandContext, CommandOutput, CommandRegistry, CommandSpec, PromptForm,
-};
 pub use synapse_command::gate::{
     CommandGate, GateAction, GateHandle, GateInfo, GateVerdict, SkillToolsAnswer, SkillToolsGrant,
 };
@@ -67,3 +64,6 @@ pub use synapse_command::output_policy::cap_for_window;
 pub use synapse_command::paths::PathResolver;
 pub use synapse_command::progress::ProgressSink;
 pub use synapse_command::timeouts::Timeouts;
+pub use synapse_command::{
+    AgentCommand, CommandContext, CommandOutput, CommandRegistry, CommandSpec, PromptForm,
+};

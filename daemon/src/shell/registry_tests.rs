@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use synapse_command::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 use synapse_permissions::{Action, Context, Decision, Mode, RuleSet, decide};
 
 /// A command no list anywhere names: only the registry knows it.

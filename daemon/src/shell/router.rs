@@ -15,11 +15,9 @@ use tokio_util::sync::CancellationToken;
 use super::channel::{ActiveCall, AgentChannel};
 use super::session::ShellSession;
 use super::syntax::{self, Route};
-use synapse_command::command::{
-    ApproverHandle, CommandContext, CommandOutput, CommandRegistry, EXIT_USAGE,
-};
 use synapse_command::gate::{EXIT_REFUSED, GateAction, GateHandle, GateInfo, GateVerdict};
 use synapse_command::output_policy::OutputPolicy;
+use synapse_command::{ApproverHandle, CommandContext, CommandOutput, CommandRegistry, EXIT_USAGE};
 
 /// One Bash-tool call.
 #[derive(Debug, Clone, Default)]
@@ -284,7 +282,7 @@ impl BashRouter {
             // dropping the call tells the extension (MCP: `notifications/cancelled`).
             // The call's progress sink and asker travel with it: the MCP connection routes the
             // server's notifications and requests of this call by them.
-            let call = synapse_command::command::CallContext {
+            let call = synapse_command::CallContext {
                 cancel: cancel.clone(),
                 workspace: session.workspace_root().map(Path::to_path_buf),
                 progress: session.progress(),

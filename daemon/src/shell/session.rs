@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::jobs::JobTable;
 use super::process::{BashProcess, Interrupt, RunEnd, ShellError, ShellSpec};
-use synapse_command::command::CommandOutput;
+use synapse_command::CommandOutput;
 use synapse_command::paths::PathResolver;
 use synapse_sandbox::SandboxSpec;
 
@@ -362,7 +362,7 @@ fn human_duration(d: Duration) -> String {
 /// The real host of agent commands: the session's own shell. Its parts are the background
 /// jobs (`Arc<JobTable>`), the spec its shells start from (`ShellSpec`) and the workspace
 /// binding (`ShellWorkspace`).
-impl synapse_command::command::CommandHost for ShellSession {
+impl synapse_command::CommandHost for ShellSession {
     fn name(&self) -> &str {
         ShellSession::name(self)
     }

@@ -21,7 +21,7 @@ use super::process::ShellSpec;
 use super::router::{BashRouter, ToolCall, ToolResult};
 use super::session::ShellSession;
 use super::spec::AgentHook;
-use synapse_command::command::CommandRegistry;
+use synapse_command::CommandRegistry;
 use synapse_command::output_policy::{OutputPolicy, cap_for_window, session_dir};
 use synapse_sandbox::SandboxSpec;
 

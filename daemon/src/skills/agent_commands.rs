@@ -13,7 +13,7 @@ use super::catalog::ToolCatalog;
 use super::commands::skill_search_text;
 use super::error::SkillError;
 use super::store::{LoadDecision, SkillStore};
-use synapse_command::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 /// Skills listed by `skill search`.
 const SEARCH_LIMIT: usize = 10;

@@ -6,9 +6,7 @@ use futures::future::BoxFuture;
 
 use super::list::TodoList;
 use super::store::TodoStore;
-use synapse_command::command::{
-    AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm,
-};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
 
 pub static SPEC: CommandSpec = CommandSpec {
     name: "todo",

@@ -15,9 +15,7 @@ use super::render::{self, Kind};
 use super::settings::WebSettings;
 use crate::shell::session::{EXIT_CANCELLED, EXIT_TIMED_OUT};
 use synapse_command::args::{OptSpec, UnknownOpts};
-use synapse_command::command::{
-    AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm,
-};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
 
 /// Characters of content shown unless `--max-chars` says otherwise.
 pub const MAX_CHARS_DEFAULT: usize = 30_000;

@@ -11,9 +11,7 @@ use super::search::{ResolvedProvider, SEARCH_TIMEOUT, SearchError, SearchHit};
 use super::settings::WebSettings;
 use crate::shell::session::{EXIT_CANCELLED, EXIT_TIMED_OUT};
 use synapse_command::args::{OptSpec, UnknownOpts};
-use synapse_command::command::{
-    AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm,
-};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
 
 /// Results listed unless `--max` says otherwise.
 pub const RESULTS_DEFAULT: usize = 8;

@@ -180,6 +180,11 @@ impl ConfigSource {
         config
     }
 
+    /// Which layer the config is.
+    pub(crate) fn scope(&self) -> &Scope {
+        &self.scope
+    }
+
     /// True when no file the config comes from changed since the last load.
     pub(crate) fn is_current(&self) -> bool {
         self.is_current_at(&self.current_stamp())

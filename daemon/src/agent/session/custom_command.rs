@@ -16,7 +16,7 @@ use crate::agent::custom::expand::{LineRunner, expand};
 use crate::agent::custom::{Lookup, explicit_model};
 use crate::agent::executor::{BashCall, ToolExecutor};
 use crate::agent::shell_executor::ShellToolExecutor;
-use synapse_command::command::ApproverHandle;
+use synapse_command::ApproverHandle;
 
 /// What a turn's text became.
 pub(super) struct Expanded {

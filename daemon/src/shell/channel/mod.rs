@@ -31,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 use super::router::{ToolCall, run_agent_command};
 use super::session::ShellSession;
 use super::spec::ShellSpec;
-use synapse_command::command::{CommandOutput, CommandRegistry};
+use synapse_command::{CommandOutput, CommandRegistry};
 
 /// How long a connected helper may take to send its request.
 const REQUEST_READ_TIMEOUT: Duration = Duration::from_secs(10);

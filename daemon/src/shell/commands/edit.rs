@@ -7,7 +7,7 @@ use futures::future::BoxFuture;
 
 use crate::shell::commands::read::io_reason;
 use synapse_command::args::{self, OptSpec, UnknownOpts};
-use synapse_command::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 /// Line numbers listed in a report before "…".
 const LINES_LISTED_MAX: usize = 10;

@@ -8,7 +8,7 @@ use globset::GlobBuilder;
 
 use crate::shell::commands::walk;
 use synapse_command::args::{self, OptSpec, UnknownOpts};
-use synapse_command::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 /// Paths listed before the result is cut.
 pub const GLOB_MAX_RESULTS: usize = 200;

@@ -4,10 +4,8 @@
 use futures::future::BoxFuture;
 
 use std::sync::Arc;
-use synapse_command::command::{
-    AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm,
-};
 use synapse_command::gate::Effect;
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
 
 use crate::shell::jobs::{JobInfo, JobTable};
 use crate::shell::process::ShellSpec;

@@ -1,10 +1,10 @@
 //! The built-in agent shell commands: `read`, `write`, `edit`, `glob`, `search`, `bash`, `job`.
-//! Each file holds one command: its [`CommandSpec`](synapse_command::command::CommandSpec) (the
+//! Each file holds one command: its [`CommandSpec`](synapse_command::CommandSpec) (the
 //! single source of its usage, `-h`, `--help` and prompt text) and its implementation.
 
 use std::sync::Arc;
 
-use synapse_command::command::CommandRegistry;
+use synapse_command::CommandRegistry;
 
 pub mod bash;
 pub mod edit;

@@ -8,7 +8,7 @@ use futures::future::BoxFuture;
 
 use crate::shell::capture::{OUTPUT_CAP_CHARS, looks_binary};
 use synapse_command::args::{self, OptSpec, UnknownOpts};
-use synapse_command::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 /// Lines shown when no `--limit` is given.
 pub const READ_LIMIT_DEFAULT_LINES: usize = 2000;

@@ -11,7 +11,7 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContex
 use crate::shell::capture::OUTPUT_CAP_CHARS;
 use crate::shell::commands::walk;
 use synapse_command::args::{self, OptSpec, UnknownOpts};
-use synapse_command::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 /// Matching lines shown when no `--max` is given.
 pub const SEARCH_MAX_DEFAULT: usize = 200;

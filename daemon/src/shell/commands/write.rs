@@ -8,7 +8,7 @@ use synapse_command::file_change::{DIFF_INPUT_MAX_BYTES, FileChange};
 use futures::future::BoxFuture;
 
 use crate::shell::commands::read::io_reason;
-use synapse_command::command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 pub static SPEC: CommandSpec = CommandSpec {
     name: "write",
