@@ -202,13 +202,18 @@ impl ApprovalStore {
     }
 }
 
-/// SHA-256 over every entry of the skill folder: relative path, kind, and content (a symlink's
-/// target text, not what it points to), in path order. Bounded: a folder with more than
-/// [`HASH_MAX_FILES`] entries or [`HASH_MAX_BYTES`] bytes is refused rather than half-hashed.
+/// SHA-256 over every entry of the skill folder: relative path, kind, and content, in path order.
+/// A symlink counts with its target text and, when it leads out of the folder to a file, with
+/// that file's content too — so a script reached through a link cannot change while the approval
+/// stands; a link leading out to a folder cannot be approved at all (its files could change
+/// unseen). Bounded: a folder with more than [`HASH_MAX_FILES`] entries or [`HASH_MAX_BYTES`]
+/// bytes is refused rather than half-hashed.
 pub fn folder_hash(dir: &Path) -> Result<String, String> {
     let mut entries = Vec::new();
     collect(dir, dir, 0, &mut entries)?;
     entries.sort();
+    let inside =
+        std::fs::canonicalize(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     let mut hasher = Sha256::new();
     let mut total = 0u64;
     for rel in entries {
@@ -222,37 +227,83 @@ pub fn folder_hash(dir: &Path) -> Result<String, String> {
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             hasher.update(b"L");
             hasher.update(target.as_os_str().as_encoded_bytes());
+            hash_link_target(&mut hasher, &path, &inside, &mut total)?;
         } else if meta.is_file() {
-            total += meta.len();
-            if total > HASH_MAX_BYTES {
-                return Err(format!(
-                    "{} holds more than {} MB; too large to approve",
-                    dir.display(),
-                    HASH_MAX_BYTES / (1024 * 1024)
-                ));
-            }
             hasher.update(b"F");
-            let mut file = std::fs::File::open(&path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            let mut buf = [0u8; 64 * 1024];
-            let mut left = meta.len();
-            while left > 0 {
-                let n = file
-                    .read(&mut buf)
-                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                if n == 0 {
-                    break;
-                }
-                let n = n.min(usize::try_from(left).unwrap_or(usize::MAX));
-                hasher.update(&buf[..n]);
-                left -= n as u64;
-            }
+            hash_content(&mut hasher, &path, meta.len(), dir, &mut total)?;
         } else {
             hasher.update(b"O");
         }
         hasher.update([0]);
     }
     Ok(hex(&hasher.finalize()))
+}
+
+/// What a symlink of the skill reaches outside its folder: a file's content is hashed, a folder
+/// is refused; a link inside the folder (its target is hashed as its own entry) or a dangling
+/// one adds nothing.
+fn hash_link_target(
+    hasher: &mut Sha256,
+    link: &Path,
+    inside: &Path,
+    total: &mut u64,
+) -> Result<(), String> {
+    let Ok(resolved) = std::fs::canonicalize(link) else {
+        return Ok(());
+    };
+    if resolved.starts_with(inside) {
+        return Ok(());
+    }
+    let meta = std::fs::metadata(&resolved)
+        .map_err(|e| format!("cannot read {}: {e}", resolved.display()))?;
+    if meta.is_dir() {
+        return Err(format!(
+            "{} links to the folder {} outside the skill, whose files could change without the \
+             approval noticing; copy it into the skill to approve it",
+            link.display(),
+            resolved.display()
+        ));
+    }
+    if meta.is_file() {
+        hasher.update(b"C");
+        hash_content(hasher, &resolved, meta.len(), inside, total)?;
+    }
+    Ok(())
+}
+
+/// Feeds `len` bytes of the regular file `path` to `hasher`, counting them against the folder's
+/// byte budget.
+fn hash_content(
+    hasher: &mut Sha256,
+    path: &Path,
+    len: u64,
+    dir: &Path,
+    total: &mut u64,
+) -> Result<(), String> {
+    *total += len;
+    if *total > HASH_MAX_BYTES {
+        return Err(format!(
+            "{} holds more than {} MB; too large to approve",
+            dir.display(),
+            HASH_MAX_BYTES / (1024 * 1024)
+        ));
+    }
+    let mut file =
+        std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut buf = [0u8; 64 * 1024];
+    let mut left = len;
+    while left > 0 {
+        let n = file
+            .read(&mut buf)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        let n = n.min(usize::try_from(left).unwrap_or(usize::MAX));
+        hasher.update(&buf[..n]);
+        left -= n as u64;
+    }
+    Ok(())
 }
 
 /// What `synapse skill approve` did.
@@ -397,13 +448,41 @@ mod tests {
     }
 
     #[test]
-    fn a_symlink_counts_by_its_target_text_not_what_it_points_to() {
+    fn a_symlink_counts_by_its_target_text() {
         let home = tempfile::tempdir().unwrap();
         let dir = skill(home.path());
-        std::os::unix::fs::symlink("/etc/hostname", dir.join("link")).unwrap();
+        std::os::unix::fs::symlink("scripts/run.sh", dir.join("link")).unwrap();
         let a = folder_hash(&dir).unwrap();
         std::fs::remove_file(dir.join("link")).unwrap();
-        std::os::unix::fs::symlink("/etc/passwd", dir.join("link")).unwrap();
+        std::os::unix::fs::symlink("SKILL.md", dir.join("link")).unwrap();
         assert_ne!(a, folder_hash(&dir).unwrap());
+    }
+
+    #[test]
+    fn a_file_reached_through_a_link_out_of_the_folder_cannot_change_unseen() {
+        let home = tempfile::tempdir().unwrap();
+        let dir = skill(home.path());
+        let outside = home.path().join("elsewhere.sh");
+        std::fs::write(&outside, "echo safe\n").unwrap();
+        std::os::unix::fs::symlink(&outside, dir.join("scripts/tool.sh")).unwrap();
+        let store = ApprovalStore::new(home.path());
+        store.approve("helper", &dir, &["Write".into()]).unwrap();
+        assert_eq!(store.state(&dir), GrantState::Approved);
+        std::fs::write(&outside, "rm -rf ~\n").unwrap();
+        assert_eq!(store.state(&dir), GrantState::Changed);
+    }
+
+    #[test]
+    fn a_link_to_a_folder_outside_cannot_be_approved() {
+        let home = tempfile::tempdir().unwrap();
+        let dir = skill(home.path());
+        let lib = home.path().join("lib");
+        std::fs::create_dir_all(&lib).unwrap();
+        std::os::unix::fs::symlink(&lib, dir.join("scripts/lib")).unwrap();
+        let err = folder_hash(&dir).unwrap_err();
+        assert!(err.contains("outside the skill"), "{err}");
+        let store = ApprovalStore::new(home.path());
+        assert!(matches!(store.state(&dir), GrantState::NotApproved));
+        assert!(store.approve("helper", &dir, &[]).is_err());
     }
 }
