@@ -274,6 +274,9 @@ fn shell_layer(parts: ShellLayerParts<'_>) -> (Arc<ShellSessions>, Arc<growth::S
         built = Some(skill_agent);
         crate::shell::channel::sessions_with_channel(
             ShellSessions::new(registry, Some(paths.bin_dir()))
+                .with_secret_variables(crate::shell::SecretVariables::with(
+                    crate::web::settings::secret_variables(),
+                ))
                 .with_spill_dir(paths.home().join("output"))
                 .with_settings(snapshot(settings)),
             paths.run_dir().join("agent.sock"),

@@ -55,6 +55,7 @@ fn spec(cwd: &Path, writable: &Path) -> ShellSpec {
         }),
         agent: None,
         processes: Default::default(),
+        secrets: Default::default(),
     }
 }
 

@@ -118,6 +118,8 @@ pub struct ShellSessions {
     closing: CancellationToken,
     /// The current settings (timeout limits); `None`: the built-in limits.
     settings: Option<SettingsSource>,
+    /// Credentials removed from every shell's environment.
+    secrets: super::spec::SecretVariables,
 }
 
 /// Reads the current settings (the daemon's settings handle).
@@ -136,7 +138,15 @@ impl ShellSessions {
             slots: Mutex::new(HashMap::new()),
             closing: CancellationToken::new(),
             settings: None,
+            secrets: super::spec::SecretVariables::default(),
         }
+    }
+
+    /// The credential variables no shell of this registry sees (the model keys are always
+    /// among them).
+    pub fn with_secret_variables(mut self, secrets: super::spec::SecretVariables) -> Self {
+        self.secrets = secrets;
+        self
     }
 
     /// Reads `shell.defaultTimeoutSec` / `shell.maxTimeoutSec` from `settings` before each call.
@@ -270,6 +280,7 @@ impl ShellSessions {
         let spill = Arc::new(SpillBudget::new(limits.spill_budget_bytes));
         let spec = ShellSpec {
             processes: processes.clone(),
+            secrets: self.secrets.clone(),
             scratch: Some(scratch.clone()),
             cwd: origin.cwd.clone(),
             env,

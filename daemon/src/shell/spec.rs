@@ -1,6 +1,6 @@
 //! What a session's shell is started with: directory, environment, and the Synapse additions
 //! to that environment (`$SYNAPSE_HOME/bin` first on PATH, no pagers or colours, no rc hooks,
-//! no model API keys, and the tag that lets the daemon find everything the shell starts), and the filesystem
+//! none of the daemon's credentials, and the tag that lets the daemon find everything the shell starts), and the filesystem
 //! sandbox it runs in, if any.
 
 use std::ffi::OsString;
@@ -31,6 +31,40 @@ pub struct ShellSpec {
     /// The session's process limit, enforced by the keeper of each of its shells and jobs
     /// ([`super::cgroup`]).
     pub processes: super::cgroup::ProcessLimit,
+    /// Variables that hold the daemon's credentials, removed from the shell's environment
+    /// ([`SecretVariables`]).
+    pub secrets: SecretVariables,
+}
+
+/// The environment variables holding credentials the daemon keeps to itself: every provider's
+/// model keys ([`synapse_llm::config::secret_variables`]) always, and whatever the assembly adds
+/// from the subsystems that own more (the web-search keys). Each name comes from its owner, so a
+/// new provider's key is scrubbed without a second list to update.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretVariables(std::sync::Arc<[String]>);
+
+impl Default for SecretVariables {
+    fn default() -> Self {
+        Self::with(std::iter::empty())
+    }
+}
+
+impl SecretVariables {
+    /// The model providers' variables and `more`.
+    pub fn with<'a>(more: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut all: Vec<String> = synapse_llm::config::secret_variables()
+            .map(str::to_owned)
+            .chain(more.into_iter().map(str::to_owned))
+            .collect();
+        all.sort();
+        all.dedup();
+        Self(all.into())
+    }
+
+    /// Whether `name` is one of them.
+    pub fn contains(&self, name: &std::ffi::OsStr) -> bool {
+        self.0.iter().any(|v| name == v.as_str())
+    }
 }
 
 /// The workspace (project root) a session is bound to: the folder of its project's own commands
@@ -92,11 +126,9 @@ impl ShellSpec {
             COMMAND_TAG_VAR,
             synapse_command::daemon_process::OWNER_VAR,
         ];
-        // The model's own API keys stay with the daemon: a command such as `env` would
-        // otherwise put them in the conversation and its session file. The list is the
-        // providers' own ([`synapse_llm::config::secret_variables`]), so a new provider's key
-        // is scrubbed without a second list to update.
-        let secret = |k: &OsString| synapse_llm::config::secret_variables().any(|v| k == v);
+        // The daemon's credentials stay with it: a command such as `env` would otherwise put
+        // them in the conversation and its session file.
+        let secret = |k: &OsString| self.secrets.contains(k);
         const FIXED: [(&str, &str); 4] = [
             ("NO_COLOR", "1"),
             ("TERM", "dumb"),

@@ -371,8 +371,10 @@ fn model_api_keys_never_reach_the_shell() {
         env: vec![
             ("ANTHROPIC_API_KEY".into(), "sk-ant-secret".into()),
             ("OPENAI_API_KEY".into(), "sk-secret".into()),
+            ("BRAVE_API_KEY".into(), "brave-secret".into()),
             ("MY_TOOL_TOKEN".into(), "kept".into()),
         ],
+        secrets: super::spec::SecretVariables::with(["BRAVE_API_KEY"]),
         bin_dir: None,
         workspace: None,
         sandbox: None,
@@ -381,8 +383,9 @@ fn model_api_keys_never_reach_the_shell() {
     };
     let env = spec.shell_env("tag");
     assert!(
-        !env.iter()
-            .any(|(k, _)| k == "ANTHROPIC_API_KEY" || k == "OPENAI_API_KEY")
+        !env.iter().any(|(k, _)| k == "ANTHROPIC_API_KEY"
+            || k == "OPENAI_API_KEY"
+            || k == "BRAVE_API_KEY")
     );
     assert!(env.iter().any(|(k, v)| k == "MY_TOOL_TOKEN" && v == "kept"));
 }

@@ -60,6 +60,9 @@ pub enum ProviderKind {
 }
 
 impl ProviderKind {
+    /// Every search provider (what [`secret_variables`] is derived from).
+    pub const ALL: [ProviderKind; 3] = [Self::Searxng, Self::Brave, Self::Tavily];
+
     pub fn name(self) -> &'static str {
         match self {
             Self::Searxng => "searxng",
@@ -76,6 +79,14 @@ impl ProviderKind {
             Self::Tavily => Some("TAVILY_API_KEY"),
         }
     }
+}
+
+/// The variables that may hold a search provider's key: they stay with the daemon and are
+/// removed from the environment of every command the model runs.
+pub fn secret_variables() -> impl Iterator<Item = &'static str> {
+    ProviderKind::ALL
+        .into_iter()
+        .filter_map(ProviderKind::key_variable)
 }
 
 #[derive(Debug, Clone, PartialEq)]

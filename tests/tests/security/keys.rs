@@ -147,3 +147,25 @@ async fn api_keys_never_reach_logs_or_session_files() {
     );
     assert!(searched >= 3, "only {searched} files searched");
 }
+
+/// The web-search keys are the daemon's credentials like the model's: a command the model runs
+/// (`env`, `printenv`) never sees them, while the user's own tokens stay in its environment.
+#[test]
+fn search_and_model_keys_never_reach_the_agents_shell() {
+    let env = TestEnv::new();
+    let out = synapse_tests::run(
+        env.synapse()
+            .env("BRAVE_API_KEY", "BSA-KEYMARKER-brave")
+            .env("TAVILY_API_KEY", "tvly-KEYMARKER-tavily")
+            .env("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+            .env("MY_TOOL_TOKEN", "kept-for-my-tool")
+            .args(["exec", "env; echo end"]),
+    );
+    assert!(out.success(), "{out:?}");
+    assert!(
+        out.stdout.contains("MY_TOOL_TOKEN=kept-for-my-tool"),
+        "{out:?}"
+    );
+    assert!(out.stdout.contains("end"), "{out:?}");
+    assert!(!out.stdout.contains("KEYMARKER"), "{}", out.stdout);
+}
