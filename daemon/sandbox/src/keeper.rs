@@ -469,7 +469,9 @@ mod tests {
         };
         let spec = SandboxSpec {
             writable: vec!["/w".into()],
+            protected: vec!["/w/.ssh".into()],
             read_only: false,
+            ..Default::default()
         };
         let args = keeper_args(&keeper, Some(&spec));
         assert_eq!(
@@ -493,7 +495,8 @@ mod tests {
             Ok(Invocation::KeptChild {
                 spec: Some(SandboxSpec {
                     writable: Vec::new(),
-                    read_only: true
+                    read_only: true,
+                    ..Default::default()
                 })
             })
         );
