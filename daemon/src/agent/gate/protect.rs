@@ -22,18 +22,42 @@ use synapse_permissions::{
     self as permissions, Context, Decision, Effect, Landing, Landings, Reach, ShellState,
 };
 
-/// A write that may change a rules file.
+/// A write that may change a rules file, or the user's configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct RulesHit {
     pub file: PathBuf,
     /// Set when the write was not seen to land on `file` but could not be placed: why.
     pub unresolved: Option<String>,
+    /// `file` is the user's configuration ([`super::user_config`]), not a rules file.
+    pub config: bool,
+}
+
+/// The user's configuration as the guard sees it: its paths, and the session's folder, which
+/// stays the session's own when it lies inside one of them.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Config<'a> {
+    pub paths: &'a [PathBuf],
+    pub root: &'a Path,
+}
+
+impl Config<'_> {
+    fn hit(&self, writes: &[Landing]) -> Option<RulesHit> {
+        super::user_config::hit(writes, self.paths, self.root).map(|file| RulesHit {
+            file,
+            unresolved: None,
+            config: true,
+        })
+    }
 }
 
 /// The first rules file a command line may write, rename or remove, if any.
+/// A write to the user's configuration (`config`) that the line's words place is one too; one
+/// they cannot place counts when the line runs outside the sandbox and names the file (inside,
+/// the sandbox keeps those paths read-only).
 pub(super) fn native_hit(
     command: &str,
     protected: &[PathBuf],
+    config: Config,
     synapse_home: &Path,
     ctx: &Context,
     shell: &ShellState,
@@ -44,7 +68,11 @@ pub(super) fn native_hit(
         return Some(RulesHit {
             file,
             unresolved: None,
+            config: false,
         });
+    }
+    if let Some(hit) = config.hit(&found.writes) {
+        return Some(hit);
     }
     if !found.has_unresolved() {
         return None;
@@ -61,6 +89,16 @@ pub(super) fn native_hit(
         return Some(RulesHit {
             file: file.clone(),
             unresolved: Some(format!("{}, and the line names it", reasons())),
+            config: false,
+        });
+    }
+    if !ctx.sandboxed
+        && let Some(file) = super::user_config::named(|n| found.names(n), config.paths, config.root)
+    {
+        return Some(RulesHit {
+            file: file.clone(),
+            unresolved: Some(format!("{}, and the line names it", reasons())),
+            config: true,
         });
     }
     let in_folder = found
@@ -71,6 +109,7 @@ pub(super) fn native_hit(
         return Some(RulesHit {
             file: file.clone(),
             unresolved: Some(format!("{}, and it runs in its folder", reasons())),
+            config: false,
         });
     }
     match (shell.unknown_since(), protected.first()) {
@@ -80,48 +119,50 @@ pub(super) fn native_hit(
                 "{}, and this shell's variables cannot be told since {why}",
                 found.unresolved_targets.join("; ")
             )),
+            config: false,
         }),
         _ => None,
     }
 }
 
-/// The rules file an agent command's declared writes hit, if any.
-pub(super) fn effect_hit(effect: &Effect, protected: &[PathBuf]) -> Option<RulesHit> {
+/// The rules file (or configuration path) an agent command's declared writes hit, if any.
+pub(super) fn effect_hit(effect: &Effect, protected: &[PathBuf], config: Config) -> Option<RulesHit> {
     let Effect::Writes(paths) = effect else {
         return None;
     };
-    let writes: Vec<Landing> = paths
-        .iter()
-        .map(|p| Landing {
-            command: String::new(),
-            path: synapse_shared::trust::normalize(p),
-            reach: Reach::File,
-            pattern: false,
+    let writes = super::user_config::file_landings(paths);
+    landed(&writes, protected)
+        .map(|file| RulesHit {
+            file,
+            unresolved: None,
+            config: false,
         })
-        .collect();
-    landed(&writes, protected).map(|file| RulesHit {
-        file,
-        unresolved: None,
-    })
+        .or_else(|| config.hit(&writes))
 }
 
-/// A decision for a write to a rules file: a refusal stays one, anything else asks.
+/// A decision for a write to a rules file or the user's configuration: a refusal stays one,
+/// anything else asks. A yes to a configuration write runs it outside the sandbox, which keeps
+/// those paths read-only.
 pub(super) fn ask_for(decision: Decision, hit: &RulesHit) -> Decision {
+    let holds = if hit.config {
+        "is your own configuration (programs outside the sandbox read or run it)"
+    } else {
+        "holds permission settings"
+    };
+    let file = hit.file.display();
     match decision {
         Decision::Deny { .. } => decision,
         Decision::Ask { escalate, .. } | Decision::Allow { escalate, .. } => Decision::Ask {
             reason: match &hit.unresolved {
                 None => format!(
-                    "{} holds permission settings; changing it needs the user's own yes in every mode",
-                    hit.file.display()
+                    "{file} {holds}; changing it needs the user's own yes in every mode"
                 ),
                 Some(why) => format!(
-                    "cannot tell where it writes ({why}); {} holds permission settings, so this needs the user's own yes in every mode",
-                    hit.file.display()
+                    "cannot tell where it writes ({why}); {file} {holds}, so this needs the user's own yes in every mode"
                 ),
             },
             suggestion: String::new(),
-            escalate,
+            escalate: escalate || hit.config,
         },
     }
 }
@@ -161,7 +202,7 @@ fn landed(writes: &[Landing], protected: &[PathBuf]) -> Option<PathBuf> {
 }
 
 /// `path` with every symlink in its existing part resolved (the rest kept as written).
-fn real_path(path: &Path) -> PathBuf {
+pub(super) fn real_path(path: &Path) -> PathBuf {
     let mut rest = Vec::new();
     let mut at = path;
     loop {
@@ -240,7 +281,11 @@ mod tests {
         for line in before {
             shell.record(line);
         }
-        native_hit(command, &protected(), Path::new(HOME), &ctx, &shell)
+        let config = Config {
+            paths: &[],
+            root: cwd,
+        };
+        native_hit(command, &protected(), config, Path::new(HOME), &ctx, &shell)
     }
 
     fn hit(command: &str) -> bool {
@@ -369,7 +414,11 @@ mod tests {
         ];
         let check = |line: &str| {
             let shell = ShellState::default();
-            native_hit(line, &protected, Path::new("/data/syn"), &ctx, &shell)
+            let config = Config {
+                paths: &[],
+                root: Path::new("/p"),
+            };
+            native_hit(line, &protected, config, Path::new("/data/syn"), &ctx, &shell)
         };
         for line in [
             r#"python3 -c "open('/data/syn/' + 'sett' + 'ings.json', 'w')""#,
@@ -400,11 +449,15 @@ mod tests {
         let hard = dir.path().join("hard");
         std::fs::hard_link(&settings, &hard).unwrap_or_else(|e| panic!("{e}"));
         let protected = [settings.clone()];
+        let config = Config {
+            paths: &[],
+            root: dir.path(),
+        };
         for path in [via_folder.join("settings.json"), via_file, hard] {
             let effect = Effect::Writes(vec![path.clone()]);
-            assert!(effect_hit(&effect, &protected).is_some(), "{path:?}");
+            assert!(effect_hit(&effect, &protected, config).is_some(), "{path:?}");
         }
         let elsewhere = Effect::Writes(vec![dir.path().join("other.json")]);
-        assert!(effect_hit(&elsewhere, &protected).is_none());
+        assert!(effect_hit(&elsewhere, &protected, config).is_none());
     }
 }
