@@ -41,9 +41,10 @@ impl SessionGate {
         };
         let protected = self.protected(&loaded);
         let config_paths = self.env.user_config();
+        let writable = self.writable_dirs(&loaded);
         let config = protect::Config {
             paths: &config_paths,
-            root: &self.root,
+            keep: &writable,
         };
         let shell = self.tracked_shell().current(info.shell_pid);
         let (text, decision, rules_file) = match &action {

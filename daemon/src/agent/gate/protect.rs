@@ -32,17 +32,17 @@ pub(super) struct RulesHit {
     pub config: bool,
 }
 
-/// The user's configuration as the guard sees it: its paths, and the session's folder, which
-/// stays the session's own when it lies inside one of them.
+/// The user's configuration as the guard sees it: its paths, and the session's writable
+/// folders, which stay the session's own when they lie inside one of them.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Config<'a> {
     pub paths: &'a [PathBuf],
-    pub root: &'a Path,
+    pub keep: &'a [PathBuf],
 }
 
 impl Config<'_> {
     fn hit(&self, writes: &[Landing]) -> Option<RulesHit> {
-        super::user_config::hit(writes, self.paths, self.root).map(|file| RulesHit {
+        super::user_config::hit(writes, self.paths, self.keep).map(|file| RulesHit {
             file,
             unresolved: None,
             config: true,
@@ -93,7 +93,7 @@ pub(super) fn native_hit(
         });
     }
     if !ctx.sandboxed
-        && let Some(file) = super::user_config::named(|n| found.names(n), config.paths, config.root)
+        && let Some(file) = super::user_config::named(|n| found.names(n), config.paths, config.keep)
     {
         return Some(RulesHit {
             file: file.clone(),
@@ -283,7 +283,7 @@ mod tests {
         }
         let config = Config {
             paths: &[],
-            root: cwd,
+            keep: &[],
         };
         native_hit(command, &protected(), config, Path::new(HOME), &ctx, &shell)
     }
@@ -416,7 +416,7 @@ mod tests {
             let shell = ShellState::default();
             let config = Config {
                 paths: &[],
-                root: Path::new("/p"),
+                keep: &[],
             };
             native_hit(line, &protected, config, Path::new("/data/syn"), &ctx, &shell)
         };
@@ -451,7 +451,7 @@ mod tests {
         let protected = [settings.clone()];
         let config = Config {
             paths: &[],
-            root: dir.path(),
+            keep: &[],
         };
         for path in [via_folder.join("settings.json"), via_file, hard] {
             let effect = Effect::Writes(vec![path.clone()]);

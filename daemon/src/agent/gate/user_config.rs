@@ -6,8 +6,9 @@
 //! asks in every mode, yolo included ([`hit`]); and a session whose folder holds some of it is
 //! told so once ([`notice`]).
 //!
-//! A session folder that lies inside one of these paths (a session started in
-//! `~/.config/nvim`) keeps that folder: only what lies outside it stays protected.
+//! A writable folder of the session that lies inside one of these paths (a session started in
+//! `~/.config/nvim`, the skills folder in `$SYNAPSE_HOME`) stays writable, in the sandbox as
+//! for the guard: only what lies outside it stays protected.
 
 use std::path::{Path, PathBuf};
 
@@ -90,9 +91,9 @@ pub fn paths(home: &Path, synapse_home: &Path) -> Vec<PathBuf> {
 }
 
 /// The first configuration path one of `writes` may change: its target or any path beneath
-/// it, also under another name (a symlinked folder), except inside the session's folder
-/// `root` when `root` itself lies inside that path.
-pub(super) fn hit(writes: &[Landing], config: &[PathBuf], root: &Path) -> Option<PathBuf> {
+/// it, also under another name (a symlinked folder), except inside a writable folder of the
+/// session (`keep`) that itself lies inside that path.
+pub(super) fn hit(writes: &[Landing], config: &[PathBuf], keep: &[PathBuf]) -> Option<PathBuf> {
     for write in writes {
         let real = Landing {
             path: super::protect::real_path(&write.path),
@@ -105,7 +106,7 @@ pub(super) fn hit(writes: &[Landing], config: &[PathBuf], root: &Path) -> Option
             ];
             let lands = forms.iter().any(|(w, p)| {
                 let inside = w.lands_on(p) || w.path.starts_with(p);
-                inside && !(root.starts_with(p) && w.path.starts_with(root))
+                inside && !keep.iter().any(|k| k.starts_with(p) && w.path.starts_with(k))
             });
             if lands {
                 return Some(path.clone());
@@ -198,9 +199,9 @@ fn whose(root: &Path, home: &Path) -> String {
 pub(super) fn named<'a>(
     names: impl Fn(&str) -> bool,
     config: &'a [PathBuf],
-    root: &Path,
+    keep: &[PathBuf],
 ) -> Option<&'a PathBuf> {
-    config.iter().filter(|p| !root.starts_with(p)).find(|p| {
+    config.iter().filter(|p| !keep.iter().any(|k| k.starts_with(p))).find(|p| {
         p.file_name()
             .is_some_and(|n| names(&n.to_string_lossy()))
     })

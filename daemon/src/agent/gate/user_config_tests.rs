@@ -44,7 +44,10 @@ fn the_list_holds_the_agents_settings_the_shells_start_up_and_the_daemon_home() 
 #[test]
 fn a_write_into_the_configuration_hits_it_and_the_sessions_own_folder_does_not() {
     let all = config();
-    let hit_from = |root: &str, w: Landing| hit(&[w], &all, Path::new(root));
+    let hit_from = |root: &str, w: Landing| {
+        let keep = [PathBuf::from(root), PathBuf::from("/h/.synapse/skills")];
+        hit(&[w], &all, &keep)
+    };
     assert_eq!(
         hit_from("/h", write("/h/.config/git/config", Reach::File)),
         Some(PathBuf::from("/h/.config"))
@@ -57,6 +60,13 @@ fn a_write_into_the_configuration_hits_it_and_the_sessions_own_folder_does_not()
     assert!(hit_from("/h", write("/h", Reach::Tree)).is_some());
     assert_eq!(hit_from("/h", write("/h/project/x", Reach::File)), None);
     assert_eq!(hit_from("/h", write("/h/.local/share/x", Reach::File)), None);
+    // The skills folder is the agent's to write; the rest of its home is not.
+    assert_eq!(hit_from("/p", write("/h/.synapse/skills/a/SKILL.md", Reach::File)), None);
+    assert_eq!(
+        hit_from("/p", write("/h/.synapse/bin/git", Reach::File)),
+        Some(PathBuf::from("/h/.synapse"))
+    );
+    assert!(hit_from("/p", write("/h/.synapse", Reach::Tree)).is_some());
     // A session started inside `~/.config` keeps its own folder, not the rest.
     let nvim = "/h/.config/nvim";
     assert_eq!(hit_from(nvim, write("/h/.config/nvim/init.lua", Reach::File)), None);
