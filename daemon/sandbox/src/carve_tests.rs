@@ -2,6 +2,8 @@
 //! configuration protected, tried by a Python child of a confined thread (real Landlock) by
 //! every route — writes, creation, renames, hard and symbolic links.
 
+#![cfg(target_os = "linux")]
+
 use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
@@ -30,7 +32,8 @@ fn run(spec: SandboxSpec, home: &Path, script: &str) -> Option<(Status, String)>
         return None;
     }
     let mut cmd = std::process::Command::new("python3");
-    cmd.args(["-c", &format!("{TRY}\n{script}")]).current_dir(home);
+    cmd.args(["-c", &format!("{TRY}\n{script}")])
+        .current_dir(home);
     let (status, out) = std::thread::spawn(move || {
         let status = apply(&spec).unwrap();
         (status, cmd.output().unwrap())
@@ -56,7 +59,13 @@ fn outcome(out: &str, name: &str) -> String {
 fn home() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
-    for folder in [".claude", "project/src", ".local/bin", ".local/share", "Documents"] {
+    for folder in [
+        ".claude",
+        "project/src",
+        ".local/bin",
+        ".local/share",
+        "Documents",
+    ] {
         std::fs::create_dir_all(home.join(folder)).unwrap();
     }
     std::fs::write(home.join(".claude/settings.json"), "{}").unwrap();

@@ -471,7 +471,6 @@ mod tests {
             writable: vec!["/w".into()],
             protected: vec!["/w/.ssh".into()],
             read_only: false,
-            ..Default::default()
         };
         let args = keeper_args(&keeper, Some(&spec));
         assert_eq!(

@@ -114,9 +114,9 @@ mod other;
 mod seccomp;
 
 #[cfg(test)]
-mod tests;
-#[cfg(all(test, target_os = "linux"))]
 mod carve_tests;
+#[cfg(test)]
+mod tests;
 
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -51,7 +51,10 @@ async fn a_hooks_allow_never_lets_an_in_process_write_land_outside_the_sandbox()
         result.contains("a hook's allow never widens the sandbox"),
         "{result}"
     );
-    assert!(!written.exists(), "the hook's allow let the write land outside");
+    assert!(
+        !written.exists(),
+        "the hook's allow let the write land outside"
+    );
     let result = requests[2].last_tool_result().unwrap_or_default();
     assert!(result.contains("Permission denied"), "{result}");
     assert!(!copied.exists(), "the native cp left the sandbox");

@@ -356,7 +356,10 @@ mod hook_tests {
                 note: Some("allowed by a PreToolUse hook".into())
             }
         );
-        assert_eq!(hook_weighed(ask(), HookPermission::Allow, true, None), ask());
+        assert_eq!(
+            hook_weighed(ask(), HookPermission::Allow, true, None),
+            ask()
+        );
         // ask turns a run into a question that saves no rule.
         let run = Decision::Allow {
             escalate: false,
@@ -374,15 +377,25 @@ mod hook_tests {
 
     #[test]
     fn a_hooks_allow_that_would_widen_the_sandbox_leaves_the_question() {
-        let beyond = Some("/outside/x is outside the folders this session's sandbox may write".into());
+        let beyond =
+            Some("/outside/x is outside the folders this session's sandbox may write".into());
         let Decision::Ask {
             reason, suggestion, ..
         } = hook_weighed(ask(), HookPermission::Allow, false, beyond)
         else {
             panic!("must still ask");
         };
-        assert!(reason.starts_with("r; a PreToolUse hook allowed it"), "{reason}");
-        assert!(reason.contains("never widens the sandbox (/outside/x is outside"), "{reason}");
-        assert_eq!(suggestion, "touch:*", "the user can still answer for the session");
+        assert!(
+            reason.starts_with("r; a PreToolUse hook allowed it"),
+            "{reason}"
+        );
+        assert!(
+            reason.contains("never widens the sandbox (/outside/x is outside"),
+            "{reason}"
+        );
+        assert_eq!(
+            suggestion, "touch:*",
+            "the user can still answer for the session"
+        );
     }
 }

@@ -126,7 +126,11 @@ pub(super) fn native_hit(
 }
 
 /// The rules file (or configuration path) an agent command's declared writes hit, if any.
-pub(super) fn effect_hit(effect: &Effect, protected: &[PathBuf], config: Config) -> Option<RulesHit> {
+pub(super) fn effect_hit(
+    effect: &Effect,
+    protected: &[PathBuf],
+    config: Config,
+) -> Option<RulesHit> {
     let Effect::Writes(paths) = effect else {
         return None;
     };
@@ -154,9 +158,9 @@ pub(super) fn ask_for(decision: Decision, hit: &RulesHit) -> Decision {
         Decision::Deny { .. } => decision,
         Decision::Ask { escalate, .. } | Decision::Allow { escalate, .. } => Decision::Ask {
             reason: match &hit.unresolved {
-                None => format!(
-                    "{file} {holds}; changing it needs the user's own yes in every mode"
-                ),
+                None => {
+                    format!("{file} {holds}; changing it needs the user's own yes in every mode")
+                }
                 Some(why) => format!(
                     "cannot tell where it writes ({why}); {file} {holds}, so this needs the user's own yes in every mode"
                 ),
@@ -418,7 +422,14 @@ mod tests {
                 paths: &[],
                 keep: &[],
             };
-            native_hit(line, &protected, config, Path::new("/data/syn"), &ctx, &shell)
+            native_hit(
+                line,
+                &protected,
+                config,
+                Path::new("/data/syn"),
+                &ctx,
+                &shell,
+            )
         };
         for line in [
             r#"python3 -c "open('/data/syn/' + 'sett' + 'ings.json', 'w')""#,
@@ -455,7 +466,10 @@ mod tests {
         };
         for path in [via_folder.join("settings.json"), via_file, hard] {
             let effect = Effect::Writes(vec![path.clone()]);
-            assert!(effect_hit(&effect, &protected, config).is_some(), "{path:?}");
+            assert!(
+                effect_hit(&effect, &protected, config).is_some(),
+                "{path:?}"
+            );
         }
         let elsewhere = Effect::Writes(vec![dir.path().join("other.json")]);
         assert!(effect_hit(&elsewhere, &protected, config).is_none());

@@ -106,7 +106,10 @@ pub(super) fn hit(writes: &[Landing], config: &[PathBuf], keep: &[PathBuf]) -> O
             ];
             let lands = forms.iter().any(|(w, p)| {
                 let inside = w.lands_on(p) || w.path.starts_with(p);
-                inside && !keep.iter().any(|k| k.starts_with(p) && w.path.starts_with(k))
+                inside
+                    && !keep
+                        .iter()
+                        .any(|k| k.starts_with(p) && w.path.starts_with(k))
             });
             if lands {
                 return Some(path.clone());
@@ -201,10 +204,10 @@ pub(super) fn named<'a>(
     config: &'a [PathBuf],
     keep: &[PathBuf],
 ) -> Option<&'a PathBuf> {
-    config.iter().filter(|p| !keep.iter().any(|k| k.starts_with(p))).find(|p| {
-        p.file_name()
-            .is_some_and(|n| names(&n.to_string_lossy()))
-    })
+    config
+        .iter()
+        .filter(|p| !keep.iter().any(|k| k.starts_with(p)))
+        .find(|p| p.file_name().is_some_and(|n| names(&n.to_string_lossy())))
 }
 
 /// Writes reaching `path` as a file (what an agent command declares).

@@ -59,9 +59,15 @@ fn a_write_into_the_configuration_hits_it_and_the_sessions_own_folder_does_not()
     // `rm -rf ~` reaches everything beneath it.
     assert!(hit_from("/h", write("/h", Reach::Tree)).is_some());
     assert_eq!(hit_from("/h", write("/h/project/x", Reach::File)), None);
-    assert_eq!(hit_from("/h", write("/h/.local/share/x", Reach::File)), None);
+    assert_eq!(
+        hit_from("/h", write("/h/.local/share/x", Reach::File)),
+        None
+    );
     // The skills folder is the agent's to write; the rest of its home is not.
-    assert_eq!(hit_from("/p", write("/h/.synapse/skills/a/SKILL.md", Reach::File)), None);
+    assert_eq!(
+        hit_from("/p", write("/h/.synapse/skills/a/SKILL.md", Reach::File)),
+        None
+    );
     assert_eq!(
         hit_from("/p", write("/h/.synapse/bin/git", Reach::File)),
         Some(PathBuf::from("/h/.synapse"))
@@ -69,7 +75,10 @@ fn a_write_into_the_configuration_hits_it_and_the_sessions_own_folder_does_not()
     assert!(hit_from("/p", write("/h/.synapse", Reach::Tree)).is_some());
     // A session started inside `~/.config` keeps its own folder, not the rest.
     let nvim = "/h/.config/nvim";
-    assert_eq!(hit_from(nvim, write("/h/.config/nvim/init.lua", Reach::File)), None);
+    assert_eq!(
+        hit_from(nvim, write("/h/.config/nvim/init.lua", Reach::File)),
+        None
+    );
     assert_eq!(
         hit_from(nvim, write("/h/.config/git/config", Reach::File)),
         Some(PathBuf::from("/h/.config"))
@@ -90,9 +99,15 @@ fn a_home_session_is_told_what_stays_read_only() {
          ~/.local (existing files there can be edited). Start synapse in a project folder to \
          work there freely."
     );
-    assert_eq!(notice(Path::new("/h/project"), home, Path::new("/h/.synapse")), None);
+    assert_eq!(
+        notice(Path::new("/h/project"), home, Path::new("/h/.synapse")),
+        None
+    );
     let above = notice(Path::new("/"), home, Path::new("/h/.synapse")).expect("a notice");
-    assert!(above.starts_with("This session's folder / holds your home folder: "), "{above}");
+    assert!(
+        above.starts_with("This session's folder / holds your home folder: "),
+        "{above}"
+    );
     assert!(above.contains("directly in /, ~, ~/.local"), "{above}");
     let unconfined = unconfined_notice(home, home, "yolo mode runs commands without the sandbox");
     assert!(
@@ -102,5 +117,8 @@ fn a_home_session_is_told_what_stays_read_only() {
         ),
         "{unconfined}"
     );
-    assert!(unconfined.contains("a program can still change it"), "{unconfined}");
+    assert!(
+        unconfined.contains("a program can still change it"),
+        "{unconfined}"
+    );
 }
