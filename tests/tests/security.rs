@@ -9,6 +9,8 @@
 
 mod confinement;
 mod containment;
+mod home_session;
+mod hook_allow;
 mod hostile_repo;
 mod keys;
 mod mcp_scripts;

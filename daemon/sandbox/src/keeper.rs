@@ -469,6 +469,7 @@ mod tests {
         };
         let spec = SandboxSpec {
             writable: vec!["/w".into()],
+            protected: vec!["/w/.ssh".into()],
             read_only: false,
         };
         let args = keeper_args(&keeper, Some(&spec));
@@ -493,7 +494,8 @@ mod tests {
             Ok(Invocation::KeptChild {
                 spec: Some(SandboxSpec {
                     writable: Vec::new(),
-                    read_only: true
+                    read_only: true,
+                    ..Default::default()
                 })
             })
         );

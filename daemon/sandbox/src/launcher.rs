@@ -4,9 +4,9 @@
 //! becomes the program's keeper ([`super::keeper`]).
 //!
 //! ```text
-//! synapsed __sandbox [--write DIR]... [--read-only] -- PROGRAM ARGS...
+//! synapsed __sandbox [--write DIR]... [--protect PATH]... [--read-only] -- PROGRAM ARGS...
 //! synapsed __sandbox --keep [--cgroup DIR] [--max-processes N] [--grace-ms N]
-//!                    [--write DIR]... [--read-only] [--unconfined]
+//!                    [--write DIR]... [--protect PATH]... [--read-only] [--unconfined]
 //!                    # PROGRAM ARGS... in SYNAPSE_KEEP_ARGC / SYNAPSE_KEEP_ARGV_<i>
 //! synapsed __sandbox --probe      # prints `landlock <abi>` or `unavailable: <reason>`
 //! ```
@@ -40,9 +40,11 @@ pub const EXIT_REFUSED: u8 = 126;
 /// Exit status when the program does not exist (the shell's code for "not found").
 const EXIT_NOT_FOUND: u8 = 127;
 pub(super) const LAUNCHER_NAME: &str = "synapsed";
-const USAGE: &str = "usage: synapsed __sandbox [--write DIR]... [--read-only] -- PROGRAM ARGS... \
+const USAGE: &str = "usage: synapsed __sandbox [--write DIR]... [--protect PATH]... [--read-only] \
+                     -- PROGRAM ARGS... \
                      | synapsed __sandbox --keep [--cgroup DIR] [--max-processes N] \
-                     [--grace-ms N] [--write DIR]... [--read-only] [--unconfined] \
+                     [--grace-ms N] [--write DIR]... [--protect PATH]... [--read-only] \
+                     [--unconfined] \
                      | synapsed __sandbox --probe";
 
 /// The `synapsed` executable that can launch sandboxed programs: this process's own when it is
@@ -73,8 +75,9 @@ pub(super) fn launcher_args(spec: &SandboxSpec, program: &str, args: &[&str]) ->
     out
 }
 
-/// The options that say how the program is confined: `--read-only`, `--write DIR`…, or
-/// `--unconfined` (`None`: no sandbox, only meaningful for a kept program).
+/// The options that say how the program is confined: `--read-only`, `--write DIR`… with
+/// `--protect PATH`…, or `--unconfined` (`None`: no sandbox, only meaningful for a kept
+/// program).
 pub(super) fn push_sandbox_args(out: &mut Vec<OsString>, spec: Option<&SandboxSpec>) {
     match spec {
         None => out.push("--unconfined".into()),
@@ -83,6 +86,10 @@ pub(super) fn push_sandbox_args(out: &mut Vec<OsString>, spec: Option<&SandboxSp
             for folder in &spec.writable {
                 out.push("--write".into());
                 out.push(folder.into());
+            }
+            for path in &spec.protected {
+                out.push("--protect".into());
+                out.push(path.into());
             }
         }
     }
@@ -270,6 +277,13 @@ pub(super) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocati
                 }
                 None => return Err("--write needs a folder".into()),
             },
+            Some("--protect") => match args.next() {
+                Some(path) => {
+                    spec.protected.push(path.into());
+                    wrote = true;
+                }
+                None => return Err("--protect needs a path".into()),
+            },
             Some("--unconfined") => unconfined = true,
             Some("--keep") => keep = true,
             Some("--kept-child") => kept_child = true,
@@ -288,7 +302,7 @@ pub(super) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocati
             }
             Some("--") => {
                 if spec.read_only && wrote {
-                    return Err("--read-only and --write exclude each other".into());
+                    return Err("--read-only excludes --write and --protect".into());
                 }
                 if keep || kept_child || unconfined || keeper_option.is_some() {
                     return Err("a kept program is named in the environment, not after --".into());
@@ -317,10 +331,10 @@ pub(super) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Invocati
         return Err("--keep and --kept-child exclude each other".into());
     }
     if unconfined && (wrote || spec.read_only) {
-        return Err("--unconfined excludes --write and --read-only".into());
+        return Err("--unconfined excludes --write, --protect and --read-only".into());
     }
     if spec.read_only && wrote {
-        return Err("--read-only and --write exclude each other".into());
+        return Err("--read-only excludes --write and --protect".into());
     }
     let spec = (!unconfined).then_some(spec);
     if kept_child {

@@ -3,7 +3,7 @@
 //!
 //! Flow: the shell asks [`wrap`] for a command line; when this machine can sandbox
 //! ([`support`]) and the `synapsed` executable is found ([`launcher`]), the command line is
-//! `synapsed __sandbox [--write DIR]... [--read-only] -- bash …`. That hidden launcher
+//! `synapsed __sandbox [--write DIR]... [--protect PATH]... [--read-only] -- bash …`. That hidden launcher
 //! ([`launcher_main`]) runs in the new process before bash exists: it [`apply`]s the spec to
 //! itself and then replaces itself with the program (`exec`, same pid, same process group, same
 //! environment and descriptors). When applying fails it exits 126 without running the program.
@@ -26,6 +26,22 @@
 //! one. `no_new_privs` is set too, so set-uid programs (`sudo`, `su`) gain no privileges inside.
 //! The writable folders are the ones that existed when the sandbox was applied (rules bind to
 //! the folders, not to their names): one created or re-created later is not writable.
+//!
+//! Protected paths ([`SandboxSpec::protected`]: the user's configuration) stay read-only even
+//! beneath a writable folder. A writable folder with protected paths strictly beneath it is
+//! granted entry by entry instead of whole: each folder in it with every right, each regular
+//! file with the file rights, except the protected paths, going down into the entries that lead
+//! to one. Left read-only too, failing closed: symlinks (opening one would grant its target), a
+//! regular file with a second hard link (a rule binds to the inode, so its other name would be
+//! writable), and other kinds of file. In the folders carved this way (the home folder itself,
+//! when it is the session's folder), nothing can be created, removed or renamed: a protected
+//! path that does not exist yet cannot be made (`mkdir ~/.claude` fails), and a file directly
+//! in the home can be edited in place but not replaced by a rename. Landlock's rule on links and
+//! renames (the destination may not carry more rights than the source) refuses to link or move
+//! a protected file into a writable folder (`EXDEV`). A writable folder that lies inside a
+//! protected path, or is one, stays writable (a session started in `~/.config/nvim`). A hard
+//! link to a protected file made before the sandbox, outside it, inside a writable folder is
+//! the one route left: it is the same file under a writable name.
 //!
 //! Signals (ABI 6+): the sandboxed processes can signal only processes of their own Landlock
 //! domain — what they started themselves, and anything sandboxed further below them — never the
@@ -86,6 +102,8 @@
 
 #[cfg(target_os = "linux")]
 mod caps;
+#[cfg(target_os = "linux")]
+mod carve;
 mod keeper;
 mod launcher;
 #[cfg(target_os = "linux")]
@@ -95,6 +113,8 @@ mod other;
 #[cfg(target_os = "linux")]
 mod seccomp;
 
+#[cfg(test)]
+mod carve_tests;
 #[cfg(test)]
 mod tests;
 
@@ -117,6 +137,12 @@ pub struct SandboxSpec {
     pub writable: Vec<PathBuf>,
     /// No writable folder at all: only the device files listed in the module header.
     pub read_only: bool,
+    /// Paths (absolute; files or folders, existing or not) that stay read-only even beneath a
+    /// writable folder: the user's own configuration when the session's folder is their home.
+    /// A writable folder with protected paths strictly beneath it is granted entry by entry
+    /// instead of whole (see the module header); one that lies inside a protected path, or is
+    /// one, stays writable.
+    pub protected: Vec<PathBuf>,
 }
 
 /// Whether this machine can sandbox the session shells.
@@ -155,6 +181,9 @@ pub struct Status {
     pub missing: Vec<PathBuf>,
     /// Whether the seccomp filter on metadata changes and terminal ioctls is in force.
     pub metadata_filter: bool,
+    /// Writable folders that were granted entry by entry, because protected paths lie beneath
+    /// them.
+    pub carved: Vec<PathBuf>,
 }
 
 /// Why [`apply`] could not put the whole sandbox in force (it may be partly applied); the

@@ -4,7 +4,7 @@
 //! The ruleset handles every filesystem right up to [`HANDLED_ABI`] and the scopes of
 //! [`SCOPED_ABI`] (best effort: rights and scopes the kernel lacks are dropped and the status
 //! says "partial"), allows read, read-dir and execute beneath `/`, everything beneath each
-//! writable folder, and the file rights (read, write, truncate, ioctl) on the device files.
+//! writable folder (entry by entry, [`carve`], when protected paths lie beneath it), and the file rights (read, write, truncate, ioctl) on the device files.
 //! Then the umask loses its group and world write bits and the [`seccomp`] filter is installed
 //! (Landlock's `restrict_self` has set `no_new_privs`, which the filter needs).
 
@@ -16,6 +16,7 @@ use landlock::{
     Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetError, RulesetStatus, Scope,
 };
 
+use super::carve::{self, Protected};
 use super::{Enforcement, SandboxError, SandboxSpec, Status, Support, seccomp};
 
 /// The newest ABI whose filesystem rights we handle. ABI 9 adds only the right to connect to
@@ -98,7 +99,9 @@ pub(super) fn apply(spec: &SandboxSpec) -> Result<Status, SandboxError> {
     ruleset = add(ruleset, root, everywhere)?;
 
     let mut missing = Vec::new();
+    let mut carved = Vec::new();
     if !spec.read_only {
+        let protected = Protected::new(&spec.protected);
         for folder in &spec.writable {
             // A writable plain file gets the rights a file can carry; asking for directory
             // rights on it would downgrade the whole status to "partial".
@@ -116,6 +119,14 @@ pub(super) fn apply(spec: &SandboxSpec) -> Result<Status, SandboxError> {
                     });
                 }
             };
+            if rights == handled && protected.beneath(folder) {
+                for grant in carve::grants(folder, &protected) {
+                    let rights = if grant.folder { handled } else { file_rights };
+                    ruleset = add(ruleset, grant.fd, rights)?;
+                }
+                carved.push(folder.clone());
+                continue;
+            }
             match open(folder)? {
                 Some(fd) => ruleset = add(ruleset, fd, rights)?,
                 None => missing.push(folder.clone()),
@@ -133,6 +144,7 @@ pub(super) fn apply(spec: &SandboxSpec) -> Result<Status, SandboxError> {
         .restrict_self()
         .map_err(ruleset_error("enforcing the ruleset"))?;
     let mut status = status_of(status, missing)?;
+    status.carved = carved;
     tighten_umask();
     super::caps::drop_dangerous().map_err(|detail| SandboxError::Ruleset {
         step: "dropping capabilities",
@@ -172,7 +184,7 @@ fn open(path: &Path) -> Result<Option<PathFd>, SandboxError> {
 
 fn add(
     ruleset: RulesetCreated,
-    fd: PathFd,
+    fd: impl std::os::fd::AsFd,
     rights: BitFlags<AccessFs>,
 ) -> Result<RulesetCreated, SandboxError> {
     ruleset
@@ -195,6 +207,7 @@ fn status_of(status: RestrictionStatus, missing: Vec<PathBuf>) -> Result<Status,
         abi: abi_of(status.landlock).unwrap_or(0),
         missing,
         metadata_filter: false,
+        carved: Vec::new(),
     })
 }
 

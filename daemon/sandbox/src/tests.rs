@@ -20,6 +20,7 @@ fn writable(folders: &[&str]) -> SandboxSpec {
     SandboxSpec {
         writable: folders.iter().map(PathBuf::from).collect(),
         read_only: false,
+        ..Default::default()
     }
 }
 
@@ -47,6 +48,7 @@ fn read_only_launcher_args_carry_no_writable_folder() {
     let spec = SandboxSpec {
         writable: vec!["/ignored".into()],
         read_only: true,
+        ..Default::default()
     };
     assert_eq!(
         launcher_args(&spec, "sh", &["-c", "true"]),
@@ -70,9 +72,56 @@ fn parse_reads_back_what_launcher_args_wrote() {
 }
 
 #[test]
+fn protected_paths_travel_after_the_writable_folders_and_parse_back() {
+    let spec = SandboxSpec {
+        writable: vec!["/h".into()],
+        protected: vec!["/h/.claude".into(), "/h/.bashrc".into()],
+        ..Default::default()
+    };
+    let args = launcher_args(&spec, "bash", &[]);
+    assert_eq!(
+        args,
+        os(&[
+            "__sandbox",
+            "--write",
+            "/h",
+            "--protect",
+            "/h/.claude",
+            "--protect",
+            "/h/.bashrc",
+            "--",
+            "bash"
+        ])
+    );
+    assert_eq!(
+        parse(args.into_iter().skip(1)),
+        Ok(Invocation::Run {
+            spec,
+            program: "bash".into(),
+            args: Vec::new(),
+        })
+    );
+    let read_only = SandboxSpec {
+        read_only: true,
+        protected: vec!["/h/.claude".into()],
+        ..Default::default()
+    };
+    assert_eq!(
+        launcher_args(&read_only, "sh", &[]),
+        os(&["__sandbox", "--read-only", "--", "sh"]),
+        "nothing is writable, so nothing needs protecting"
+    );
+}
+
+#[test]
 fn parse_refuses_incomplete_or_contradictory_arguments() {
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 8] = [
         (&["--write", "/w"], "no program"),
+        (&["--protect"], "--protect needs a path"),
+        (
+            &["--read-only", "--protect", "/h/.ssh", "--", "true"],
+            "excludes --write and --protect",
+        ),
         (&["--write", "/w", "--"], "no program after --"),
         (&["--write"], "--write needs a folder"),
         (
@@ -81,7 +130,7 @@ fn parse_refuses_incomplete_or_contradictory_arguments() {
         ),
         (
             &["--read-only", "--write", "/w", "--", "true"],
-            "exclude each other",
+            "excludes --write",
         ),
         (&["--probe", "x"], "no further arguments"),
     ];
@@ -179,6 +228,7 @@ fn apply_skips_and_reports_a_missing_folder_and_confines_writes() {
     let spec = SandboxSpec {
         writable: vec![missing.clone(), work.clone()],
         read_only: false,
+        ..Default::default()
     };
     let seen = apply_on_a_thread(spec, work.join("f"), other.join("f"));
     let Support::Landlock { abi } = support() else {
@@ -207,6 +257,7 @@ fn apply_read_only_leaves_only_the_devices_writable() {
     let spec = SandboxSpec {
         writable: vec![dir.path().to_path_buf()],
         read_only: true,
+        ..Default::default()
     };
     let seen = apply_on_a_thread(spec, "/dev/null".into(), dir.path().join("f"));
     if !matches!(support(), Support::Landlock { .. }) {
@@ -243,6 +294,7 @@ fn run_confined(writable: &Path, mut cmd: std::process::Command) -> Option<Confi
     let spec = SandboxSpec {
         writable: vec![writable.to_path_buf()],
         read_only: false,
+        ..Default::default()
     };
     let (status, out) = std::thread::spawn(move || {
         let status = apply(&spec).unwrap();

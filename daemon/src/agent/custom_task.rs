@@ -230,6 +230,7 @@ impl AgentCommand for CustomTaskCommand {
                     Some(synapse_sandbox::SandboxSpec {
                         writable: Vec::new(),
                         read_only: true,
+                        protected: Vec::new(),
                     })
                 } else {
                     ctx.sandbox().cloned()

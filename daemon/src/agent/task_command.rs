@@ -167,6 +167,7 @@ impl AgentCommand for TaskCommand {
                     TaskKind::Explore => Some(synapse_sandbox::SandboxSpec {
                         writable: Vec::new(),
                         read_only: true,
+                        protected: Vec::new(),
                     }),
                 },
                 context: None,

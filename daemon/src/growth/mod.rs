@@ -215,6 +215,7 @@ impl SkillAgent {
                 RunMode::ReadOnly | RunMode::Search => SandboxSpec {
                     writable: Vec::new(),
                     read_only: true,
+                    protected: Vec::new(),
                 },
             }),
             context: self.context_of(caller),
@@ -244,6 +245,7 @@ fn author_sandbox(skills_dir: &Path, caller: &Caller) -> SandboxSpec {
     SandboxSpec {
         writable,
         read_only: false,
+        protected: Vec::new(),
     }
 }
 

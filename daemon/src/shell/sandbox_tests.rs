@@ -52,6 +52,7 @@ fn spec(cwd: &Path, writable: &Path) -> ShellSpec {
         sandbox: Some(SandboxSpec {
             writable: vec![writable.to_path_buf()],
             read_only: false,
+            protected: Vec::new(),
         }),
         agent: None,
         processes: Default::default(),

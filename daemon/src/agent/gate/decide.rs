@@ -9,7 +9,7 @@ use super::{SessionGate, skills_dir};
 use crate::shell::{GateAction, GateInfo, GateVerdict};
 use synapse_command::gate::HookPermission;
 use synapse_permissions::{
-    self as permissions, Action, Context, Decision, Mode, RuleSet, ShellState,
+    self as permissions, Action, Context, Decision, Effect, Mode, RuleSet, ShellState,
 };
 
 impl SessionGate {
@@ -40,12 +40,25 @@ impl SessionGate {
             agent_commands: &self.env.agent_commands,
         };
         let protected = self.protected(&loaded);
+        let config_paths = self.env.user_config();
+        let writable = self.writable_dirs(&loaded);
+        let config = protect::Config {
+            paths: &config_paths,
+            keep: &writable,
+        };
         let shell = self.tracked_shell().current(info.shell_pid);
         let (text, decision, rules_file) = match &action {
             GateAction::Native { command } => (
                 *command,
                 self.native(command, mode, &rules, &ctx, &shell),
-                protect::native_hit(command, &protected, &self.env.synapse_home, &ctx, &shell),
+                protect::native_hit(
+                    command,
+                    &protected,
+                    config,
+                    &self.env.synapse_home,
+                    &ctx,
+                    &shell,
+                ),
             ),
             GateAction::Agent {
                 name,
@@ -56,7 +69,7 @@ impl SessionGate {
                 if let Some(inner) = action.shell_line() {
                     let d = self.native(&inner, mode, &rules, &ctx, &shell);
                     let home = &self.env.synapse_home;
-                    let hit = protect::native_hit(&inner, &protected, home, &ctx, &shell);
+                    let hit = protect::native_hit(&inner, &protected, config, home, &ctx, &shell);
                     (*command, d, hit)
                 } else {
                     let d = permissions::decide(
@@ -69,7 +82,7 @@ impl SessionGate {
                         &rules,
                         &ctx,
                     );
-                    (*command, d, protect::effect_hit(effect, &protected))
+                    (*command, d, protect::effect_hit(effect, &protected, config))
                 }
             }
         };
@@ -85,7 +98,13 @@ impl SessionGate {
                 &shell,
             ),
         };
-        let decision = hook_weighed(decision, info.hook, rules_file.is_some());
+        let decision = match info.hook {
+            HookPermission::Allow => {
+                let beyond = self.beyond_the_sandbox(&action, &decision, info.sandboxed, &loaded);
+                hook_weighed(decision, info.hook, rules_file.is_some(), beyond)
+            }
+            hook => hook_weighed(decision, hook, rules_file.is_some(), None),
+        };
         // An agent command inside a line the user just approved (same call, named in the line)
         // was part of what they said yes to: not asked again. Rules files are always asked.
         if let GateAction::Agent { name, .. } = &action
@@ -212,21 +231,88 @@ impl SessionGate {
         }
         files
     }
+
+    /// Why a hook's `allow` cannot run `action` inside the sandbox, if it cannot: an agent
+    /// command (not sandboxed: it runs in the daemon) that writes outside the folders the
+    /// session's sandbox may write under this mode, or a command line that needs to leave the
+    /// sandbox where there is none to keep it in.
+    fn beyond_the_sandbox(
+        &self,
+        action: &GateAction<'_>,
+        decision: &Decision,
+        sandboxed: bool,
+        loaded: &LoadedRules,
+    ) -> Option<String> {
+        let effect = match action {
+            GateAction::Agent { effect, .. } if action.shell_line().is_none() => effect,
+            _ => {
+                let leaves = matches!(decision, Decision::Ask { escalate: true, .. });
+                return (leaves && !sandboxed)
+                    .then(|| "this system runs commands without a sandbox".to_string());
+            }
+        };
+        let Effect::Writes(paths) = effect else {
+            return None;
+        };
+        // Yolo mode has no sandbox to stay in: nothing to widen.
+        let spec = self.sandbox_spec_with(loaded)?;
+        let writable: Vec<PathBuf> = if spec.read_only {
+            Vec::new()
+        } else {
+            spec.writable
+        };
+        let inside = |path: &std::path::Path| {
+            let lexical = synapse_shared::trust::normalize(path);
+            let real = protect::real_path(&lexical);
+            writable.iter().any(|w| {
+                lexical.starts_with(synapse_shared::trust::normalize(w))
+                    && real.starts_with(protect::real_path(w))
+            })
+        };
+        let outside = paths.iter().find(|p| !inside(p))?;
+        Some(format!(
+            "{} is outside the folders this session's sandbox may write",
+            outside.display()
+        ))
+    }
 }
 
 /// The call's PreToolUse hooks weighed in (`crate::hooks`): `ask` turns a run into a question;
 /// `allow` turns a question into a run inside the sandbox. A hook never lifts a deny rule, never
-/// answers for a write to the rules files, and never takes a command out of the sandbox.
-fn hook_weighed(decision: Decision, hook: HookPermission, rules_file: bool) -> Decision {
+/// answers for a write to the rules files, and never takes a command out of the sandbox: when
+/// the run could not stay inside it (`beyond` says why), the question stays, saying so.
+fn hook_weighed(
+    decision: Decision,
+    hook: HookPermission,
+    rules_file: bool,
+    beyond: Option<String>,
+) -> Decision {
     match (hook, decision) {
         (HookPermission::Ask, Decision::Allow { escalate, .. }) => Decision::Ask {
             reason: "a PreToolUse hook asks to confirm this command".into(),
             suggestion: String::new(),
             escalate,
         },
-        (HookPermission::Allow, Decision::Ask { .. }) if !rules_file => Decision::Allow {
-            escalate: false,
-            note: Some("allowed by a PreToolUse hook".into()),
+        (
+            HookPermission::Allow,
+            Decision::Ask {
+                reason,
+                suggestion,
+                escalate,
+            },
+        ) if !rules_file => match beyond {
+            None => Decision::Allow {
+                escalate: false,
+                note: Some("allowed by a PreToolUse hook".into()),
+            },
+            Some(why) => Decision::Ask {
+                reason: format!(
+                    "{reason}; a PreToolUse hook allowed it, but a hook's allow never widens \
+                     the sandbox ({why})"
+                ),
+                suggestion,
+                escalate,
+            },
         },
         (_, decision) => decision,
     }
@@ -260,29 +346,56 @@ mod hook_tests {
     fn a_hook_never_loosens_a_deny_nor_lifts_the_sandbox() {
         let deny = Decision::Deny { reason: "r".into() };
         for hook in [HookPermission::Allow, HookPermission::Ask] {
-            assert_eq!(hook_weighed(deny.clone(), hook, false), deny);
+            assert_eq!(hook_weighed(deny.clone(), hook, false, None), deny);
         }
         // allow turns a question into a run, inside the sandbox; never for the rules files.
         assert_eq!(
-            hook_weighed(ask(), HookPermission::Allow, false),
+            hook_weighed(ask(), HookPermission::Allow, false, None),
             Decision::Allow {
                 escalate: false,
                 note: Some("allowed by a PreToolUse hook".into())
             }
         );
-        assert_eq!(hook_weighed(ask(), HookPermission::Allow, true), ask());
+        assert_eq!(
+            hook_weighed(ask(), HookPermission::Allow, true, None),
+            ask()
+        );
         // ask turns a run into a question that saves no rule.
         let run = Decision::Allow {
             escalate: false,
             note: None,
         };
         assert!(matches!(
-            hook_weighed(run.clone(), HookPermission::Ask, false),
+            hook_weighed(run.clone(), HookPermission::Ask, false, None),
             Decision::Ask { ref suggestion, .. } if suggestion.is_empty()
         ));
         assert_eq!(
-            hook_weighed(run.clone(), HookPermission::Unsaid, false),
+            hook_weighed(run.clone(), HookPermission::Unsaid, false, None),
             run
+        );
+    }
+
+    #[test]
+    fn a_hooks_allow_that_would_widen_the_sandbox_leaves_the_question() {
+        let beyond =
+            Some("/outside/x is outside the folders this session's sandbox may write".into());
+        let Decision::Ask {
+            reason, suggestion, ..
+        } = hook_weighed(ask(), HookPermission::Allow, false, beyond)
+        else {
+            panic!("must still ask");
+        };
+        assert!(
+            reason.starts_with("r; a PreToolUse hook allowed it"),
+            "{reason}"
+        );
+        assert!(
+            reason.contains("never widens the sandbox (/outside/x is outside"),
+            "{reason}"
+        );
+        assert_eq!(
+            suggestion, "touch:*",
+            "the user can still answer for the session"
         );
     }
 }

@@ -21,6 +21,7 @@ pub mod subagent_policy;
 mod summary;
 pub mod tool_rules;
 pub mod trust_list;
+mod user_config;
 
 use parking_lot::Mutex;
 use std::path::{Path, PathBuf};
@@ -57,6 +58,14 @@ pub struct GateEnv {
     pub last_good_rules: rules_source::LastGood,
     /// The agent commands the session shells define, from the command registry.
     pub agent_commands: Arc<synapse_permissions::AgentCommands>,
+}
+
+impl GateEnv {
+    /// The user's own configuration ([`user_config`]): read-only in the sandbox even beneath
+    /// the session's folder, and asked about in every mode by the write guard.
+    pub fn user_config(&self) -> Vec<PathBuf> {
+        user_config::paths(&self.home, &self.synapse_home)
+    }
 }
 
 /// Per-session choices made by the client.
@@ -153,19 +162,45 @@ impl SessionGate {
     }
 
     /// Applies a client's (re)attach: mode, extra allow patterns, interactivity. Returns the
-    /// problems with the patterns.
+    /// problems with the patterns, then what the session's folder means for the user's
+    /// configuration when it holds some ([`Self::folder_notice`]).
     pub fn reconfigure(&self, options: GateOptions) -> Vec<String> {
         let mut problems = Vec::new();
         let extra = session_rule_set(&options.allow, &mut problems);
-        let mut st = self.state();
-        if options.mode.is_some() {
-            st.mode = options.mode;
+        {
+            let mut st = self.state();
+            if options.mode.is_some() {
+                st.mode = options.mode;
+            }
+            st.session_rules.merge(extra);
+            st.session_rules.merge(options.tool_rules);
+            st.non_interactive = options.non_interactive;
+            st.approve_all = options.approve_all;
         }
-        st.session_rules.merge(extra);
-        st.session_rules.merge(options.tool_rules);
-        st.non_interactive = options.non_interactive;
-        st.approve_all = options.approve_all;
+        problems.extend(self.folder_notice());
         problems
+    }
+
+    /// The notice for a session whose folder holds the user's configuration (a session in
+    /// `$HOME`): what stays read-only under the current mode, or, where commands run without
+    /// the sandbox (yolo mode, no Landlock), that only the guard stands for it.
+    pub fn folder_notice(&self) -> Option<String> {
+        let (home, synapse_home) = (&self.env.home, &self.env.synapse_home);
+        let sandboxed = match self.mode() {
+            Mode::ReadOnly => return None,
+            Mode::Yolo => Err("yolo mode runs commands without the sandbox"),
+            Mode::Auto | Mode::Ask => match synapse_sandbox::support() {
+                synapse_sandbox::Support::Landlock { .. } => Ok(()),
+                synapse_sandbox::Support::Unavailable { .. } => {
+                    Err("this system cannot sandbox commands")
+                }
+            },
+        };
+        let notice = user_config::notice(&self.root, home, synapse_home)?;
+        Some(match sandboxed {
+            Ok(()) => notice,
+            Err(why) => user_config::unconfined_notice(&self.root, home, why),
+        })
     }
 
     pub fn set_mode(&self, mode: Mode) {
@@ -241,10 +276,12 @@ impl SessionGate {
             Mode::ReadOnly => Some(SandboxSpec {
                 writable: Vec::new(),
                 read_only: true,
+                protected: Vec::new(),
             }),
             Mode::Auto | Mode::Ask => Some(SandboxSpec {
                 writable: self.writable_dirs(loaded),
                 read_only: false,
+                protected: self.env.user_config(),
             }),
         }
     }

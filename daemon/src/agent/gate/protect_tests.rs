@@ -1,0 +1,219 @@
+//! Unit tests of the rules-file guard: shell routes, variables, unplaceable writes, aliases.
+
+use super::*;
+
+const HOME: &str = "/h/.synapse";
+
+fn protected() -> Vec<PathBuf> {
+    vec![
+        PathBuf::from("/h/.synapse/settings.json"),
+        PathBuf::from("/h/.synapse/trusted_folders.json"),
+        PathBuf::from("/p/.synapse/settings.json"),
+    ]
+}
+
+fn hit_after(before: &[&str], command: &str, cwd: &str) -> Option<RulesHit> {
+    let cwd = Path::new(cwd);
+    let ctx = Context {
+        cwd,
+        home: Path::new("/h"),
+        synapse_home: Path::new("/h/.synapse/skills"),
+        temp_dir: Path::new("/tmp"),
+        extra_writable: &[],
+        sandboxed: true,
+        is_session_pid: &|_| false,
+        agent_commands: &crate::shell::builtin_registry().agent_commands(),
+    };
+    let mut shell = ShellState::default();
+    for line in before {
+        shell.record(line);
+    }
+    let config = Config {
+        paths: &[],
+        keep: &[],
+    };
+    native_hit(command, &protected(), config, Path::new(HOME), &ctx, &shell)
+}
+
+fn hit(command: &str) -> bool {
+    hit_after(&[], command, "/p").is_some()
+}
+
+#[test]
+fn every_shell_route_to_the_project_settings_is_caught() {
+    for line in [
+        "echo '{}' > .synapse/settings.json",
+        "echo '{}' >> .synapse/settings.json",
+        "echo '{}' | tee .synapse/settings.json",
+        "cp /tmp/evil.json .synapse/settings.json",
+        "cp /tmp/settings.json .synapse",
+        "mv /tmp/evil.json .synapse/settings.json",
+        "mv .synapse /tmp/old",
+        "install /tmp/evil.json /p/.synapse/settings.json",
+        "dd if=/tmp/evil.json of=.synapse/settings.json",
+        "sed -i s/auto/yolo/ .synapse/settings.json",
+        "ln -sf /tmp/evil.json .synapse/settings.json",
+        "rm -rf .synapse",
+        "true && cat x > ./.synapse/../.synapse/settings.json",
+    ] {
+        assert!(hit(line), "{line}");
+    }
+}
+
+#[test]
+fn the_user_settings_are_caught_through_variables_and_folders() {
+    for (before, line, cwd) in [
+        (
+            &[][..],
+            r#"echo '{"permissions":{}}' > $SYNAPSE_HOME/settings.json"#,
+            "/p",
+        ),
+        (&[], "cd $SYNAPSE_HOME && echo '{}' > settings.json", "/p"),
+        (&[], "f=$SYNAPSE_HOME/settings.json; > $f", "/p"),
+        (&[], r#"echo x | tee "${SYNAPSE_HOME}/settings.json""#, "/p"),
+        (&[], "echo x > ~/.synapse/trusted_folders.json", "/p"),
+        (&[], "echo x > settings.json", "/h/.synapse"),
+        (&["f=$SYNAPSE_HOME/settings.json"], "echo x > $f", "/p"),
+        (
+            &["export f=$SYNAPSE_HOME"],
+            "cp /tmp/e.json $f/settings.json",
+            "/p",
+        ),
+    ] {
+        let hit = hit_after(before, line, cwd);
+        assert!(
+            hit.as_ref().is_some_and(|h| h.unresolved.is_none()),
+            "{before:?} then `{line}`: {hit:?}"
+        );
+    }
+}
+
+#[test]
+fn a_write_it_cannot_place_asks_when_the_line_names_a_rules_file() {
+    for (before, line, cwd) in [
+        (
+            &[][..],
+            "echo x > \"$(printf %s $SYNAPSE_HOME)/settings.json\"",
+            "/p",
+        ),
+        (
+            &[],
+            "python3 -c \"open('/h/.synapse/settings.json','w')\"",
+            "/p",
+        ),
+        (
+            &[],
+            "eval \"$(echo ZWNobwo= | base64 -d)\" ~/.synapse",
+            "/p",
+        ),
+        (&[], "read f; echo x > $f/settings.json", "/p"),
+        (&["read f"], "echo x > $f  # .synapse", "/p"),
+        (&[], "node -e 'w(\"trusted_folders.json\")'", "/p"),
+        (&[], "perl -e 'open(F, \">x\")'", "/h/.synapse"),
+        (&["source ./env.sh"], "echo x > $target", "/p"),
+        (
+            &["code='open(\"settings.json\",\"w\")'"],
+            "python3 -c \"$code\"",
+            "/p",
+        ),
+    ] {
+        let hit = hit_after(before, line, cwd);
+        assert!(
+            hit.as_ref().is_some_and(|h| h.unresolved.is_some()),
+            "{before:?} then `{line}`: {hit:?}"
+        );
+    }
+}
+
+#[test]
+fn ordinary_commands_are_not_caught() {
+    for line in [
+        "echo hi > notes.txt",
+        "cp a.txt b.txt",
+        "cat .synapse/settings.json",
+        "mkdir -p src",
+        "python3 script.py > out.txt",
+        "f=/tmp/x; echo > $f",
+        "echo x > $OUT",
+        "cat ~/.synapse/settings.json | jq .permissions",
+        "write $SYNAPSE_HOME/skills/x/SKILL.md body",
+        "d=$SYNAPSE_HOME/skills/new; mkdir -p $d && echo x > $d/SKILL.md",
+    ] {
+        assert!(!hit(line), "{line}");
+    }
+}
+
+#[test]
+fn a_home_not_named_synapse_is_named_by_its_path_towards_a_rules_file() {
+    let ctx = Context {
+        cwd: Path::new("/p"),
+        home: Path::new("/h"),
+        synapse_home: Path::new("/data/syn/skills"),
+        temp_dir: Path::new("/tmp"),
+        extra_writable: &[],
+        sandboxed: true,
+        is_session_pid: &|_| false,
+        agent_commands: &crate::shell::builtin_registry().agent_commands(),
+    };
+    let protected = [
+        PathBuf::from("/data/syn/settings.json"),
+        PathBuf::from("/data/syn/mcp/approved_servers.json"),
+    ];
+    let check = |line: &str| {
+        let shell = ShellState::default();
+        let config = Config {
+            paths: &[],
+            keep: &[],
+        };
+        native_hit(
+            line,
+            &protected,
+            config,
+            Path::new("/data/syn"),
+            &ctx,
+            &shell,
+        )
+    };
+    for line in [
+        r#"python3 -c "open('/data/syn/' + 'sett' + 'ings.json', 'w')""#,
+        r#"python3 -c "open('/data/syn/mcp/' + 'x', 'w')""#,
+        r#"node -e "$js" "$SYNAPSE_HOME""#,
+    ] {
+        assert!(check(line).is_some(), "{line}");
+    }
+    for line in [
+        "python3 probe.py /data/syn/run/synapsed.sock",
+        "python3 gen.py > /data/syn/skills/x/notes.md",
+    ] {
+        assert_eq!(check(line), None, "{line}");
+    }
+}
+
+#[test]
+fn a_rules_file_under_another_name_is_caught() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap_or_else(|e| panic!("{e}"));
+    let settings = home.join("settings.json");
+    std::fs::write(&settings, "{}").unwrap_or_else(|e| panic!("{e}"));
+    let via_folder = dir.path().join("folder-link");
+    std::os::unix::fs::symlink(&home, &via_folder).unwrap_or_else(|e| panic!("{e}"));
+    let via_file = dir.path().join("file-link");
+    std::os::unix::fs::symlink(&settings, &via_file).unwrap_or_else(|e| panic!("{e}"));
+    let hard = dir.path().join("hard");
+    std::fs::hard_link(&settings, &hard).unwrap_or_else(|e| panic!("{e}"));
+    let protected = [settings.clone()];
+    let config = Config {
+        paths: &[],
+        keep: &[],
+    };
+    for path in [via_folder.join("settings.json"), via_file, hard] {
+        let effect = Effect::Writes(vec![path.clone()]);
+        assert!(
+            effect_hit(&effect, &protected, config).is_some(),
+            "{path:?}"
+        );
+    }
+    let elsewhere = Effect::Writes(vec![dir.path().join("other.json")]);
+    assert!(effect_hit(&elsewhere, &protected, config).is_none());
+}
