@@ -9,6 +9,7 @@
 
 mod confinement;
 mod containment;
+mod deletions;
 mod hostile_repo;
 mod keys;
 mod mcp_scripts;
