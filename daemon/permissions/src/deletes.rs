@@ -92,10 +92,8 @@ pub fn as_rm(cmd: &SimpleCommand) -> Vec<SimpleCommand> {
         "truncate" if !only_grows(words) => {
             found.push((&[], ops("sr", &["size", "reference"])));
         }
-        "find" => {
-            if words.iter().skip(1).any(|w| w == "-delete") {
-                found.push((&["-rf"], find_start_paths(words)));
-            }
+        "find" if words.iter().skip(1).any(|w| w == "-delete") => {
+            found.push((&["-rf"], find_start_paths(words)));
         }
         "rsync" => {
             let all = operands(words, RSYNC_OPTS);
