@@ -310,13 +310,15 @@ fn session_commands(custom: &Arc<CustomCatalog>, skills: &Arc<SkillStore>) -> Ar
     let skills = skills.clone();
     Arc::new(SessionCommands {
         catalog: custom.clone(),
-        skill_names: Arc::new(move |name| {
-            skills.list().iter().any(|s| {
-                s.name.eq_ignore_ascii_case(name)
-                    && s.enabled
-                    && s.user_invocable
-                    && s.permission != crate::skills::SkillPermission::Deny
-            })
+        skill_names: Arc::new(move |cwd, name| {
+            crate::growth::skills_seen_from(&skills, cwd)
+                .iter()
+                .any(|s| {
+                    s.name.eq_ignore_ascii_case(name)
+                        && s.enabled
+                        && s.user_invocable
+                        && s.permission != crate::skills::SkillPermission::Deny
+                })
         }),
     })
 }

@@ -77,6 +77,7 @@ mod trust_socket;
 mod trust_tmpdir;
 mod web_fetch;
 mod web_search;
+mod workspaces_isolation;
 mod workspaces_mcp;
 mod workspaces_projects;
 mod workspaces_settings;

@@ -9,6 +9,7 @@
 
 mod confinement;
 mod containment;
+mod deletions;
 mod home_session;
 mod hook_allow;
 mod hostile_repo;

@@ -207,11 +207,22 @@ fn create_disable_enable_delete_and_project_skills() {
         "{}",
         out.stdout
     );
-    let out = env.cli(&["skill", "delete", "project:notes"]);
+    let out = synapse_tests::run(
+        env.synapse()
+            .args(["skill", "delete", "project:notes"])
+            .current_dir(&nested),
+    );
     assert!(
         !out.success() && out.stderr.contains("only user skills can be deleted"),
         "{out:?}"
     );
+    // Outside the project, its skill is none of the caller's.
+    let out = env.cli(&["skill", "delete", "project:notes"]);
+    assert!(
+        !out.success() && out.stderr.contains("no skill named"),
+        "{out:?}"
+    );
+    assert!(p.join("SKILL.md").exists());
 
     let out = env.cli(&["skill", "delete", "user:notes"]);
     assert!(out.success(), "{out:?}");

@@ -201,7 +201,10 @@ pub async fn run(paths: Paths, cmd: SkillCommand) -> anyhow::Result<ExitCode> {
         }
         SkillCommand::Delete { name } => {
             let r = client
-                .delete(DeleteSkillRequest { name })
+                .delete(DeleteSkillRequest {
+                    name,
+                    cwd: cwd.clone(),
+                })
                 .await
                 .map_err(rpc)?
                 .into_inner();
@@ -215,8 +218,8 @@ pub async fn run(paths: Paths, cmd: SkillCommand) -> anyhow::Result<ExitCode> {
                 .into_inner();
             print!("{}", render_approval(&r));
         }
-        SkillCommand::Enable { name } => set_enabled(&mut client, name, true).await?,
-        SkillCommand::Disable { name } => set_enabled(&mut client, name, false).await?,
+        SkillCommand::Enable { name } => set_enabled(&mut client, name, true, cwd).await?,
+        SkillCommand::Disable { name } => set_enabled(&mut client, name, false, cwd).await?,
         SkillCommand::Versions { name } => {
             return super::skill_growth::versions(&mut client, name).await;
         }
@@ -249,9 +252,10 @@ async fn set_enabled(
     client: &mut SkillsClient<Channel>,
     name: String,
     enabled: bool,
+    cwd: String,
 ) -> anyhow::Result<()> {
     let r = client
-        .set_enabled(SetSkillEnabledRequest { name, enabled })
+        .set_enabled(SetSkillEnabledRequest { name, enabled, cwd })
         .await
         .map_err(rpc)?
         .into_inner();

@@ -4,7 +4,8 @@
 //! failures that happen before any output ([`retry`], `transport`), and yields [`LlmEvent`]s
 //! until `Done`. [`ProviderConfig::resolve`] picks the provider from settings.json and the
 //! environment; [`build_provider`] makes it. [`limits`] holds the timeouts and per-model limits
-//! of settings.json, [`discover`] asks the server for its context window.
+//! of settings.json, [`discover`] asks the server for its context window; [`http`] builds the one
+//! HTTP client they share and bounds its idle connections.
 
 #![deny(missing_docs)]
 
@@ -13,6 +14,7 @@ pub mod config;
 pub mod discover;
 pub mod error;
 pub mod event_stream;
+pub mod http;
 pub mod limits;
 pub mod openai;
 pub mod reach;
@@ -65,17 +67,12 @@ pub fn build_provider(config: &ProviderConfig) -> Result<Arc<dyn LlmProvider>, L
     })
 }
 
-/// The HTTP client all providers share (built on first use; a clone is a handle to it).
+/// The HTTP client all providers share (built on first use; a clone is a handle to it), its idle
+/// connections closed after [`http::POOL_IDLE_TIMEOUT`].
 fn shared_client() -> Result<reqwest::Client, String> {
     static CLIENT: std::sync::OnceLock<Result<reqwest::Client, String>> =
         std::sync::OnceLock::new();
     CLIENT
-        .get_or_init(|| {
-            reqwest::Client::builder()
-                .connect_timeout(config::CONNECT_TIMEOUT)
-                .user_agent(concat!("synapse/", env!("CARGO_PKG_VERSION")))
-                .build()
-                .map_err(|e| e.to_string())
-        })
+        .get_or_init(|| http::model_client(http::PoolLimits::default()))
         .clone()
 }

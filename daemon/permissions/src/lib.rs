@@ -2,7 +2,8 @@
 //! router, approvals, settings loading and the CLI feed it and act on its answers.
 //!
 //! Flow: a bash command string is split into simple commands ([`parse`](mod@parse)); each is
-//! compared with the user's allow/ask/deny [`rules`] (patterns in [`pattern`]), the built-in
+//! compared with the user's allow/ask/deny [`rules`] (patterns in [`pattern`]; a deleting program
+//! also as the `rm` it amounts to, [`deletes`]), the built-in
 //! [`risky`](mod@risky) list, the paths it writes ([`writes`], resolved by [`context`]) and, in
 //! read-only mode, the list of known readers ([`readonly`]). [`policy::decide`] combines these
 //! for the session's [`Mode`] into a [`Decision`]: allow (perhaps outside the sandbox), ask with
@@ -17,6 +18,7 @@ pub mod agent_commands;
 pub(crate) mod argv;
 pub mod claude_tools;
 pub mod context;
+pub mod deletes;
 pub mod landing;
 pub mod parse;
 pub mod pattern;
@@ -30,6 +32,8 @@ pub mod writes;
 #[cfg(test)]
 mod test_support;
 
+#[cfg(test)]
+mod deletes_props;
 #[cfg(test)]
 mod engine_props;
 #[cfg(test)]

@@ -45,6 +45,19 @@ pub struct RuleHit {
     /// The label the rules were loaded under (`source` of [`RuleSet::from_json`] or
     /// [`RuleSet::add`]), usually the settings file's path, shown in messages.
     pub source: String,
+    /// The command the rule matched when it was not the command's own words: the `rm` a
+    /// deleting program amounts to (`rm victim` for `unlink victim`, see [`super::deletes`]).
+    pub via: Option<String>,
+}
+
+impl RuleHit {
+    /// "`<text>` matches", or "`<text>` deletes like `rm …`, which matches", for messages.
+    pub fn subject(&self, text: &str) -> String {
+        match &self.via {
+            Some(via) => format!("`{text}` deletes files like `{via}`, which matches"),
+            None => format!("`{text}` matches"),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -201,9 +214,26 @@ impl RuleSet {
     }
 
     /// The first `verdict` rule matching `cmd`. Ask and deny rules look at the words alone, so
-    /// `FOO=1 rm x` still hits `rm:*`; an allow rule only covers leading assignments it spells
-    /// out (`FOO=1 make:*`), because `LD_PRELOAD=…` or `GIT_PAGER=…` change what runs.
+    /// `FOO=1 rm x` still hits `rm:*`, and at the `rm` a deleting program amounts to, so
+    /// `unlink x` or `find . -delete` hit it too ([`super::deletes`]); an allow rule only covers
+    /// leading assignments it spells out (`FOO=1 make:*`), because `LD_PRELOAD=…` or
+    /// `GIT_PAGER=…` change what runs, and only the words themselves.
     pub fn bash_rule(&self, verdict: Verdict, cmd: &SimpleCommand) -> Option<RuleHit> {
+        let hit = self.bash_words_rule(verdict, cmd);
+        if hit.is_some() || verdict == Verdict::Allow {
+            return hit;
+        }
+        super::deletes::as_rm(cmd).into_iter().find_map(|rm| {
+            let hit = first_hit(self.bash.list(verdict), |p| p.matches_command(&rm))?;
+            Some(RuleHit {
+                via: Some(rm.text),
+                ..hit
+            })
+        })
+    }
+
+    /// [`bash_rule`](Self::bash_rule) over the command's own words.
+    fn bash_words_rule(&self, verdict: Verdict, cmd: &SimpleCommand) -> Option<RuleHit> {
         let with_assignments;
         let subject = if verdict == Verdict::Allow && !cmd.assignments.is_empty() {
             with_assignments = SimpleCommand {
@@ -233,6 +263,7 @@ fn first_hit(rules: &[Rule], matches: impl Fn(&Pattern) -> bool) -> Option<RuleH
     rules.iter().find(|r| matches(&r.pattern)).map(|r| RuleHit {
         pattern: r.pattern.to_string(),
         source: r.source.clone(),
+        via: None,
     })
 }
 

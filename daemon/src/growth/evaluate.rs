@@ -83,11 +83,21 @@ pub async fn evaluate(
     caller: &Caller,
     cancel: &CancellationToken,
 ) -> Result<Evaluation, GrowthError> {
-    let skill = agent.store.show(name)?;
+    // The skill as the caller's folder sees it: its project's copy there, never another's.
+    let skill = if caller.cwd.is_absolute() {
+        agent.store.show_in(name, &caller.cwd)?
+    } else {
+        agent.store.show(name)?
+    };
     let store = agent.store.clone();
-    let (n, s) = (name.to_string(), skill.clone());
+    let (n, s, cwd) = (name.to_string(), skill.clone(), caller.cwd.clone());
     let structural = tokio::task::spawn_blocking(move || {
-        let scripts = store.scripts_of(&n).unwrap_or_default();
+        let scripts = if cwd.is_absolute() {
+            store.scripts_of_in(&n, &cwd)
+        } else {
+            store.scripts_of(&n)
+        }
+        .unwrap_or_default();
         structural_checks(&s.dir, &s.skill_md, &s.name, &scripts)
     })
     .await

@@ -85,9 +85,9 @@ pub fn remove_legacy_copies(skills_dir: &Path, meta_dir: &Path) -> Vec<PathBuf> 
 }
 
 /// The full text of every meta skill, as the sub-agent's prompt shows them: the built-in ones
-/// (the installed file when readable, else the embedded one), then the enabled user and
-/// project skills with `type: meta`.
-pub fn contents(dir: &Path, store: &SkillStore) -> String {
+/// (the installed file when readable, else the embedded one), then the enabled user skills and
+/// the caller's project skills (those a caller in `cwd` sees) with `type: meta`.
+pub fn contents(dir: &Path, store: &SkillStore, cwd: &Path) -> String {
     let mut parts: Vec<String> = META_SKILLS
         .iter()
         .map(|(name, embedded)| {
@@ -99,7 +99,7 @@ pub fn contents(dir: &Path, store: &SkillStore) -> String {
             )
         })
         .collect();
-    for s in store.list() {
+    for s in super::skills_seen_from(store, cwd) {
         if s.kind != SkillKind::Meta || !s.enabled {
             continue;
         }

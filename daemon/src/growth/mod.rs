@@ -92,14 +92,24 @@ pub struct SkillRun {
     pub versions: RunVersions,
 }
 
+/// The skills a caller in `cwd` sees (`skill list` from there); from a caller without a folder,
+/// the user-level skills only.
+pub(crate) fn skills_seen_from(store: &SkillStore, cwd: &Path) -> Vec<SkillSummary> {
+    if cwd.is_absolute() {
+        store.list_in(cwd)
+    } else {
+        store.list()
+    }
+}
+
 impl SkillAgent {
     /// The user skills folder: the only place the sub-agent may write.
     pub fn skills_dir(&self) -> PathBuf {
         self.store.paths().skills_dir.clone()
     }
 
-    /// Enabled regular skills, with the project skills of `cwd` (meta skills steer the
-    /// sub-agent; they are not search results).
+    /// Enabled regular skills a caller in `cwd` sees: the user's and its project's, none of
+    /// another project (meta skills steer the sub-agent; they are not search results).
     pub async fn regular_skills(&self, cwd: &Path) -> Vec<SkillSummary> {
         let store = self.store.clone();
         let cwd = cwd.to_path_buf();
@@ -107,7 +117,7 @@ impl SkillAgent {
             if cwd.is_absolute() {
                 store.add_project_cwd(&cwd);
             }
-            store.list()
+            skills_seen_from(&store, &cwd)
         })
         .await
         .unwrap_or_default();
@@ -184,12 +194,14 @@ impl SkillAgent {
         let skills_dir = self.skills_dir();
         let meta_dir = self.meta_dir.clone();
         let store = self.store.clone();
+        let cwd = caller.cwd.clone();
         let system = if mode == RunMode::Search {
             prompt::search_system_prompt(skills)
         } else {
-            let meta_text = tokio::task::spawn_blocking(move || meta::contents(&meta_dir, &store))
-                .await
-                .map_err(GrowthError::internal)?;
+            let meta_text =
+                tokio::task::spawn_blocking(move || meta::contents(&meta_dir, &store, &cwd))
+                    .await
+                    .map_err(GrowthError::internal)?;
             let doc = subagents.commands_doc();
             prompt::system_prompt(&skills_dir, &doc, &meta_text, skills)
         };

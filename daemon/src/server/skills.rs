@@ -51,7 +51,7 @@ impl SkillsService {
 
 /// The folder whose workspace answers a skill call: the client's cwd, or (from a client that
 /// sent none) no project at all.
-fn scope_of(cwd: &str) -> std::path::PathBuf {
+pub(super) fn scope_of(cwd: &str) -> std::path::PathBuf {
     let cwd = Path::new(cwd);
     if cwd.is_absolute() {
         cwd.to_path_buf()
@@ -260,7 +260,8 @@ impl Skills for SkillsService {
         }))
     }
 
-    /// → `SkillStore::read_file` (daemon/src/skills/query.rs).
+    /// → `SkillStore::read_file` (daemon/src/skills/query.rs): the user-level skills only, as
+    /// the request names no folder.
     async fn read_file(
         &self,
         r: Request<ReadSkillFileRequest>,
@@ -326,7 +327,10 @@ impl Skills for SkillsService {
     ) -> Result<Response<DeleteSkillResponse>, Status> {
         refuse_confined(&r, "deleting a skill")?;
         let r = r.into_inner();
-        let dir = self.call("", move |s| s.delete(&r.name)).await?;
+        let scope = (!r.cwd.is_empty()).then(|| scope_of(&r.cwd));
+        let dir = self
+            .call(&r.cwd.clone(), move |s| s.delete(&r.name, scope.as_deref()))
+            .await?;
         Ok(Response::new(DeleteSkillResponse {
             dir: dir.display().to_string(),
         }))
@@ -340,7 +344,10 @@ impl Skills for SkillsService {
         refuse_confined(&r, "enabling or disabling a skill")?;
         let r = r.into_inner();
         let skill = self
-            .call("", move |s| s.set_enabled(&r.name, r.enabled))
+            .call(&r.cwd.clone(), move |s| {
+                let scope = (!r.cwd.is_empty()).then(|| scope_of(&r.cwd));
+                s.set_enabled(&r.name, r.enabled, scope.as_deref())
+            })
             .await?;
         Ok(Response::new(SetSkillEnabledResponse {
             skill: Some(info(skill)),

@@ -161,7 +161,9 @@ impl SkillsService {
         };
         if r.local {
             let skills = self
-                .call(&r.cwd, move |s| Ok(s.search_skills(&r.query, limit)))
+                .call(&r.cwd.clone(), move |s| {
+                    Ok(s.search_skills_in(&r.query, limit, &super::skills::scope_of(&r.cwd)))
+                })
                 .await?;
             return Ok(Response::new(SearchSkillsResponse {
                 skills: skills.into_iter().map(info).collect(),

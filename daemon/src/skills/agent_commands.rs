@@ -138,7 +138,12 @@ impl AgentCommand for SkillCommand {
                     }
                     blocking(move || {
                         store.add_project_cwd(&cwd);
-                        CommandOutput::success(skill_search_text(&store, &query, SEARCH_LIMIT))
+                        CommandOutput::success(skill_search_text(
+                            &store,
+                            &query,
+                            SEARCH_LIMIT,
+                            &cwd,
+                        ))
                     })
                     .await
                 }

@@ -11,8 +11,12 @@
 //! changed — followed by how many were left out and the `skill search` hint, and a line naming
 //! how many skills could not be loaded.
 //!
+//! Each session is told the skills of its own view only ([`super::scope`]): the user's skills
+//! and its project's, never another project's skills or its copy of a user skill.
+//!
 //! The BM25 index behind the ranking is built once per set of skills and shared by every
-//! session ([`IndexCache`]); a turn only scores its words against it.
+//! session that sees that set ([`IndexCache`], the last [`INDEXES_KEPT`] sets); a turn only
+//! scores its words against it.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -38,6 +42,8 @@ const DESCRIPTION_LINE_MAX_CHARS: usize = 160;
 const TOP_DESCRIPTION_MAX_CHARS: usize = 600;
 /// Script commands named per top match.
 const TOP_COMMANDS_MAX: usize = 8;
+/// Listing indexes kept (one per set of skills a workspace sees; most projects share one).
+const INDEXES_KEPT: usize = 16;
 /// Weight of the new message's words, the earlier messages' and the project folder's.
 const WEIGHT_NOW: f64 = 1.0;
 const WEIGHT_EARLIER: f64 = 0.4;
@@ -77,8 +83,9 @@ pub struct ListingIndex {
     fallback: Vec<u32>,
 }
 
-/// The last [`ListingIndex`] built (a field of the [`SkillStore`]).
-pub type IndexCache = Mutex<Option<Arc<ListingIndex>>>;
+/// The [`ListingIndex`]es built last, the most recently used first (a field of the
+/// [`SkillStore`]).
+pub type IndexCache = Mutex<Vec<Arc<ListingIndex>>>;
 
 fn listable(r: &SkillRecord) -> bool {
     r.meta.kind == SkillKind::Regular && !r.meta.disable_model_invocation
@@ -124,7 +131,7 @@ impl SkillStore {
         budget_bytes: usize,
         task: TaskWords<'_>,
     ) -> String {
-        let index = self.listing_index();
+        let index = self.listing_index(cwd);
         let query = query_words(task, cwd);
         let st = self.read();
         let visible = |r: &SkillRecord| st.is_visible(r);
@@ -144,13 +151,22 @@ impl SkillStore {
         out
     }
 
-    /// The index for the skills as they are now: the cached one when nothing changed.
-    fn listing_index(&self) -> Arc<ListingIndex> {
+    /// The index for the skills a caller in `cwd` sees as they are now: a cached one when that
+    /// set did not change.
+    fn listing_index(&self, cwd: &Path) -> Arc<ListingIndex> {
         let st = self.read();
+        let view = super::scope::view_from(&st, cwd);
+        let records: Vec<Arc<SkillRecord>> = view
+            .active
+            .values()
+            .filter(|r| listable(r))
+            .cloned()
+            .collect();
+        drop(st);
         // A cheap fingerprint (this runs at every turn's start): a changed skill is a new
         // record, with a new address and usually a new mtime.
         let mut key: u64 = 0xcbf2_9ce4_8422_2325;
-        for r in st.active.values().filter(|r| listable(r)) {
+        for r in &records {
             let mtime = r
                 .modified
                 .duration_since(std::time::UNIX_EPOCH)
@@ -158,20 +174,17 @@ impl SkillStore {
             key = (key.rotate_left(7) ^ (Arc::as_ptr(r) as usize as u64) ^ mtime)
                 .wrapping_mul(0x0100_0000_01b3);
         }
-        if let Some(index) = self.listing_index.lock().as_ref()
-            && index.key == key
-        {
-            return index.clone();
+        let mut cache = self.listing_index.lock();
+        if let Some(at) = cache.iter().position(|index| index.key == key) {
+            let index = cache.remove(at);
+            cache.insert(0, index.clone());
+            return index;
         }
-        let records: Vec<Arc<SkillRecord>> = st
-            .active
-            .values()
-            .filter(|r| listable(r))
-            .cloned()
-            .collect();
-        drop(st);
+        drop(cache);
         let index = Arc::new(ListingIndex::build(key, records));
-        *self.listing_index.lock() = Some(index.clone());
+        let mut cache = self.listing_index.lock();
+        cache.insert(0, index.clone());
+        cache.truncate(INDEXES_KEPT);
         index
     }
 }

@@ -3,6 +3,8 @@
 //! `skill search` fallback ([`skill_search_text`]), and the usage texts. Also the "closest
 //! names" used in not-found errors.
 
+use std::path::Path;
+
 use super::record::SkillRecord;
 use super::store::{SkillStore, SkillSummary};
 
@@ -44,12 +46,13 @@ pub fn render_load(rec: &SkillRecord, body: &str, files: &[String], cut: bool) -
     out
 }
 
-/// Skills matching `query` by keyword, in seed 000's `<available-skills>` form.
-pub fn skill_search_text(store: &SkillStore, query: &str, limit: usize) -> String {
+/// Skills a caller in `cwd` sees matching `query` by keyword, in seed 000's
+/// `<available-skills>` form.
+pub fn skill_search_text(store: &SkillStore, query: &str, limit: usize, cwd: &Path) -> String {
     if query.trim().is_empty() {
         return SKILL_USAGE.to_string();
     }
-    render_available(&store.search_skills(query, limit))
+    render_available(&store.search_skills_in(query, limit, cwd))
 }
 
 /// `<available-skills><skill name="…">description</skill>…</available-skills>`, XML-escaped.

@@ -4,7 +4,7 @@
 //! staging folder and renamed into place.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use synapse_shared::atomic::write_atomic;
@@ -12,8 +12,8 @@ use synapse_shared::settings::set_key;
 use synapse_shared::skill::spec::{DESCRIPTION_MAX_CHARS, validate_name};
 
 use super::error::SkillError;
-use super::query::resolve;
 use super::record::SKILL_MD;
+use super::scope::resolve_in;
 use super::source::SkillSource;
 use super::store::{SkillStore, SkillSummary};
 
@@ -93,9 +93,11 @@ impl SkillStore {
         }
     }
 
-    /// Deletes a user skill's folder (project, env and plugin skills are refused).
-    pub fn delete(&self, name: &str) -> Result<PathBuf, SkillError> {
-        let rec = resolve(&self.read(), name, &self.paths().settings_file)?;
+    /// Deletes a user skill's folder (project, env and plugin skills are refused); `cwd` is the
+    /// caller's folder (`None`: the user's skills only), so a name a project's copy hides there
+    /// names that copy, which is refused.
+    pub fn delete(&self, name: &str, cwd: Option<&Path>) -> Result<PathBuf, SkillError> {
+        let rec = resolve_in(&self.read(), cwd, name, &self.paths().settings_file)?;
         if rec.source != SkillSource::User {
             return Err(SkillError::NotDeletable {
                 id: rec.id.clone(),
@@ -118,9 +120,15 @@ impl SkillStore {
         Ok(rec.dir.clone())
     }
 
-    /// Records `skills.skills.<id>.enabled` in settings.json and applies it.
-    pub fn set_enabled(&self, name: &str, enabled: bool) -> Result<SkillSummary, SkillError> {
-        let id = resolve(&self.read(), name, &self.paths().settings_file)?
+    /// Records `skills.skills.<id>.enabled` in settings.json and applies it; `name` is looked up
+    /// as a caller in `cwd` sees it (`None`: the user's skills only).
+    pub fn set_enabled(
+        &self,
+        name: &str,
+        enabled: bool,
+        cwd: Option<&Path>,
+    ) -> Result<SkillSummary, SkillError> {
+        let id = resolve_in(&self.read(), cwd, name, &self.paths().settings_file)?
             .id
             .clone();
         self.settings().update(|tree| {
@@ -131,6 +139,9 @@ impl SkillStore {
             )
         })?;
         self.refresh_settings();
-        self.show(&id)
+        match cwd {
+            Some(cwd) => self.show_in(&id, cwd),
+            None => self.show(&id),
+        }
     }
 }

@@ -1,5 +1,9 @@
 //! Read-side calls of [`SkillStore`]: list, show, `skill load` (with permissions and the body
 //! cache), reading a bundled file through the path guard, and keyword search over skills.
+//!
+//! These answer with the user-level skills only (a caller outside any project); a caller in a
+//! folder asks through [`super::scope`] (`list_in`, `search_skills_in`, …), which adds the
+//! project skills of that folder and nothing of another project.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -144,57 +148,71 @@ impl SkillStore {
         let _ = self.apply_paths(std::slice::from_ref(&self.paths().settings_file));
     }
 
-    /// Keyword search over visible skills' names and descriptions (best first).
+    /// Keyword search over visible user-level skills' names and descriptions (best first).
     pub fn search_skills(&self, query: &str, limit: usize) -> Vec<SkillSummary> {
         let st = self.read();
-        let terms: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
-        let mut hits: Vec<(usize, &Arc<SkillRecord>)> = st
-            .active
-            .values()
-            .filter(|r| st.is_visible(r) && !r.meta.disable_model_invocation)
-            .filter_map(|r| {
-                let name = r.meta.name.to_lowercase();
-                let desc = r.meta.description.to_lowercase();
-                let score: usize = terms
-                    .iter()
-                    .map(|t| {
-                        if name.contains(t.as_str()) {
-                            3
-                        } else if desc.contains(t.as_str()) {
-                            1
-                        } else {
-                            0
-                        }
-                    })
-                    .sum();
-                (score > 0).then_some((score, r))
-            })
-            .collect();
-        hits.sort_by(|a, b| {
-            b.0.cmp(&a.0)
-                .then_with(|| a.1.meta.name.cmp(&b.1.meta.name))
-        });
-        hits.into_iter()
-            .take(limit)
-            .map(|(_, r)| summary(&st, r))
+        keyword_hits(&st, st.active.values(), query, limit)
+            .into_iter()
+            .map(|r| summary(&st, r))
             .collect()
     }
 }
 
-/// Finds a skill by `name` (the winner) or `source:name` id (any loaded one); denied skills
-/// are refused; unknown names get the closest visible names as suggestions.
+/// The visible, model-invocable skills among `records` that match `query`'s words, best first:
+/// a word in the name counts 3, in the description 1.
+pub(crate) fn keyword_hits<'a>(
+    st: &State,
+    records: impl Iterator<Item = &'a Arc<SkillRecord>>,
+    query: &str,
+    limit: usize,
+) -> Vec<&'a Arc<SkillRecord>> {
+    let terms: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+    let mut hits: Vec<(usize, &Arc<SkillRecord>)> = records
+        .filter(|r| st.is_visible(r) && !r.meta.disable_model_invocation)
+        .filter_map(|r| {
+            let name = r.meta.name.to_lowercase();
+            let desc = r.meta.description.to_lowercase();
+            let score: usize = terms
+                .iter()
+                .map(|t| {
+                    if name.contains(t.as_str()) {
+                        3
+                    } else if desc.contains(t.as_str()) {
+                        1
+                    } else {
+                        0
+                    }
+                })
+                .sum();
+            (score > 0).then_some((score, r))
+        })
+        .collect();
+    hits.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then_with(|| a.1.meta.name.cmp(&b.1.meta.name))
+    });
+    hits.into_iter().take(limit).map(|(_, r)| r).collect()
+}
+
+/// Finds a user-level skill by `name` (the winner) or `source:name` id (any loaded one);
+/// denied skills are refused; unknown names get the closest visible names as suggestions.
 pub(crate) fn resolve(
     st: &State,
     name: &str,
     settings: &Path,
 ) -> Result<Arc<SkillRecord>, SkillError> {
-    resolve_from(st, &st.active, name, settings)
+    let user_roots: Vec<usize> = (0..st.roots.len())
+        .filter(|&i| st.is_user_root(i))
+        .collect();
+    resolve_from(st, &st.active, &user_roots, name, settings)
 }
 
-/// [`resolve`] against a given winner map (the daemon-wide one, or one workspace's view).
+/// [`resolve`] against a given winner map and the roots a caller sees (the user-level ones, or
+/// one workspace's view): an id names a record of those roots only.
 pub(crate) fn resolve_from(
     st: &State,
     active: &std::collections::BTreeMap<String, Arc<SkillRecord>>,
+    roots: &[usize],
     name: &str,
     settings: &Path,
 ) -> Result<Arc<SkillRecord>, SkillError> {
@@ -202,7 +220,7 @@ pub(crate) fn resolve_from(
     let found = if name.contains(':') {
         // An id (`user:pdf`), else a plugin skill's own name (`docs:pdf`).
         st.all_records()
-            .find(|r| r.id == name)
+            .find(|r| r.id == name && roots.contains(&r.root))
             .map(|r| {
                 active
                     .get(&r.meta.name)
@@ -233,23 +251,18 @@ pub(crate) fn resolve_from(
     }
 }
 
+/// `r` as list/show present it; for a user-level winner, the user-level skills it hides (a
+/// workspace's view replaces these with its own, [`super::scope`]).
 pub(crate) fn summary(st: &State, r: &SkillRecord) -> SkillSummary {
     let is_winner = st.active.get(&r.meta.name).is_some_and(|a| a.dir == r.dir);
-    let (shadows, shadowed_dirs): (Vec<String>, Vec<PathBuf>) = st
-        .by_name
-        .get(&r.meta.name)
-        .filter(|_| is_winner)
-        .map(|set| {
-            set.iter()
-                .filter_map(|(root, folder)| match st.loaded.get(*root)?.get(folder)? {
-                    super::record::Loaded::Skill(o) if o.id != r.id || o.dir != r.dir => {
-                        Some((o.id.clone(), o.dir.clone()))
-                    }
-                    _ => None,
-                })
-                .unzip()
-        })
-        .unwrap_or_default();
+    let (shadows, shadowed_dirs): (Vec<String>, Vec<PathBuf>) = if is_winner {
+        st.user_records(&r.meta.name)
+            .filter(|o| o.id != r.id || o.dir != r.dir)
+            .map(|o| (o.id.clone(), o.dir.clone()))
+            .unzip()
+    } else {
+        Default::default()
+    };
     SkillSummary {
         id: r.id.clone(),
         name: r.meta.name.clone(),

@@ -1,8 +1,9 @@
 //! One workspace's view of the skills: every user-level skill (user, env, plugin roots) plus the
 //! project skills of folders at or above the caller's cwd, nearest first, and nothing of any
 //! other project. The store keeps every root it was ever shown; this view decides what one
-//! caller sees, so `skill list` / `show` / `load` in project B never answer with project A's
-//! copy, and from a folder outside any project the user's own copy comes back. A project skill
+//! caller sees, so the prompt's listing ([`super::awareness`]), `skill list` / `show` / `load` /
+//! `search` and `tools search` in project B never answer with project A's skills or copies, and
+//! from a folder outside any project the user's own copy comes back. A project skill
 //! that hides a user skill of the same name says so in its warnings, for that workspace only.
 
 use std::collections::BTreeMap;
@@ -17,10 +18,12 @@ use super::source::SkillSource;
 use super::state::State;
 use super::store::{LoadDecision, SkillStore, SkillSummary};
 
-/// Winners by name, and for each winner the ids and folders of same-named skills it hides.
-struct View {
-    active: BTreeMap<String, Arc<SkillRecord>>,
+/// Winners by name, for each winner the ids and folders of same-named skills it hides, and the
+/// roots in view (an id names a record of these only).
+pub(super) struct View {
+    pub(super) active: BTreeMap<String, Arc<SkillRecord>>,
     hidden: BTreeMap<String, Vec<(String, PathBuf)>>,
+    roots: Vec<usize>,
 }
 
 /// The folder a project skill root belongs to (`<dir>/.claude/skills` → `<dir>`).
@@ -66,7 +69,9 @@ pub(super) fn workspace_skills(st: &State, root: &Path) -> Vec<Arc<SkillRecord>>
     winners.into_values().collect()
 }
 
-fn view_from(st: &State, cwd: &Path) -> View {
+/// What a caller in `cwd` sees: the winner per name among the user-level roots and the project
+/// roots of `cwd` and its ancestors (nearest project first).
+pub(super) fn view_from(st: &State, cwd: &Path) -> View {
     let mut order = roots_in_view(st, cwd);
     // Projects first, the deepest (nearest) folder first; the others keep their precedence.
     order.sort_by_key(|&i| {
@@ -79,6 +84,7 @@ fn view_from(st: &State, cwd: &Path) -> View {
     let mut view = View {
         active: BTreeMap::new(),
         hidden: BTreeMap::new(),
+        roots: order.clone(),
     };
     for i in order {
         let Some(folders) = st.loaded.get(i) else {
@@ -100,6 +106,22 @@ fn view_from(st: &State, cwd: &Path) -> View {
         }
     }
     view
+}
+
+/// Finds skill `name` as a caller in `cwd` sees it (`None`: the user-level skills only).
+pub(super) fn resolve_in(
+    st: &State,
+    cwd: Option<&Path>,
+    name: &str,
+    settings: &Path,
+) -> Result<Arc<SkillRecord>, SkillError> {
+    match cwd {
+        Some(cwd) => {
+            let view = view_from(st, cwd);
+            resolve_from(st, &view.active, &view.roots, name, settings)
+        }
+        None => super::query::resolve(st, name, settings),
+    }
 }
 
 fn scoped_summary(st: &State, view: &View, r: &SkillRecord) -> SkillSummary {
@@ -182,11 +204,68 @@ impl SkillStore {
             .collect()
     }
 
+    /// `skill search` (keyword ranking) as seen from `cwd`: the user's skills and this
+    /// project's, a project's copy winning only here.
+    pub fn search_skills_in(&self, query: &str, limit: usize, cwd: &Path) -> Vec<SkillSummary> {
+        let st = self.read();
+        let view = view_from(&st, cwd);
+        super::query::keyword_hits(&st, view.active.values(), query, limit)
+            .into_iter()
+            .map(|r| scoped_summary(&st, &view, r))
+            .collect()
+    }
+
+    /// A file inside skill `name` as seen from `cwd` (path guard applied; denied skills
+    /// refused).
+    pub fn read_file_in(
+        &self,
+        name: &str,
+        rel: &str,
+        cwd: &Path,
+    ) -> Result<(PathBuf, Vec<u8>), SkillError> {
+        let rec = {
+            let st = self.read();
+            let view = view_from(&st, cwd);
+            resolve_from(
+                &st,
+                &view.active,
+                &view.roots,
+                name,
+                &self.paths().settings_file,
+            )?
+        };
+        super::files::read_skill_file(&rec.meta.name, &rec.dir, rel)
+    }
+
+    /// The scripts of skill `name` as seen from `cwd`.
+    pub fn scripts_of_in(
+        &self,
+        name: &str,
+        cwd: &Path,
+    ) -> Result<Vec<super::script::SkillScript>, SkillError> {
+        let st = self.read();
+        let view = view_from(&st, cwd);
+        let rec = resolve_from(
+            &st,
+            &view.active,
+            &view.roots,
+            name,
+            &self.paths().settings_file,
+        )?;
+        Ok(rec.scripts.clone())
+    }
+
     /// `skill show` as seen from `cwd`.
     pub fn show_in(&self, name: &str, cwd: &Path) -> Result<SkillSummary, SkillError> {
         let st = self.read();
         let view = view_from(&st, cwd);
-        let r = resolve_from(&st, &view.active, name, &self.paths().settings_file)?;
+        let r = resolve_from(
+            &st,
+            &view.active,
+            &view.roots,
+            name,
+            &self.paths().settings_file,
+        )?;
         Ok(scoped_summary(&st, &view, &r))
     }
 
@@ -196,7 +275,13 @@ impl SkillStore {
         let (rec, perm) = {
             let st = self.read();
             let view = view_from(&st, cwd);
-            let rec = resolve_from(&st, &view.active, name, &self.paths().settings_file)?;
+            let rec = resolve_from(
+                &st,
+                &view.active,
+                &view.roots,
+                name,
+                &self.paths().settings_file,
+            )?;
             if !st.settings.is_enabled(&rec.id) {
                 return Err(SkillError::Disabled {
                     name: rec.meta.name.clone(),
@@ -222,10 +307,20 @@ impl SkillStore {
                 let rec = {
                     let st = self.read();
                     let view = view_from(&st, cwd);
-                    resolve_from(&st, &view.active, name, &self.paths().settings_file)?
+                    resolve_from(
+                        &st,
+                        &view.active,
+                        &view.roots,
+                        name,
+                        &self.paths().settings_file,
+                    )?
                 };
                 self.render_load(&rec)
             }
         }
     }
 }
+
+#[cfg(test)]
+#[path = "scope_tests.rs"]
+mod tests;

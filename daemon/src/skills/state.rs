@@ -1,10 +1,11 @@
-//! The store's in-memory state and its invariants: for every skill name, the index entry matches
-//! the winner among the user-level roots (user, env, plugin; a project's skills are never in the
-//! user's `index.json`); the wrappers in the shared bin folder and the tool
-//! entries match the winner among the user-level roots (user, env, plugin), and exist only while
-//! that skill is visible (enabled and not denied); each attached workspace's bin folder holds the
-//! commands of the project skills that workspace sees ([`State::sync_workspaces`]), so one
-//! project's scripts are never on another project's PATH.
+//! The store's in-memory state and its invariants: for every skill name, the winner among the
+//! user-level roots (user, env, plugin) is in `active`, the index entry (`index.json`), the
+//! wrappers in the shared bin folder and the tool entries, and the last three exist only while
+//! that skill is visible (enabled and not denied). A project's skills are in none of them: they
+//! are answered per workspace ([`super::scope`]), and each attached workspace's bin folder holds
+//! the commands of the project skills that workspace sees ([`State::sync_workspaces`]), so one
+//! project's skills are never listed, searched or on the PATH of another, and a project's copy
+//! of a skill never replaces the user's anywhere else.
 //!
 //! Every mutation goes through [`State::reload_dir`] (one folder changed) or
 //! [`State::rebuild`] (everything), which both end in [`State::sync_name`]; the store then brings
@@ -33,7 +34,7 @@ pub(crate) struct State {
     pub loaded: Vec<BTreeMap<String, Loaded>>,
     /// Skill name → the (root, folder) pairs that define it.
     pub by_name: HashMap<String, BTreeSet<(usize, String)>>,
-    /// Skill name → winning record.
+    /// Skill name → winning record among the user-level roots (projects: [`super::scope`]).
     pub active: BTreeMap<String, Arc<SkillRecord>>,
     pub settings: SkillSettings,
     /// `skill:*` in the shared bin folder: the user-level skills' commands.
@@ -137,13 +138,13 @@ impl State {
         let mut wanted = BTreeMap::new();
         let mut errors = Vec::new();
         for name in names {
-            let Some(rec) = self.winner(&name) else {
+            let Some(user) = self.user_winner(&name) else {
                 continue;
             };
-            self.active.insert(name.clone(), rec.clone());
-            let Some(user) = self.user_winner(&name).filter(|r| self.is_visible(r)) else {
+            self.active.insert(name.clone(), user.clone());
+            if !self.is_visible(&user) {
                 continue;
-            };
+            }
             self.index.set(&user);
             let mut cmds = Vec::new();
             for s in &user.scripts {
@@ -267,16 +268,16 @@ impl State {
         if self.by_name.get(name).is_some_and(BTreeSet::is_empty) {
             self.by_name.remove(name);
         }
-        let winner = self.winner(name);
+        let winner = self.user_winner(name);
         // The user-level index holds the user's skills only: a project's same-named skill
         // never replaces the user's entry (projects are answered per workspace).
-        match self.user_winner(name).filter(|r| self.is_visible(r)) {
+        match winner.clone().filter(|r| self.is_visible(r)) {
             Some(rec) => self.index.set(&rec),
             None => self.index.remove(name),
         }
         let previous = self.owned.remove(name).unwrap_or_default();
         let mut now = Vec::new();
-        if let Some(rec) = self.user_winner(name).filter(|r| self.is_visible(r)) {
+        if let Some(rec) = winner.clone().filter(|r| self.is_visible(r)) {
             for s in &rec.scripts {
                 match wrapper::render(&rec.id, s) {
                     Ok(text) => self.wrappers.put(&s.command, text, changes),
@@ -301,25 +302,31 @@ impl State {
         };
     }
 
-    fn winner(&self, name: &str) -> Option<Arc<SkillRecord>> {
-        let (root, folder) = self.by_name.get(name)?.iter().next()?;
-        match self.loaded.get(*root)?.get(folder)? {
-            Loaded::Skill(rec) => Some(rec.clone()),
-            Loaded::Broken(_) => None,
-        }
-    }
-
     /// The winner of `name` among the user-level roots: what the shared bin folder runs.
     fn user_winner(&self, name: &str) -> Option<Arc<SkillRecord>> {
-        let (root, folder) = self.by_name.get(name)?.iter().find(|(root, _)| {
-            self.roots
-                .get(*root)
-                .is_some_and(|r| r.source != SkillSource::Project)
-        })?;
-        match self.loaded.get(*root)?.get(folder)? {
-            Loaded::Skill(rec) => Some(rec.clone()),
-            Loaded::Broken(_) => None,
-        }
+        self.user_records(name).next()
+    }
+
+    /// Whether root `i` is a user-level one (user, env, plugin), seen by every workspace.
+    pub fn is_user_root(&self, i: usize) -> bool {
+        self.roots
+            .get(i)
+            .is_some_and(|r| r.source != SkillSource::Project)
+    }
+
+    /// The records named `name` in the user-level roots, in precedence order.
+    pub fn user_records<'a>(&'a self, name: &str) -> impl Iterator<Item = Arc<SkillRecord>> + 'a {
+        self.by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter(|(root, _)| self.is_user_root(*root))
+            .filter_map(
+                |(root, folder)| match self.loaded.get(*root)?.get(folder)? {
+                    Loaded::Skill(rec) => Some(rec.clone()),
+                    Loaded::Broken(_) => None,
+                },
+            )
     }
 
     /// Index of the root that contains `path` (strictly inside), and the first component.
@@ -343,28 +350,23 @@ impl State {
             .collect()
     }
 
-    /// `"<winner id> (<dir>) shadows <loser id> (<dir>)"` for every name defined more than once.
+    /// `"<winner id> (<dir>) shadows <loser id> (<dir>)"` for every name the user-level roots
+    /// define more than once (a project's shadowing is reported to that project only).
     pub fn shadow_reports(&self) -> Vec<String> {
         let mut out = Vec::new();
-        for (name, set) in &self.by_name {
-            if set.len() < 2 {
-                continue;
-            }
-            let Some(win) = self.active.get(name) else {
+        for name in self.by_name.keys() {
+            let mut records = self.user_records(name);
+            let Some(win) = records.next() else {
                 continue;
             };
-            for (root, folder) in set.iter().skip(1) {
-                if let Some(Loaded::Skill(loser)) =
-                    self.loaded.get(*root).and_then(|m| m.get(folder))
-                {
-                    out.push(format!(
-                        "{} ({}) shadows {} ({})",
-                        win.id,
-                        win.dir.display(),
-                        loser.id,
-                        loser.dir.display()
-                    ));
-                }
+            for loser in records {
+                out.push(format!(
+                    "{} ({}) shadows {} ({})",
+                    win.id,
+                    win.dir.display(),
+                    loser.id,
+                    loser.dir.display()
+                ));
             }
         }
         out

@@ -118,14 +118,26 @@ fn precedence_shadowing_and_plugin_layout() {
         r#"{"enabledPlugins": {"tools@market": true, "off@market": false}}"#,
     )
     .unwrap();
-    let (store, report) = e.open(Some(&sub));
-    let dup = store.show("dup").unwrap();
+    let (store, _) = e.open(Some(&sub));
+    let dup = store.show_in("dup", &sub).unwrap();
     assert_eq!(
         (dup.id.as_str(), dup.description.as_str()),
         ("project:dup", "Project copy.")
     );
     // Plugin skills are `<plugin>:<skill>`: they never shadow (nor are shadowed by) the user's.
     assert_eq!(dup.shadows, vec!["user:dup".to_string()]);
+    // Without a folder (and from any other project) the user's own copy answers.
+    let user = store.show("dup").unwrap();
+    assert_eq!(
+        (user.id.as_str(), user.description.as_str()),
+        ("user:dup", "User copy.")
+    );
+    assert!(user.shadows.is_empty(), "{:?}", user.shadows);
+    let elsewhere = e.home.join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    assert_eq!(store.show_in("dup", &elsewhere).unwrap().id, "user:dup");
+    assert!(store.show("project:dup").is_err());
+    let report = store.refresh_in(&sub);
     let shadow: Vec<&String> = report
         .warnings
         .iter()
@@ -330,7 +342,7 @@ fn permissions_deny_ask_allow_and_enabled_state() {
     ));
     assert!(store.search_skills("secret", 10).is_empty());
 
-    let s = store.set_enabled("open", false).unwrap();
+    let s = store.set_enabled("open", false, None).unwrap();
     assert!(!s.enabled);
     assert!(!e.paths.bin_dir.join("skill:open:run").exists());
     assert!(matches!(
@@ -339,7 +351,7 @@ fn permissions_deny_ask_allow_and_enabled_state() {
     ));
     let settings = fs::read_to_string(&e.paths.settings_file).unwrap();
     assert!(settings.contains("\"user:open\""), "{settings}");
-    store.set_enabled("user:open", true).unwrap();
+    store.set_enabled("user:open", true, None).unwrap();
     assert!(e.paths.bin_dir.join("skill:open:run").exists());
 }
 
@@ -365,7 +377,7 @@ fn create_and_delete() {
         Err(SkillError::InvalidDescription { .. })
     ));
     assert_eq!(index(&e)["totalSkills"], 1);
-    store.delete("new-skill").unwrap();
+    store.delete("new-skill", None).unwrap();
     assert!(!e.syn.join("skills/new-skill").exists());
     assert!(store.list().is_empty());
 
@@ -373,9 +385,15 @@ fn create_and_delete() {
     skill(&proj.join(".synapse/skills"), "proj-only", "P.");
     let (store, _) = e.open(Some(&proj));
     assert!(matches!(
-        store.delete("proj-only"),
+        store.delete("proj-only", Some(&proj)),
         Err(SkillError::NotDeletable { .. })
     ));
+    // From outside the project the name is not one of the user's skills.
+    assert!(matches!(
+        store.delete("proj-only", None),
+        Err(SkillError::NotFound { .. })
+    ));
+    assert!(proj.join(".synapse/skills/proj-only/SKILL.md").exists());
 }
 
 #[test]

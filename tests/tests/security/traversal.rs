@@ -149,13 +149,17 @@ async fn every_file_taking_rpc_refuses_paths_out_of_its_folder() {
             .await;
         refused("Load", name, r, &[Code::NotFound, Code::InvalidArgument]);
         let r = skills_rpc
-            .delete(DeleteSkillRequest { name: name.into() })
+            .delete(DeleteSkillRequest {
+                name: name.into(),
+                ..Default::default()
+            })
             .await;
         refused("Delete", name, r, &[Code::NotFound, Code::InvalidArgument]);
         let r = skills_rpc
             .set_enabled(SetSkillEnabledRequest {
                 name: name.into(),
                 enabled: false,
+                ..Default::default()
             })
             .await;
         refused(
@@ -221,6 +225,7 @@ async fn every_file_taking_rpc_refuses_paths_out_of_its_folder() {
     let r = skills_rpc
         .delete(DeleteSkillRequest {
             name: "linked".into(),
+            ..Default::default()
         })
         .await;
     assert!(r.is_ok(), "{r:?}");

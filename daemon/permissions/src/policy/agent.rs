@@ -67,8 +67,10 @@ pub(super) fn decide(
     }
     if let Some(hit) = ask_rule {
         return ask(format!(
-            "`{command}` matches the ask rule `{}` from {}",
-            hit.pattern, hit.source
+            "{} the ask rule `{}` from {}",
+            hit.subject(command),
+            hit.pattern,
+            hit.source
         ));
     }
     match (mode, effect) {

@@ -137,8 +137,10 @@ pub fn decide_in_shell(
 fn denied_by_rule(what: &str, hit: &super::rules::RuleHit) -> Decision {
     Decision::Deny {
         reason: format!(
-            "`{what}` matches the deny rule `{}` from {}",
-            hit.pattern, hit.source
+            "{} the deny rule `{}` from {}",
+            hit.subject(what),
+            hit.pattern,
+            hit.source
         ),
     }
 }

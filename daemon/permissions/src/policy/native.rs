@@ -137,8 +137,10 @@ fn approve(parsed: &Parsed, mode: Mode, rules: &RuleSet, ctx: &Context) -> Decis
             if let Some(hit) = rules.bash_rule(Verdict::Ask, cmd) {
                 escalate |= facts.needs_escalation();
                 asking.push(ask(format!(
-                    "`{text}` matches the ask rule `{}` from {}",
-                    hit.pattern, hit.source
+                    "{} the ask rule `{}` from {}",
+                    hit.subject(text),
+                    hit.pattern,
+                    hit.source
                 )));
             } else if let Some(hit) = rules.bash_rule(Verdict::Allow, cmd).or_else(|| {
                 covered
@@ -251,8 +253,10 @@ fn read_only(parsed: &Parsed, rules: &RuleSet, ctx: &Context) -> Decision {
                     suggestion_text = suggestion(cmd, false, ctx);
                 }
                 asking.push(format!(
-                    "`{text}` matches the ask rule `{}` from {}",
-                    hit.pattern, hit.source
+                    "{} the ask rule `{}` from {}",
+                    hit.subject(text),
+                    hit.pattern,
+                    hit.source
                 ));
             }
         }

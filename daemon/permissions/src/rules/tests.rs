@@ -41,7 +41,8 @@ fn lists_load_with_their_source() {
         hit,
         RuleHit {
             pattern: "git status:*".into(),
-            source: "~/.synapse/settings.json".into()
+            source: "~/.synapse/settings.json".into(),
+            via: None,
         }
     );
     assert_eq!(

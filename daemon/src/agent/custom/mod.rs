@@ -48,16 +48,20 @@ pub fn explicit_model(model: Option<&str>) -> Option<String> {
     (!model.is_empty() && !alias).then(|| model.to_string())
 }
 
+/// Whether a session in a folder (the first argument) has a user-invocable skill of a name.
+pub type SkillNameCheck = dyn Fn(&Path, &str) -> bool + Send + Sync;
+
 /// What a chat session expands `/<name>` with: the catalog, and whether a user-invocable skill
-/// has the name (the skill wins).
+/// a session in a folder sees has the name (the skill wins).
 pub struct SessionCommands {
     pub catalog: Arc<CustomCatalog>,
-    pub skill_names: Arc<dyn Fn(&str) -> bool + Send + Sync>,
+    pub skill_names: Arc<SkillNameCheck>,
 }
 
 impl SessionCommands {
-    pub fn skill_wins(&self, name: &str) -> bool {
-        (self.skill_names)(name)
+    /// Whether a session in `cwd` has a user-invocable skill `name`.
+    pub fn skill_wins(&self, cwd: &Path, name: &str) -> bool {
+        (self.skill_names)(cwd, name)
     }
 }
 

@@ -70,7 +70,7 @@ impl ChatSession {
         let (Some(catalog), Some((name, args))) = (&self.deps.custom, slash_words(&text)) else {
             return unchanged(text);
         };
-        if catalog.skill_wins(name) {
+        if catalog.skill_wins(&self.cwd, name) {
             return unchanged(text);
         }
         let command = match catalog.catalog.command(&self.cwd, name) {
