@@ -399,8 +399,14 @@ fn instruction_checks(state: &DaemonState, cwd: &Path) -> Vec<Check> {
         home,
         synapse_home: Some(env.synapse_home.clone()),
     };
-    let files = instructions::load(&places, cwd);
-    if files.is_empty() {
+    let loaded = instructions::load(&places, cwd);
+    let skipped = loaded.skipped.iter().map(|s| {
+        Check::new("instructions", Verdict::Warn, s.to_string())
+            .fix("nothing of it is given to the model; remove the import or the file if it is not meant")
+    });
+    let skipped: Vec<Check> = skipped.collect();
+    let files = loaded.files;
+    if files.is_empty() && skipped.is_empty() {
         return vec![Check::new(
             "instructions",
             Verdict::Ok,
@@ -437,6 +443,7 @@ fn instruction_checks(state: &DaemonState, cwd: &Path) -> Vec<Check> {
                 )
             }
         })
+        .chain(skipped)
         .collect()
 }
 

@@ -84,6 +84,13 @@ pub fn scan_scripts(
             continue;
         };
         if !meta.is_file() {
+            // A FIFO, socket or device among the scripts is named, never opened (a FIFO would
+            // hold the scan until a writer came).
+            if let Some(why) = synapse_shared::bounded::NotRegular::of(meta.file_type())
+                && why != synapse_shared::bounded::NotRegular::Directory
+            {
+                warnings.push(SkillWarning::new(&path, None, format!("skipped: {why}")));
+            }
             continue;
         }
         let head = read_head(&path);
@@ -187,10 +194,9 @@ fn is_editor_junk(name: &str) -> bool {
 }
 
 fn read_head(path: &Path) -> String {
-    let mut buf = Vec::new();
-    if let Ok(f) = fs::File::open(path) {
-        let _ = f.take(DOC_READ_LIMIT_BYTES as u64).read_to_end(&mut buf);
-    }
+    let buf = synapse_shared::bounded::read_bytes_head(path, None, DOC_READ_LIMIT_BYTES as u64)
+        .map(|(head, _)| head)
+        .unwrap_or_default();
     if buf.contains(&0) {
         return String::new();
     }
@@ -205,7 +211,7 @@ const TAIL_READ_BYTES: u64 = 16 * 1024;
 fn read_tail(path: &Path) -> String {
     use std::io::{Seek, SeekFrom};
     let mut buf = Vec::new();
-    if let Ok(mut f) = fs::File::open(path)
+    if let Ok((mut f, _)) = synapse_shared::bounded::open_regular(path)
         && f.seek(SeekFrom::End(-(TAIL_READ_BYTES as i64))).is_ok()
     {
         let _ = f.take(TAIL_READ_BYTES).read_to_end(&mut buf);

@@ -109,6 +109,10 @@ pub(super) fn path_word(args: &[String]) -> Option<String> {
         .next()
 }
 
+/// The largest file `edit` changes (it is read whole, a regular file only: a FIFO or device at
+/// the path is refused by name, never waited on).
+const EDIT_INPUT_MAX_BYTES: u64 = 256 * 1024 * 1024;
+
 /// Applies one edit; `old`/`new` are the words as given (escapes not yet interpreted).
 pub fn edit_file(
     abs: &Path,
@@ -121,7 +125,7 @@ pub fn edit_file(
     if old_raw.is_empty() {
         return fail("<old> is empty; give the exact text to replace".to_owned());
     }
-    let bytes = match std::fs::read(abs) {
+    let bytes = match synapse_shared::bounded::read_bytes(abs, None, EDIT_INPUT_MAX_BYTES) {
         Ok(b) => b,
         Err(e) => return fail(format!("{shown}: {}", io_reason(&e))),
     };

@@ -1,6 +1,5 @@
 //! `read <path> [--offset N] [--limit N]`: a file's lines numbered like `cat -n`, paged.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
@@ -124,8 +123,10 @@ pub fn read_page(abs: &Path, shown: &str, offset: usize, limit: usize) -> Comman
             "{shown} is a directory; list it with `ls {shown}` or `glob`"
         ));
     }
-    let file = match File::open(abs) {
-        Ok(f) => f,
+    // A FIFO, socket or device is refused by name, never opened blocking (a FIFO would hold
+    // the command until a writer came).
+    let file = match synapse_shared::bounded::open_regular(abs) {
+        Ok((f, _)) => f,
         Err(e) => return fail(format!("{shown}: {}", io_reason(&e))),
     };
     let mut reader = BufReader::new(file);
