@@ -354,4 +354,32 @@ mod tests {
         assert_eq!(got[1].rel_path, "office/unpack.py");
         assert!(w.is_empty(), "{w:?}");
     }
+
+    #[test]
+    fn a_fifo_among_the_scripts_is_named_and_never_opened() {
+        let t = tempfile::tempdir().unwrap();
+        let s = t.path().join("scripts");
+        fs::create_dir_all(&s).unwrap();
+        fs::write(s.join("a.py"), "print(1)\n").unwrap();
+        nix::unistd::mkfifo(&s.join("b.py"), nix::sys::stat::Mode::from_bits_truncate(0o600))
+            .unwrap();
+        let dir = t.path().to_path_buf();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut w = Vec::new();
+            let got = scan_scripts("sk", &dir, "", &mut w);
+            let names: Vec<String> = got.into_iter().map(|s| s.command).collect();
+            let w: Vec<String> = w.iter().map(|w| w.to_string()).collect();
+            let _ = tx.send((names, w));
+        });
+        let (names, w) = rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("the scan blocked on a FIFO");
+        assert_eq!(names, ["skill:sk:a"]);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].contains("b.py: skipped: it is a FIFO, not a regular file"),
+            "{w:?}"
+        );
+    }
 }

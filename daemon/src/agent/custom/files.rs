@@ -365,4 +365,20 @@ mod tests {
         assert_eq!(scan.found[0].scope, Scope::User);
         assert!(scan.held.is_empty());
     }
+
+    #[test]
+    fn a_fifo_command_file_is_named_and_skipped() {
+        let s = setup();
+        let fifo = s.places.home.as_ref().unwrap().join(".claude/commands/pipe.md");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let scan = s.places.scan(&s.project, Kind::Commands);
+        assert_eq!(scan.found.len(), 1, "{scan:?}");
+        assert_eq!(
+            scan.problems,
+            [format!(
+                "{} is skipped: it is a FIFO, not a regular file",
+                fifo.display()
+            )]
+        );
+    }
 }

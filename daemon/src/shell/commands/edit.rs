@@ -264,4 +264,19 @@ mod tests {
         assert_eq!(edit_file(&p, "f", "one\ntwo", "1\n2", false).exit_code, 0);
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "1\r\n2\r\nthree\r\n");
     }
+
+    #[test]
+    fn a_fifo_is_refused_by_name_at_once() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("pipe");
+        nix::unistd::mkfifo(&p, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(edit_file(&p, "pipe", "a", "b", false).text);
+        });
+        let text = rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("edit blocked on a FIFO");
+        assert_eq!(text, "edit: pipe: it is a FIFO, not a regular file");
+    }
 }

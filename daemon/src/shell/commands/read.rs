@@ -278,4 +278,19 @@ mod tests {
         let (_d, p) = file(b"");
         assert_eq!(read_page(&p, "e", 0, 10).text, "[e is empty]");
     }
+
+    #[test]
+    fn a_fifo_is_refused_by_name_at_once() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("pipe");
+        nix::unistd::mkfifo(&p, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(read_page(&p, "pipe", 0, 10).text);
+        });
+        let text = rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("read blocked on a FIFO");
+        assert_eq!(text, "read: pipe: it is a FIFO, not a regular file");
+    }
 }

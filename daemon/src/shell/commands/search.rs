@@ -397,4 +397,32 @@ mod tests {
         assert_eq!(search(root, &q(root, "absent")).exit_code, 1);
         assert_eq!(search(root, &q(root, "(")).exit_code, 2);
     }
+
+    #[test]
+    fn a_fifo_in_the_tree_is_named_and_skipped_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        fs::write(root.join("a.txt"), "TODO here\n").unwrap();
+        let mode = nix::sys::stat::Mode::from_bits_truncate(0o600);
+        nix::unistd::mkfifo(&root.join("pipe.txt"), mode).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let found = search(&root, &q(&root, "TODO"));
+            let none = search(&root, &q(&root, "absent"));
+            let _ = tx.send((found, none));
+        });
+        let (found, none) = rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("search blocked on a FIFO");
+        assert_eq!(
+            found.text,
+            "a.txt:1:TODO here\n[not searched, not regular files: pipe.txt (a FIFO)]\n"
+        );
+        assert!(
+            none.text
+                .ends_with("[not searched, not regular files: pipe.txt (a FIFO)]\n"),
+            "{}",
+            none.text
+        );
+    }
 }
