@@ -171,7 +171,8 @@ pub fn open_regular(path: &Path) -> io::Result<(std::fs::File, std::fs::Metadata
     if let Some(why) = NotRegular::of(meta.file_type()) {
         return Err(why.into());
     }
-    let status = nix::fcntl::fcntl(&file, nix::fcntl::FcntlArg::F_GETFL).map_err(io::Error::from)?;
+    let status =
+        nix::fcntl::fcntl(&file, nix::fcntl::FcntlArg::F_GETFL).map_err(io::Error::from)?;
     let status = nix::fcntl::OFlag::from_bits_truncate(status) - nix::fcntl::OFlag::O_NONBLOCK;
     nix::fcntl::fcntl(&file, nix::fcntl::FcntlArg::F_SETFL(status)).map_err(io::Error::from)?;
     Ok((file, meta))
@@ -299,11 +300,27 @@ mod tests {
         symlink(&fifo, d.path().join("link-to-fifo.md")).unwrap();
         std::fs::create_dir(d.path().join("folder.md")).unwrap();
         let cases = [
-            (fifo.clone(), NotRegular::Fifo, "it is a FIFO, not a regular file"),
+            (
+                fifo.clone(),
+                NotRegular::Fifo,
+                "it is a FIFO, not a regular file",
+            ),
             (d.path().join("link-to-fifo.md"), NotRegular::Fifo, "a FIFO"),
-            (socket, NotRegular::Socket, "it is a socket, not a regular file"),
-            ("/dev/zero".into(), NotRegular::CharDevice, "a character device"),
-            (d.path().join("folder.md"), NotRegular::Directory, "a directory"),
+            (
+                socket,
+                NotRegular::Socket,
+                "it is a socket, not a regular file",
+            ),
+            (
+                "/dev/zero".into(),
+                NotRegular::CharDevice,
+                "a character device",
+            ),
+            (
+                d.path().join("folder.md"),
+                NotRegular::Directory,
+                "a directory",
+            ),
         ];
         for (path, kind, says) in cases {
             let shown = path.display().to_string();

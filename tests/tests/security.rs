@@ -9,6 +9,7 @@
 
 mod confinement;
 mod containment;
+mod hostile_files;
 mod hostile_repo;
 mod keys;
 mod mcp_scripts;

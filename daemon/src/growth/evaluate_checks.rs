@@ -19,7 +19,11 @@ pub fn structural_checks(
     scripts: &[SkillScript],
 ) -> Vec<String> {
     let mut findings = Vec::new();
-    let text = match synapse_shared::bounded::read_text(skill_md, None, synapse_shared::bounded::SKILL_MD_MAX_BYTES) {
+    let text = match synapse_shared::bounded::read_text(
+        skill_md,
+        None,
+        synapse_shared::bounded::SKILL_MD_MAX_BYTES,
+    ) {
         Ok(t) => t,
         Err(e) => return vec![format!("{}: {e}", skill_md.display())],
     };

@@ -95,13 +95,10 @@ fn enabled_plugins(settings: &Path) -> Result<BTreeMap<String, bool>, String> {
 /// `<plugin>@<marketplace>` → `installPath`, from either layout of installed_plugins.json
 /// (`plugins.<key>` as one entry or a list of entries); unreadable → empty.
 fn installed_paths(file: &Path) -> BTreeMap<String, PathBuf> {
-    let Some(v) = synapse_shared::bounded::read_text(
-        file,
-        None,
-        synapse_shared::bounded::CONFIG_MAX_BYTES,
-    )
-    .ok()
-        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+    let Some(v) =
+        synapse_shared::bounded::read_text(file, None, synapse_shared::bounded::CONFIG_MAX_BYTES)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
     else {
         return BTreeMap::new();
     };

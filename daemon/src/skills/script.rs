@@ -361,8 +361,11 @@ mod tests {
         let s = t.path().join("scripts");
         fs::create_dir_all(&s).unwrap();
         fs::write(s.join("a.py"), "print(1)\n").unwrap();
-        nix::unistd::mkfifo(&s.join("b.py"), nix::sys::stat::Mode::from_bits_truncate(0o600))
-            .unwrap();
+        nix::unistd::mkfifo(
+            &s.join("b.py"),
+            nix::sys::stat::Mode::from_bits_truncate(0o600),
+        )
+        .unwrap();
         let dir = t.path().to_path_buf();
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {

@@ -29,8 +29,8 @@ use parking_lot::Mutex;
 #[path = "instructions_imports.rs"]
 mod imports;
 
-use imports::{Import, import_folders, import_paths, looks_binary, never_given, normalize};
 pub use imports::Skipped;
+use imports::{Import, import_folders, import_paths, looks_binary, never_given, normalize};
 
 /// The instruction file names looked for in each folder, in the order they are given.
 pub const INSTRUCTION_FILES: [&str; 3] = ["AGENTS.md", "CLAUDE.md", "CLAUDE.local.md"];
@@ -335,7 +335,8 @@ impl<'a> Loader<'a> {
                 }
             };
         if looks_binary(&text) {
-            self.skipped.push(skip(format!("binary content ({}), not text", size(bytes))));
+            self.skipped
+                .push(skip(format!("binary content ({}), not text", size(bytes))));
             return;
         }
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
@@ -394,7 +395,12 @@ impl<'a> Loader<'a> {
             if self.budget == 0 {
                 break;
             }
-            self.add(&import.path, Scope::Import, depth + 1, Some((&import, &from)));
+            self.add(
+                &import.path,
+                Scope::Import,
+                depth + 1,
+                Some((&import, &from)),
+            );
         }
     }
 

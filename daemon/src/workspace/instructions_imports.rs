@@ -230,7 +230,11 @@ mod tests {
         ] {
             assert_eq!(never_given(Path::new(path), &p), Some(why), "{path}");
         }
-        for path in ["/h/proj/docs/env.md", "/h/.claude/rules.md", "/h/proj/log.jsonl"] {
+        for path in [
+            "/h/proj/docs/env.md",
+            "/h/.claude/rules.md",
+            "/h/proj/log.jsonl",
+        ] {
             assert_eq!(never_given(Path::new(path), &p), None, "{path}");
         }
     }

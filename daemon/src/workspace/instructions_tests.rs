@@ -149,9 +149,11 @@ fn imports_stay_in_the_project_and_the_users_instruction_folders_with_a_notice()
         shown(&loaded.files)[..2],
         ["~/.claude/CLAUDE.md", "~/.claude/rules.md"]
     );
-    assert!(loaded.skipped[0].to_string().starts_with(&format!(
-        "~/.claude/CLAUDE.md:1: `@~/notes.md` {outside}"
-    )));
+    assert!(
+        loaded.skipped[0]
+            .to_string()
+            .starts_with(&format!("~/.claude/CLAUDE.md:1: `@~/notes.md` {outside}"))
+    );
 }
 
 #[test]
@@ -161,7 +163,14 @@ fn credential_stores_transcripts_and_binary_files_are_never_imported() {
     f.write(&f.home(".claude/.credentials.json"), secret);
     f.write(&f.home(".codex/auth.json"), secret);
     f.write(&f.home(".claude/projects/-other/s.jsonl"), secret);
-    f.write(&f.places.synapse_home.clone().unwrap().join("sessions/x.jsonl"), secret);
+    f.write(
+        &f.places
+            .synapse_home
+            .clone()
+            .unwrap()
+            .join("sessions/x.jsonl"),
+        secret,
+    );
     std::fs::write(f.root("zeros.md"), vec![0u8; 1024 * 1024]).unwrap();
     f.write(&f.root(".env"), secret);
     f.write(
@@ -174,7 +183,10 @@ fn credential_stores_transcripts_and_binary_files_are_never_imported() {
     let loaded = load(&f.places, &f.places.root);
     assert_eq!(shown(&loaded.files), ["CLAUDE.md"]);
     let prompt = section(&loaded.files);
-    assert!(!prompt.contains(secret) && !prompt.contains('\0'), "{prompt}");
+    assert!(
+        !prompt.contains(secret) && !prompt.contains('\0'),
+        "{prompt}"
+    );
     let notices: Vec<String> = loaded.skipped.iter().map(|s| s.to_string()).collect();
     assert_eq!(
         notices[..3],
@@ -189,13 +201,24 @@ fn credential_stores_transcripts_and_binary_files_are_never_imported() {
         notices[4],
         "CLAUDE.md:4: `@zeros.md` not imported: binary content (1 MB), not text"
     );
-    assert_eq!(notices[5], "CLAUDE.md:4: `@.env` not imported: a credential store");
+    assert_eq!(
+        notices[5],
+        "CLAUDE.md:4: `@.env` not imported: a credential store"
+    );
     // A symlink with an innocent name is judged by what it points at.
-    symlink(f.home(".claude/.credentials.json"), f.home(".claude/style.md")).unwrap();
+    symlink(
+        f.home(".claude/.credentials.json"),
+        f.home(".claude/style.md"),
+    )
+    .unwrap();
     f.write(&f.root("CLAUDE.md"), "@~/.claude/style.md");
     let loaded = load(&f.places, &f.places.root);
     assert_eq!(shown(&loaded.files), ["CLAUDE.md"]);
-    assert!(loaded.skipped[0].to_string().ends_with("a credential store"));
+    assert!(
+        loaded.skipped[0]
+            .to_string()
+            .ends_with("a credential store")
+    );
 }
 
 #[test]

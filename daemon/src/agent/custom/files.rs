@@ -369,7 +369,12 @@ mod tests {
     #[test]
     fn a_fifo_command_file_is_named_and_skipped() {
         let s = setup();
-        let fifo = s.places.home.as_ref().unwrap().join(".claude/commands/pipe.md");
+        let fifo = s
+            .places
+            .home
+            .as_ref()
+            .unwrap()
+            .join(".claude/commands/pipe.md");
         nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
         let scan = s.places.scan(&s.project, Kind::Commands);
         assert_eq!(scan.found.len(), 1, "{scan:?}");

@@ -9,10 +9,10 @@ use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 
 use crate::shell::capture::OUTPUT_CAP_CHARS;
-use synapse_shared::bounded::NotRegular;
 use crate::shell::commands::walk;
 use synapse_command::args::{self, OptSpec, UnknownOpts};
 use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+use synapse_shared::bounded::NotRegular;
 
 /// Matching lines shown when no `--max` is given.
 pub const SEARCH_MAX_DEFAULT: usize = 200;
@@ -217,7 +217,11 @@ pub fn search(cwd: &Path, q: &Query) -> CommandOutput {
                 && !matches!(why, NotRegular::Directory | NotRegular::Other)
                 && filter.accepts(&q.root, entry.path())
             {
-                special.push(format!("{} ({})", walk::display(cwd, entry.path()), why.kind()));
+                special.push(format!(
+                    "{} ({})",
+                    walk::display(cwd, entry.path()),
+                    why.kind()
+                ));
             }
             continue;
         }
