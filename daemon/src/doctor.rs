@@ -82,8 +82,23 @@ pub async fn run(state: &DaemonState, request: &DoctorRequest) -> Vec<Check> {
     checks.push(sandbox_check(state, &request.cwd));
     if request.cwd.is_absolute() {
         checks.extend(instruction_checks(state, &request.cwd));
+        checks.extend(custom_checks(state, &request.cwd));
     }
     checks
+}
+
+/// Custom command and agent files that could not be used (unreadable, a FIFO, bad front matter).
+fn custom_checks(state: &DaemonState, cwd: &Path) -> Vec<Check> {
+    state
+        .custom
+        .load(cwd)
+        .problems
+        .into_iter()
+        .map(|p| {
+            Check::new("commands", Verdict::Warn, p)
+                .fix("fix or remove the file; the other commands and agents are used meanwhile")
+        })
+        .collect()
 }
 
 /// The user's settings.json: missing (fine), private, parsing, and what is in force.
@@ -399,8 +414,15 @@ fn instruction_checks(state: &DaemonState, cwd: &Path) -> Vec<Check> {
         home,
         synapse_home: Some(env.synapse_home.clone()),
     };
-    let files = instructions::load(&places, cwd);
-    if files.is_empty() {
+    let loaded = instructions::load(&places, cwd);
+    let skipped = loaded.skipped.iter().map(|s| {
+        Check::new("instructions", Verdict::Warn, s.to_string()).fix(
+            "nothing of it is given to the model; remove the import or the file if it is not meant",
+        )
+    });
+    let skipped: Vec<Check> = skipped.collect();
+    let files = loaded.files;
+    if files.is_empty() && skipped.is_empty() {
         return vec![Check::new(
             "instructions",
             Verdict::Ok,
@@ -437,6 +459,7 @@ fn instruction_checks(state: &DaemonState, cwd: &Path) -> Vec<Check> {
                 )
             }
         })
+        .chain(skipped)
         .collect()
 }
 

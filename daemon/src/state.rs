@@ -508,11 +508,11 @@ fn project_instructions(
         home: Some(gate_base.home.clone()).filter(|h| h != std::path::Path::new("/")),
         synapse_home: Some(gate_base.synapse_home.clone()),
     };
-    let files = instructions::load(&places, cwd);
+    let loaded = instructions::load(&places, cwd);
     workspace
         .instructions
-        .record_prompt(session, places, &files);
-    instructions::section(&files)
+        .record_prompt(session, places, &loaded);
+    instructions::section(&loaded.files)
 }
 
 /// A reader of the live settings (a stamp check, and a re-read when the file changed).

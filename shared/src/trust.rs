@@ -51,7 +51,7 @@ pub enum TrustError {
 
 /// The trusted folders in `file`; a missing file is an empty list.
 pub fn load(file: &Path) -> Result<Vec<PathBuf>, TrustError> {
-    let text = match std::fs::read_to_string(file) {
+    let text = match crate::bounded::read_text(file, None, crate::bounded::CONFIG_MAX_BYTES) {
         Ok(t) => t,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(source) => {

@@ -12,6 +12,7 @@ mod containment;
 mod deletions;
 mod home_session;
 mod hook_allow;
+mod hostile_files;
 mod hostile_repo;
 mod keys;
 mod mcp_scripts;

@@ -79,10 +79,16 @@ pub fn has(file: &Path, name: &str) -> bool {
 
 /// The entry of server `name` in `file`, as written.
 pub fn entry(file: &Path, name: &str) -> Option<Value> {
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()?;
+    let v: Value = serde_json::from_str(&read_config(file).ok()?).ok()?;
     SERVER_KEYS
         .iter()
         .find_map(|k| v.get(k).and_then(|s| s.get(name)).cloned())
+}
+
+/// A configuration file's text: a regular file (a FIFO or device at its place is refused by
+/// name, never waited on), bounded.
+fn read_config(file: &Path) -> io::Result<String> {
+    synapse_shared::bounded::read_text(file, None, synapse_shared::bounded::CONFIG_MAX_BYTES)
 }
 
 fn edit(
@@ -102,7 +108,7 @@ fn edit(
     let folder = std::fs::File::open(dir).map_err(io_err("open", dir))?;
     folder.lock().map_err(io_err("lock", dir))?;
     let mut tree =
-        match std::fs::read_to_string(file) {
+        match read_config(file) {
             Ok(text) if text.trim().is_empty() => Value::Object(Map::new()),
             Ok(text) => serde_json::from_str::<Value>(text.trim_start_matches('\u{feff}'))
                 .map_err(|e| EditError::Corrupt {

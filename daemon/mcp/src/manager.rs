@@ -290,7 +290,12 @@ impl McpManager {
         if only_if_changed && self.inner.config.is_current_at(&stamp) {
             return None;
         }
-        let config = self.inner.config.load();
+        // The files are read on the blocking pool: a project's slow or odd file never holds a
+        // runtime thread that every other project's session and `daemon status` share.
+        let inner = self.inner.clone();
+        let config = tokio::task::spawn_blocking(move || inner.config.load())
+            .await
+            .unwrap_or_default();
         self.inner.config.loaded_at(stamp);
         let mut summary = RefreshSummary {
             problems: config.problems.iter().map(ToString::to_string).collect(),

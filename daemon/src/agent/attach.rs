@@ -87,6 +87,7 @@ impl ChatSessions {
         if let Some(root) = session.workspace_root() {
             notices.extend(project_notices(root));
         }
+        notices.extend(session.instruction_notices());
         // Its sandbox is known now: start the shell while the client sends its first input.
         session.warm_shell();
         session.hooks_session_start(match (opened.resumed, a.cleared) {

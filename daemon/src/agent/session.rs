@@ -286,6 +286,16 @@ impl ChatSession {
             .unwrap_or_default()
     }
 
+    /// What the session's instruction files left out (a FIFO, a credential store imported, binary
+    /// content), as notices for the user.
+    pub fn instruction_notices(&self) -> Vec<String> {
+        self.deps
+            .workspace
+            .as_ref()
+            .map(|w| w.instructions.skipped(&self.id))
+            .unwrap_or_default()
+    }
+
     /// A client opened (`startup`) or resumed (`resume`) the session: its `SessionStart` hooks
     /// run now, and the next turn waits for them (their output goes with its prompt).
     pub fn hooks_session_start(&self, source: &'static str) {

@@ -22,8 +22,8 @@ const RANK_QUERY_CHARS: usize = 4_000;
 
 /// The last `max_chars` characters of `path` (at a character boundary).
 pub fn read_tail(path: &Path, max_chars: usize) -> std::io::Result<String> {
-    let mut file = std::fs::File::open(path)?;
-    let len = file.metadata()?.len();
+    let (mut file, meta) = synapse_shared::bounded::open_regular(path)?;
+    let len = meta.len();
     // A character is at most 4 bytes: read enough bytes, then cut by characters.
     let want = (max_chars as u64).saturating_mul(4).min(len);
     file.seek(SeekFrom::Start(len - want))?;

@@ -19,7 +19,11 @@ pub fn structural_checks(
     scripts: &[SkillScript],
 ) -> Vec<String> {
     let mut findings = Vec::new();
-    let text = match std::fs::read_to_string(skill_md) {
+    let text = match synapse_shared::bounded::read_text(
+        skill_md,
+        None,
+        synapse_shared::bounded::SKILL_MD_MAX_BYTES,
+    ) {
         Ok(t) => t,
         Err(e) => return vec![format!("{}: {e}", skill_md.display())],
     };
@@ -90,7 +94,6 @@ const REFERENCE_READ_MAX_BYTES: u64 = 256 * 1024;
 /// The SKILL.md text plus the Markdown files beside it and under `references/` (where published
 /// skills put their step-by-step instructions), bounded.
 fn instructions_text(dir: &Path, skill_md: &str) -> String {
-    use std::io::Read;
     let mut out = skill_md.to_string();
     for folder in [dir.to_path_buf(), dir.join("references")] {
         let Ok(entries) = std::fs::read_dir(&folder) else {
@@ -107,10 +110,9 @@ fn instructions_text(dir: &Path, skill_md: &str) -> String {
             .collect();
         files.sort();
         for p in files.into_iter().take(50) {
-            let mut buf = Vec::new();
-            if let Ok(f) = std::fs::File::open(&p) {
-                let _ = f.take(REFERENCE_READ_MAX_BYTES).read_to_end(&mut buf);
-            }
+            let buf = synapse_shared::bounded::read_bytes_head(&p, None, REFERENCE_READ_MAX_BYTES)
+                .map(|(head, _)| head)
+                .unwrap_or_default();
             out.push('\n');
             out.push_str(&String::from_utf8_lossy(&buf));
         }

@@ -103,7 +103,11 @@ pub fn contents(dir: &Path, store: &SkillStore, cwd: &Path) -> String {
         if s.kind != SkillKind::Meta || !s.enabled {
             continue;
         }
-        match std::fs::read_to_string(&s.skill_md) {
+        match synapse_shared::bounded::read_text(
+            &s.skill_md,
+            None,
+            synapse_shared::bounded::SKILL_MD_MAX_BYTES,
+        ) {
             Ok(text) => parts.push(format!("### {} ({})\n\n{}", s.name, s.id, text.trim())),
             Err(e) => tracing::warn!("meta skill {}: {e}", s.skill_md.display()),
         }

@@ -74,11 +74,14 @@ impl Chat for ChatService {
         } else {
             Resume::New
         };
-        let mcp = self.state.mcp.clone();
-        let attached = self
-            .state
-            .chats
-            .attach(
+        // Opening a session reads the project's files (skills, instructions, MCP configs) under
+        // locks every project shares: on the blocking pool, never on a runtime thread that
+        // `daemon status` and other projects' sessions need.
+        let state = self.state.clone();
+        let non_interactive = open.non_interactive;
+        let attached = tokio::task::spawn_blocking(move || {
+            let mcp = state.mcp.clone();
+            state.chats.attach(
                 Attach {
                     cwd: PathBuf::from(&open.cwd),
                     env: open.env.into_iter().collect::<HashMap<_, _>>(),
@@ -104,9 +107,11 @@ impl Chat for ChatService {
                         .collect()
                 },
             )
-            .map_err(Status::from)?;
+        })
+        .await
+        .map_err(|e| Status::internal(format!("opening the session failed: {e}")))?
+        .map_err(Status::from)?;
         let session = attached.session;
-        let non_interactive = open.non_interactive;
         let (turns, messages) = session.counts_now();
         let (tx, rx) = mpsc::channel(CLIENT_QUEUE);
         let first = ChatEvent {

@@ -43,7 +43,8 @@ pub fn images_in(output: &str, scratch: &Path) -> Vec<Image> {
         {
             continue;
         }
-        let Ok(bytes) = std::fs::read(&path) else {
+        // The scratch folder is the agent's: a FIFO swapped in after the look is refused here.
+        let Ok(bytes) = synapse_shared::bounded::read_bytes(&path, None, IMAGE_BYTES_MAX) else {
             continue;
         };
         out.push(Image {

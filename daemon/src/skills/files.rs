@@ -53,25 +53,9 @@ pub fn read_skill_file(
     rel: &str,
 ) -> Result<(PathBuf, Vec<u8>), SkillError> {
     let path = resolve_in_skill(skill, dir, rel)?;
-    let meta = fs::metadata(&path).map_err(|e| SkillError::io("read", &path, e))?;
-    if !meta.is_file() {
-        return Err(SkillError::io(
-            "read",
-            &path,
-            std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"),
-        ));
-    }
-    if meta.len() > SKILL_FILE_MAX_BYTES {
-        return Err(SkillError::io(
-            "read",
-            &path,
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!("larger than {SKILL_FILE_MAX_BYTES} bytes"),
-            ),
-        ));
-    }
-    let bytes = fs::read(&path).map_err(|e| SkillError::io("read", &path, e))?;
+    // A FIFO or device is refused by name before it is opened; the size is capped.
+    let bytes = synapse_shared::bounded::read_bytes(&path, None, SKILL_FILE_MAX_BYTES)
+        .map_err(|e| SkillError::io("read", &path, e))?;
     Ok((path, bytes))
 }
 

@@ -71,7 +71,11 @@ pub fn enabled_plugin_roots(home: &Path) -> Vec<PathBuf> {
 /// `enabledPlugins` of Claude Code's settings: missing file or key → none enabled; a file that
 /// does not parse → an error (the caller enables none).
 fn enabled_plugins(settings: &Path) -> Result<BTreeMap<String, bool>, String> {
-    let text = match std::fs::read_to_string(settings) {
+    let text = match synapse_shared::bounded::read_text(
+        settings,
+        None,
+        synapse_shared::bounded::CONFIG_MAX_BYTES,
+    ) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
         Err(e) => return Err(format!("cannot read {}: {e}", settings.display())),
@@ -91,9 +95,10 @@ fn enabled_plugins(settings: &Path) -> Result<BTreeMap<String, bool>, String> {
 /// `<plugin>@<marketplace>` → `installPath`, from either layout of installed_plugins.json
 /// (`plugins.<key>` as one entry or a list of entries); unreadable → empty.
 fn installed_paths(file: &Path) -> BTreeMap<String, PathBuf> {
-    let Some(v) = std::fs::read_to_string(file)
-        .ok()
-        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+    let Some(v) =
+        synapse_shared::bounded::read_text(file, None, synapse_shared::bounded::CONFIG_MAX_BYTES)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
     else {
         return BTreeMap::new();
     };

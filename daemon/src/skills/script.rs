@@ -84,6 +84,13 @@ pub fn scan_scripts(
             continue;
         };
         if !meta.is_file() {
+            // A FIFO, socket or device among the scripts is named, never opened (a FIFO would
+            // hold the scan until a writer came).
+            if let Some(why) = synapse_shared::bounded::NotRegular::of(meta.file_type())
+                && why != synapse_shared::bounded::NotRegular::Directory
+            {
+                warnings.push(SkillWarning::new(&path, None, format!("skipped: {why}")));
+            }
             continue;
         }
         let head = read_head(&path);
@@ -187,10 +194,9 @@ fn is_editor_junk(name: &str) -> bool {
 }
 
 fn read_head(path: &Path) -> String {
-    let mut buf = Vec::new();
-    if let Ok(f) = fs::File::open(path) {
-        let _ = f.take(DOC_READ_LIMIT_BYTES as u64).read_to_end(&mut buf);
-    }
+    let buf = synapse_shared::bounded::read_bytes_head(path, None, DOC_READ_LIMIT_BYTES as u64)
+        .map(|(head, _)| head)
+        .unwrap_or_default();
     if buf.contains(&0) {
         return String::new();
     }
@@ -205,7 +211,7 @@ const TAIL_READ_BYTES: u64 = 16 * 1024;
 fn read_tail(path: &Path) -> String {
     use std::io::{Seek, SeekFrom};
     let mut buf = Vec::new();
-    if let Ok(mut f) = fs::File::open(path)
+    if let Ok((mut f, _)) = synapse_shared::bounded::open_regular(path)
         && f.seek(SeekFrom::End(-(TAIL_READ_BYTES as i64))).is_ok()
     {
         let _ = f.take(TAIL_READ_BYTES).read_to_end(&mut buf);
@@ -347,5 +353,36 @@ mod tests {
         );
         assert_eq!(got[1].rel_path, "office/unpack.py");
         assert!(w.is_empty(), "{w:?}");
+    }
+
+    #[test]
+    fn a_fifo_among_the_scripts_is_named_and_never_opened() {
+        let t = tempfile::tempdir().unwrap();
+        let s = t.path().join("scripts");
+        fs::create_dir_all(&s).unwrap();
+        fs::write(s.join("a.py"), "print(1)\n").unwrap();
+        nix::unistd::mkfifo(
+            &s.join("b.py"),
+            nix::sys::stat::Mode::from_bits_truncate(0o600),
+        )
+        .unwrap();
+        let dir = t.path().to_path_buf();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut w = Vec::new();
+            let got = scan_scripts("sk", &dir, "", &mut w);
+            let names: Vec<String> = got.into_iter().map(|s| s.command).collect();
+            let w: Vec<String> = w.iter().map(|w| w.to_string()).collect();
+            let _ = tx.send((names, w));
+        });
+        let (names, w) = rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("the scan blocked on a FIFO");
+        assert_eq!(names, ["skill:sk:a"]);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].contains("b.py: skipped: it is a FIFO, not a regular file"),
+            "{w:?}"
+        );
     }
 }

@@ -9,18 +9,29 @@
 //! touches a folder whose chain below the root holds an instruction file not yet given, the
 //! shell's router appends it to that result ([`SessionInstructions::nested`]).
 //!
-//! Every file is read under the boundary rules ([`synapse_shared::bounded`]): a regular file,
-//! inside the project, the user's home or `$SYNAPSE_HOME`, no symlink out. `@path` imports
-//! (Claude Code's syntax) follow the same rules, to a bounded depth, each file once. Budgets per
-//! file and in total keep a huge file from filling the context; a cut says so in the text.
+//! Every file is read under the boundary rules ([`synapse_shared::bounded`]): a regular file (a
+//! FIFO or device is named and skipped, never waited on), no symlink out of its folder, text
+//! (binary content is refused). `@path` imports (Claude Code's syntax) are followed to a bounded
+//! depth, each file once, and only inside the project and the user's instruction folders; a
+//! credential store or session log is never imported ([`imports`]). What is
+//! skipped is a [`Skipped`] the user is shown (at the session's start, in `synapse doctor`); the
+//! model sees nothing of it. Budgets per file and in total keep a huge file from filling the
+//! context; a cut says so in the text.
 //!
 //! Instructions are text for the model and nothing else: nothing in them is parsed for rules,
 //! and they never grant a permission (the gate reads only settings the user trusted).
 
-use std::collections::{HashMap, HashSet};
-use std::path::{Component, Path, PathBuf};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 
-use parking_lot::Mutex;
+#[path = "instructions_imports.rs"]
+mod imports;
+#[path = "instructions_session.rs"]
+mod session;
+
+pub use imports::Skipped;
+use imports::{Import, import_folders, import_paths, looks_binary, never_given, normalize};
+pub use session::SessionInstructions;
 
 /// The instruction file names looked for in each folder, in the order they are given.
 pub const INSTRUCTION_FILES: [&str; 3] = ["AGENTS.md", "CLAUDE.md", "CLAUDE.local.md"];
@@ -34,8 +45,6 @@ pub const IMPORT_MAX_DEPTH: usize = 5;
 const NOTE_MAX_BYTES: usize = 200;
 /// Less of a file than this is not shown at all (only the note that it was left out).
 const SHOWN_MIN_BYTES: usize = 1024;
-/// The folders of the home a project's instruction file may import from.
-const USER_AGENT_FOLDERS: [&str; 3] = [".claude", ".codex", ".agents"];
 
 /// Where instruction files are looked for, and the folders files may be read from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,18 +84,29 @@ pub struct InstructionFile {
     pub cut: bool,
 }
 
+/// The instruction files of a session, and what was left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Loaded {
+    pub files: Vec<InstructionFile>,
+    /// Files and imports not given to the model (a FIFO, a credential store, binary content).
+    pub skipped: Vec<Skipped>,
+}
+
 /// Reads the instruction files of a session opened in `cwd` (inside `places.root`).
-pub fn load(places: &Places, cwd: &Path) -> Vec<InstructionFile> {
+pub fn load(places: &Places, cwd: &Path) -> Loaded {
     let mut loader = Loader::new(places, TOTAL_MAX_BYTES, HashSet::new());
     for path in user_files(places) {
-        loader.add(&path, Scope::User, 0, true);
+        loader.add(&path, Scope::User, 0, None);
     }
     for dir in chain(&places.root, cwd) {
         for name in INSTRUCTION_FILES {
-            loader.add(&dir.join(name), Scope::Project, 0, false);
+            loader.add(&dir.join(name), Scope::Project, 0, None);
         }
     }
-    loader.files
+    Loaded {
+        files: loader.files,
+        skipped: loader.skipped,
+    }
 }
 
 /// The prompt's `# Project instructions` section (empty without files), to follow a section that
@@ -114,100 +134,6 @@ fn label(scope: Scope) -> &'static str {
         Scope::User => " (the user's, for every project)",
         Scope::Project | Scope::Nested => "",
         Scope::Import => " (imported)",
-    }
-}
-
-/// What one chat session was given, and what its agent is still to be given when it works in a
-/// subfolder. Shared by the clones of the session's workspace binding; entries are per shell
-/// session name, so only the session that recorded its prompt gets nested files.
-#[derive(Debug, Default)]
-pub struct SessionInstructions {
-    inner: Mutex<HashMap<String, Given>>,
-}
-
-#[derive(Debug)]
-struct Given {
-    places: Places,
-    /// Every file given so far (the prompt's and the nested ones), by real path.
-    seen: HashSet<PathBuf>,
-    /// What was given, in order (for `/memory`).
-    files: Vec<InstructionFile>,
-    /// Bytes of nested files given so far.
-    nested_bytes: usize,
-}
-
-impl SessionInstructions {
-    /// Records what the prompt of the shell session `session` holds.
-    pub fn record_prompt(&self, session: &str, places: Places, files: &[InstructionFile]) {
-        let seen = files.iter().map(|f| real(&f.path)).collect();
-        self.inner.lock().insert(
-            session.to_owned(),
-            Given {
-                places,
-                seen,
-                files: files.to_vec(),
-                nested_bytes: 0,
-            },
-        );
-    }
-
-    /// Every file the session was given so far, in order.
-    pub fn given(&self, session: &str) -> Vec<InstructionFile> {
-        self.inner
-            .lock()
-            .get(session)
-            .map(|g| g.files.clone())
-            .unwrap_or_default()
-    }
-
-    /// The instruction files not yet given to `session` in the folders from the root down to
-    /// the folder of `touched` (a file the agent read or changed), rendered to append to that
-    /// command's result; `None` when there are none. Blocking (it reads files).
-    pub fn nested(&self, session: &str, touched: &Path) -> Option<String> {
-        let mut inner = self.inner.lock();
-        let given = inner.get_mut(session)?;
-        let touched = normalize(touched);
-        let folder = touched.parent()?;
-        if !folder.starts_with(&given.places.root) {
-            return None;
-        }
-        // A file the agent reads itself needs no second copy.
-        if INSTRUCTION_FILES
-            .iter()
-            .any(|n| touched.file_name() == Some(n.as_ref()))
-        {
-            given.seen.insert(real(&touched));
-        }
-        let budget = TOTAL_MAX_BYTES.saturating_sub(given.nested_bytes);
-        let seen = std::mem::take(&mut given.seen);
-        let mut loader = Loader::new(&given.places, budget, seen);
-        for dir in chain(&given.places.root, folder) {
-            for name in INSTRUCTION_FILES {
-                loader.add(&dir.join(name), Scope::Nested, 0, false);
-            }
-        }
-        given.seen = loader.seen;
-        given.nested_bytes += budget - loader.budget;
-        if loader.files.is_empty() {
-            return None;
-        }
-        let mut out = String::new();
-        for f in &loader.files {
-            let applies = match Path::new(&f.shown).parent() {
-                _ if f.scope == Scope::Import => String::new(),
-                Some(p) if !p.as_os_str().is_empty() => {
-                    format!(" (they apply to files below {}/)", p.display())
-                }
-                _ => String::new(),
-            };
-            out.push_str(&format!(
-                "\n\nInstructions from {}{applies}:\n{}",
-                f.shown,
-                f.text.trim_end()
-            ));
-        }
-        given.files.extend(loader.files);
-        Some(out)
     }
 }
 
@@ -243,6 +169,7 @@ struct Loader<'a> {
     budget: usize,
     seen: HashSet<PathBuf>,
     files: Vec<InstructionFile>,
+    skipped: Vec<Skipped>,
 }
 
 impl<'a> Loader<'a> {
@@ -252,29 +179,56 @@ impl<'a> Loader<'a> {
             budget,
             seen,
             files: Vec::new(),
+            skipped: Vec::new(),
         }
     }
 
-    /// Adds `path` (when it is an instruction file that may be read) and then its imports.
-    /// `users` says the file is the user's own (a user-level file or one it imports), not the
-    /// project's: only those may import from anywhere in the home.
-    fn add(&mut self, path: &Path, scope: Scope, depth: usize, users: bool) {
-        let Some(within) = self.folder_of(path, users) else {
+    /// Adds `path` (when it is an instruction file that may be read) and then its imports;
+    /// `import` is the `@path` word (and the file, as shown, that holds it) that led here.
+    fn add(&mut self, path: &Path, scope: Scope, depth: usize, import: Option<(&Import, &str)>) {
+        let shown = self.shown(path);
+        let skip = |why: String| Skipped {
+            from: import.map(|(i, from)| (from.to_owned(), i.line)),
+            what: import.map_or_else(|| shown.clone(), |(i, _)| i.raw.clone()),
+            why,
+        };
+        // A missing file (or an `@mention` that names none) is no news.
+        let Ok(meta) = std::fs::metadata(path) else {
             return;
         };
-        if !path.is_file() || !self.seen.insert(real(path)) {
+        if let Some(why) = synapse_shared::bounded::NotRegular::of(meta.file_type()) {
+            self.skipped.push(skip(why.to_string()));
             return;
         }
-        let shown = self.shown(path);
+        let Some(within) = self.folder_of(path, import.is_some()) else {
+            self.skipped.push(skip(
+                "outside the project and the user's instruction folders (~/.claude, ~/.codex, \
+                 $SYNAPSE_HOME)"
+                    .to_owned(),
+            ));
+            return;
+        };
+        if let Some(why) = never_given(path, self.places) {
+            self.skipped.push(skip(why.to_owned()));
+            return;
+        }
+        if !self.seen.insert(real(path)) {
+            return;
+        }
         let max = FILE_MAX_BYTES.min(self.budget);
         let (text, bytes) =
             match synapse_shared::bounded::read_text_head(path, Some(&within), max as u64 + 1) {
                 Ok(read) => read,
                 Err(e) => {
-                    tracing::info!(path = %path.display(), error = %e, "instruction file not read");
+                    self.skipped.push(skip(e.to_string()));
                     return;
                 }
             };
+        if looks_binary(&text) {
+            self.skipped
+                .push(skip(format!("binary content ({}), not text", size(bytes))));
+            return;
+        }
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
         let name = name.unwrap_or_default();
         let (text, cut) = if bytes as usize > max || text.len() > max {
@@ -318,6 +272,7 @@ impl<'a> Loader<'a> {
         } else {
             Vec::new()
         };
+        let from = shown.clone();
         self.files.push(InstructionFile {
             path: path.to_path_buf(),
             shown,
@@ -330,25 +285,33 @@ impl<'a> Loader<'a> {
             if self.budget == 0 {
                 break;
             }
-            self.add(&import, Scope::Import, depth + 1, users);
+            self.add(
+                &import.path,
+                Scope::Import,
+                depth + 1,
+                Some((&import, &from)),
+            );
         }
     }
 
-    /// The folder `path` may be read within: the project, `$SYNAPSE_HOME`, and the home — all
-    /// of it for the user's own files, only its agent folders (`~/.claude`, `~/.codex`,
-    /// `~/.agents`) for a project's, so a cloned repository's `@~/.ssh/id_rsa` reads nothing.
-    fn folder_of(&self, path: &Path, users: bool) -> Option<PathBuf> {
-        let home = self.places.home.as_ref();
-        let mut folders = vec![
-            Some(self.places.root.clone()),
-            self.places.synapse_home.clone(),
-        ];
-        if users {
-            folders.push(home.cloned());
+    /// The folder `path` may be read within. A file looked for by name lies in the project,
+    /// the home or `$SYNAPSE_HOME` by construction; an import counts only in the project and
+    /// the user's instruction folders ([`import_folders`]), so a cloned repository's `@~/.ssh/id_rsa` reads nothing.
+    /// The user's own files may be links into the home (a dotfiles repository).
+    fn folder_of(&self, path: &Path, imported: bool) -> Option<PathBuf> {
+        let folders = if imported {
+            import_folders(self.places)
         } else {
-            folders.extend(USER_AGENT_FOLDERS.map(|f| home.map(|h| h.join(f))));
-        }
-        folders.into_iter().flatten().find(|f| path.starts_with(f))
+            [
+                Some(self.places.root.clone()),
+                self.places.home.clone(),
+                self.places.synapse_home.clone(),
+            ]
+            .into_iter()
+            .flatten()
+            .collect()
+        };
+        folders.into_iter().find(|f| path.starts_with(f))
     }
 
     fn shown(&self, path: &Path) -> String {
@@ -368,65 +331,6 @@ impl<'a> Loader<'a> {
         // Anywhere else (`$SYNAPSE_HOME` outside the home among it): the real path.
         path.display().to_string()
     }
-}
-
-/// The files `text` imports with Claude Code's `@path` words (outside code blocks and spans),
-/// resolved against `dir` (the importing file's folder), `~/` against the home.
-fn import_paths(text: &str, dir: &Path, places: &Places) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut in_fence = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            in_fence = !in_fence;
-            continue;
-        }
-        if in_fence {
-            continue;
-        }
-        let mut in_code = false;
-        for word in line.split_whitespace() {
-            let ticks = word.matches('`').count();
-            let starts_code = in_code;
-            if ticks % 2 == 1 {
-                in_code = !in_code;
-            }
-            if starts_code || ticks > 0 {
-                continue;
-            }
-            let Some(raw) = word.strip_prefix('@') else {
-                continue;
-            };
-            // Punctuation that ends a sentence is not part of the path.
-            let raw = raw.trim_end_matches([',', ';', ':', ')', '!', '?', '.']);
-            if raw.is_empty() {
-                continue;
-            }
-            let path = match raw.strip_prefix("~/") {
-                Some(rest) => match &places.home {
-                    Some(home) => home.join(rest),
-                    None => continue,
-                },
-                None => dir.join(raw),
-            };
-            out.push(normalize(&path));
-        }
-    }
-    out
-}
-
-/// `path` with `.` and `..` taken out lexically (so `../x` cannot pass a prefix check it fails).
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// The real path of a file, to tell a second name of a file given already (a `CLAUDE.md` that

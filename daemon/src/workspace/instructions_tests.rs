@@ -55,7 +55,7 @@ fn user_files_come_first_then_root_down_to_the_cwd_with_local_after_its_sibling(
         &f.places.synapse_home.clone().unwrap().join("AGENTS.md"),
         "synapse user",
     );
-    let files = load(&f.places, &f.root("sub"));
+    let files = load(&f.places, &f.root("sub")).files;
     let synapse_agents = f
         .places
         .synapse_home
@@ -106,7 +106,7 @@ fn imports_are_relative_bounded_each_read_once_and_skip_code() {
             &format!("link {i} @{}.md", i + 1),
         );
     }
-    let files = load(&f.places, &f.places.root);
+    let files = load(&f.places, &f.places.root).files;
     let names = shown(&files);
     assert_eq!(
         names[..3],
@@ -124,32 +124,146 @@ fn imports_are_relative_bounded_each_read_once_and_skip_code() {
 }
 
 #[test]
-fn a_project_file_imports_only_from_the_project_and_the_users_agent_folders() {
+fn imports_stay_in_the_project_and_the_users_instruction_folders_with_a_notice() {
     let f = Fixture::new();
     f.write(&f.home(".ssh/id_rsa"), "PRIVATE KEY");
     f.write(&f.home(".claude/mine.md"), "my own preferences");
     f.write(&f.home("notes.md"), "home notes");
     f.write(
         &f.root("AGENTS.md"),
-        "@~/.ssh/id_rsa @~/.claude/mine.md @../notes.md @/etc/hostname",
+        "@~/.ssh/id_rsa @~/.claude/mine.md\n@../notes.md @/etc/hostname @alice",
     );
-    let files = load(&f.places, &f.places.root);
-    assert_eq!(shown(&files), ["AGENTS.md", "~/.claude/mine.md"]);
-    // The user's own file may import from anywhere in the home.
-    f.write(&f.home(".claude/CLAUDE.md"), "@~/notes.md");
-    let files = load(&f.places, &f.places.root);
-    assert_eq!(shown(&files)[..2], ["~/.claude/CLAUDE.md", "~/notes.md"]);
+    let loaded = load(&f.places, &f.places.root);
+    assert_eq!(shown(&loaded.files), ["AGENTS.md", "~/.claude/mine.md"]);
+    let notices: Vec<String> = loaded.skipped.iter().map(|s| s.to_string()).collect();
+    let outside = "not imported: outside the project and the user's instruction folders";
+    assert_eq!(notices.len(), 3, "{notices:?}");
+    assert!(notices[0].starts_with("AGENTS.md:1: `@~/.ssh/id_rsa` not imported: "));
+    assert!(notices[1].starts_with(&format!("AGENTS.md:2: `@../notes.md` {outside}")));
+    assert!(notices[2].starts_with(&format!("AGENTS.md:2: `@/etc/hostname` {outside}")));
+    // The user's own file imports from the same places: not from elsewhere in the home.
+    f.write(&f.home(".claude/CLAUDE.md"), "@~/notes.md @rules.md");
+    f.write(&f.home(".claude/rules.md"), "my rules");
+    let loaded = load(&f.places, &f.places.root);
+    assert_eq!(
+        shown(&loaded.files)[..2],
+        ["~/.claude/CLAUDE.md", "~/.claude/rules.md"]
+    );
+    assert!(
+        loaded.skipped[0]
+            .to_string()
+            .starts_with(&format!("~/.claude/CLAUDE.md:1: `@~/notes.md` {outside}"))
+    );
+}
+
+#[test]
+fn credential_stores_transcripts_and_binary_files_are_never_imported() {
+    let f = Fixture::new();
+    let secret = "sk-ant-SECRET-TOKEN";
+    f.write(&f.home(".claude/.credentials.json"), secret);
+    f.write(&f.home(".codex/auth.json"), secret);
+    f.write(&f.home(".claude/projects/-other/s.jsonl"), secret);
+    f.write(
+        &f.places
+            .synapse_home
+            .clone()
+            .unwrap()
+            .join("sessions/x.jsonl"),
+        secret,
+    );
+    std::fs::write(f.root("zeros.md"), vec![0u8; 1024 * 1024]).unwrap();
+    f.write(&f.root(".env"), secret);
+    f.write(
+        &f.root("CLAUDE.md"),
+        &format!(
+            "rules\n@~/.claude/.credentials.json @~/.codex/auth.json\n@~/.claude/projects/-other/s.jsonl\n@{}/sessions/x.jsonl @zeros.md @.env",
+            f.places.synapse_home.as_ref().unwrap().display()
+        ),
+    );
+    let loaded = load(&f.places, &f.places.root);
+    assert_eq!(shown(&loaded.files), ["CLAUDE.md"]);
+    let prompt = section(&loaded.files);
+    assert!(
+        !prompt.contains(secret) && !prompt.contains('\0'),
+        "{prompt}"
+    );
+    let notices: Vec<String> = loaded.skipped.iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        notices[..3],
+        [
+            "CLAUDE.md:2: `@~/.claude/.credentials.json` not imported: a credential store",
+            "CLAUDE.md:2: `@~/.codex/auth.json` not imported: a credential store",
+            "CLAUDE.md:3: `@~/.claude/projects/-other/s.jsonl` not imported: a session log",
+        ]
+    );
+    assert!(notices[3].ends_with("/sessions/x.jsonl` not imported: a session log"));
+    assert_eq!(
+        notices[4],
+        "CLAUDE.md:4: `@zeros.md` not imported: binary content (1 MB), not text"
+    );
+    assert_eq!(
+        notices[5],
+        "CLAUDE.md:4: `@.env` not imported: a credential store"
+    );
+    // A symlink with an innocent name is judged by what it points at.
+    symlink(
+        f.home(".claude/.credentials.json"),
+        f.home(".claude/style.md"),
+    )
+    .unwrap();
+    f.write(&f.root("CLAUDE.md"), "@~/.claude/style.md");
+    let loaded = load(&f.places, &f.places.root);
+    assert_eq!(shown(&loaded.files), ["CLAUDE.md"]);
+    assert!(
+        loaded.skipped[0]
+            .to_string()
+            .ends_with("a credential store")
+    );
+}
+
+#[test]
+fn a_fifo_instruction_file_is_named_and_skipped_at_once() {
+    let f = Fixture::new();
+    let mode = nix::sys::stat::Mode::from_bits_truncate(0o600);
+    nix::unistd::mkfifo(&f.root("AGENTS.md"), mode).unwrap();
+    nix::unistd::mkfifo(&f.root("pipe.md"), mode).unwrap();
+    f.write(&f.root("CLAUDE.md"), "@pipe.md");
+    let places = f.places.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(load(&places, &places.root));
+    });
+    let loaded = rx
+        .recv_timeout(std::time::Duration::from_secs(5))
+        .expect("loading blocked on a FIFO");
+    assert_eq!(shown(&loaded.files), ["CLAUDE.md"]);
+    let notices: Vec<String> = loaded.skipped.iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        notices,
+        [
+            "AGENTS.md not given to the model: it is a FIFO, not a regular file",
+            "CLAUDE.md:1: `@pipe.md` not imported: it is a FIFO, not a regular file",
+        ]
+    );
 }
 
 #[test]
 fn a_symlink_out_is_not_read_and_a_second_name_of_a_file_is_given_once() {
     let f = Fixture::new();
     symlink("/etc/passwd", f.root("AGENTS.md")).unwrap();
-    assert!(load(&f.places, &f.places.root).is_empty());
+    let loaded = load(&f.places, &f.places.root);
+    assert!(loaded.files.is_empty());
+    assert!(
+        loaded.skipped[0]
+            .to_string()
+            .starts_with("AGENTS.md not given to the model: it resolves to /etc/passwd, outside"),
+        "{:?}",
+        loaded.skipped
+    );
     std::fs::remove_file(f.root("AGENTS.md")).unwrap();
     f.write(&f.root("AGENTS.md"), "shared rules");
     symlink(f.root("AGENTS.md"), f.root("CLAUDE.md")).unwrap();
-    let files = load(&f.places, &f.places.root);
+    let files = load(&f.places, &f.places.root).files;
     assert_eq!(shown(&files), ["AGENTS.md"]);
 }
 
@@ -160,7 +274,7 @@ fn a_huge_file_is_cut_with_a_note_and_the_total_budget_holds() {
     f.write(&f.root("CLAUDE.md"), &"b".repeat(40 * 1024));
     f.write(&f.root("CLAUDE.local.md"), &"c".repeat(10 * 1024));
     f.write(&f.root("sub/AGENTS.md"), "late");
-    let files = load(&f.places, &f.root("sub"));
+    let files = load(&f.places, &f.root("sub")).files;
     assert!(files[0].cut && files[0].bytes == 2 * 1024 * 1024);
     assert!(
         files[0]
@@ -189,8 +303,8 @@ fn nested_files_come_once_when_the_agent_first_works_below_their_folder() {
     f.write(&f.root("sub/AGENTS.md"), "sub rules");
     f.write(&f.root("sub/deeper/CLAUDE.md"), "deeper rules");
     let given = SessionInstructions::default();
-    let files = load(&f.places, &f.places.root);
-    given.record_prompt("s1", f.places.clone(), &files);
+    let loaded = load(&f.places, &f.places.root);
+    given.record_prompt("s1", f.places.clone(), &loaded);
     // Another session (a sub-agent's shell) recorded nothing: it gets nothing.
     assert_eq!(given.nested("other", &f.root("sub/x.rs")), None);
     assert_eq!(given.nested("s1", &f.root("top.rs")), None);
@@ -217,7 +331,7 @@ fn reading_an_instruction_file_itself_brings_no_second_copy() {
     let f = Fixture::new();
     f.write(&f.root("sub/AGENTS.md"), "sub rules");
     let given = SessionInstructions::default();
-    given.record_prompt("s1", f.places.clone(), &[]);
+    given.record_prompt("s1", f.places.clone(), &Loaded::default());
     assert_eq!(given.nested("s1", &f.root("sub/AGENTS.md")), None);
     assert_eq!(given.nested("s1", &f.root("sub/x.rs")), None);
 }

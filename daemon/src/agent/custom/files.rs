@@ -223,7 +223,7 @@ fn list_md(folder: &Path, kind: Kind, problems: &mut Vec<String>) -> Vec<(PathBu
         Kind::Agents => 0,
     };
     let mut out = Vec::new();
-    walk(folder, folder, depth, &mut out);
+    walk(folder, folder, depth, &mut out, problems);
     out.sort();
     if out.len() > FILES_PER_FOLDER_MAX {
         problems.push(format!(
@@ -235,7 +235,13 @@ fn list_md(folder: &Path, kind: Kind, problems: &mut Vec<String>) -> Vec<(PathBu
     out
 }
 
-fn walk(base: &Path, dir: &Path, depth: usize, out: &mut Vec<(PathBuf, PathBuf)>) {
+fn walk(
+    base: &Path,
+    dir: &Path,
+    depth: usize,
+    out: &mut Vec<(PathBuf, PathBuf)>,
+    problems: &mut Vec<String>,
+) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -255,11 +261,16 @@ fn walk(base: &Path, dir: &Path, depth: usize, out: &mut Vec<(PathBuf, PathBuf)>
         };
         if meta.is_dir() {
             if depth > 0 {
-                walk(base, &path, depth - 1, out);
+                walk(base, &path, depth - 1, out, problems);
             }
         } else if meta.is_file() && name.ends_with(".md") {
             let rel = path.strip_prefix(base).unwrap_or(&path).to_path_buf();
             out.push((path, rel));
+        } else if name.ends_with(".md")
+            && let Some(why) = synapse_shared::bounded::NotRegular::of(meta.file_type())
+        {
+            // A FIFO would hold whoever opened it; it is named and never opened.
+            problems.push(format!("{} is skipped: {why}", path.display()));
         }
     }
 }
@@ -353,5 +364,26 @@ mod tests {
         assert_eq!(scan.found.len(), 1);
         assert_eq!(scan.found[0].scope, Scope::User);
         assert!(scan.held.is_empty());
+    }
+
+    #[test]
+    fn a_fifo_command_file_is_named_and_skipped() {
+        let s = setup();
+        let fifo = s
+            .places
+            .home
+            .as_ref()
+            .unwrap()
+            .join(".claude/commands/pipe.md");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let scan = s.places.scan(&s.project, Kind::Commands);
+        assert_eq!(scan.found.len(), 1, "{scan:?}");
+        assert_eq!(
+            scan.problems,
+            [format!(
+                "{} is skipped: it is a FIFO, not a regular file",
+                fifo.display()
+            )]
+        );
     }
 }

@@ -109,6 +109,10 @@ pub(super) fn path_word(args: &[String]) -> Option<String> {
         .next()
 }
 
+/// The largest file `edit` changes (it is read whole, a regular file only: a FIFO or device at
+/// the path is refused by name, never waited on).
+const EDIT_INPUT_MAX_BYTES: u64 = 256 * 1024 * 1024;
+
 /// Applies one edit; `old`/`new` are the words as given (escapes not yet interpreted).
 pub fn edit_file(
     abs: &Path,
@@ -121,7 +125,7 @@ pub fn edit_file(
     if old_raw.is_empty() {
         return fail("<old> is empty; give the exact text to replace".to_owned());
     }
-    let bytes = match std::fs::read(abs) {
+    let bytes = match synapse_shared::bounded::read_bytes(abs, None, EDIT_INPUT_MAX_BYTES) {
         Ok(b) => b,
         Err(e) => return fail(format!("{shown}: {}", io_reason(&e))),
     };
@@ -259,5 +263,20 @@ mod tests {
         let (_d, p) = setup("one\r\ntwo\r\nthree\r\n");
         assert_eq!(edit_file(&p, "f", "one\ntwo", "1\n2", false).exit_code, 0);
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "1\r\n2\r\nthree\r\n");
+    }
+
+    #[test]
+    fn a_fifo_is_refused_by_name_at_once() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("pipe");
+        nix::unistd::mkfifo(&p, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(edit_file(&p, "pipe", "a", "b", false).text);
+        });
+        let text = rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("edit blocked on a FIFO");
+        assert_eq!(text, "edit: pipe: it is a FIFO, not a regular file");
     }
 }

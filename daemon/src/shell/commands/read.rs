@@ -1,6 +1,5 @@
 //! `read <path> [--offset N] [--limit N]`: a file's lines numbered like `cat -n`, paged.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
@@ -124,8 +123,10 @@ pub fn read_page(abs: &Path, shown: &str, offset: usize, limit: usize) -> Comman
             "{shown} is a directory; list it with `ls {shown}` or `glob`"
         ));
     }
-    let file = match File::open(abs) {
-        Ok(f) => f,
+    // A FIFO, socket or device is refused by name, never opened blocking (a FIFO would hold
+    // the command until a writer came).
+    let file = match synapse_shared::bounded::open_regular(abs) {
+        Ok((f, _)) => f,
         Err(e) => return fail(format!("{shown}: {}", io_reason(&e))),
     };
     let mut reader = BufReader::new(file);
@@ -276,5 +277,20 @@ mod tests {
         assert_eq!(out.text, "read: x: no such file or directory");
         let (_d, p) = file(b"");
         assert_eq!(read_page(&p, "e", 0, 10).text, "[e is empty]");
+    }
+
+    #[test]
+    fn a_fifo_is_refused_by_name_at_once() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("pipe");
+        nix::unistd::mkfifo(&p, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(read_page(&p, "pipe", 0, 10).text);
+        });
+        let text = rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("read blocked on a FIFO");
+        assert_eq!(text, "read: pipe: it is a FIFO, not a regular file");
     }
 }

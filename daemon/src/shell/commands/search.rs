@@ -12,6 +12,7 @@ use crate::shell::capture::OUTPUT_CAP_CHARS;
 use crate::shell::commands::walk;
 use synapse_command::args::{self, OptSpec, UnknownOpts};
 use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+use synapse_shared::bounded::NotRegular;
 
 /// Matching lines shown when no `--max` is given.
 pub const SEARCH_MAX_DEFAULT: usize = 200;
@@ -202,19 +203,43 @@ pub fn search(cwd: &Path, q: &Query) -> CommandOutput {
         max: q.max,
         full: false,
     };
+    // FIFOs, sockets and devices the walk meets: named at the end, never opened.
+    let mut special: Vec<String> = Vec::new();
     for entry in walk::walker(&q.root).build().flatten() {
         if sink.matches >= q.max || sink.full {
             break;
         }
-        if !entry.file_type().is_some_and(|t| t.is_file()) || !filter.accepts(&q.root, entry.path())
-        {
+        let Some(file_type) = entry.file_type() else {
+            continue;
+        };
+        if !file_type.is_file() {
+            if let Some(why) = synapse_shared::bounded::NotRegular::of(file_type)
+                && !matches!(why, NotRegular::Directory | NotRegular::Other)
+                && filter.accepts(&q.root, entry.path())
+            {
+                special.push(format!(
+                    "{} ({})",
+                    walk::display(cwd, entry.path()),
+                    why.kind()
+                ));
+            }
+            continue;
+        }
+        if !filter.accepts(&q.root, entry.path()) {
             continue;
         }
         sink.path = walk::display(cwd, entry.path());
         let before = sink.out.len();
         let before_matches = sink.matches;
-        if searcher
-            .search_path(&matcher, entry.path(), &mut sink)
+        // Opened non-blocking and checked again: a FIFO swapped in after the walk is refused.
+        let opened = synapse_shared::bounded::open_regular(entry.path());
+        if opened
+            .map_err(|_| ())
+            .and_then(|(file, _)| {
+                searcher
+                    .search_file(&matcher, &file, &mut sink)
+                    .map_err(|_| ())
+            })
             .is_err()
         {
             // Unreadable file: skip it, as ripgrep does (it would only warn).
@@ -226,10 +251,11 @@ pub fn search(cwd: &Path, q: &Query) -> CommandOutput {
             sink.out.push_str("--\n");
         }
     }
+    let skipped = skipped_note(&special);
     if sink.matches == 0 {
         return CommandOutput::failure(
             format!(
-                "no matches for {:?} in {}",
+                "no matches for {:?} in {}{skipped}",
                 q.regex,
                 walk::display(cwd, &q.root)
             ),
@@ -246,7 +272,23 @@ pub fn search(cwd: &Path, q: &Query) -> CommandOutput {
             sink.matches
         ));
     }
+    out.push_str(skipped.trim_start_matches('\n'));
     CommandOutput::success(out)
+}
+
+/// Special files shown at most in the note that names them.
+const SPECIAL_SHOWN_MAX: usize = 5;
+
+/// The note naming the FIFOs, sockets and devices that were not searched ("" without any).
+fn skipped_note(special: &[String]) -> String {
+    if special.is_empty() {
+        return String::new();
+    }
+    let mut shown = special[..special.len().min(SPECIAL_SHOWN_MAX)].join(", ");
+    if special.len() > SPECIAL_SHOWN_MAX {
+        shown.push_str(&format!(" and {} more", special.len() - SPECIAL_SHOWN_MAX));
+    }
+    format!("\n[not searched, not regular files: {shown}]\n")
 }
 
 struct Collect {
@@ -358,5 +400,33 @@ mod tests {
         );
         assert_eq!(search(root, &q(root, "absent")).exit_code, 1);
         assert_eq!(search(root, &q(root, "(")).exit_code, 2);
+    }
+
+    #[test]
+    fn a_fifo_in_the_tree_is_named_and_skipped_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        fs::write(root.join("a.txt"), "TODO here\n").unwrap();
+        let mode = nix::sys::stat::Mode::from_bits_truncate(0o600);
+        nix::unistd::mkfifo(&root.join("pipe.txt"), mode).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let found = search(&root, &q(&root, "TODO"));
+            let none = search(&root, &q(&root, "absent"));
+            let _ = tx.send((found, none));
+        });
+        let (found, none) = rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("search blocked on a FIFO");
+        assert_eq!(
+            found.text,
+            "a.txt:1:TODO here\n[not searched, not regular files: pipe.txt (a FIFO)]\n"
+        );
+        assert!(
+            none.text
+                .ends_with("[not searched, not regular files: pipe.txt (a FIFO)]\n"),
+            "{}",
+            none.text
+        );
     }
 }

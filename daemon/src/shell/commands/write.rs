@@ -140,7 +140,7 @@ pub fn write_file(abs: &Path, shown: &str, content: &[u8]) -> CommandOutput {
     let before = match &existing {
         None => Some(String::new()),
         Some(m) if m.is_file() && (m.len() as usize) <= DIFF_INPUT_MAX_BYTES => {
-            std::fs::read(&target)
+            synapse_shared::bounded::read_bytes(&target, None, DIFF_INPUT_MAX_BYTES as u64)
                 .ok()
                 .and_then(|b| String::from_utf8(b).ok())
         }
