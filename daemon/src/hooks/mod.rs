@@ -16,6 +16,7 @@
 
 pub mod config;
 pub mod matcher;
+pub mod named_files;
 pub mod names;
 pub mod output;
 pub mod run;
