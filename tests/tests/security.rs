@@ -9,6 +9,7 @@
 
 mod confinement;
 mod containment;
+mod hook_pins;
 mod hostile_repo;
 mod keys;
 mod mcp_scripts;
