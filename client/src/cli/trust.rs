@@ -201,7 +201,10 @@ fn ask(question: &str) -> anyhow::Result<bool> {
         .lock()
         .read_line(&mut line)
         .context("cannot read the answer")?;
-    Ok(matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes"))
+    Ok(matches!(
+        line.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
 }
 
 fn absolute(dir: PathBuf) -> anyhow::Result<PathBuf> {

@@ -92,7 +92,10 @@ pub fn named_files(command: &str, place: &HookPlace) -> Vec<Named> {
                 && let Some(expanded) = expand(target, place)
                 && bases.len() < BASES_MAX
             {
-                let dirs: Vec<PathBuf> = bases.iter().map(|b| normalize(&b.join(&expanded))).collect();
+                let dirs: Vec<PathBuf> = bases
+                    .iter()
+                    .map(|b| normalize(&b.join(&expanded)))
+                    .collect();
                 for d in dirs {
                     if !bases.contains(&d) && bases.len() < BASES_MAX {
                         bases.push(d);
@@ -194,7 +197,10 @@ fn classify(path: &Path, root: &Path, lexical_root: &Path) -> Option<Named> {
         Err(e) => return unpinnable(format!("is a link that leads nowhere readable ({e})")),
     };
     if !real.starts_with(root) {
-        return unpinnable(format!("is a link leading out of the project (to {})", real.display()));
+        return unpinnable(format!(
+            "is a link leading out of the project (to {})",
+            real.display()
+        ));
     }
     match std::fs::metadata(&real) {
         Ok(m) if m.is_file() => Some(Named::File(real)),
@@ -282,7 +288,10 @@ mod tests {
             vec![p.root.join("scripts/check.py")]
         );
         assert_eq!(
-            files("cd \"$CLAUDE_PROJECT_DIR\" && python3 scripts/check.py", &sub),
+            files(
+                "cd \"$CLAUDE_PROJECT_DIR\" && python3 scripts/check.py",
+                &sub
+            ),
             vec![p.root.join("scripts/check.py")]
         );
     }

@@ -34,9 +34,8 @@ pub fn hold_reason(entry: &HookEntry, place: &HookPlace, pins: &Path) -> Option<
         entry.origin.file.display()
     );
     let root = place.root.display();
-    if let Some(Named::Unpinnable { path, why }) = named
-        .iter()
-        .find(|n| matches!(n, Named::Unpinnable { .. }))
+    if let Some(Named::Unpinnable { path, why }) =
+        named.iter().find(|n| matches!(n, Named::Unpinnable { .. }))
     {
         return Some(format!(
             "{head}: it names {}, which {why}, so what it runs can't be pinned; name the script \

@@ -125,7 +125,8 @@ impl HookSources {
         for name in PROJECT_HOOK_FILES {
             let file = root.join(name);
             let mut ignored = Vec::new();
-            if let Some(hooks) = read_json(&file, &mut ignored).and_then(|v| v.get("hooks").cloned())
+            if let Some(hooks) =
+                read_json(&file, &mut ignored).and_then(|v| v.get("hooks").cloned())
             {
                 set.add(&hooks, &origin(&file));
             }

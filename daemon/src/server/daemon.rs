@@ -8,8 +8,8 @@ use synapse_shared::proto::daemon_server::Daemon;
 use synapse_shared::proto::{
     DoctorRequest, DoctorResponse, GetSettingsRequest, HookInfo, ListHooksRequest,
     ListHooksResponse, SetAutoEnhanceRequest, SetModelSettingsRequest, SettingsResponse,
-    ShutdownRequest, ShutdownResponse, StatusRequest, StatusResponse, TrustRequest, TrustResponse, TrustReview, TrustReviewItem,
-    WorkspaceStatus,
+    ShutdownRequest, ShutdownResponse, StatusRequest, StatusResponse, TrustRequest, TrustResponse,
+    TrustReview, TrustReviewItem, WorkspaceStatus,
 };
 use synapse_shared::settings::{self, Settings};
 use tonic::{Request, Response, Status};
@@ -138,8 +138,7 @@ impl Daemon for DaemonService {
         })
         .await
         .map_err(|e| Status::internal(e.to_string()))?;
-        let (outcome, trusted) =
-            outcome.map_err(|e| Status::failed_precondition(e.to_string()))?;
+        let (outcome, trusted) = outcome.map_err(|e| Status::failed_precondition(e.to_string()))?;
         Ok(Response::new(TrustResponse {
             changed: outcome.changed,
             folders: outcome

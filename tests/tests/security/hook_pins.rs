@@ -80,7 +80,9 @@ async fn a_trusted_hooks_script_changed_by_a_pull_is_held_until_trust_shows_the_
     assert!(
         refused.stdout.contains("hook script (new)")
             && refused.stdout.contains(&r.script.display().to_string())
-            && refused.stdout.contains("PreToolUse hook `sh .claude/hooks/fmt.sh`"),
+            && refused
+                .stdout
+                .contains("PreToolUse hook `sh .claude/hooks/fmt.sh`"),
         "{refused:?}"
     );
     assert!(
@@ -93,7 +95,10 @@ async fn a_trusted_hooks_script_changed_by_a_pull_is_held_until_trust_shows_the_
     assert!(!listed.stdout.contains(&root), "{listed:?}");
 
     let accepted = trust(&r.env, &["--yes"], &r.root);
-    assert!(accepted.success() && accepted.stdout.contains("Trusted:"), "{accepted:?}");
+    assert!(
+        accepted.success() && accepted.stdout.contains("Trusted:"),
+        "{accepted:?}"
+    );
     let fake = FakeLlm::start(Script::new().tool_call("true").text("done"))
         .await
         .unwrap();
@@ -125,7 +130,9 @@ async fn a_trusted_hooks_script_changed_by_a_pull_is_held_until_trust_shows_the_
     let refused = trust(&r.env, &[], &r.root);
     assert!(!refused.success(), "{refused:?}");
     assert!(
-        refused.stdout.contains("1 new or changed since you last trusted it")
+        refused
+            .stdout
+            .contains("1 new or changed since you last trusted it")
             && refused.stdout.contains("hook script (changed)")
             && refused.stdout.contains("+echo pulled"),
         "{refused:?}"

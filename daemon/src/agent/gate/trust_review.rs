@@ -83,7 +83,11 @@ pub fn review(root: &Path, places: &ReviewPlaces<'_>) -> Review {
     let mut warnings = Vec::new();
     let mut files: Vec<(PathBuf, ItemKind, String)> = Vec::new();
     for name in settings_pin::PINNED_PROJECT_FILES {
-        files.push((root.join(name), ItemKind::Settings, "project settings".into()));
+        files.push((
+            root.join(name),
+            ItemKind::Settings,
+            "project settings".into(),
+        ));
     }
     for path in crate::agent::custom::files::project_files(root) {
         let agent = path.components().any(|c| c.as_os_str() == "agents");
@@ -121,7 +125,11 @@ pub fn review(root: &Path, places: &ReviewPlaces<'_>) -> Review {
         }
     }
     for (path, hooks) in scripts {
-        files.push((path, ItemKind::HookScript, format!("run by {}", hooks.join(", "))));
+        files.push((
+            path,
+            ItemKind::HookScript,
+            format!("run by {}", hooks.join(", ")),
+        ));
     }
     // A file named twice (a hook that runs a command file) is reviewed once, as what it is first.
     let mut seen = std::collections::BTreeSet::new();
@@ -135,7 +143,10 @@ pub fn review(root: &Path, places: &ReviewPlaces<'_>) -> Review {
             Ok(Some(b)) => b,
             Ok(None) => continue,
             Err(e) => {
-                warnings.push(format!("{} cannot be read ({e}); it is not trusted", path.display()));
+                warnings.push(format!(
+                    "{} cannot be read ({e}); it is not trusted",
+                    path.display()
+                ));
                 continue;
             }
         };
@@ -199,8 +210,7 @@ fn digest_of(root: &Path, snapshot: &[(PathBuf, Vec<u8>)]) -> String {
 /// A diff against the trusted copy, or (no copy, or not text) the hash and first lines.
 fn detail(old: Option<&[u8]>, new: &[u8], hash: &str) -> String {
     let new_text = std::str::from_utf8(new).ok();
-    if let (Some(old), Some(new_text)) = (old.and_then(|o| std::str::from_utf8(o).ok()), new_text)
-    {
+    if let (Some(old), Some(new_text)) = (old.and_then(|o| std::str::from_utf8(o).ok()), new_text) {
         let diff = similar::TextDiff::from_lines(old, new_text);
         let text = diff
             .unified_diff()
@@ -223,7 +233,12 @@ fn detail(old: Option<&[u8]>, new: &[u8], hash: &str) -> String {
 /// The first `max` lines of `text`, with a count of the rest.
 fn cut(text: &str, max: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
-    let mut out = lines.iter().take(max).copied().collect::<Vec<_>>().join("\n");
+    let mut out = lines
+        .iter()
+        .take(max)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n");
     if lines.len() > max {
         out.push_str(&format!("\n… {} more lines", lines.len() - max));
     }
@@ -270,13 +285,26 @@ mod tests {
         let kinds: Vec<ItemKind> = first.items.iter().map(|i| i.kind).collect();
         assert_eq!(
             kinds,
-            [ItemKind::Settings, ItemKind::Command, ItemKind::Mcp, ItemKind::HookScript]
+            [
+                ItemKind::Settings,
+                ItemKind::Command,
+                ItemKind::Mcp,
+                ItemKind::HookScript
+            ]
         );
         assert!(first.items.iter().all(|i| i.new));
         let hook = &first.items[3];
-        assert!(hook.about.contains("PreToolUse hook `sh .claude/hooks/fmt.sh`"), "{hook:?}");
+        assert!(
+            hook.about
+                .contains("PreToolUse hook `sh .claude/hooks/fmt.sh`"),
+            "{hook:?}"
+        );
         assert!(hook.detail.starts_with("sha256 ") && hook.detail.contains("echo fmt"));
-        assert!(first.warnings[0].contains("is a folder"), "{:?}", first.warnings);
+        assert!(
+            first.warnings[0].contains("is a folder"),
+            "{:?}",
+            first.warnings
+        );
 
         // The same content reviews to the same digest; a change moves it.
         assert_eq!(review(&root, &places).digest, first.digest);
@@ -291,7 +319,11 @@ mod tests {
         let changed = &after.items[0];
         assert!(!changed.new && changed.path == script);
         assert!(changed.detail.contains("+echo pwned"), "{}", changed.detail);
-        assert!(changed.detail.contains("--- as trusted"), "{}", changed.detail);
+        assert!(
+            changed.detail.contains("--- as trusted"),
+            "{}",
+            changed.detail
+        );
 
         accept(&after, &pins).unwrap();
         assert!(review(&root, &places).items.is_empty());
