@@ -105,6 +105,31 @@ impl Hooks {
         self.sources.review_entries(root)
     }
 
+    /// Why each hook of a session in `cwd` would be held now (a project file it runs is not as
+    /// pinned), for `/hooks`.
+    pub fn held_in(&self, cwd: &Path, home: Option<&Path>) -> Vec<String> {
+        if !cwd.is_absolute() {
+            return Vec::new();
+        }
+        let root = crate::workspace::root::project_root(cwd, home);
+        let pins = self.sources.pin_file();
+        let mut out: Vec<String> = Vec::new();
+        for entry in &self.sources.get(Some(&root)).entries {
+            let place = named_files::HookPlace::new(
+                cwd,
+                &root,
+                entry.origin.plugin_root.as_deref(),
+                Some(self.sources.home()),
+            );
+            if let Some(why) = script_pins::hold_reason(entry, &place, &pins)
+                && !out.contains(&why)
+            {
+                out.push(why);
+            }
+        }
+        out
+    }
+
     /// The daemon user's home, as hooks see it.
     pub fn home(&self) -> &Path {
         self.sources.home()

@@ -57,10 +57,9 @@ impl Daemon for DaemonService {
             .collect();
         let order = |e: &str| crate::hooks::HookEvent::from_name(e);
         hooks.sort_by_key(|h| order(&h.event));
-        Ok(Response::new(ListHooksResponse {
-            hooks,
-            problems: set.problems.clone(),
-        }))
+        let mut problems = set.problems.clone();
+        problems.extend(self.state.hooks.held_in(&cwd, home.as_deref()));
+        Ok(Response::new(ListHooksResponse { hooks, problems }))
     }
 
     /// → `doctor::run` (daemon/src/doctor.rs).

@@ -126,6 +126,20 @@ async fn a_trusted_hooks_script_changed_by_a_pull_is_held_until_trust_shows_the_
         assert!(out.stderr.contains(part), "{part}\n{}", out.stderr);
     }
 
+    // `/hooks` says so too.
+    let listed = synapse_shared::proto::daemon_client::DaemonClient::new(r.env.channel().await)
+        .list_hooks(synapse_shared::proto::ListHooksRequest { cwd: root.clone() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(
+        listed
+            .problems
+            .iter()
+            .any(|p| p.contains("is held, not run") && p.contains("fmt.sh")),
+        "{listed:?}"
+    );
+
     // Trust lists the change with its diff; without --yes it takes nothing.
     let refused = trust(&r.env, &[], &r.root);
     assert!(!refused.success(), "{refused:?}");
