@@ -155,7 +155,7 @@ async fn project_commands_wait_for_trust_and_for_review_after_a_change() {
     assert!(out.stderr.contains("synapse trust"), "{}", out.stderr);
     assert!(fake.requests().is_empty());
 
-    let trusted = env.cli(&["trust", env.workdir().to_str().unwrap()]);
+    let trusted = env.cli(&["trust", "--yes", env.workdir().to_str().unwrap()]);
     assert!(trusted.success(), "{trusted:?}");
     let out = run_prompt(&env, &fake, "/deploy prod");
     assert!(out.success(), "{out:?}");
@@ -175,7 +175,7 @@ async fn project_commands_wait_for_trust_and_for_review_after_a_change() {
     );
     assert_eq!(fake.requests().len(), 1);
     assert!(
-        env.cli(&["trust", env.workdir().to_str().unwrap()])
+        env.cli(&["trust", "--yes", env.workdir().to_str().unwrap()])
             .success()
     );
     let out = run_prompt(&env, &fake, "/deploy prod");

@@ -398,7 +398,7 @@ async fn project_hooks_do_nothing_until_the_project_is_trusted() {
         out.stderr
     );
 
-    let trusted = env.cli(&["trust", project.to_str().unwrap()]);
+    let trusted = env.cli(&["trust", "--yes", project.to_str().unwrap()]);
     assert!(trusted.success(), "{trusted:?}");
     let out = run_in(&env, &fake, &project, "hello again").await;
     assert!(out.success(), "{out:?}");

@@ -118,7 +118,7 @@ fn every_source_is_listed_with_its_state_and_the_command_that_enables_it() {
 
     // Trusted: the very next listing says what is left to do — approval, for every project
     // source, the `~/.claude.json` entry too.
-    let trusted = synapse_in(&env, &project, &[], &["trust", "."]);
+    let trusted = synapse_in(&env, &project, &[], &["trust", "--yes", "."]);
     assert!(trusted.success(), "{trusted:?}");
     let (servers, out) = listed(&env, &project, &[]);
     assert!(
@@ -210,7 +210,7 @@ fn a_claude_json_project_entry_never_starts_without_approval() {
     )
     .unwrap();
     env.start_daemon();
-    let trusted = synapse_in(&env, &project, &[], &["trust", "."]);
+    let trusted = synapse_in(&env, &project, &[], &["trust", "--yes", "."]);
     assert!(trusted.success(), "{trusted:?}");
     let refresh = synapse_in(&env, &project, &[], &["tools", "refresh", "mcp"]);
     assert!(
@@ -250,7 +250,7 @@ fn a_project_server_keeps_the_environment_it_was_opened_with() {
     env.start_daemon();
     let first = [("PROJ_TAG", "first")];
     let second = [("PROJ_TAG", "second")];
-    assert!(synapse_in(&env, &project, &first, &["trust", "."]).success());
+    assert!(synapse_in(&env, &project, &first, &["trust", "--yes", "."]).success());
     let approved = synapse_in(&env, &project, &first, &["mcp", "approve", "proj"]);
     assert!(approved.success(), "{approved:?}");
     let got = synapse_in(

@@ -294,7 +294,7 @@ async fn a_session_in_a_project_folder_brings_its_project_servers() {
     )
     .unwrap();
     // A project's servers run only once the user trusted its folder.
-    let trusted = env.cli(&["trust", project.to_str().unwrap()]);
+    let trusted = env.cli(&["trust", "--yes", project.to_str().unwrap()]);
     assert!(trusted.success(), "{trusted:?}");
     env.start_daemon();
     assert!(!env.home().join("bin/mcp:proj:echo").exists());

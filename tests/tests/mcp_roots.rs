@@ -43,7 +43,7 @@ fn a_project_server_learns_its_root_and_a_shared_user_server_no_project() {
             json!({"mcpServers": {"theirs": everything()}}).to_string(),
         )
         .unwrap();
-        assert!(env.cli(&["trust", p.to_str().unwrap()]).success());
+        assert!(env.cli(&["trust", "--yes", p.to_str().unwrap()]).success());
     }
     env.start_daemon();
     let in_dir = |dir: &std::path::Path, args: &[&str]| {

@@ -203,7 +203,7 @@ async fn project_rules_count_only_in_a_trusted_folder() {
     let result = fake.requests()[1].last_tool_result().unwrap();
     assert!(result.contains("Permission denied"), "{result}");
 
-    let trust = env.cli(&["trust"]);
+    let trust = env.cli(&["trust", "--yes"]);
     assert!(
         trust.success() && trust.stdout.contains("Trusted:"),
         "{trust:?}"

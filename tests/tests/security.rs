@@ -12,6 +12,7 @@ mod containment;
 mod deletions;
 mod home_session;
 mod hook_allow;
+mod hook_pins;
 mod hostile_files;
 mod hostile_repo;
 mod keys;

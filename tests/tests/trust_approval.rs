@@ -17,7 +17,7 @@ fn trusted_project(env: &TestEnv, marker: &Path) -> PathBuf {
     let project = env.root().join("repo");
     std::fs::create_dir_all(project.join(".git")).unwrap();
     write_server(&project, marker);
-    let trusted = env.cli(&["trust", project.to_str().unwrap()]);
+    let trusted = env.cli(&["trust", "--yes", project.to_str().unwrap()]);
     assert!(trusted.success(), "{trusted:?}");
     project
 }

@@ -39,7 +39,7 @@ fn an_untrusted_projects_mcp_json_never_starts_its_server() {
 
     // Trusted and approved by the user, the same entry does start (so the marker would have
     // shown it).
-    let trusted = env.cli(&["trust", project.to_str().unwrap()]);
+    let trusted = env.cli(&["trust", "--yes", project.to_str().unwrap()]);
     assert!(trusted.success(), "{trusted:?}");
     let mut approve: Command = env.synapse();
     approve

@@ -134,7 +134,7 @@ async fn the_agent_cannot_rewrite_the_project_rules_even_in_yolo_mode() {
         r#"{"permissions":{"defaultMode":"yolo"}}"#,
     )
     .unwrap();
-    let trust = env.cli(&["trust"]);
+    let trust = env.cli(&["trust", "--yes"]);
     assert!(trust.success(), "{trust:?}");
     // Two runs: a run stops after 8 refused calls in a row.
     for routes in ROUTES.chunks(5) {
@@ -173,7 +173,7 @@ async fn a_trusted_projects_rules_changed_by_anyone_wait_for_the_user_to_trust_a
     std::fs::create_dir_all(&dir).unwrap();
     let settings = dir.join("settings.json");
     std::fs::write(&settings, r#"{"permissions": {"defaultMode": "auto"}}"#).unwrap();
-    let trust = env.cli(&["trust"]);
+    let trust = env.cli(&["trust", "--yes"]);
     assert!(trust.success(), "{trust:?}");
     // A `git pull` (or anyone) makes the trusted project's rules permissive.
     std::fs::write(&settings, r#"{"permissions": {"defaultMode": "yolo"}}"#).unwrap();
@@ -196,7 +196,7 @@ async fn a_trusted_projects_rules_changed_by_anyone_wait_for_the_user_to_trust_a
         "the changed project file put yolo in force"
     );
     // Reviewed and trusted again, the same file counts.
-    let again = env.cli(&["trust"]);
+    let again = env.cli(&["trust", "--yes"]);
     assert!(again.success(), "{again:?}");
     let fake = FakeLlm::start(Script::new().tool_call(&touch).text("done"))
         .await

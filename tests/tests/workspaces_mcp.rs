@@ -31,7 +31,7 @@ fn project(env: &TestEnv, name: &str) -> (PathBuf, String) {
         .to_string(),
     )
     .unwrap();
-    let trusted = env.cli(&["trust", dir.to_str().unwrap()]);
+    let trusted = env.cli(&["trust", "--yes", dir.to_str().unwrap()]);
     assert!(trusted.success(), "{trusted:?}");
     (dir, script)
 }
@@ -336,7 +336,7 @@ async fn a_projects_deny_rule_stops_a_tool_called_from_a_script() {
     )
     .unwrap();
     // The user trusts the folder as it is now (rules included).
-    let trusted = env.cli(&["trust", alpha.to_str().unwrap()]);
+    let trusted = env.cli(&["trust", "--yes", alpha.to_str().unwrap()]);
     assert!(trusted.success(), "{trusted:?}");
     std::fs::write(alpha.join("call.sh"), "mcp:proj:env TAG\n").unwrap();
     env.start_daemon();

@@ -207,7 +207,7 @@ async fn a_project_server_runs_in_its_root_with_the_clients_variables() {
     )
     .unwrap();
     // A project's servers run only once the user trusted its folder.
-    let trusted = env.cli(&["trust", project.to_str().unwrap()]);
+    let trusted = env.cli(&["trust", "--yes", project.to_str().unwrap()]);
     assert!(trusted.success(), "{trusted:?}");
     // The daemon starts without the variable: only the client that opens the session has it.
     env.start_daemon();

@@ -71,8 +71,9 @@ enum Command {
     /// sub-agent: enhance, evaluate, versions, rollback.
     #[command(subcommand)]
     Skill(skill::SkillCommand),
-    /// Trust a project folder, so its .synapse/settings.json permission rules (and its hooks,
-    /// custom commands and agents) apply, as they read now.
+    /// Trust a project folder, so its .synapse/settings.json permission rules, its hooks (and
+    /// the scripts they run), custom commands and agents apply as they read now: lists what is
+    /// new or changed since you last trusted it, with a diff, and asks first (--yes: don't ask).
     Trust(trust::TrustArgs),
     /// Check this installation: daemon and socket, versions, settings and rules files, the
     /// model (one request that costs no tokens), MCP servers, the sandbox, instruction files.

@@ -3,7 +3,9 @@
 //! A project's MCP config (`.mcp.json`, `mcp_servers.json`, `.vscode/mcp.json`, its `~/.claude.json`
 //! entry) runs code, so after the folder is trusted each of its servers still
 //! needs the user's approval of that exact entry: [`entry_hash`] is a SHA-256 of what decides
-//! what runs (transport, command, args, the names of the env variables and headers, cwd, url).
+//! what runs (transport, command, args, the names of the env variables and headers, cwd, url),
+//! and [`project_entry_hash`] adds the content of the project files its command runs (a
+//! `node server.js` of the repository), so a rewritten script needs approval again too.
 //! Approvals live in `$SYNAPSE_HOME/mcp/approved_servers.json` (never in the project), keyed by
 //! project root and server name. [`hold_unapproved`] moves every project server without a
 //! matching approval out of the config before anything starts it — a changed entry (by the
@@ -44,6 +46,20 @@ pub enum ApprovalError {
 
 /// root → server → approved hash.
 type Approvals = BTreeMap<String, BTreeMap<String, String>>;
+
+/// The SHA-256 (hex) of what decides what a server entry of the project at `root` runs: the
+/// entry, and the content of the project files its command runs
+/// ([`super::approval_files::named_project_files`]; an entry naming none hashes as the entry
+/// alone).
+pub fn project_entry_hash(server: &ServerConfig, root: &Path) -> String {
+    let files = super::approval_files::named_project_files(server, root);
+    if files.is_empty() {
+        return entry_hash(server);
+    }
+    let pinned = json!({"entry": entry_hash(server), "files": files});
+    let digest = Sha256::digest(pinned.to_string().as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
 
 /// The SHA-256 (hex) of what decides what a server entry runs.
 pub fn entry_hash(server: &ServerConfig) -> String {
@@ -126,7 +142,7 @@ pub fn hold_unapproved(config: &mut McpConfig, root: &Path, mcp_dir: &Path) {
     });
     let approved = approvals.get(&root.display().to_string());
     for (name, server) in std::mem::take(&mut config.servers) {
-        let hash = entry_hash(&server);
+        let hash = project_entry_hash(&server, root);
         let why = match approved.and_then(|a| a.get(&name)) {
             Some(h) if *h == hash => {
                 config.servers.insert(name, server);
@@ -183,7 +199,7 @@ pub fn approve(
     let mut approvals = load(mcp_dir)?;
     let entry = approvals.entry(root.display().to_string()).or_default();
     for s in servers {
-        entry.insert(s.name.clone(), entry_hash(s));
+        entry.insert(s.name.clone(), project_entry_hash(s, root));
     }
     let mut text =
         serde_json::to_string_pretty(&json!({ "approved": approvals })).unwrap_or_default();
@@ -343,6 +359,31 @@ mod tests {
             c.held.contains_key("fs"),
             "an unreadable approvals file approves nothing"
         );
+    }
+
+    #[test]
+    fn a_changed_project_script_holds_its_approved_server() {
+        let home = tempfile::tempdir().unwrap();
+        let mcp_dir = home.path().join("mcp");
+        let project = tempfile::tempdir().unwrap();
+        let source = project.path().join(".mcp.json");
+        std::fs::write(project.path().join("server.js"), "serve()").unwrap();
+        let config = || {
+            let mut c = McpConfig::default();
+            c.servers
+                .insert("fs".into(), server("fs", &source, &["server.js"]));
+            c
+        };
+        let mut c = config();
+        hold_unapproved(&mut c, project.path(), &mcp_dir);
+        approve(&mcp_dir, project.path(), &[&c.held["fs"].config]).unwrap();
+        let mut c = config();
+        hold_unapproved(&mut c, project.path(), &mcp_dir);
+        assert!(c.servers.contains_key("fs"), "{:?}", c.held);
+        std::fs::write(project.path().join("server.js"), "serve(); steal()").unwrap();
+        let mut c = config();
+        hold_unapproved(&mut c, project.path(), &mcp_dir);
+        assert_eq!(c.held["fs"].why, HoldReason::Changed);
     }
 
     #[test]

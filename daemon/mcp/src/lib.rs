@@ -26,6 +26,7 @@
 //! [`McpHub::catalog_entries`] for the caller's workspace.
 
 pub mod approval;
+pub mod approval_files;
 pub mod args;
 pub mod calls;
 pub mod catalog;

@@ -16,9 +16,11 @@
 
 pub mod config;
 pub mod matcher;
+pub mod named_files;
 pub mod names;
 pub mod output;
 pub mod run;
+pub mod script_pins;
 pub mod sources;
 
 use std::collections::HashMap;
@@ -97,6 +99,42 @@ impl Hooks {
         hooks
     }
 
+    /// Every hook that could run in the project at `root` once trusted as it reads now
+    /// ([`sources::HookSources::review_entries`]), for `synapse trust`'s review.
+    pub fn review_entries(&self, root: &Path) -> Vec<HookEntry> {
+        self.sources.review_entries(root)
+    }
+
+    /// Why each hook of a session in `cwd` would be held now (a project file it runs is not as
+    /// pinned), for `/hooks`.
+    pub fn held_in(&self, cwd: &Path, home: Option<&Path>) -> Vec<String> {
+        if !cwd.is_absolute() {
+            return Vec::new();
+        }
+        let root = crate::workspace::root::project_root(cwd, home);
+        let pins = self.sources.pin_file();
+        let mut out: Vec<String> = Vec::new();
+        for entry in &self.sources.get(Some(&root)).entries {
+            let place = named_files::HookPlace::new(
+                cwd,
+                &root,
+                entry.origin.plugin_root.as_deref(),
+                Some(self.sources.home()),
+            );
+            if let Some(why) = script_pins::hold_reason(entry, &place, &pins)
+                && !out.contains(&why)
+            {
+                out.push(why);
+            }
+        }
+        out
+    }
+
+    /// The daemon user's home, as hooks see it.
+    pub fn home(&self) -> &Path {
+        self.sources.home()
+    }
+
     /// Every hook in force for a session started in `cwd` (its project's when trusted), and
     /// the problems in their files (`/hooks`).
     pub fn for_folder(&self, cwd: &Path, home: Option<&Path>) -> Arc<HookSet> {
@@ -151,23 +189,8 @@ impl SessionHooks {
     /// Tells the user, once per session, what is wrong in the hook files or waits for trust
     /// (at each prompt, so a client attached by then hears it).
     fn tell_problems(&self) {
-        let set = self.current();
-        if !set.problems.is_empty() {
-            let fresh: Vec<String> = {
-                let mut told = self.told.lock();
-                let fresh: Vec<String> = set
-                    .problems
-                    .iter()
-                    .filter(|p| !told.contains(p))
-                    .cloned()
-                    .collect();
-                told.extend(fresh.iter().cloned());
-                fresh
-            };
-            for p in fresh {
-                tracing::warn!(session = %self.facts.session_id, "hooks: {p}");
-                (self.facts.notify)(format!("hooks: {p}"));
-            }
+        for p in &self.current().problems {
+            self.tell_once(p.clone());
         }
     }
 
@@ -202,6 +225,14 @@ impl SessionHooks {
                 chosen.push(entry);
             }
         }
+        // A hook runs outside the sandbox: only while every project file it runs is as trusted.
+        chosen.retain(|entry| match self.hold_reason(entry) {
+            Some(why) => {
+                self.tell_once(why);
+                false
+            }
+            None => true,
+        });
         if chosen.is_empty() {
             return HookVerdict::default();
         }
@@ -227,6 +258,40 @@ impl SessionHooks {
         verdict
     }
 
+    /// The folder a hook of this session runs in.
+    fn hook_cwd(&self) -> &Path {
+        if self.facts.cwd.is_dir() {
+            self.facts.cwd.as_path()
+        } else {
+            Path::new("/")
+        }
+    }
+
+    /// Why `entry` is held (a project file it runs is not as pinned), for the user.
+    fn hold_reason(&self, entry: &HookEntry) -> Option<String> {
+        let sources = &self.daemon.sources;
+        let place = named_files::HookPlace::new(
+            self.hook_cwd(),
+            &self.project_dir,
+            entry.origin.plugin_root.as_deref(),
+            Some(sources.home()),
+        );
+        script_pins::hold_reason(entry, &place, &sources.pin_file())
+    }
+
+    /// Tells the user `notice` (about the hook files) unless this session was told it already.
+    fn tell_once(&self, notice: String) {
+        {
+            let mut told = self.told.lock();
+            if told.contains(&notice) {
+                return;
+            }
+            told.push(notice.clone());
+        }
+        tracing::warn!(session = %self.facts.session_id, "hooks: {notice}");
+        (self.facts.notify)(format!("hooks: {notice}"));
+    }
+
     async fn run_one(&self, entry: &HookEntry, stdin: &[u8]) -> run::RunOutcome {
         let dir = self.project_dir.as_os_str().to_os_string();
         let mut env: Vec<(OsString, OsString)> = vec![
@@ -236,11 +301,7 @@ impl SessionHooks {
         if let Some(root) = &entry.origin.plugin_root {
             env.push(("CLAUDE_PLUGIN_ROOT".into(), root.as_os_str().to_os_string()));
         }
-        let cwd = if self.facts.cwd.is_dir() {
-            self.facts.cwd.as_path()
-        } else {
-            Path::new("/")
-        };
+        let cwd = self.hook_cwd();
         run::run(run::HookProcess {
             command: &entry.command,
             timeout: entry.timeout,

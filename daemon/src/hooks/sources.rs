@@ -56,7 +56,13 @@ impl HookSources {
         }
     }
 
-    fn pin_file(&self) -> PathBuf {
+    /// The daemon user's home (`~`, `$HOME` in hook commands).
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+
+    /// The pin file of `synapse trust` (`$SYNAPSE_HOME/trusted_settings.json`).
+    pub fn pin_file(&self) -> PathBuf {
         settings_pin::pin_file(self.trust_file.parent().unwrap_or(Path::new("/")))
     }
 
@@ -107,6 +113,25 @@ impl HookSources {
         let set = Arc::new(self.load(&user.settings, &plugins, root));
         cache.insert(key, (stamp, set.clone()));
         set
+    }
+
+    /// Every hook that could run in a project at `root` if it were trusted as it reads now: the
+    /// user's and the plugins' hooks, and the project files' current hooks (`synapse trust`
+    /// reviews the files they run before it pins them).
+    pub fn review_entries(&self, root: &Path) -> Vec<super::HookEntry> {
+        let plugins = self.plugin_roots();
+        let user = self.user.snapshot();
+        let mut set = self.load(&user.settings, &plugins, None);
+        for name in PROJECT_HOOK_FILES {
+            let file = root.join(name);
+            let mut ignored = Vec::new();
+            if let Some(hooks) =
+                read_json(&file, &mut ignored).and_then(|v| v.get("hooks").cloned())
+            {
+                set.add(&hooks, &origin(&file));
+            }
+        }
+        set.entries
     }
 
     fn load(

@@ -9,7 +9,7 @@ use synapse_shared::proto::{
     DoctorRequest, DoctorResponse, GetSettingsRequest, HookInfo, ListHooksRequest,
     ListHooksResponse, SetAutoEnhanceRequest, SetModelSettingsRequest, SettingsResponse,
     ShutdownRequest, ShutdownResponse, StatusRequest, StatusResponse, TrustRequest, TrustResponse,
-    WorkspaceStatus,
+    TrustReview, TrustReviewItem, WorkspaceStatus,
 };
 use synapse_shared::settings::{self, Settings};
 use tonic::{Request, Response, Status};
@@ -57,10 +57,9 @@ impl Daemon for DaemonService {
             .collect();
         let order = |e: &str| crate::hooks::HookEvent::from_name(e);
         hooks.sort_by_key(|h| order(&h.event));
-        Ok(Response::new(ListHooksResponse {
-            hooks,
-            problems: set.problems.clone(),
-        }))
+        let mut problems = set.problems.clone();
+        problems.extend(self.state.hooks.held_in(&cwd, home.as_deref()));
+        Ok(Response::new(ListHooksResponse { hooks, problems }))
     }
 
     /// → `doctor::run` (daemon/src/doctor.rs).
@@ -98,29 +97,70 @@ impl Daemon for DaemonService {
         &self,
         request: Request<TrustRequest>,
     ) -> Result<Response<TrustResponse>, Status> {
-        use crate::agent::gate::trust_list::{self, TrustChange};
+        use crate::agent::gate::trust_list::{self, TrustChange, TrustContext};
         if !request.get_ref().list {
+            // A review too: it is the first half of trusting, and names what an accept takes.
             refuse_confined(&request, "changing the trusted folders")?;
         }
         let r = request.into_inner();
         let folder = std::path::PathBuf::from(&r.folder);
-        let change = match (r.list, r.remove) {
-            (true, _) => TrustChange::List,
+        let change = match (r.list, r.remove, r.review) {
+            (true, _, _) => TrustChange::List,
             _ if !folder.is_absolute() => {
                 return Err(Status::invalid_argument(format!(
                     "{} is not an absolute path",
                     folder.display()
                 )));
             }
-            (false, true) => TrustChange::Remove(folder),
-            (false, false) => TrustChange::Add(folder),
+            (false, true, _) => TrustChange::Remove(folder.clone()),
+            (false, false, true) => TrustChange::Review(folder.clone()),
+            (false, false, false) => TrustChange::Add {
+                folder: folder.clone(),
+                digest: (!r.accept_digest.is_empty()).then_some(r.accept_digest),
+            },
         };
         let file = self.state.paths.trust_file();
-        let (changed, folders) = trust_list::change(&file, change)
-            .map_err(|e| Status::failed_precondition(e.to_string()))?;
+        let hooks = self.state.hooks.clone();
+        let home = hooks.home().to_path_buf();
+        // Reads every file the trust pins: off the runtime.
+        let outcome = tokio::task::spawn_blocking(move || {
+            let review_hooks = |root: &std::path::Path| hooks.review_entries(root);
+            let ctx = TrustContext {
+                file: &file,
+                home: Some(&home),
+                hooks: &review_hooks,
+            };
+            trust_list::change(&ctx, change).map(|o| {
+                let trusted = trust_list::is_trusted(&file, &folder);
+                (o, trusted)
+            })
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))?;
+        let (outcome, trusted) = outcome.map_err(|e| Status::failed_precondition(e.to_string()))?;
         Ok(Response::new(TrustResponse {
-            changed,
-            folders: folders.iter().map(|f| f.display().to_string()).collect(),
+            changed: outcome.changed,
+            folders: outcome
+                .folders
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect(),
+            review: outcome.review.map(|rv| TrustReview {
+                digest: rv.digest.clone(),
+                trusted,
+                items: rv
+                    .items
+                    .iter()
+                    .map(|i| TrustReviewItem {
+                        kind: i.kind.as_str().to_string(),
+                        path: i.path.display().to_string(),
+                        new: i.new,
+                        about: i.about.clone(),
+                        detail: i.detail.clone(),
+                    })
+                    .collect(),
+                warnings: rv.warnings.clone(),
+            }),
         }))
     }
 

@@ -31,6 +31,9 @@ pub(crate) struct ConfigSource {
     vars_used: Mutex<BTreeSet<String>>,
     /// What the config files looked like at the last load.
     stamp: Mutex<Option<Stamp>>,
+    /// The project files the project's servers run, as of the last load: a change to one is a
+    /// change of the config (its approval covers their content).
+    scripts: Mutex<Vec<PathBuf>>,
 }
 
 impl ConfigSource {
@@ -42,6 +45,7 @@ impl ConfigSource {
             project_env: Mutex::new(None),
             vars_used: Mutex::new(BTreeSet::new()),
             stamp: Mutex::new(None),
+            scripts: Mutex::new(Vec::new()),
         }
     }
 
@@ -161,6 +165,13 @@ impl ConfigSource {
             project.merge_file(&path, &project_lookup, Some(root));
         }
         crate::sources::add_foreign(&mut project, home.as_deref(), Some(root), &project_lookup);
+        let scripts = project
+            .servers
+            .values()
+            .flat_map(|s| crate::approval_files::named_project_files(s, root).into_keys())
+            .map(PathBuf::from)
+            .collect();
+        *self.scripts.lock() = scripts;
         if project_trusted(mcp_dir, root) {
             crate::approval::hold_unapproved(&mut project, root, mcp_dir);
         } else {
@@ -223,6 +234,7 @@ impl ConfigSource {
                 files.push(root.join(crate::sources::VSCODE_MCP_JSON));
                 files.push(crate::local::file(&opts.mcp_dir, root));
                 files.push(opts.mcp_dir.join(crate::approval::APPROVALS_FILE));
+                files.extend(self.scripts.lock().iter().cloned());
                 if let Some(synapse_home) = opts.mcp_dir.parent() {
                     files.push(synapse_home.join(synapse_shared::trust::TRUST_FILE));
                 }

