@@ -8,8 +8,11 @@
 //! words, resolves relative words against the folder the hook runs in (and every `cd` target
 //! of the line), and keeps each word that lands — after symlinks — on something inside the
 //! project root. A word that lands on a regular file there is a [`Named::File`]; one that lands
-//! on a folder, on a symlink leading out of the project, or on something that can't be read is
-//! [`Named::Unpinnable`]: its content can't be pinned, so the hook is held (fail closed).
+//! on a symlink leading out of the project, or on something that can't be read is
+//! [`Named::Unpinnable`]: its content can't be pinned, so the hook is held (fail closed). A
+//! folder is data handed to the program (`prettier --write .`, `ruff check src`) unless it is
+//! what an interpreter runs (`node .`, `python3 tool/` run the code inside it): then it holds
+//! the hook too.
 //! Words this can't know without running the line (other variables, substitutions) are not
 //! guessed; program names without a `/` are looked up in `PATH` by the shell, not here.
 
@@ -84,7 +87,8 @@ pub fn named_files(command: &str, place: &HookPlace) -> Vec<Named> {
         .unwrap_or_else(|_| normalize(&place.root));
     let lexical_root = normalize(&place.root);
     let mut bases = vec![normalize(&place.cwd)];
-    let mut words: Vec<String> = Vec::new();
+    // Each word, and whether it is what the line runs (a program, or an interpreter's script).
+    let mut words: Vec<(String, bool)> = Vec::new();
     for cmd in parsed.all_commands() {
         let program = cmd.words.first().map(String::as_str).unwrap_or("");
         if matches!(program, "cd" | "pushd") {
@@ -104,29 +108,30 @@ pub fn named_files(command: &str, place: &HookPlace) -> Vec<Named> {
             }
             continue;
         }
+        let script = interpreter_script(&cmd.words);
         for (i, word) in cmd.words.iter().enumerate() {
             // A bare program name is looked up in PATH by the shell.
             if i == 0 && !word.contains('/') {
                 continue;
             }
-            words.push(word.clone());
+            words.push((word.clone(), i == 0 || Some(i) == script));
             if let Some((_, value)) = word.split_once('=') {
-                words.push(value.to_string());
+                words.push((value.to_string(), false));
             }
         }
         for assignment in &cmd.assignments {
             if let Some((_, value)) = assignment.split_once('=') {
-                words.push(value.to_string());
+                words.push((value.to_string(), false));
             }
         }
         for redirect in &cmd.redirects {
             if redirect.op == synapse_permissions::RedirectOp::Read {
-                words.push(redirect.target.clone());
+                words.push((redirect.target.clone(), true));
             }
         }
     }
     let mut out = BTreeSet::new();
-    for word in words {
+    for (word, runs) in words {
         if word.is_empty() || (word.starts_with('-') && !word.contains('/')) {
             continue;
         }
@@ -135,12 +140,38 @@ pub fn named_files(command: &str, place: &HookPlace) -> Vec<Named> {
         };
         for base in &bases {
             let path = normalize(&base.join(&expanded));
-            if let Some(named) = classify(&path, &root, &lexical_root) {
+            if let Some(named) = classify(&path, &root, &lexical_root, runs) {
                 out.insert(named);
             }
         }
     }
     out.into_iter().collect()
+}
+
+/// Programs that run the code a word names (a script file, or a folder's entry point).
+const INTERPRETERS: [&str; 14] = [
+    "sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "deno", "bun", "ruby", "perl",
+    "php", "tsx",
+];
+
+/// The index of the word an interpreter at the head of `words` runs: its first argument that is
+/// not an option (`python3 -u tool/` → `tool/`); `None` for other programs and for `-c`/`-e`
+/// lines, whose code is a string (the parser reads `sh -c` strings itself).
+fn interpreter_script(words: &[String]) -> Option<usize> {
+    let program = words.first()?;
+    let name = program.rsplit('/').next().unwrap_or(program);
+    if !INTERPRETERS.contains(&name) {
+        return None;
+    }
+    for (i, word) in words.iter().enumerate().skip(1) {
+        if matches!(word.as_str(), "-c" | "-e" | "-m" | "--eval") {
+            return None;
+        }
+        if !word.starts_with('-') {
+            return Some(i);
+        }
+    }
+    None
 }
 
 /// `word` with the known variables and `~` expanded; `None` when something else is left that
@@ -178,8 +209,9 @@ fn replace_bare(text: &str, name: &str, value: &str) -> String {
     out
 }
 
-/// What is at `path` (absolute, normalised), as far as the project is concerned.
-fn classify(path: &Path, root: &Path, lexical_root: &Path) -> Option<Named> {
+/// What is at `path` (absolute, normalised), as far as the project is concerned; `runs`: the
+/// word is what the line runs, so a folder there is code, not data.
+fn classify(path: &Path, root: &Path, lexical_root: &Path, runs: bool) -> Option<Named> {
     let lexically_inside = path.starts_with(root) || path.starts_with(lexical_root);
     let unpinnable = |why: String| {
         lexically_inside.then(|| Named::Unpinnable {
@@ -197,16 +229,24 @@ fn classify(path: &Path, root: &Path, lexical_root: &Path) -> Option<Named> {
         Err(e) => return unpinnable(format!("is a link that leads nowhere readable ({e})")),
     };
     if !real.starts_with(root) {
-        return unpinnable(format!(
-            "is a link leading out of the project (to {})",
-            real.display()
-        ));
+        // A link out to a file nobody of ours can change (a venv's `python` → `/usr/bin`) runs
+        // what it ran when trusted; one we could change is pinned like a project file.
+        let writable = nix::unistd::access(&real, nix::unistd::AccessFlags::W_OK).is_ok();
+        return match std::fs::metadata(&real) {
+            Ok(m) if m.is_file() && !writable => None,
+            Ok(m) if m.is_file() => lexically_inside.then_some(Named::File(real)),
+            _ => unpinnable(format!(
+                "is a link leading out of the project (to {})",
+                real.display()
+            )),
+        };
     }
     match std::fs::metadata(&real) {
         Ok(m) if m.is_file() => Some(Named::File(real)),
+        Ok(m) if m.is_dir() && !runs => None,
         Ok(m) if m.is_dir() => Some(Named::Unpinnable {
             path: real,
-            why: "is a folder, whose content cannot be pinned".into(),
+            why: "is a folder an interpreter runs, whose content cannot be pinned".into(),
         }),
         Ok(_) => Some(Named::Unpinnable {
             path: real,
@@ -327,15 +367,43 @@ mod tests {
     }
 
     #[test]
-    fn folders_links_out_and_odd_files_inside_hold_the_hook() {
+    fn a_folder_handed_to_a_program_is_data_not_code() {
+        let p = project();
+        for command in [
+            "prettier --write .",
+            "npx eslint scripts",
+            "ruff check \"$CLAUDE_PROJECT_DIR\"",
+        ] {
+            assert_eq!(named_files(command, &place(&p)), vec![], "{command}");
+        }
+        assert_eq!(
+            files("python3 -m tool scripts/x", &place(&p)),
+            Vec::<PathBuf>::new(),
+            "a missing path names nothing"
+        );
+    }
+
+    #[test]
+    fn a_link_out_to_a_file_we_can_change_pins_that_file() {
         let p = project();
         std::os::unix::fs::symlink(p.outside.join("tool.sh"), p.root.join("out.sh")).unwrap();
+        assert_eq!(
+            files("sh out.sh", &place(&p)),
+            vec![p.outside.join("tool.sh")]
+        );
+    }
+
+    #[test]
+    fn folders_links_out_and_odd_files_inside_hold_the_hook() {
+        let p = project();
+        std::os::unix::fs::symlink(p.outside.join("gone"), p.root.join("out.sh")).unwrap();
         std::os::unix::fs::symlink(p.root.join("nowhere"), p.root.join("dangling.sh")).unwrap();
         nix::unistd::mkfifo(&p.root.join("fifo.sh"), nix::sys::stat::Mode::S_IRWXU).unwrap();
         for (command, why) in [
-            ("sh out.sh", "leading out"),
+            ("sh out.sh", "leads nowhere"),
             ("sh dangling.sh", "leads nowhere"),
-            ("node scripts", "is a folder"),
+            ("node scripts", "is a folder an interpreter runs"),
+            ("python3 -u scripts", "is a folder an interpreter runs"),
             ("sh fifo.sh", "not a regular file"),
         ] {
             let named = named_files(command, &place(&p));

@@ -99,7 +99,7 @@ async fn a_trusted_projects_deny_rule_for_rm_refuses_every_deletion() {
         r#"{"permissions": {"bash": {"deny": ["rm:*"]}}}"#,
     )
     .unwrap();
-    let trusted = env.cli(&["trust", project.to_str().unwrap()]);
+    let trusted = env.cli(&["trust", "--yes", project.to_str().unwrap()]);
     assert!(trusted.success(), "{trusted:?}");
     victims(&project);
     let fake = FakeLlm::start(script()).await.unwrap();

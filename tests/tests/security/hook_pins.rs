@@ -192,18 +192,14 @@ async fn the_agent_appending_to_a_trusted_hooks_script_never_gets_it_run() {
         !runs(&r.marker).iter().any(|l| l == "agent"),
         "the agent's line ran outside the sandbox: {out:?}"
     );
-    if script.contains("echo agent") {
-        // The write landed (the sandbox let it): the hook is held from the next call on.
-        assert_eq!(runs(&r.marker), ["fmt"], "{out:?}");
-        assert!(
-            out.stderr.contains("changed since you trusted the project")
-                && out.stderr.contains("synapse trust"),
-            "{}",
-            out.stderr
-        );
-    } else {
-        eprintln!("the agent's write to the hook script was refused: {out:?}");
-    }
+    // The trusted hook's script is a rules file: the write asks in every mode (refused here,
+    // nobody to ask), and the script is as the user trusted it.
+    assert!(!script.contains("echo agent"), "{script}");
+    let refused = fake.requests()[1].last_tool_result().unwrap_or_default();
+    assert!(
+        refused.contains("is a file you trusted with `synapse trust`"),
+        "{refused}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

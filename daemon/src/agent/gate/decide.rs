@@ -229,6 +229,13 @@ impl SessionGate {
         if let Some(p) = &loaded.project {
             files.push(p.file.clone());
         }
+        // Every file `synapse trust` pinned — a trusted project's settings, the scripts its
+        // hooks run, its commands, agents and MCP configs — configures or is run by a program
+        // outside the sandbox: a write to one asks like a write to the rules. (A pin file that
+        // can't be read adds nothing here; the hooks it would pin are held by it anyway.)
+        if let Ok(pinned) = super::settings_pin::pinned(&super::settings_pin::pin_file(home)) {
+            files.extend(pinned.into_keys().map(PathBuf::from));
+        }
         files
     }
 

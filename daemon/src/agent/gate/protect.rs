@@ -155,8 +155,11 @@ pub(super) fn effect_hit(
 pub(super) fn ask_for(decision: Decision, hit: &RulesHit) -> Decision {
     let holds = if hit.config {
         "is your own configuration (programs outside the sandbox read or run it)"
-    } else {
+    } else if holds_rules(&hit.file) {
         "holds permission settings"
+    } else {
+        "is a file you trusted with `synapse trust` (a hook script, command, agent or MCP config: \
+         programs outside the sandbox read or run it)"
     };
     let file = hit.file.display();
     match decision {
@@ -174,6 +177,17 @@ pub(super) fn ask_for(decision: Decision, hit: &RulesHit) -> Decision {
             escalate: escalate || hit.config,
         },
     }
+}
+
+/// Whether `file` is one of the files that hold rules, trust or approvals (rather than a file
+/// `synapse trust` pinned for what runs outside the sandbox).
+fn holds_rules(file: &Path) -> bool {
+    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    matches!(
+        name,
+        "settings.json" | "settings.local.json" | "approved_servers.json" | "trusted_settings.json"
+    ) || name == synapse_shared::trust::TRUST_FILE
+        || name == synapse_shared::paths::SKILL_APPROVALS_FILE
 }
 
 /// The first protected file a write lands on, by its path or under another name the file
