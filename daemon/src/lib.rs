@@ -142,7 +142,8 @@
 //! (`daemon/src/agent/session.rs`) → `SessionHooks::user_prompt`; each tool call:
 //! `AgentRunner::run_tool` (`daemon/src/agent/runner.rs`) → `SessionHooks::pre_tool` → `fire`
 //! (matching in `hooks/matcher.rs`, the call named by `names::tool_of`, sources in
-//! `hooks/sources.rs`) → `run::run` (`sh -c`, stdin JSON) → the verdict (`HookVerdict::absorb`,
+//! `hooks/sources.rs`; a hook whose named project files, `hooks/named_files.rs`, differ from
+//! their pins is held by `hooks/script_pins.rs`) → `run::run` (`sh -c`, stdin JSON) → the verdict (`HookVerdict::absorb`,
 //! `hooks/output.rs`); its `allow`/`ask` rides the call as `HookPermission` to
 //! `SessionGate::decide_and_ask` (`hook_weighed`, `daemon/src/agent/gate/decide.rs`). Stop:
 //! `AgentRunner::stop_hooks`; PreCompact: `Compactor::compact`; Notification:

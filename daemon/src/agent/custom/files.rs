@@ -3,8 +3,8 @@
 //! Four folders per kind, in precedence order (the first file of a name wins):
 //! the project's `.synapse/<kind>/` and `.claude/<kind>/`, then `$SYNAPSE_HOME/<kind>/` and
 //! `~/.claude/<kind>/`. Project files count only in a trusted folder, and only while each still
-//! has the content it had when the user ran `synapse trust` ([`pin_project`] records it, through
-//! the same pin file as the project's `.synapse/settings.json`): a file added or changed since
+//! has the content it had when the user ran `synapse trust` (its review pins them,
+//! [`crate::agent::gate::trust_review`], in the same pin file as the project's settings): a file added or changed since
 //! is held, with the reason, until the user trusts the folder again. A file anyone else may
 //! write is not used. Nothing here grants a permission: commands and agents are text for the
 //! model, and what they may run is still decided by the session's gate.
@@ -211,11 +211,6 @@ pub fn project_files(root: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Pins the project's command and agent files as they read now (`synapse trust`).
-pub fn pin_project(synapse_home: &Path, root: &Path) -> Result<(), settings_pin::PinError> {
-    settings_pin::pin_files(&settings_pin::pin_file(synapse_home), &project_files(root))
-}
-
 /// The `.md` files below `folder` (agents: only at its top), sorted, with their relative paths.
 fn list_md(folder: &Path, kind: Kind, problems: &mut Vec<String>) -> Vec<(PathBuf, PathBuf)> {
     let depth = match kind {
@@ -334,7 +329,8 @@ mod tests {
         assert!(scan.held[0].why.contains("synapse trust"), "{scan:?}");
 
         trust::add(&s.places.trust_file, &s.project).unwrap();
-        pin_project(&s.places.synapse_home, &s.project).unwrap();
+        let pins = settings_pin::pin_file(&s.places.synapse_home);
+        settings_pin::pin_files(&pins, &project_files(&s.project)).unwrap();
         let scan = s.places.scan(&s.project, Kind::Commands);
         assert_eq!(scan.found.len(), 2, "{scan:?}");
         assert_eq!(scan.found[0].rel, PathBuf::from("frontend/component.md"));
