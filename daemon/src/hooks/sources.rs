@@ -242,9 +242,14 @@ fn modified(p: &Path) -> Option<SystemTime> {
     std::fs::metadata(p).and_then(|m| m.modified()).ok()
 }
 
-/// A JSON file's content; a missing file is `None` quietly, a broken one is a problem.
+/// A JSON file's content; a missing file is `None` quietly, a broken one (or a FIFO, a device,
+/// one past the size cap: read without blocking, [`synapse_shared::bounded`]) is a problem.
 fn read_json(file: &Path, problems: &mut Vec<String>) -> Option<Value> {
-    let text = match std::fs::read_to_string(file) {
+    let text = match synapse_shared::bounded::read_text(
+        file,
+        None,
+        synapse_shared::bounded::CONFIG_MAX_BYTES,
+    ) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => {

@@ -141,7 +141,11 @@ pub fn trusted_content(pins: &Path, settings: &Path) -> Option<Value> {
 /// Pins `settings` as it reads now (nothing to pin when it does not exist), keeping a copy of
 /// that content; copies no pin names any more are removed.
 pub fn pin(pins: &Path, settings: &Path) -> Result<(), PinError> {
-    let Ok(bytes) = std::fs::read(settings) else {
+    let Ok(bytes) = synapse_shared::bounded::read_bytes(
+        settings,
+        None,
+        synapse_shared::bounded::CONFIG_MAX_BYTES,
+    ) else {
         return Ok(());
     };
     let hash = hash_bytes(&bytes);
