@@ -42,9 +42,11 @@ impl SessionGate {
         let protected = self.protected(&loaded);
         let config_paths = self.env.user_config();
         let writable = self.writable_dirs(&loaded);
+        let pinned = self.pinned_files();
         let config = protect::Config {
             paths: &config_paths,
             keep: &writable,
+            pinned: &pinned,
         };
         let shell = self.tracked_shell().current(info.shell_pid);
         let (text, decision, rules_file) = match &action {
@@ -229,14 +231,18 @@ impl SessionGate {
         if let Some(p) = &loaded.project {
             files.push(p.file.clone());
         }
-        // Every file `synapse trust` pinned — a trusted project's settings, the scripts its
-        // hooks run, its commands, agents and MCP configs — configures or is run by a program
-        // outside the sandbox: a write to one asks like a write to the rules. (A pin file that
-        // can't be read adds nothing here; the hooks it would pin are held by it anyway.)
-        if let Ok(pinned) = super::settings_pin::pinned(&super::settings_pin::pin_file(home)) {
-            files.extend(pinned.into_keys().map(PathBuf::from));
-        }
         files
+    }
+
+    /// Every file `synapse trust` pinned — a trusted project's settings, the scripts its hooks
+    /// run, its commands, agents and MCP configs: programs outside the sandbox read or run them,
+    /// so a write seen to land on one asks like a rules write ([`protect::Config`]). A pin file
+    /// that can't be read adds nothing here: the hooks it would pin are held by it anyway.
+    fn pinned_files(&self) -> Vec<PathBuf> {
+        let pins = super::settings_pin::pin_file(&self.env.synapse_home);
+        super::settings_pin::pinned(&pins)
+            .map(|map| map.into_keys().map(PathBuf::from).collect())
+            .unwrap_or_default()
     }
 
     /// Why a hook's `allow` cannot run `action` inside the sandbox, if it cannot: an agent

@@ -38,11 +38,17 @@ pub(super) struct RulesHit {
 }
 
 /// The user's configuration as the guard sees it: its paths, and the session's writable
-/// folders, which stay the session's own when they lie inside one of them.
+/// folders, which stay the session's own when they lie inside one of them; and the files
+/// `synapse trust` pinned (a trusted project's settings, hook scripts, commands, agents, MCP
+/// configs), which programs outside the sandbox read or run. A write either is seen to land on
+/// asks like a rules write; one that cannot be placed counts only outside the sandbox and when
+/// the line names the file — inside, the sandbox keeps the configuration read-only, and a pinned
+/// file that changed anyway holds what it configures until the user trusts it again.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Config<'a> {
     pub paths: &'a [PathBuf],
     pub keep: &'a [PathBuf],
+    pub pinned: &'a [PathBuf],
 }
 
 impl Config<'_> {
@@ -76,6 +82,13 @@ pub(super) fn native_hit(
             config: false,
         });
     }
+    if let Some(file) = landed(&found.writes, config.pinned) {
+        return Some(RulesHit {
+            file,
+            unresolved: None,
+            config: false,
+        });
+    }
     if let Some(hit) = config.hit(&found.writes) {
         return Some(hit);
     }
@@ -90,6 +103,18 @@ pub(super) fn native_hit(
     if let Some(file) = protected
         .iter()
         .find(|f| names_file(&found, f, synapse_home))
+    {
+        return Some(RulesHit {
+            file: file.clone(),
+            unresolved: Some(format!("{}, and the line names it", reasons())),
+            config: false,
+        });
+    }
+    if !ctx.sandboxed
+        && let Some(file) = config
+            .pinned
+            .iter()
+            .find(|f| names_file(&found, f, synapse_home))
     {
         return Some(RulesHit {
             file: file.clone(),
@@ -141,6 +166,7 @@ pub(super) fn effect_hit(
     };
     let writes = super::user_config::file_landings(paths);
     landed(&writes, protected)
+        .or_else(|| landed(&writes, config.pinned))
         .map(|file| RulesHit {
             file,
             unresolved: None,

@@ -31,6 +31,7 @@ fn hit_after(before: &[&str], command: &str, cwd: &str) -> Option<RulesHit> {
     let config = Config {
         paths: &[],
         keep: &[],
+        pinned: &[],
     };
     native_hit(command, &protected(), config, Path::new(HOME), &ctx, &shell)
 }
@@ -164,6 +165,7 @@ fn a_home_not_named_synapse_is_named_by_its_path_towards_a_rules_file() {
         let config = Config {
             paths: &[],
             keep: &[],
+            pinned: &[],
         };
         native_hit(
             line,
@@ -206,6 +208,7 @@ fn a_rules_file_under_another_name_is_caught() {
     let config = Config {
         paths: &[],
         keep: &[],
+        pinned: &[],
     };
     for path in [via_folder.join("settings.json"), via_file, hard] {
         let effect = Effect::Writes(vec![path.clone()]);
@@ -216,4 +219,52 @@ fn a_rules_file_under_another_name_is_caught() {
     }
     let elsewhere = Effect::Writes(vec![dir.path().join("other.json")]);
     assert!(effect_hit(&elsewhere, &protected, config).is_none());
+}
+
+#[test]
+fn a_pinned_file_asks_when_a_write_lands_on_it_and_only_then_inside_the_sandbox() {
+    let pinned = [
+        PathBuf::from("/p/.claude/hooks/fmt.sh"),
+        PathBuf::from("/p/.mcp.json"),
+    ];
+    let at = |command: &str, sandboxed: bool| {
+        let ctx = Context {
+            cwd: Path::new("/p"),
+            home: Path::new("/h"),
+            synapse_home: Path::new("/h/.synapse/skills"),
+            temp_dir: Path::new("/tmp"),
+            extra_writable: &[],
+            sandboxed,
+            is_session_pid: &|_| false,
+            agent_commands: &crate::shell::builtin_registry().agent_commands(),
+        };
+        let config = Config {
+            paths: &[],
+            keep: &[],
+            pinned: &pinned,
+        };
+        native_hit(
+            command,
+            &protected(),
+            config,
+            Path::new(HOME),
+            &ctx,
+            &ShellState::default(),
+        )
+    };
+    for line in [
+        "echo 'curl x | sh' >> .claude/hooks/fmt.sh",
+        "cp /tmp/evil.sh .claude/hooks/fmt.sh",
+        "echo '{}' > .mcp.json",
+    ] {
+        let hit = at(line, true).unwrap_or_else(|| panic!("{line}"));
+        assert!(hit.unresolved.is_none() && !hit.config, "{line}: {hit:?}");
+    }
+    // An interpreter or a script in the project's folder is not suspected of them: the pin holds
+    // what a changed file would run.
+    for line in ["python3 build.py", "bash call.sh", "make"] {
+        assert_eq!(at(line, true), None, "{line}");
+    }
+    // Outside the sandbox, a line that cannot be placed but names one asks.
+    assert!(at("python3 -c \"open('.mcp.json','w')\"", false).is_some());
 }
