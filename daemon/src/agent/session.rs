@@ -269,6 +269,7 @@ impl ChatSession {
             env,
             sandbox: self.gate.as_ref().and_then(|g| g.sandbox_spec()),
             workspace: self.deps.workspace.clone(),
+            private_tmp: self.gate.as_ref().and_then(|g| g.private_temp_dir()),
         }
     }
 

@@ -100,6 +100,7 @@ impl Tools for ToolsService {
                 .collect(),
             sandbox: exec_gate.as_ref().and_then(|g| g.sandbox.clone()),
             workspace,
+            private_tmp: None,
         };
         let call = ToolCall {
             command: req.command,

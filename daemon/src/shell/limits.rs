@@ -2,7 +2,8 @@
 //! have at once (`shell.maxProcesses`, default 2,048 — room for a parallel build), and how many
 //! bytes of long output its commands may save to spill files over its whole life
 //! (`shell.maxSpillMiB`, default 1,024; each command's own file stays capped at
-//! [`super::capture::SPILL_MAX_BYTES`]). Read from settings.json before each call, like the
+//! [`super::capture::SPILL_MAX_BYTES`]), and how much its private temporary folder may hold
+//! (`shell.maxTmpMiB`, default 1,024, [`super::tmp_bound`]). Read from settings.json before each call, like the
 //! timeouts; a new process limit applies to the session's cgroup at once, else to its next
 //! shell. How the process limit is enforced is [`super::cgroup`]'s business.
 
@@ -17,6 +18,8 @@ pub const MAX_PROCESSES_DEFAULT: u64 = 2048;
 const MAX_PROCESSES_FLOOR: u64 = 8;
 /// Default of `shell.maxSpillMiB`.
 pub const SPILL_BUDGET_DEFAULT_MIB: u64 = 1024;
+/// Default of `shell.maxTmpMiB`.
+pub const TMP_BUDGET_DEFAULT_MIB: u64 = 1024;
 const MIB: u64 = 1024 * 1024;
 
 /// The limits of one session, as settings.json has them now.
@@ -24,6 +27,8 @@ const MIB: u64 = 1024 * 1024;
 pub struct SessionLimits {
     pub max_processes: u64,
     pub spill_budget_bytes: u64,
+    /// What the session's private temporary folder may hold at the end of a call.
+    pub tmp_budget_bytes: u64,
 }
 
 impl Default for SessionLimits {
@@ -31,6 +36,7 @@ impl Default for SessionLimits {
         Self {
             max_processes: MAX_PROCESSES_DEFAULT,
             spill_budget_bytes: SPILL_BUDGET_DEFAULT_MIB * MIB,
+            tmp_budget_bytes: TMP_BUDGET_DEFAULT_MIB * MIB,
         }
     }
 }
@@ -60,6 +66,7 @@ impl SessionLimits {
             max_processes: read("maxProcesses", MAX_PROCESSES_FLOOR, defaults.max_processes),
             spill_budget_bytes: read("maxSpillMiB", 0, SPILL_BUDGET_DEFAULT_MIB)
                 .saturating_mul(MIB),
+            tmp_budget_bytes: read("maxTmpMiB", 1, TMP_BUDGET_DEFAULT_MIB).saturating_mul(MIB),
         }
     }
 }

@@ -35,6 +35,7 @@ pub mod session;
 pub mod sessions;
 pub mod spec;
 pub mod syntax;
+pub mod tmp_bound;
 
 pub use launch::bash_path;
 

@@ -42,6 +42,10 @@ pub struct SessionOrigin {
     pub sandbox: Option<SandboxSpec>,
     /// The workspace the session is bound to (its project commands on PATH).
     pub workspace: Option<super::spec::ShellWorkspace>,
+    /// The session's private temporary folder (its shell's `TMPDIR`), kept within
+    /// `shell.maxTmpMiB` after every call ([`super::tmp_bound`]); `None`: a shared one, never
+    /// touched.
+    pub private_tmp: Option<PathBuf>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -348,7 +352,8 @@ impl ShellSessions {
         };
         session.set_sandbox(origin.sandbox.clone()).await;
         session.set_timeouts(self.timeouts());
-        slot.apply(self.limits());
+        let limits = self.limits();
+        slot.apply(limits);
         let token = self.closing.child_token();
         let run = self.router.execute(&mut session, call, &token);
         tokio::pin!(run);
@@ -359,6 +364,20 @@ impl ShellSessions {
             }
         };
         slot.touch();
+        let mut result = result;
+        if let Some(tmp) = origin.private_tmp.clone() {
+            let budget = limits.tmp_budget_bytes;
+            let note = tokio::task::spawn_blocking(move || super::tmp_bound::enforce(&tmp, budget))
+                .await
+                .ok()
+                .flatten();
+            if let Some(note) = note {
+                if !result.output.is_empty() && !result.output.ends_with('\n') {
+                    result.output.push('\n');
+                }
+                result.output.push_str(&format!("[{note}]"));
+            }
+        }
         Ok(result)
     }
 

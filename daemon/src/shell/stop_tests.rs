@@ -67,6 +67,7 @@ async fn cancel_kills_the_command() {
         env: Vec::new(),
         sandbox: None,
         workspace: None,
+        private_tmp: None,
     };
     let call = ToolCall {
         command: "sleep 987.31 & sleep 987.32; wait".into(),

@@ -37,6 +37,7 @@ impl Fixture {
             env: Vec::new(),
             sandbox: None,
             workspace: None,
+            private_tmp: None,
         };
         self.sessions
             .execute(session, &origin, &call, &CancellationToken::new())

@@ -196,6 +196,52 @@ fn a_sessions_spill_files_stop_at_its_budget() {
     );
 }
 
+/// The session's private `TMPDIR` is bounded like its spill: past `shell.maxTmpMiB` at the end
+/// of a call its files are removed and the model is told why, so a session cannot fill the disk
+/// through it; below the limit nothing is touched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sessions_temp_folder_stays_within_its_limit() {
+    let env = TestEnv::new();
+    write_settings(&env, &serde_json::json!({"shell": {"maxTmpMiB": 1}}));
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("head -c 1000 /dev/zero > \"$TMPDIR/small\" && echo small-written")
+            .tool_call("ls \"$TMPDIR\"")
+            .tool_call("head -c 3000000 /dev/zero > \"$TMPDIR/big\" && echo big-written")
+            .tool_call("ls -A \"$TMPDIR\" | wc -l")
+            .text("done"),
+    )
+    .await
+    .unwrap();
+    let mut cmd = env.synapse_with_model(&fake);
+    cmd.args(["run", "--permission-mode", "auto", "fill the temp folder"]);
+    let out = synapse_tests::run_async(cmd).await;
+    assert!(out.success(), "{out:?}");
+    let result = |n: usize| {
+        fake.requests()[n + 1]
+            .last_tool_result()
+            .unwrap_or_default()
+    };
+    assert!(
+        result(1).contains("small"),
+        "within the limit nothing goes: {}",
+        result(1)
+    );
+    let over = result(2);
+    assert!(
+        over.contains("big-written")
+            && over.contains("held more than its limit of 1 MiB")
+            && over.contains("shell.maxTmpMiB"),
+        "{over}"
+    );
+    assert_eq!(
+        result(3).trim(),
+        "0",
+        "the folder was emptied: {}",
+        result(3)
+    );
+}
+
 fn tail(text: &str) -> &str {
     let mid = text.find("[...").unwrap_or(0);
     &text[mid..text.len().min(mid + 600)]

@@ -300,6 +300,11 @@ impl SessionGate {
         self
     }
 
+    /// The session's private temporary folder, when it has one of its own.
+    pub fn private_temp_dir(&self) -> Option<PathBuf> {
+        self.tmp.private_path()
+    }
+
     /// The session's temporary folder (`None`: none could be made, none is writable).
     pub fn temp_dir(&self) -> Option<PathBuf> {
         self.tmp.path(&self.env.temp_dir)

@@ -36,6 +36,14 @@ impl SessionTmp {
         }
     }
 
+    /// The session's own folder, when it has one (never the daemon's shared temp dir).
+    pub fn private_path(&self) -> Option<PathBuf> {
+        match self {
+            SessionTmp::Private(dir) => Some(dir.path().to_path_buf()),
+            SessionTmp::Shared | SessionTmp::Unavailable => None,
+        }
+    }
+
     /// The folder the session may use, given the daemon's shared temp dir.
     pub fn path(&self, shared: &Path) -> Option<PathBuf> {
         match self {
