@@ -42,6 +42,7 @@ fn in_process(c: &mut Criterion) {
         env: Vec::new(),
         sandbox: None,
         workspace: None,
+        private_tmp: None,
     };
     let cancel = CancellationToken::new();
     let run = |command: &str| {
@@ -97,6 +98,7 @@ fn agent_channel(c: &mut Criterion) {
         env: Vec::new(),
         sandbox: None,
         workspace: None,
+        private_tmp: None,
     };
     let cancel = CancellationToken::new();
     let run = |command: &str| {
