@@ -223,17 +223,7 @@ impl SkillStore {
         rel: &str,
         cwd: &Path,
     ) -> Result<(PathBuf, Vec<u8>), SkillError> {
-        let rec = {
-            let st = self.read();
-            let view = view_from(&st, cwd);
-            resolve_from(
-                &st,
-                &view.active,
-                &view.roots,
-                name,
-                &self.paths().settings_file,
-            )?
-        };
+        let rec = resolve_in(&self.read(), Some(cwd), name, &self.paths().settings_file)?;
         super::files::read_skill_file(&rec.meta.name, &rec.dir, rel)
     }
 
@@ -243,15 +233,7 @@ impl SkillStore {
         name: &str,
         cwd: &Path,
     ) -> Result<Vec<super::script::SkillScript>, SkillError> {
-        let st = self.read();
-        let view = view_from(&st, cwd);
-        let rec = resolve_from(
-            &st,
-            &view.active,
-            &view.roots,
-            name,
-            &self.paths().settings_file,
-        )?;
+        let rec = resolve_in(&self.read(), Some(cwd), name, &self.paths().settings_file)?;
         Ok(rec.scripts.clone())
     }
 
@@ -274,14 +256,7 @@ impl SkillStore {
         self.refresh_settings();
         let (rec, perm) = {
             let st = self.read();
-            let view = view_from(&st, cwd);
-            let rec = resolve_from(
-                &st,
-                &view.active,
-                &view.roots,
-                name,
-                &self.paths().settings_file,
-            )?;
+            let rec = resolve_in(&st, Some(cwd), name, &self.paths().settings_file)?;
             if !st.settings.is_enabled(&rec.id) {
                 return Err(SkillError::Disabled {
                     name: rec.meta.name.clone(),
@@ -304,17 +279,7 @@ impl SkillStore {
         match self.load_in(name, cwd)? {
             LoadDecision::Ready(text) => Ok(text),
             LoadDecision::NeedsApproval { .. } => {
-                let rec = {
-                    let st = self.read();
-                    let view = view_from(&st, cwd);
-                    resolve_from(
-                        &st,
-                        &view.active,
-                        &view.roots,
-                        name,
-                        &self.paths().settings_file,
-                    )?
-                };
+                let rec = resolve_in(&self.read(), Some(cwd), name, &self.paths().settings_file)?;
                 self.render_load(&rec)
             }
         }
