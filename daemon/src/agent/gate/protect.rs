@@ -75,14 +75,9 @@ pub(super) fn native_hit(
 ) -> Option<RulesHit> {
     let home = synapse_home.to_string_lossy();
     let found = permissions::landings(command, ctx, shell, &[("SYNAPSE_HOME", &home)]);
-    if let Some(file) = landed(&found.writes, protected) {
-        return Some(RulesHit {
-            file,
-            unresolved: None,
-            config: false,
-        });
-    }
-    if let Some(file) = landed(&found.writes, config.pinned) {
+    if let Some(file) =
+        landed(&found.writes, protected).or_else(|| landed(&found.writes, config.pinned))
+    {
         return Some(RulesHit {
             file,
             unresolved: None,
@@ -100,21 +95,12 @@ pub(super) fn native_hit(
         all.extend(found.unseen.iter().cloned());
         all.join("; ")
     };
+    // A pinned file only counts here outside the sandbox (see [`Config`]).
+    let pinned: &[PathBuf] = if ctx.sandboxed { &[] } else { config.pinned };
     if let Some(file) = protected
         .iter()
+        .chain(pinned)
         .find(|f| names_file(&found, f, synapse_home))
-    {
-        return Some(RulesHit {
-            file: file.clone(),
-            unresolved: Some(format!("{}, and the line names it", reasons())),
-            config: false,
-        });
-    }
-    if !ctx.sandboxed
-        && let Some(file) = config
-            .pinned
-            .iter()
-            .find(|f| names_file(&found, f, synapse_home))
     {
         return Some(RulesHit {
             file: file.clone(),
