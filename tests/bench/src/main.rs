@@ -5,9 +5,12 @@
 //! with its criterion data sent to a fresh folder (`CRITERION_HOME`) and its own measurements
 //! to a records file (`SYNAPSE_BENCH_RECORDS`); this program reads both. Inputs are generated
 //! by the benches themselves. `--quick` runs everything small (a few samples, 500 skills
-//! instead of 10,000): it proves the harness works, the numbers mean nothing.
+//! instead of 10,000) on the test build (`dev` profile, already built by `cargo test`): it proves
+//! the harness works, the numbers mean nothing. A full run builds and measures the `release`
+//! profile (fat LTO: what users run); `--profile NAME` picks another.
 //!
-//! Usage: `cargo run --release -p synapse-bench [-- --quick] [-- --only daemon,shell]`
+//! Usage: `cargo run --release -p synapse-bench [-- --quick] [-- --only daemon,shell]
+//! [-- --profile NAME]`
 //! (run `tests/fixtures/install.sh` once first: the MCP and load benches use its servers).
 
 mod goals;
@@ -22,12 +25,26 @@ use measure::Measured;
 struct Options {
     quick: bool,
     only: Option<Vec<String>>,
+    /// The cargo profile the binaries and benches are built with.
+    profile: Option<String>,
+}
+
+impl Options {
+    /// `--profile`, else the test build for a quick run and `release` for a measurement.
+    fn profile(&self) -> &str {
+        match &self.profile {
+            Some(p) => p,
+            None if self.quick => "dev",
+            None => "release",
+        }
+    }
 }
 
 fn parse_args() -> Result<Options, String> {
     let mut options = Options {
         quick: false,
         only: None,
+        profile: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -39,9 +56,17 @@ fn parse_args() -> Result<Options, String> {
                     .ok_or("--only needs a list, e.g. daemon,shell")?;
                 options.only = Some(list.split(',').map(str::to_string).collect());
             }
+            "--profile" => {
+                let p = args
+                    .next()
+                    .ok_or("--profile needs a cargo profile name, e.g. release")?;
+                options.profile = Some(p);
+            }
             "-h" | "--help" => {
                 return Err(
-                    "usage: synapse-bench [--quick] [--only NAME,…]\nbenches: daemon, \
+                    "usage: synapse-bench [--quick] [--only NAME,…] [--profile NAME]\n\
+                     --quick runs on the test build (dev profile), a full run on release\n\
+                     benches: daemon, \
                             shell, mcp, agent, llm_real, repl, skills, growth, load, \
                             workspaces, permissions"
                         .into(),
@@ -75,15 +100,16 @@ fn main() -> ExitCode {
         eprintln!("cannot create {}: {e}", out.display());
         return ExitCode::FAILURE;
     }
-    eprintln!("building release binaries…");
+    let profile = options.profile();
+    eprintln!("building the binaries ({profile} profile)…");
     if !cargo(
         &root,
-        &["build", "--release", "--bins"],
+        &["build", "--profile", profile, "--bins"],
         &out.join("build.log"),
         &[],
     ) {
         eprintln!(
-            "the release build failed; see {}",
+            "the {profile} build failed; see {}",
             out.join("build.log").display()
         );
         return ExitCode::FAILURE;
@@ -95,7 +121,16 @@ fn main() -> ExitCode {
         {
             continue;
         }
-        let mut args = vec!["bench", "-p", "synapse-tests", "--bench", name, "--"];
+        let mut args = vec![
+            "bench",
+            "--profile",
+            profile,
+            "-p",
+            "synapse-tests",
+            "--bench",
+            name,
+            "--",
+        ];
         if *uses_criterion && options.quick {
             args.extend(["--warm-up-time", "0.05", "--measurement-time", "0.1"]);
         }
