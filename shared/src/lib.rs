@@ -20,6 +20,7 @@ pub mod elicit;
 pub mod inspection;
 pub mod paths;
 pub mod rpc;
+pub mod session_wire;
 pub mod settings;
 pub mod shell_env;
 pub mod skill;
