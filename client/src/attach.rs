@@ -108,7 +108,11 @@ impl Attached {
     }
 
     pub async fn input(&self, text: String) -> anyhow::Result<()> {
-        self.send(Out::Input(UserInput { text })).await
+        self.send(Out::Input(UserInput {
+            text,
+            ..Default::default()
+        }))
+        .await
     }
 
     /// A sender for cancel messages that can be moved into a signal handler.

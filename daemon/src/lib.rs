@@ -49,8 +49,10 @@
 //! shell function (`daemon/src/shell/channel/functions.rs`) that runs `synapsed __agent`
 //! (`helper_main`, `daemon/src/shell/channel/helper.rs`) → the channel socket (`answer` → `run`,
 //! `daemon/src/shell/channel/mod.rs`) → the same `run_agent_command`. Events return by
-//! `forward_events` (`daemon/src/server/chat.rs`) → `to_wire` (`daemon/src/server/chat_wire.rs`);
-//! messages are saved by
+//! `forward_events` (`daemon/src/server/chat.rs`) → `to_wire` (`daemon/src/server/chat_wire.rs`:
+//! the daemon's events in the session contract's words, `synapse-session`, each call's kind and
+//! title from `daemon/src/shell/call_kind.rs`) → `event_to_wire` (`shared/src/session_wire/`, the
+//! one conversion every front end reads back with `event_from_wire`); messages are saved by
 //! `SessionLog::append` (`daemon/src/agent/session_log.rs`).
 //!
 //! **2. `mcp:` call from the model** (19 hops over 10 files). Flow 1 to `route`, where the gate

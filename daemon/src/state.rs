@@ -15,7 +15,7 @@ use crate::agent::custom::{CustomCatalog, SessionCommands};
 use crate::agent::custom_task::CustomTaskFamily;
 use crate::agent::gate::GateEnv;
 use crate::agent::main_prompt::MainPrompt;
-use crate::agent::session::SessionDeps;
+use crate::agent::session::{SessionDeps, SessionEvent};
 use crate::agent::sessions::{ChatSessions, DepsFactory};
 use crate::agent::stop_hook::StopHook;
 use crate::agent::subagent::{SubAgentRunner, SubAgents};
@@ -65,7 +65,17 @@ pub struct DaemonState {
 impl DaemonState {
     pub fn new(paths: Paths, settings: Result<Settings, String>) -> Self {
         let settings = Arc::new(SettingsHandle::new(paths.settings_file(), settings));
-        let todo_store = TodoStore::new(paths.sessions_dir());
+        // A saved todo list is the session's plan for its clients; the sessions exist only
+        // once the shell layer (which holds the store) is built, hence the late binding.
+        let plans: Arc<std::sync::OnceLock<std::sync::Weak<ChatSessions>>> = Arc::default();
+        let todo_store = TodoStore::new(paths.sessions_dir()).with_on_save({
+            let plans = plans.clone();
+            Arc::new(move |session, list| {
+                if let Some(chats) = plans.get().and_then(std::sync::Weak::upgrade) {
+                    chats.publish(session, SessionEvent::Plan(list.plan()));
+                }
+            })
+        });
         let (skills, skill_watcher) = crate::skills::start(&paths, settings.clone());
         // A workspace's bin folder holds its project servers' and its project skills' commands.
         let workspaces = Workspaces::new(
@@ -130,6 +140,7 @@ impl DaemonState {
                 session_commands(&custom, &skills),
             ),
         ));
+        let _ = plans.set(Arc::downgrade(&chats));
         tools.add_source(skills.clone());
         tools.add_source(Arc::new(CustomAgentTools(custom.clone())));
         tools.add_source(Arc::new(McpTools(mcp.clone())));

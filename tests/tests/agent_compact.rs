@@ -69,6 +69,7 @@ async fn compaction_offloads_summarises_and_keeps_the_latest_messages() {
     for prompt in ["first: count", "second", "third", "fourth"] {
         send(Out::Input(UserInput {
             text: prompt.into(),
+            ..Default::default()
         }));
         let Ev::TurnFinished(done) =
             next_matching(&mut events, |k| matches!(k, Ev::TurnFinished(_))).await
@@ -95,6 +96,7 @@ async fn compaction_offloads_summarises_and_keeps_the_latest_messages() {
 
     send(Out::Input(UserInput {
         text: "fifth".into(),
+        ..Default::default()
     }));
     next_matching(&mut events, |k| matches!(k, Ev::TurnFinished(_))).await;
     let request = fake.requests().pop().unwrap();
@@ -335,6 +337,7 @@ async fn the_summary_request_fits_the_output_limit_and_has_no_tool_blocks() {
     for prompt in ["first", "second", "third", "fourth"] {
         send(Out::Input(UserInput {
             text: prompt.into(),
+            ..Default::default()
         }));
         next_matching(&mut events, |k| matches!(k, Ev::TurnFinished(_))).await;
     }

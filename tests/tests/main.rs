@@ -58,6 +58,7 @@ mod repl_support;
 mod run_scripting;
 mod sandbox;
 mod security;
+mod session_contract;
 mod shell_exec;
 mod skills_agent_commands;
 mod skills_claude_fields;

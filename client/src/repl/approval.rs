@@ -99,6 +99,7 @@ mod tests {
             detail: "permissions.skill says ask for deploy\nIt can run scripts/release.sh".into(),
             pattern: String::new(),
             rules_file: String::new(),
+            ..Default::default()
         }
     }
 
@@ -109,6 +110,7 @@ mod tests {
             detail: "force-push rewrites the remote branch".into(),
             pattern: "git push --force:*".into(),
             rules_file: "/home/u/.synapse/settings.json".into(),
+            ..Default::default()
         }
     }
 

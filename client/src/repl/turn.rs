@@ -79,6 +79,7 @@ impl Repl {
             }
             let input = Out::Input(UserInput {
                 text: text.to_string(),
+                ..Default::default()
             });
             if self.link.send(input).await.is_ok() {
                 return true;
@@ -197,7 +198,10 @@ impl Repl {
             )));
             if self
                 .link
-                .send(Out::Input(UserInput { text: text.clone() }))
+                .send(Out::Input(UserInput {
+                    text: text.clone(),
+                    ..Default::default()
+                }))
                 .await
                 .is_ok()
             {

@@ -141,8 +141,10 @@ impl TurnView {
             }
             Ev::TurnFinished(done) => return Step::Finished(done),
             // Whole answers and results are for `synapse run --output-format stream-json`; the
-            // REPL shows their text and tools as they stream.
+            // REPL shows their text and tools as they stream, and the plan in the `todo` call's
+            // own output.
             Ev::Opened(_)
+            | Ev::Plan(_)
             | Ev::ModelChanged(_)
             | Ev::PermissionMode(_)
             | Ev::Assistant(_)

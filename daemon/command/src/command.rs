@@ -170,6 +170,12 @@ pub trait AgentCommand: Send + Sync {
         }
     }
 
+    /// What kind of work a call of this command does, as front ends show it (an editor's icon
+    /// and grouping); most commands run something.
+    fn kind(&self) -> synapse_session::ToolKind {
+        synapse_session::ToolKind::Execute
+    }
+
     /// How the system prompt documents this command; `--help` shows everything either way.
     fn prompt_form(&self) -> PromptForm {
         PromptForm::Full

@@ -2,7 +2,9 @@
 //! the request goes to the attached clients as an event, and the first answer decides. "session"
 //! allows the same request for the rest of the session. With no client attached, nobody can
 //! answer, so the request is refused at once; when the last client goes away, every open request
-//! is answered "no" ([`SessionApprover::deny_all_pending`]). Every decision is logged.
+//! is answered "no" ([`SessionApprover::deny_all_pending`]). Every decision is logged. A question
+//! names the tool call running when it was asked (calls of a session run one at a time) and the
+//! answers it takes, so a front end can show it beside the call and offer exactly those.
 
 use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet};
@@ -13,6 +15,10 @@ use tokio::sync::{broadcast, oneshot};
 
 use super::session::SessionEvent;
 use synapse_command::Approver;
+use synapse_session::{AnswerOption, Decision};
+
+/// The id of the session's tool call running now ("" between calls).
+pub type RunningCall = Arc<Mutex<String>>;
 
 pub struct SessionApprover {
     session_id: String,
@@ -22,6 +28,7 @@ pub struct SessionApprover {
     always: Mutex<HashSet<String>>,
     /// Told of every question put to the user (the session's `Notification` hooks).
     on_ask: Option<OnAsk>,
+    running_call: RunningCall,
 }
 
 /// Told the title of each question put to the user.
@@ -35,7 +42,13 @@ impl SessionApprover {
             pending: Mutex::default(),
             always: Mutex::default(),
             on_ask: None,
+            running_call: RunningCall::default(),
         }
+    }
+
+    /// The session's running call, which the turn sets as each call starts.
+    pub fn running_call(&self) -> RunningCall {
+        self.running_call.clone()
     }
 
     /// Calls `on_ask` with the title of every question put to the user.
@@ -96,8 +109,10 @@ impl SessionApprover {
         }
         let _ = self.events.send(SessionEvent::Approval {
             id: id.clone(),
+            call_id: self.running_call.lock().clone(),
             title: title.clone(),
             detail,
+            options: answer_options(&pattern, &rules_file),
             pattern: pattern.clone(),
             rules_file,
         });
@@ -114,6 +129,27 @@ impl SessionApprover {
             _ => "no".into(),
         }
     }
+}
+
+/// The answers a question takes: "always" only when there is a rule to save (without one it
+/// would mean what "session" means).
+pub fn answer_options(pattern: &str, rules_file: &str) -> Vec<AnswerOption> {
+    let option = |decision, label: String| AnswerOption { decision, label };
+    let mut options = vec![
+        option(Decision::Yes, "Yes".into()),
+        option(
+            Decision::Session,
+            "Yes, and don't ask again in this session".into(),
+        ),
+    ];
+    if !pattern.is_empty() {
+        options.push(option(
+            Decision::Always,
+            format!("Always allow `{pattern}` (saved to {rules_file})"),
+        ));
+    }
+    options.push(option(Decision::No, "No".into()));
+    options
 }
 
 impl Approver for SessionApprover {

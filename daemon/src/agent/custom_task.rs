@@ -124,6 +124,10 @@ impl CustomTaskCommand {
 }
 
 impl AgentCommand for CustomTaskCommand {
+    fn kind(&self) -> synapse_session::ToolKind {
+        synapse_session::ToolKind::Think
+    }
+
     fn spec(&self) -> &'static CommandSpec {
         &CUSTOM_SPEC
     }

@@ -16,6 +16,7 @@ pub mod fakes;
 pub mod forms;
 pub mod gate;
 pub mod history;
+pub mod input;
 pub mod main_prompt;
 pub mod prompt;
 pub mod runner;

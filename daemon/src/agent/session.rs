@@ -40,7 +40,7 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use super::AgentError;
-use super::approvals::SessionApprover;
+use super::approvals::{RunningCall, SessionApprover};
 use super::events::{AgentEvent, TurnEnd, TurnFailure};
 use super::forms::SessionForms;
 use super::gate::audit::Audit;
@@ -67,8 +67,12 @@ pub enum SessionEvent {
     /// Something needs the user's yes or no (answered with [`ChatSession::answer_approval`]).
     Approval {
         id: String,
+        /// The tool call it is about ("" when asked outside one).
+        call_id: String,
         title: String,
         detail: String,
+        /// The answers it takes, in order.
+        options: Vec<synapse_session::AnswerOption>,
         /// The rule an "always" answer saves, and its file (empty: "always" = this session).
         pattern: String,
         rules_file: String,
@@ -101,6 +105,8 @@ pub enum SessionEvent {
     },
     /// The skill enhancer's report, sent just before the turn's `TurnFinished`.
     EnhanceReport(String),
+    /// The session's plan (its todo list) changed: the whole plan.
+    Plan(Vec<synapse_session::PlanEntry>),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -225,6 +231,11 @@ impl ChatSession {
 
     pub fn subscribe(&self) -> broadcast::Receiver<SessionEvent> {
         self.events.subscribe()
+    }
+
+    /// Sends `event` to the session's clients (a subsystem's news: its plan changed).
+    pub fn publish(&self, event: SessionEvent) {
+        let _ = self.events.send(event);
     }
 
     /// Clients receiving this session's events now.
@@ -579,8 +590,9 @@ impl ChatSession {
         );
         let origin = self.shell_origin();
         self.deps.shell.warm_up(&self.id, &origin);
-        // The id of the tool call running now, for its live output (calls run one at a time).
-        let running_call: RunningCall = Arc::default();
+        // The id of the tool call running now, for its live output and the questions it asks
+        // (calls run one at a time).
+        let running_call: RunningCall = self.approver.running_call();
         let runner = AgentRunner {
             model: provider.model().to_string(),
             provider: provider.clone(),
@@ -863,9 +875,6 @@ pub fn is_user_prompt(m: &Message) -> bool {
             .any(|b| matches!(b, synapse_llm::ContentBlock::Text { .. }))
         && !m.text().starts_with("<system-reminder>")
 }
-
-/// The id of the tool call running now, shared by the turn's events and its progress sink.
-type RunningCall = Arc<parking_lot::Mutex<String>>;
 
 /// The prompt as sent: the hooks' context follows it, marked as not the user's words.
 fn with_hook_context(prompt: String, context: &[String]) -> String {

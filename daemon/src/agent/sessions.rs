@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::session::{ChatSession, SessionDeps, is_user_prompt, resolve_config};
+use super::session::{ChatSession, SessionDeps, SessionEvent, is_user_prompt, resolve_config};
 use super::session_log::{
     self, Record, SessionHeader, SessionLog, SessionLogError, is_valid_session_id, new_session_id,
     session_path,
@@ -100,6 +100,14 @@ impl ChatSessions {
 
     pub fn is_live(&self, id: &str) -> bool {
         self.live.lock().contains_key(id)
+    }
+
+    /// Sends `event` to the clients of the live session `id` (nothing when it is not live).
+    pub fn publish(&self, id: &str, event: SessionEvent) {
+        let session = self.live.lock().get(id).cloned();
+        if let Some(session) = session {
+            session.publish(event);
+        }
     }
 
     /// Opens a new session or resumes one (a live one is reattached as it is).

@@ -104,6 +104,10 @@ pub struct TaskCommand {
 }
 
 impl AgentCommand for TaskCommand {
+    fn kind(&self) -> synapse_session::ToolKind {
+        synapse_session::ToolKind::Think
+    }
+
     fn effect(
         &self,
         _args: &[String],

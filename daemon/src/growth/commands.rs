@@ -48,6 +48,10 @@ pub struct SkillTaskCommand {
 }
 
 impl AgentCommand for SkillTaskCommand {
+    fn kind(&self) -> synapse_session::ToolKind {
+        synapse_session::ToolKind::Think
+    }
+
     fn effect(
         &self,
         _args: &[String],

@@ -190,7 +190,10 @@ async fn forward_events(
             }
             Err(broadcast::error::RecvError::Closed) => return,
         };
-        let mut wire = to_wire(event, session.context_window());
+        let look = |command: &str| {
+            crate::shell::call_kind::describe(shell.router().commands(), command, &session.cwd)
+        };
+        let mut wire = to_wire(event, session.context_window(), &look);
         // The REPL's status line shows the session's running jobs after each turn.
         if let Some(Ev::TurnFinished(t)) = wire.kind.as_mut() {
             t.background_jobs = u32::try_from(shell.running_jobs_of(&session.id)).unwrap_or(0);
@@ -230,8 +233,17 @@ async fn read_messages(
                         }))
                         .await;
                 }
-                if let Err(e) = session.start_turn(input.text) {
-                    let _ = tx.send(Ok(error_event(e.to_string()))).await;
+                let text = synapse_shared::session_wire::input_from_wire(input)
+                    .map_err(|e| e.to_string())
+                    .and_then(|input| {
+                        crate::agent::input::turn_text(&input).map_err(|e| e.to_string())
+                    });
+                let started = match text {
+                    Ok(text) => session.start_turn(text).map_err(|e| e.to_string()),
+                    Err(e) => Err(e),
+                };
+                if let Err(e) = started {
+                    let _ = tx.send(Ok(error_event(e))).await;
                 }
             }
             Some(In::Cancel(_)) => {

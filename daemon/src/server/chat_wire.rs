@@ -1,11 +1,16 @@
-//! Session events as the `Chat` stream carries them: each [`SessionEvent`] becomes one
-//! [`ChatEvent`] (tool previews cut to their first lines, usage with the context window).
+//! Session events as the `Chat` stream carries them: each [`SessionEvent`] becomes one event of
+//! the session contract ([`synapse_session::Event`]: tool previews cut to their first lines, a
+//! call's kind and title, usage with the context window), which
+//! [`synapse_shared::session_wire`] puts on the wire — the one conversion every front end reads
+//! back.
 
-use synapse_shared::proto::chat_event::Kind as Ev;
-use synapse_shared::proto::{self, ChatEvent};
+use synapse_session as session;
+use synapse_shared::proto::ChatEvent;
+use synapse_shared::session_wire::event_to_wire;
 
 use crate::agent::session::SessionEvent;
 use crate::agent::{AgentEvent, TurnEnd};
+use crate::shell::call_kind::CallLook;
 use synapse_llm::LimitSource;
 use synapse_llm::limits::CONTEXT_WINDOW_FALLBACK;
 use synapse_llm::{ContentBlock, Usage};
@@ -13,10 +18,10 @@ use synapse_llm::{ContentBlock, Usage};
 /// Lines of a tool's output sent as its preview.
 const PREVIEW_LINES: usize = 5;
 
-fn usage(u: &Usage, window: Option<(u64, LimitSource)>) -> proto::UsageUpdate {
+fn usage(u: &Usage, window: Option<(u64, LimitSource)>) -> session::Usage {
     let (context_window, source) =
         window.unwrap_or((CONTEXT_WINDOW_FALLBACK, LimitSource::Fallback));
-    proto::UsageUpdate {
+    session::Usage {
         input_tokens: u.input,
         output_tokens: u.output,
         cache_read_tokens: u.cache_read,
@@ -56,13 +61,35 @@ fn blocks_json(content: &[ContentBlock]) -> String {
     serde_json::Value::Array(blocks).to_string()
 }
 
-pub(super) fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -> ChatEvent {
-    let kind = match event {
-        SessionEvent::Agent(AgentEvent::TextDelta(text)) => Ev::Text(proto::TextDelta { text }),
+/// The wire form of `event`; `look` says how a tool call's command looks to a front end.
+pub(super) fn to_wire(
+    event: SessionEvent,
+    window: Option<(u64, LimitSource)>,
+    look: &dyn Fn(&str) -> CallLook,
+) -> ChatEvent {
+    event_to_wire(to_session(event, window, look))
+}
+
+fn to_session(
+    event: SessionEvent,
+    window: Option<(u64, LimitSource)>,
+    look: &dyn Fn(&str) -> CallLook,
+) -> session::Event {
+    use session::Event as E;
+    match event {
+        SessionEvent::Agent(AgentEvent::TextDelta(text)) => E::Text(text),
         SessionEvent::Agent(AgentEvent::ToolStarted { id, command }) => {
-            Ev::ToolStarted(proto::ToolStarted {
-                call_id: id,
+            let CallLook {
+                kind,
+                title,
+                locations,
+            } = look(&command);
+            E::ToolCall(session::ToolCall {
+                id,
                 command,
+                kind,
+                title,
+                locations,
             })
         }
         SessionEvent::Agent(AgentEvent::ToolFinished {
@@ -71,8 +98,8 @@ pub(super) fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -
             exit_code,
             output,
             changes,
-        }) => Ev::ToolFinished(proto::ToolFinished {
-            call_id: id,
+        }) => E::ToolDone(session::ToolDone {
+            id,
             command,
             exit_code,
             output_preview: output
@@ -84,7 +111,7 @@ pub(super) fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -
             output,
             changes: changes
                 .into_iter()
-                .map(|c| proto::FileChange {
+                .map(|c| session::FileChange {
                     path: c.path,
                     hunks: c.hunks,
                     added: c.added,
@@ -92,25 +119,27 @@ pub(super) fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -
                 })
                 .collect(),
         }),
-        SessionEvent::Agent(AgentEvent::Usage(u)) => Ev::Usage(usage(&u, window)),
+        SessionEvent::Agent(AgentEvent::Usage(u)) => E::Usage(usage(&u, window)),
         SessionEvent::Agent(AgentEvent::Retrying {
             attempt,
             max_attempts,
             delay,
             reason,
-        }) => Ev::Retrying(proto::Retrying {
+        }) => E::Retrying(session::Retrying {
             attempt,
             max_attempts,
             delay_ms: delay.as_millis() as u64,
             reason,
         }),
-        SessionEvent::Agent(AgentEvent::Notice(text)) => Ev::Notice(proto::Notice { text }),
+        SessionEvent::Agent(AgentEvent::Notice(text)) | SessionEvent::Notice(text) => {
+            E::Notice(text)
+        }
         SessionEvent::Agent(AgentEvent::ToolOutput {
             id,
             tail,
             total_bytes,
-        }) => Ev::ToolOutput(proto::ToolOutput {
-            call_id: id,
+        }) => E::ToolProgress(session::ToolProgress {
+            id,
             tail,
             total_bytes,
         }),
@@ -121,51 +150,51 @@ pub(super) fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -
             stop_reason,
             usage: u,
             duration,
-        }) => Ev::Assistant(proto::AssistantMessage {
+        }) => E::Assistant(session::AssistantMessage {
             message_id: id,
             model,
             content_json: blocks_json(&content),
             stop_reason,
-            usage: Some(usage(&u, window)),
+            usage: usage(&u, window),
             duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
         }),
         SessionEvent::Agent(AgentEvent::ToolResults(content)) => {
-            Ev::ToolResults(proto::ToolResults {
-                content_json: blocks_json(&content),
-            })
+            E::ToolResults(blocks_json(&content))
         }
-        SessionEvent::Error(message) => Ev::Error(proto::ErrorEvent { message }),
+        SessionEvent::Error(message) => E::Error(message),
         SessionEvent::Approval {
             id,
+            call_id,
             title,
             detail,
+            options,
             pattern,
             rules_file,
-        } => Ev::Approval(proto::ApprovalRequest {
-            request_id: id,
+        } => E::Question(session::Question::Approval(session::ApprovalQuestion {
+            id,
+            call_id,
             title,
             detail,
+            options,
             pattern,
             rules_file,
-        }),
+        })),
         SessionEvent::Elicitation {
             id,
             server,
             message,
             schema_json,
             url,
-        } => Ev::Elicitation(proto::ElicitationRequest {
-            request_id: id,
+        } => E::Question(session::Question::Form(session::FormQuestion {
+            id,
             server,
             message,
             schema_json,
             url,
-        }),
-        SessionEvent::Notice(text) => Ev::Notice(proto::Notice { text }),
-        SessionEvent::PermissionMode { mode, summary } => {
-            Ev::PermissionMode(proto::PermissionModeChanged { mode, summary })
-        }
-        SessionEvent::EnhanceReport(text) => Ev::EnhanceReport(proto::EnhanceReport { text }),
+        })),
+        SessionEvent::Plan(entries) => E::Plan(entries),
+        SessionEvent::PermissionMode { mode, summary } => E::ModeChanged { mode, summary },
+        SessionEvent::EnhanceReport(text) => E::EnhanceReport(text),
         SessionEvent::TurnFinished {
             end,
             final_text,
@@ -176,17 +205,16 @@ pub(super) fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -
                 TurnEnd::Error(f) => (f.kind.clone(), u32::from(f.status.unwrap_or(0))),
                 _ => (String::new(), 0),
             };
-            Ev::TurnFinished(proto::TurnFinished {
-                reason: end.as_str().to_string(),
+            E::TurnEnded(session::TurnEnded {
+                reason: session::StopReason::parse(end.as_str()),
                 message: end.message(),
                 final_text,
                 turn,
-                usage: Some(usage(&u, window)),
+                usage: usage(&u, window),
                 error_kind,
                 http_status,
                 background_jobs: 0,
             })
         }
-    };
-    ChatEvent { kind: Some(kind) }
+    }
 }

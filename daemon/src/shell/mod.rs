@@ -15,6 +15,7 @@
 //! A command sees its session only through [`command::CommandHost`] (the session's shell here,
 //! `fake_host::FakeHost` in unit tests, which runs commands without bash).
 
+pub mod call_kind;
 pub mod capture;
 pub mod cgroup;
 pub mod channel;

@@ -108,6 +108,10 @@ pub struct ToolsCommand {
 }
 
 impl AgentCommand for SkillCommand {
+    fn kind(&self) -> synapse_session::ToolKind {
+        synapse_session::ToolKind::Read
+    }
+
     fn reads_only(&self) -> bool {
         true
     }
@@ -176,6 +180,10 @@ impl AgentCommand for SkillCommand {
 }
 
 impl AgentCommand for SkillLoadCommand {
+    fn kind(&self) -> synapse_session::ToolKind {
+        synapse_session::ToolKind::Read
+    }
+
     fn reads_only(&self) -> bool {
         true
     }
@@ -202,6 +210,10 @@ impl AgentCommand for SkillLoadCommand {
 }
 
 impl AgentCommand for ToolsCommand {
+    fn kind(&self) -> synapse_session::ToolKind {
+        synapse_session::ToolKind::Search
+    }
+
     fn reads_only(&self) -> bool {
         true
     }

@@ -132,6 +132,10 @@ fn edit(list: &mut TodoList, action: &str, rest: &[String]) -> Result<Edit, Misu
 }
 
 impl AgentCommand for TodoCommand {
+    fn kind(&self) -> synapse_session::ToolKind {
+        synapse_session::ToolKind::Think
+    }
+
     fn reads_only(&self) -> bool {
         true
     }

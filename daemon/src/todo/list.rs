@@ -120,6 +120,26 @@ impl TodoList {
     }
 }
 
+impl TodoList {
+    /// The list as the session's plan, for front ends (every item of medium priority: `todo`
+    /// has no priorities).
+    pub fn plan(&self) -> Vec<synapse_session::PlanEntry> {
+        use synapse_session::{PlanEntry, PlanPriority, PlanStatus};
+        self.items
+            .iter()
+            .map(|item| PlanEntry {
+                content: item.text.clone(),
+                status: match item.status {
+                    Status::Pending => PlanStatus::Pending,
+                    Status::InProgress => PlanStatus::InProgress,
+                    Status::Done => PlanStatus::Completed,
+                },
+                priority: PlanPriority::Medium,
+            })
+            .collect()
+    }
+}
+
 /// `  2. [>] write the tests`
 pub fn line(number: usize, item: &TodoItem) -> String {
     let mark = match item.status {

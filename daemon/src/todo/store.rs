@@ -27,14 +27,36 @@ pub enum StoreError {
     Write { path: PathBuf, source: io::Error },
 }
 
-#[derive(Debug, Clone)]
+/// Told of every list saved: the session's id and its new list.
+pub type OnSave = std::sync::Arc<dyn Fn(&str, &TodoList) + Send + Sync>;
+
+#[derive(Clone)]
 pub struct TodoStore {
     sessions_dir: PathBuf,
+    on_save: Option<OnSave>,
+}
+
+impl std::fmt::Debug for TodoStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TodoStore")
+            .field("sessions_dir", &self.sessions_dir)
+            .finish_non_exhaustive()
+    }
 }
 
 impl TodoStore {
     pub fn new(sessions_dir: PathBuf) -> Self {
-        Self { sessions_dir }
+        Self {
+            sessions_dir,
+            on_save: None,
+        }
+    }
+
+    /// Calls `on_save` after each list is saved (the assembly sends it to the session's
+    /// clients as its plan).
+    pub fn with_on_save(mut self, on_save: OnSave) -> Self {
+        self.on_save = Some(on_save);
+        self
     }
 
     /// `<sessions>/<session>/todo.json`; names that would leave the folder are refused.
@@ -66,7 +88,11 @@ impl TodoStore {
         let mut text = serde_json::to_string_pretty(list)
             .map_err(|e| write_err(io::Error::new(io::ErrorKind::InvalidData, e)))?;
         text.push('\n');
-        synapse_shared::atomic::write_atomic(&path, text.as_bytes()).map_err(write_err)
+        synapse_shared::atomic::write_atomic(&path, text.as_bytes()).map_err(write_err)?;
+        if let Some(on_save) = &self.on_save {
+            on_save(session, list);
+        }
+        Ok(())
     }
 }
 

@@ -96,6 +96,10 @@ impl WebFetchCommand {
 }
 
 impl AgentCommand for WebFetchCommand {
+    fn kind(&self) -> synapse_session::ToolKind {
+        synapse_session::ToolKind::Fetch
+    }
+
     fn reads_only(&self) -> bool {
         true
     }

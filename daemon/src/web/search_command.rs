@@ -81,6 +81,10 @@ impl WebSearchCommand {
 }
 
 impl AgentCommand for WebSearchCommand {
+    fn kind(&self) -> synapse_session::ToolKind {
+        synapse_session::ToolKind::Fetch
+    }
+
     fn reads_only(&self) -> bool {
         true
     }

@@ -42,6 +42,8 @@ pub fn message_to_wire(message: FrontEndMessage) -> proto::ClientMessage {
     inbound::to_wire(message)
 }
 
+pub use inbound::{input_from_wire, input_to_wire};
+
 /// A front end's message from the `Chat` stream (anything but the `OpenSession` that starts it).
 pub fn message_from_wire(message: proto::ClientMessage) -> Result<FrontEndMessage, WireError> {
     inbound::from_wire(message)

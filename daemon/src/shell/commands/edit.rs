@@ -39,6 +39,10 @@ Examples:
 pub struct EditCommand;
 
 impl AgentCommand for EditCommand {
+    fn kind(&self) -> synapse_session::ToolKind {
+        synapse_session::ToolKind::Edit
+    }
+
     fn effect(
         &self,
         args: &[String],

@@ -57,6 +57,10 @@ pub(super) fn claude_input(
 }
 
 impl AgentCommand for GlobCommand {
+    fn kind(&self) -> synapse_session::ToolKind {
+        synapse_session::ToolKind::Search
+    }
+
     fn reads_only(&self) -> bool {
         true
     }

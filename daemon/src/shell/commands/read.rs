@@ -40,6 +40,10 @@ Examples:
 pub struct ReadCommand;
 
 impl AgentCommand for ReadCommand {
+    fn kind(&self) -> synapse_session::ToolKind {
+        synapse_session::ToolKind::Read
+    }
+
     fn reads_only(&self) -> bool {
         true
     }

@@ -47,6 +47,10 @@ Examples:
 pub struct SearchCommand;
 
 impl AgentCommand for SearchCommand {
+    fn kind(&self) -> synapse_session::ToolKind {
+        synapse_session::ToolKind::Search
+    }
+
     fn reads_only(&self) -> bool {
         true
     }

@@ -35,6 +35,10 @@ permissions. Everything after <path> is content: `write f \"--help\"` writes the
 pub struct WriteCommand;
 
 impl AgentCommand for WriteCommand {
+    fn kind(&self) -> synapse_session::ToolKind {
+        synapse_session::ToolKind::Edit
+    }
+
     fn effect(
         &self,
         args: &[String],
