@@ -196,5 +196,18 @@ mod tests {
         assert!(matches!(parse(&["chat"]).command, Some(Command::Chat(_))));
         let resumed = parse(&["--continue", "go on"]);
         assert!(resumed.chat.continue_latest);
+        // Claude Code's `--verbose`, wherever it takes it.
+        for args in [
+            &["-p", "hi", "--verbose"][..],
+            &["--verbose", "-p", "hi"],
+            &["run", "hi", "--verbose", "--output-format", "stream-json"],
+        ] {
+            assert!(
+                matches!(parse(args).command, Some(Command::Run(ref r)) if r.verbose),
+                "{args:?}"
+            );
+        }
+        assert!(parse(&["--verbose"]).chat.verbose);
+        assert!(matches!(parse(&["chat", "--verbose"]).command, Some(Command::Chat(ref c)) if c.verbose));
     }
 }

@@ -96,6 +96,11 @@ pub struct RunArgs {
     /// Do not print tool activity on stderr.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Claude Code's `--verbose` (which its stream-json requires): accepted so scripts written
+    /// for `claude -p … --output-format stream-json --verbose` run unchanged. Synapse prints
+    /// every event with or without it.
+    #[arg(long)]
+    pub verbose: bool,
     /// Model for this session.
     #[arg(long)]
     pub model: Option<String>,
