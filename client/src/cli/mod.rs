@@ -91,6 +91,8 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse_from(start_form(std::env::args_os().collect()));
     match run(cli) {
         Ok(code) => code,
+        // Nobody reads the output any more (`| head -1`): nothing to say, nothing failed.
+        Err(e) if crate::out::is_closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("synapse: {e:#}");
             ExitCode::FAILURE
@@ -201,6 +203,8 @@ mod tests {
             &["-p", "hi", "--verbose"][..],
             &["--verbose", "-p", "hi"],
             &["run", "hi", "--verbose", "--output-format", "stream-json"],
+            &["-p", "--verbose", "hi"],
+            &["-p", "--input-format", "stream-json", "--verbose"],
         ] {
             assert!(
                 matches!(parse(args).command, Some(Command::Run(ref r)) if r.verbose),
@@ -208,6 +212,8 @@ mod tests {
             );
         }
         assert!(parse(&["--verbose"]).chat.verbose);
-        assert!(matches!(parse(&["chat", "--verbose"]).command, Some(Command::Chat(ref c)) if c.verbose));
+        assert!(
+            matches!(parse(&["chat", "--verbose"]).command, Some(Command::Chat(ref c)) if c.verbose)
+        );
     }
 }
