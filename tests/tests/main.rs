@@ -56,6 +56,7 @@ mod repl_render;
 mod repl_sessions;
 mod repl_support;
 mod run_scripting;
+mod run_stream_json;
 mod sandbox;
 mod security;
 mod session_contract;

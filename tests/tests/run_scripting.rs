@@ -116,12 +116,13 @@ async fn max_turns_ends_the_run_with_error_max_turns_after_that_many_requests() 
         &["run", "go", "--max-turns", "1", "--output-format", "json"],
     )
     .await;
-    assert_eq!(out.code, Some(4), "{out:?}");
+    // Claude Code's ending: exit 1, and num_turns counts the turn the limit refused.
+    assert_eq!(out.code, Some(1), "{out:?}");
     let v = json_object(&out);
     assert_eq!(v["type"], "result", "{v}");
     assert_eq!(v["subtype"], "error_max_turns", "{v}");
     assert_eq!(v["is_error"], true, "{v}");
-    assert_eq!(v["num_turns"], 1, "{v}");
+    assert_eq!(v["num_turns"], 2, "{v}");
     assert_eq!(fake.requests().len(), 1);
     // The answer's tool call ran; only the next request was not made.
     assert!(env.workdir().join("ran.txt").exists());
@@ -260,12 +261,14 @@ async fn stream_json_input_runs_each_message_as_a_turn_of_one_session() {
         "{last}"
     );
     let lines = json_lines(&out);
+    // Both lines were there as the first turn ended: one batch, one result (as Claude Code).
     let results: Vec<&Value> = lines.iter().filter(|l| l["type"] == "result").collect();
-    assert_eq!(results.len(), 2, "{lines:?}");
-    assert_eq!(results[0]["result"], "first answer");
-    assert_eq!(results[1]["result"], "second answer");
-    assert_eq!(results[1]["num_turns"], 2);
-    assert_eq!(results[0]["session_id"], results[1]["session_id"]);
+    assert_eq!(results.len(), 1, "{lines:?}");
+    assert_eq!(results[0]["result"], "second answer");
+    assert_eq!(results[0]["num_turns"], 2);
+    let answers: Vec<&Value> = lines.iter().filter(|l| l["type"] == "assistant").collect();
+    assert_eq!(answers[0]["message"]["content"][0]["text"], "first answer");
+    assert_eq!(answers[0]["session_id"], results[0]["session_id"]);
     // --include-partial-messages: the text as it streamed, in Claude Code's stream_event form.
     let streamed: String = lines
         .iter()

@@ -30,6 +30,10 @@ pub struct ChatArgs {
     /// What the agent may do without asking: auto (default), ask, read-only or yolo.
     #[arg(long, value_enum, value_name = "MODE")]
     pub permission_mode: Option<PermissionMode>,
+    /// Claude Code's `--verbose`, accepted so its command lines work here; the REPL shows each
+    /// command with its exit status either way (`/expand` shows a whole output).
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 /// The permission modes (`--permission-mode`).

@@ -91,6 +91,8 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse_from(start_form(std::env::args_os().collect()));
     match run(cli) {
         Ok(code) => code,
+        // Nobody reads the output any more (`| head -1`): nothing to say, nothing failed.
+        Err(e) if crate::out::is_closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("synapse: {e:#}");
             ExitCode::FAILURE
@@ -196,5 +198,22 @@ mod tests {
         assert!(matches!(parse(&["chat"]).command, Some(Command::Chat(_))));
         let resumed = parse(&["--continue", "go on"]);
         assert!(resumed.chat.continue_latest);
+        // Claude Code's `--verbose`, wherever it takes it.
+        for args in [
+            &["-p", "hi", "--verbose"][..],
+            &["--verbose", "-p", "hi"],
+            &["run", "hi", "--verbose", "--output-format", "stream-json"],
+            &["-p", "--verbose", "hi"],
+            &["-p", "--input-format", "stream-json", "--verbose"],
+        ] {
+            assert!(
+                matches!(parse(args).command, Some(Command::Run(ref r)) if r.verbose),
+                "{args:?}"
+            );
+        }
+        assert!(parse(&["--verbose"]).chat.verbose);
+        assert!(
+            matches!(parse(&["chat", "--verbose"]).command, Some(Command::Chat(ref c)) if c.verbose)
+        );
     }
 }

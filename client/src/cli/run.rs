@@ -12,12 +12,14 @@
 //! closes).
 //!
 //! Exit codes: 0 completed · 1 the client could not run the turn (daemon unreachable or gone,
-//! bad arguments, a bad stdin line) · 3 the model call failed · 4 stopped by a limit
-//! (`--max-turns`, iterations, failing tools) · 5 the reply was cut at the output limit · 130
-//! cancelled (SIGINT) · 129/143 SIGHUP/SIGTERM.
+//! bad arguments, a bad stdin line), or `--max-turns` was reached (as in Claude Code) · 3 the
+//! model call failed · 4 stopped by another limit (iterations, failing tools) · 5 the reply was
+//! cut at the output limit · 130 cancelled (SIGINT) · 129/143 SIGHUP/SIGTERM. A closed stdout or
+//! stderr (`| head -1`) ends nothing: the output is dropped and the run exits with its own status.
 
 mod init;
 mod input;
+mod stamp;
 pub mod stream_json;
 mod tally;
 
@@ -82,12 +84,14 @@ auto, plan = read-only, bypassPermissions = yolo). stream-json prints Claude Cod
 pub struct RunArgs {
     /// The task for the agent; `-` reads it from stdin.
     pub prompt: Option<String>,
-    /// The task (same as the positional prompt, as in `claude -p`).
+    /// The task (same as the positional prompt, as in `claude -p`); a bare `-p` before other
+    /// flags (`synapse -p --input-format stream-json`, `-p --verbose "<prompt>"`) takes none.
     #[arg(
         short = 'p',
         long = "print",
         value_name = "PROMPT",
-        conflicts_with = "prompt"
+        num_args = 0..=1,
+        default_missing_value = ""
     )]
     pub print: Option<String>,
     /// How to print the result.
@@ -96,6 +100,11 @@ pub struct RunArgs {
     /// Do not print tool activity on stderr.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Claude Code's `--verbose` (which its stream-json requires): accepted so scripts written
+    /// for `claude -p … --output-format stream-json --verbose` run unchanged. Synapse prints
+    /// every event with or without it.
+    #[arg(long)]
+    pub verbose: bool,
     /// Model for this session.
     #[arg(long)]
     pub model: Option<String>,
@@ -127,7 +136,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = InputFormat::Text)]
     pub input_format: InputFormat,
     /// Model requests this run may make in all; reaching it ends the run with
-    /// `error_max_turns` and exit status 4.
+    /// `error_max_turns` and exit status 1, as in Claude Code.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
     /// Text added at the end of the system prompt.
@@ -153,7 +162,11 @@ pub struct RunArgs {
 }
 
 pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
-    let given = args.prompt.clone().or(args.print.clone());
+    let print = args.print.clone().filter(|p| !p.is_empty());
+    if args.prompt.is_some() && print.is_some() {
+        bail!("two prompts given: pass the task either after -p or as the argument, not both");
+    }
+    let given = args.prompt.clone().or(print);
     let mut inputs = match args.input_format {
         InputFormat::Text => Inputs::prompt(prompt_text(given)?),
         InputFormat::StreamJson => {
@@ -202,7 +215,8 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
     attached.input(first).await?;
     spawn_signal_handler(attached.sender())?;
 
-    let mut stdout = std::io::stdout().lock();
+    // A reader that went away (`| head -1`) does not stop the run: its output is dropped.
+    let mut stdout = crate::out::Quiet(std::io::stdout().lock());
     // The live tail of a running command: on a terminal only, and never on stdout.
     let live = !args.quiet
         && args.output_format == OutputFormat::Text
@@ -319,22 +333,38 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
                             eprintln!("synapse: {}", failure_line(&done));
                         }
                     }
-                    OutputFormat::StreamJson => {
-                        if let Some(stream) = &stream {
-                            writeln!(stdout, "{}", stream.result(&done, &tally))?;
-                        }
-                    }
+                    OutputFormat::StreamJson => {}
                     OutputFormat::Json => {}
                 }
                 stdout.flush()?;
                 // The next stdin message is the next turn; the run ends with the last one, or
-                // at the first turn that did not complete.
+                // at the first turn that did not complete. Messages that arrived while this turn
+                // ran are of its batch: one stream-json result for them all, as Claude Code.
+                if ok && let Some(next) = inputs.ready() {
+                    attached.input(next).await?;
+                    continue;
+                }
+                if let Some(stream) = stream.as_mut() {
+                    writeln!(stdout, "{}", stream.result(&done, &tally, args.max_turns))?;
+                    stdout.flush()?;
+                }
                 if ok && let Some(next) = inputs.next().await? {
+                    if let Some(stream) = stream.as_mut() {
+                        // A new batch: its own init and totals, as Claude Code counts them.
+                        stream.next_batch();
+                        tally = RunTally::new(&attached.opened.model);
+                    }
                     attached.input(next).await?;
                     continue;
                 }
                 if args.output_format == OutputFormat::Json {
-                    let out = json_result(&done, &tally, &session_id, enhance_report.take());
+                    let out = json_result(
+                        &done,
+                        &tally,
+                        &session_id,
+                        args.max_turns,
+                        enhance_report.take(),
+                    );
                     writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
                     stdout.flush()?;
                 }
@@ -352,9 +382,10 @@ fn json_result(
     done: &TurnFinished,
     tally: &RunTally,
     session_id: &str,
+    max_turns: Option<u32>,
     skill_enhance: Option<String>,
 ) -> serde_json::Value {
-    let mut out = stream_json::result_json(done, tally, session_id);
+    let mut out = stream_json::result_json(done, tally, session_id, max_turns);
     let usage = done.usage.clone().unwrap_or_default();
     if let Some(obj) = out.as_object_mut() {
         obj.insert("turn".into(), done.turn.into());
@@ -394,7 +425,9 @@ fn exit_status(reason: &str) -> u8 {
         "cancelled" => EXIT_CANCELLED,
         "error" => EXIT_MODEL_ERROR,
         "truncated" => EXIT_TRUNCATED,
-        "max_iterations" | "too_many_failures" | "max_turns" => EXIT_LIMIT,
+        // As `claude -p` ends at its --max-turns.
+        "max_turns" => 1,
+        "max_iterations" | "too_many_failures" => EXIT_LIMIT,
         _ => 1,
     }
 }

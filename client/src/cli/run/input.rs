@@ -1,8 +1,9 @@
 //! Where `synapse run` takes its user messages from: the prompt argument (or stdin with `-`), and
 //! with `--input-format stream-json` Claude Code's JSON lines on stdin, each
 //! `{"type":"user","message":{"role":"user","content":"…" | [{"type":"text","text":"…"}]}}` one
-//! turn of the same session, read as the previous turn ends. Blank lines are skipped; a line that
-//! is not such a message ends the run with an error naming its line number.
+//! turn of the same session, read as the previous turn ends (messages that arrived while it ran
+//! are [`Inputs::ready`]: they join its batch). Blank lines are skipped; a line that is not such a
+//! message ends the run with an error naming its line number.
 
 use std::io::BufRead;
 
@@ -20,6 +21,8 @@ type Line = Result<String, String>;
 pub struct Inputs {
     first: Option<String>,
     stream: Option<mpsc::Receiver<Line>>,
+    /// A bad line [`Inputs::ready`] took off the stream, for [`Inputs::next`] to report.
+    held: Option<String>,
 }
 
 impl Inputs {
@@ -28,6 +31,7 @@ impl Inputs {
         Self {
             first: Some(prompt),
             stream: None,
+            held: None,
         }
     }
 
@@ -51,11 +55,34 @@ impl Inputs {
         Self {
             first: prompt,
             stream: Some(rx),
+            held: None,
+        }
+    }
+
+    /// A message that is already waiting (it arrived while the last turn ran), without waiting
+    /// for one; a bad line is kept for [`Inputs::next`].
+    pub fn ready(&mut self) -> Option<String> {
+        if self.held.is_some() {
+            return None;
+        }
+        if let Some(first) = self.first.take() {
+            return Some(first);
+        }
+        match self.stream.as_mut()?.try_recv() {
+            Ok(Ok(text)) => Some(text),
+            Ok(Err(e)) => {
+                self.held = Some(e);
+                None
+            }
+            Err(_) => None,
         }
     }
 
     /// The next message, `None` when there are no more.
     pub async fn next(&mut self) -> anyhow::Result<Option<String>> {
+        if let Some(e) = self.held.take() {
+            bail!("{e}");
+        }
         if let Some(first) = self.first.take() {
             return Ok(Some(first));
         }

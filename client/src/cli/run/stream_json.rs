@@ -1,17 +1,23 @@
 //! `synapse run --output-format stream-json` in Claude Code's event schema (what `claude -p
-//! --output-format stream-json` prints), one JSON object per line:
+//! --output-format stream-json --verbose` prints; `--verbose` changes nothing here), one JSON
+//! object per line, each with a `uuid`:
 //!
 //! - first `{"type":"system","subtype":"init","session_id","cwd","model","tools":["Bash"],
-//!   "mcp_servers":[{"name","status"}],"slash_commands","agents","permissionMode","apiKeySource",…}`;
+//!   "mcp_servers":[{"name","status"}],"slash_commands","agents","skills","plugins":[{"name",
+//!   "path","source"}],"permissionMode","apiKeySource","claude_code_version",…}` (the version is
+//!   Synapse's, also in `synapse_version`);
 //! - each model answer `{"type":"assistant","message":{"id","type":"message","role":"assistant",
 //!   "model","content":[text | tool_use blocks],"stop_reason","usage"},"session_id",
-//!   "parent_tool_use_id":null}`;
-//! - the answer's tool results `{"type":"user","message":{"role":"user","content":[{"type":
-//!   "tool_result","tool_use_id","content","is_error"}]},…}`;
-//! - after each turn `{"type":"result","subtype":"success"|"error_max_turns"|
+//!   "parent_tool_use_id":null,"uuid","timestamp"}`;
+//! - one line per tool result `{"type":"user","message":{"role":"user","content":[{"type":
+//!   "tool_result","tool_use_id","content","is_error"}]},"tool_use_result",…}` ([`stamp`]);
+//! - after each batch of input `{"type":"result","subtype":"success"|"error_max_turns"|
 //!   "error_during_execution","is_error","duration_ms","duration_api_ms","num_turns","result",
-//!   "session_id","total_cost_usd","usage","permission_denials"}` (plus Synapse's `stop_reason`
-//!   and `error`).
+//!   "session_id","total_cost_usd","usage","permission_denials"}` (with `errors` when it did not
+//!   succeed, plus Synapse's `stop_reason` and `error`). Input lines that arrive while a turn
+//!   runs belong to its batch, so `printf '…\n…\n' | synapse run --input-format stream-json`
+//!   prints one result, as Claude Code does; a line sent after a result starts a new batch
+//!   (another `init`, another `result`).
 //!
 //! Synapse's own events are `{"type":"system","subtype":<name>,…}`: `tool_progress` (with the
 //! call's `tool_use_id`), `approval_request`, `approval_answer`, `elicitation_request`,
@@ -24,6 +30,7 @@ use serde_json::{Value, json};
 use synapse_shared::proto::chat_event::Kind as Ev;
 use synapse_shared::proto::{ChatEvent, TurnFinished};
 
+use super::stamp;
 use super::tally::{RunTally, content_blocks};
 use crate::cli::run::usage_json;
 
@@ -36,6 +43,10 @@ pub struct InitFacts {
     pub slash_commands: Vec<String>,
     /// Sub-agents (`task:<name>`), without `task:`.
     pub agents: Vec<String>,
+    /// The skills the model may load, by name.
+    pub skills: Vec<String>,
+    /// `{"name","path","source"}` per Claude Code plugin the session's skills come from.
+    pub plugins: Vec<Value>,
 }
 
 /// The stream-json printer's state.
@@ -45,6 +56,8 @@ pub struct StreamJson {
     model: String,
     facts: InitFacts,
     init_sent: bool,
+    /// The session's permission mode, for the `init` line of each new batch of input.
+    mode: String,
     /// `--include-partial-messages`: text deltas as `stream_event` lines.
     partial: bool,
 }
@@ -57,26 +70,35 @@ impl StreamJson {
             model: model.to_string(),
             facts,
             init_sent: false,
+            mode: String::new(),
             partial,
         }
     }
 
-    /// The lines for one event (the `init` line first, once the permission mode is known).
+    /// The lines for one event (the `init` line first, once the permission mode is known), each
+    /// with its `uuid` (and `timestamp` on messages).
     pub fn lines(&mut self, event: &ChatEvent) -> Vec<Value> {
         let mut out = Vec::new();
+        if let Some(Ev::PermissionMode(m)) = &event.kind {
+            self.mode.clone_from(&m.mode);
+        }
         if !self.init_sent {
             self.init_sent = true;
-            let mode = match &event.kind {
-                Some(Ev::PermissionMode(m)) => m.mode.clone(),
-                _ => String::new(),
-            };
-            out.push(self.init(&mode));
+            out.push(self.init(&self.mode));
             if matches!(event.kind, Some(Ev::PermissionMode(_))) {
+                out.iter_mut().for_each(stamp::stamp);
                 return out;
             }
         }
         out.extend(self.event(event));
+        out.iter_mut().for_each(stamp::stamp);
         out
+    }
+
+    /// After a `result`: the next input starts a new batch, which opens with an `init` line
+    /// again, as Claude Code prints it.
+    pub fn next_batch(&mut self) {
+        self.init_sent = false;
     }
 
     fn init(&self, mode: &str) -> Value {
@@ -90,12 +112,16 @@ impl StreamJson {
             "mcp_servers": self.facts.mcp_servers,
             "slash_commands": self.facts.slash_commands,
             "agents": self.facts.agents,
+            "skills": self.facts.skills,
+            "plugins": self.facts.plugins,
             "permissionMode": claude_mode(mode),
             "synapse_permission_mode": mode,
             "apiKeySource": "none",
             "output_style": "default",
-            "claude_code_version": null,
+            // The field Claude Code's consumers read the version from, with Synapse's.
+            "claude_code_version": env!("CARGO_PKG_VERSION"),
             "synapse_version": env!("CARGO_PKG_VERSION"),
+            "original_cwd": self.cwd,
         })
     }
 
@@ -105,11 +131,15 @@ impl StreamJson {
         if let (Some(obj), Value::Object(extra)) = (v.as_object_mut(), fields) {
             obj.extend(extra);
         }
+        stamp::stamp(&mut v);
         v
     }
 
-    fn event(&self, event: &ChatEvent) -> Option<Value> {
-        let v = match event.kind.as_ref()? {
+    fn event(&self, event: &ChatEvent) -> Vec<Value> {
+        let Some(kind) = event.kind.as_ref() else {
+            return Vec::new();
+        };
+        let v = match kind {
             Ev::Assistant(a) => json!({
                 "type": "assistant",
                 "message": {
@@ -125,12 +155,21 @@ impl StreamJson {
                 "parent_tool_use_id": null,
                 "session_id": self.session_id,
             }),
-            Ev::ToolResults(r) => json!({
-                "type": "user",
-                "message": {"role": "user", "content": content_blocks(&r.content_json)},
-                "parent_tool_use_id": null,
-                "session_id": self.session_id,
-            }),
+            // One line per result, as Claude Code prints them, each with its `tool_use_result`.
+            Ev::ToolResults(r) => {
+                return content_blocks(&r.content_json)
+                    .into_iter()
+                    .map(|block| {
+                        json!({
+                            "type": "user",
+                            "message": {"role": "user", "content": [&block]},
+                            "parent_tool_use_id": null,
+                            "session_id": self.session_id,
+                            "tool_use_result": stamp::tool_use_result(&block),
+                        })
+                    })
+                    .collect();
+            }
             Ev::Text(t) if self.partial => json!({
                 "type": "stream_event",
                 "event": {
@@ -170,9 +209,9 @@ impl StreamJson {
             ),
             // Text deltas, tool start/finish and usage are in the messages above; the turn's
             // end is the result line.
-            _ => return None,
+            _ => return Vec::new(),
         };
-        Some(v)
+        vec![v]
     }
 
     /// How the run answered an approval request (`decision`: "yes" or "no").
@@ -191,27 +230,47 @@ impl StreamJson {
         )
     }
 
-    /// The `result` line for a finished turn.
-    pub fn result(&self, done: &TurnFinished, tally: &RunTally) -> Value {
-        result_json(done, tally, &self.session_id)
+    /// The `result` line for a finished batch of turns.
+    pub fn result(&self, done: &TurnFinished, tally: &RunTally, max_turns: Option<u32>) -> Value {
+        let mut line = result_json(done, tally, &self.session_id, max_turns);
+        stamp::stamp(&mut line);
+        line
     }
 }
 
-/// The fields Claude Code's result carries (shared by `--output-format json`).
-pub fn result_json(done: &TurnFinished, tally: &RunTally, session_id: &str) -> Value {
+/// The fields Claude Code's result carries (shared by `--output-format json`). A run that did not
+/// succeed says why in `errors` (Claude Code's words for `--max-turns`, whose `num_turns` counts,
+/// as Claude Code's does, the turn the limit refused to start).
+pub fn result_json(
+    done: &TurnFinished,
+    tally: &RunTally,
+    session_id: &str,
+    max_turns: Option<u32>,
+) -> Value {
     let ok = done.reason == "completed";
-    let subtype = match done.reason.as_str() {
-        "completed" => "success",
-        "max_turns" => "error_max_turns",
-        _ => "error_during_execution",
+    let (subtype, num_turns, error) = match done.reason.as_str() {
+        "completed" => ("success", tally.num_turns(), None),
+        "max_turns" => (
+            "error_max_turns",
+            tally.num_turns() + 1,
+            Some(match max_turns {
+                Some(n) => format!("Reached maximum number of turns ({n})"),
+                None => done.message.clone(),
+            }),
+        ),
+        _ => (
+            "error_during_execution",
+            tally.num_turns(),
+            Some(done.message.clone()),
+        ),
     };
-    json!({
+    let mut v = json!({
         "type": "result",
         "subtype": subtype,
         "is_error": !ok,
         "duration_ms": tally.duration_ms(),
         "duration_api_ms": tally.duration_api_ms(),
-        "num_turns": tally.num_turns(),
+        "num_turns": num_turns,
         "result": if done.reason == "error" { "" } else { done.final_text.as_str() },
         "session_id": session_id,
         "total_cost_usd": tally.cost_usd(),
@@ -219,7 +278,11 @@ pub fn result_json(done: &TurnFinished, tally: &RunTally, session_id: &str) -> V
         "permission_denials": tally.denials(),
         "stop_reason": done.reason,
         "error": (!ok).then(|| super::error_json(done)),
-    })
+    });
+    if let (Some(error), Some(obj)) = (error, v.as_object_mut()) {
+        obj.insert("errors".into(), json!([error]));
+    }
+    v
 }
 
 /// Claude Code's name for a Synapse permission mode.
