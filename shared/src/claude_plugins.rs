@@ -242,6 +242,26 @@ fn local_source(markets: &Value, marketplace: &str, name: &str) -> Option<PathBu
     (dir.starts_with(location.canonicalize().ok()?) && dir.is_dir()).then_some(dir)
 }
 
+/// A plugin's MCP server entries as written (`${CLAUDE_PLUGIN_ROOT}` not yet expanded), with the
+/// file they come from: `.mcp.json` when it exists (Claude Code then ignores the manifest's),
+/// else the `mcpServers` object of `.claude-plugin/plugin.json`. `Err` names a file that does
+/// not parse.
+pub fn mcp_servers(root: &Path) -> Result<(PathBuf, serde_json::Map<String, Value>), String> {
+    let from = |v: Value| {
+        v.get("mcpServers")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let file = root.join(".mcp.json");
+    if let Some(v) = read_json(&file)? {
+        return Ok((file, from(v)));
+    }
+    let manifest = root.join(".claude-plugin/plugin.json");
+    let servers = read_json(&manifest)?.map(from).unwrap_or_default();
+    Ok((manifest, servers))
+}
+
 /// `enabledPlugins` of a settings document.
 fn enabled_map(v: &Value) -> BTreeMap<String, bool> {
     v.get("enabledPlugins")

@@ -158,8 +158,8 @@ impl Places {
                 .map(|list| trust::is_trusted(&list, r))
                 .unwrap_or(false)
         });
+        // Problems of the records themselves are `synapse plugin list`'s and `synapse doctor`'s.
         let plugins = synapse_shared::claude_plugins::scan(home, trusted);
-        scan.problems.extend(plugins.problems.iter().cloned());
         for plugin in plugins.enabled() {
             let folder = plugin.root.join(kind.folder());
             for (path, rel) in list_md(&folder, kind, &mut scan.problems) {
