@@ -225,13 +225,13 @@ async fn a_plugin_installed_by_claude_code_works_in_synapse() {
     // The plugin's MCP server waits for approval like any other, then is offered.
     let list = env.cli(&["mcp", "list"]);
     assert!(
-        list.stdout.contains("plugin:kit:tools") && list.stdout.contains("needs approval"),
+        list.stdout.contains("plugin_kit_tools") && list.stdout.contains("needs approval"),
         "{list:?}"
     );
-    let approved = env.cli(&["mcp", "approve", "plugin:kit:tools"]);
+    let approved = env.cli(&["mcp", "approve", "plugin_kit_tools"]);
     assert!(approved.success(), "{approved:?}");
     assert!(
-        approved.stdout.contains("Approved: plugin:kit:tools"),
+        approved.stdout.contains("Approved: plugin_kit_tools"),
         "{approved:?}"
     );
     let out = run_prompt(&env, &fake, "shout hey");

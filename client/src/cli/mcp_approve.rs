@@ -31,7 +31,7 @@ pub async fn approve(paths: &Paths, servers: Vec<String>, all: bool) -> anyhow::
         .map_err(|s| anyhow::anyhow!("{}", s.message()))?
         .into_inner();
     for name in &r.approved {
-        if name.starts_with("plugin:") || r.project.is_empty() {
+        if name.starts_with("plugin_") || r.project.is_empty() {
             println!("Approved: {name} (a Claude Code plugin's server)");
         } else {
             println!("Approved: {name} (project {})", r.project);

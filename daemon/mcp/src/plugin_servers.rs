@@ -1,12 +1,13 @@
 //! The MCP servers of the enabled Claude Code plugins, in the user's layer: a plugin's
 //! `.mcp.json` (else the `mcpServers` of its `plugin.json`), each server named as Claude Code
-//! names it, `plugin:<plugin>:<server>` (its commands are `mcp:plugin_<plugin>_<server>:<tool>`),
+//! names it but with `_` for `:` (a server name holds no `:`): `plugin_<plugin>_<server>`, its
+//! commands `mcp:plugin_<plugin>_<server>:<tool>`,
 //! with `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` expanded to the plugin's folders.
 //!
 //! A plugin's server runs code someone else wrote, so it waits for the user's approval like a
 //! project's server ([`crate::approval`]): pinned by its entry and by the content of the plugin
 //! files it runs, keyed by the plugin's root, so an update that changes the server asks again.
-//! `synapse mcp approve plugin:<plugin>:<server>` approves it ([`approve`]). A server of the
+//! `synapse mcp approve plugin_<plugin>_<server>` approves it ([`approve`]). A server of the
 //! user's own files with the same name wins.
 
 use std::path::{Path, PathBuf};
@@ -17,7 +18,7 @@ use super::approval::{self, ApprovalError, ApproveOutcome};
 use super::config::{ConfigProblem, McpConfig};
 
 /// The start of every plugin server's name.
-pub const PREFIX: &str = "plugin:";
+pub const PREFIX: &str = "plugin_";
 
 /// Adds the enabled plugins' servers of `home` to `config` (held until approved).
 pub fn add(
@@ -46,7 +47,7 @@ pub fn add(
         }
         let named: serde_json::Map<String, serde_json::Value> = servers
             .into_iter()
-            .map(|(name, entry)| (format!("{PREFIX}{}:{name}", plugin.name), entry))
+            .map(|(name, entry)| (format!("{PREFIX}{}_{name}", plugin.name), entry))
             .collect();
         let text = serde_json::json!({ "mcpServers": named }).to_string();
         let root = plugin.root.display().to_string();
@@ -158,9 +159,9 @@ mod tests {
         let mcp_dir = t.path().join("mcp");
         let mut config = McpConfig::default();
         add(&mut config, &home, &mcp_dir, &|_| None);
-        let held = &config.held["plugin:demo:m1"];
+        let held = &config.held["plugin_demo_m1"];
         assert!(
-            held.reason().contains("synapse mcp approve plugin:demo:m1"),
+            held.reason().contains("synapse mcp approve plugin_demo_m1"),
             "{}",
             held.reason()
         );
@@ -173,11 +174,11 @@ mod tests {
         approval::approve(&mcp_dir, &root, &[&held.config]).unwrap();
         let mut config = McpConfig::default();
         add(&mut config, &home, &mcp_dir, &|_| None);
-        assert!(config.servers.contains_key("plugin:demo:m1"), "{config:?}");
+        assert!(config.servers.contains_key("plugin_demo_m1"), "{config:?}");
         // The script it runs changed: approval again.
         fs::write(root.join("srv.py"), "import os").unwrap();
         let mut config = McpConfig::default();
         add(&mut config, &home, &mcp_dir, &|_| None);
-        assert!(config.held.contains_key("plugin:demo:m1"));
+        assert!(config.held.contains_key("plugin_demo_m1"));
     }
 }
