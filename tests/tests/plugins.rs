@@ -238,7 +238,7 @@ async fn a_plugin_installed_by_claude_code_works_in_synapse() {
     assert!(out.success(), "{out:?}");
     let requests = fake.requests();
     let system = requests[7].system_text().unwrap();
-    assert!(system.contains("mcp:plugin_kit_tools:shout"), "{system}");
+    assert!(system.contains("- plugin_kit_tools (1 tool)"), "{system}");
     assert!(
         requests[8].last_tool_result().unwrap().contains("HEY"),
         "{:?}",
