@@ -237,12 +237,12 @@ async fn a_plugin_installed_by_claude_code_works_in_synapse() {
     let out = run_prompt(&env, &fake, "shout hey");
     assert!(out.success(), "{out:?}");
     let requests = fake.requests();
-    let system = requests[7].system_text().unwrap();
+    let system = requests[6].system_text().unwrap();
     assert!(system.contains("- plugin_kit_tools (1 tool)"), "{system}");
     assert!(
-        requests[8].last_tool_result().unwrap().contains("HEY"),
+        requests[7].last_tool_result().unwrap().contains("HEY"),
         "{:?}",
-        requests[8].last_tool_result()
+        requests[7].last_tool_result()
     );
 }
 
