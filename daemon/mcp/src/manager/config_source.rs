@@ -230,9 +230,8 @@ impl ConfigSource {
             Scope::User => {
                 if let Some(home) = &home {
                     files.push(crate::codex::config_file(home, (opts.env)("CODEX_HOME")));
-                    // An install, an enable or an approval of a plugin's server.
+                    // An install or an enable (an approval of a plugin's server refreshes).
                     files.extend(synapse_shared::claude_plugins::deciding_files(home, None));
-                    files.push(opts.mcp_dir.join(crate::approval::APPROVALS_FILE));
                 }
             }
             Scope::Project(root) => {
