@@ -84,7 +84,34 @@ pub async fn run(state: &DaemonState, request: &DoctorRequest) -> Vec<Check> {
         checks.extend(instruction_checks(state, &request.cwd));
         checks.extend(custom_checks(state, &request.cwd));
     }
+    checks.extend(plugin_checks());
     checks
+}
+
+/// Claude Code plugins whose records or files could not be read, each by name.
+fn plugin_checks() -> Vec<Check> {
+    let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
+        return Vec::new();
+    };
+    let scan = synapse_shared::claude_plugins::scan(&home, None);
+    let mut problems = scan.problems.clone();
+    for plugin in scan.enabled() {
+        problems.extend(
+            crate::plugins::offers::of(plugin)
+                .problems
+                .into_iter()
+                .map(|p| format!("plugin {}: {p}", plugin.key())),
+        );
+    }
+    problems
+        .into_iter()
+        .map(|p| {
+            Check::new("plugins", Verdict::Warn, p).fix(
+                "fix the file or reinstall the plugin (`synapse plugin install <plugin>@<marketplace>`); \
+                 the other plugins are used meanwhile",
+            )
+        })
+        .collect()
 }
 
 /// Custom command and agent files that could not be used (unreadable, a FIFO, bad front matter).

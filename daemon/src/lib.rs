@@ -167,6 +167,7 @@ pub mod growth;
 pub mod hooks;
 pub mod lifecycle;
 pub mod logging;
+pub mod plugins;
 pub mod run;
 pub mod server;
 pub mod shell;

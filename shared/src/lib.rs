@@ -16,6 +16,7 @@
 
 pub mod atomic;
 pub mod bounded;
+pub mod claude_plugins;
 pub mod elicit;
 pub mod inspection;
 pub mod paths;

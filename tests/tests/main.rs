@@ -49,6 +49,7 @@ mod mcp_resources;
 mod mcp_roots;
 mod mcp_support;
 mod permissions;
+mod plugins;
 mod repl_chat;
 mod repl_flow;
 mod repl_input;

@@ -31,7 +31,11 @@ pub async fn approve(paths: &Paths, servers: Vec<String>, all: bool) -> anyhow::
         .map_err(|s| anyhow::anyhow!("{}", s.message()))?
         .into_inner();
     for name in &r.approved {
-        println!("Approved: {name} (project {})", r.project);
+        if name.starts_with("plugin_") || r.project.is_empty() {
+            println!("Approved: {name} (a Claude Code plugin's server)");
+        } else {
+            println!("Approved: {name} (project {})", r.project);
+        }
     }
     if r.approved.is_empty() && r.not_waiting.is_empty() {
         println!("No server of {} is waiting for approval.", r.project);

@@ -13,6 +13,7 @@ mod mcp_edit;
 mod mcp_login;
 pub mod mcp_query;
 mod mcp_secret;
+mod plugin;
 pub mod run;
 mod sessions;
 mod skill;
@@ -64,6 +65,10 @@ enum Command {
     /// MCP servers: list, add, remove, call a tool, log in to remote ones (OAuth).
     #[command(subcommand)]
     Mcp(mcp::McpCommand),
+    /// Claude Code plugins (commands, agents, skills, hooks, MCP servers), on Claude Code's own
+    /// records: list, install, enable, disable, update; add a marketplace.
+    #[command(subcommand)]
+    Plugin(plugin::PluginCommand),
     /// Shell commands from MCP servers and skills: search them, refresh them.
     #[command(subcommand)]
     Tools(tools::ToolsCommand),
@@ -136,6 +141,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Sessions(cmd) => block_on(sessions::run(paths()?, cmd)),
         Command::Mcp(cmd) => block_on(mcp::run(paths()?, cmd)),
         Command::Tools(cmd) => block_on(tools::run(paths()?, cmd)),
+        Command::Plugin(cmd) => block_on(plugin::run(paths()?, cmd)),
         Command::Skill(cmd) => block_on(skill::run(paths()?, cmd)),
         Command::Trust(args) => block_on(trust::run(paths()?, args)),
         Command::Doctor(args) => block_on(doctor::run(paths()?, args)),

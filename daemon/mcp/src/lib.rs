@@ -43,6 +43,7 @@ pub mod local;
 pub mod manager;
 pub mod names;
 pub mod oauth;
+pub mod plugin_servers;
 pub mod process;
 pub mod project_config;
 pub mod resources;

@@ -76,6 +76,8 @@ pub struct HookOrigin {
     pub file: PathBuf,
     /// A plugin's root folder (`${CLAUDE_PLUGIN_ROOT}`), for plugin hooks.
     pub plugin_root: Option<PathBuf>,
+    /// That plugin's data folder (`${CLAUDE_PLUGIN_DATA}`).
+    pub plugin_data: Option<PathBuf>,
 }
 
 /// One configured hook command.
@@ -218,6 +220,7 @@ mod tests {
         HookOrigin {
             file: "/p/settings.json".into(),
             plugin_root: None,
+            plugin_data: None,
         }
     }
 
@@ -272,6 +275,7 @@ mod tests {
         let origin = HookOrigin {
             file: "/c/p/1.0/hooks/hooks.json".into(),
             plugin_root: Some("/c/p/1.0".into()),
+            plugin_data: None,
         };
         set.add(
             &json!({"SessionStart": [{"hooks": [{"command": "\"${CLAUDE_PLUGIN_ROOT}/hooks/start.sh\""}]}]}),

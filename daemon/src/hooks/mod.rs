@@ -301,6 +301,12 @@ impl SessionHooks {
         if let Some(root) = &entry.origin.plugin_root {
             env.push(("CLAUDE_PLUGIN_ROOT".into(), root.as_os_str().to_os_string()));
         }
+        if let Some(data) = &entry.origin.plugin_data {
+            // Claude Code creates the folder before the hook runs; a failure leaves the hook to
+            // report what it could not write.
+            let _ = std::fs::create_dir_all(data);
+            env.push(("CLAUDE_PLUGIN_DATA".into(), data.as_os_str().to_os_string()));
+        }
         let cwd = self.hook_cwd();
         run::run(run::HookProcess {
             command: &entry.command,

@@ -74,6 +74,7 @@ mod tests {
             origin: HookOrigin {
                 file: settings.to_path_buf(),
                 plugin_root: None,
+                plugin_data: None,
             },
         }
     }

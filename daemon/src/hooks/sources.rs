@@ -15,6 +15,7 @@ use std::time::SystemTime;
 
 use parking_lot::Mutex;
 use serde_json::Value;
+use synapse_shared::claude_plugins::{self, Plugin};
 use synapse_shared::trust;
 
 use super::config::{HookOrigin, HookSet};
@@ -32,8 +33,8 @@ pub struct HookSources {
     home: PathBuf,
     trust_file: PathBuf,
     cache: Mutex<HashMap<Option<PathBuf>, Cached<Stamp, HookSet>>>,
-    /// The enabled plugins' roots, by the stamp of the files that decide them.
-    plugins: Mutex<Option<Cached<Times, Vec<PathBuf>>>>,
+    /// The enabled plugins, by the stamp of the files that decide them.
+    plugins: Mutex<Option<Cached<Times, Vec<Plugin>>>>,
 }
 
 /// The user settings' generation and every source file's modification time.
@@ -72,11 +73,8 @@ impl HookSources {
 
     /// The enabled plugins' roots, found again only when Claude Code's settings or its
     /// installed-plugins list changed.
-    fn plugin_roots(&self) -> Arc<Vec<PathBuf>> {
-        let deciding = [
-            self.claude_settings(),
-            self.home.join(".claude/plugins/installed_plugins.json"),
-        ];
+    fn plugin_roots(&self) -> Arc<Vec<Plugin>> {
+        let deciding = claude_plugins::deciding_files(&self.home, None);
         let times: Times = deciding.iter().map(|p| modified(p)).collect();
         let mut cached = self.plugins.lock();
         if let Some((t, roots)) = cached.as_ref()
@@ -84,7 +82,11 @@ impl HookSources {
         {
             return roots.clone();
         }
-        let roots = Arc::new(crate::skills::plugins::enabled_plugin_roots(&self.home));
+        let scan = claude_plugins::scan(&self.home, None);
+        for problem in &scan.problems {
+            tracing::warn!("Claude plugins: {problem}");
+        }
+        let roots = Arc::new(scan.enabled().cloned().collect::<Vec<_>>());
         *cached = Some((times, roots.clone()));
         roots
     }
@@ -97,7 +99,7 @@ impl HookSources {
             self.trust_file.clone(),
             self.pin_file(),
         ];
-        files.extend(plugins.iter().map(|p| plugin_hooks_file(p)));
+        files.extend(plugins.iter().map(|p| plugin_hooks_file(&p.root)));
         if let Some(root) = root {
             files.extend(PROJECT_HOOK_FILES.iter().map(|f| root.join(f)));
         }
@@ -137,7 +139,7 @@ impl HookSources {
     fn load(
         &self,
         user: &synapse_shared::settings::Settings,
-        plugins: &[PathBuf],
+        plugins: &[Plugin],
         root: Option<&Path>,
     ) -> HookSet {
         let mut set = HookSet::default();
@@ -151,13 +153,14 @@ impl HookSources {
             set.add(hooks, &origin(&claude));
         }
         for plugin in plugins {
-            let file = plugin_hooks_file(plugin);
+            let file = plugin_hooks_file(&plugin.root);
             if let Some(v) = read_json(&file, &mut set.problems)
                 && let Some(hooks) = v.get("hooks")
             {
                 let origin = HookOrigin {
                     file,
-                    plugin_root: Some(plugin.clone()),
+                    plugin_root: Some(plugin.root.clone()),
+                    plugin_data: Some(plugin.data_dir.clone()),
                 };
                 set.add(hooks, &origin);
             }
@@ -231,6 +234,7 @@ fn origin(file: &Path) -> HookOrigin {
     HookOrigin {
         file: file.to_path_buf(),
         plugin_root: None,
+        plugin_data: None,
     }
 }
 

@@ -238,6 +238,29 @@ impl Mcp for McpService {
                 "cwd must be the caller's absolute working directory",
             ));
         }
+        // Plugins' servers live in the user's layer, each keyed by its plugin's root.
+        let prefix = synapse_mcp::plugin_servers::PREFIX;
+        let plugin = synapse_mcp::plugin_servers::approve(
+            self.state.mcp.user(),
+            &self.state.paths.mcp_dir(),
+            &r.servers,
+            r.all,
+        )
+        .await
+        .map_err(|e| Status::failed_precondition(e.to_string()))?;
+        let others: Vec<String> = r
+            .servers
+            .iter()
+            .filter(|n| !n.starts_with(prefix))
+            .cloned()
+            .collect();
+        if !r.all && others.is_empty() {
+            return Ok(Response::new(McpApproveResponse {
+                project: String::new(),
+                approved: plugin.approved,
+                not_waiting: plugin.not_waiting,
+            }));
+        }
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let root = crate::workspace::project_root(std::path::Path::new(&r.cwd), home.as_deref());
         // The approving client stands for the project's opener: its variables fill `${VAR}`.
@@ -249,15 +272,23 @@ impl Mcp for McpService {
             &project,
             &self.state.paths.mcp_dir(),
             &root,
-            &r.servers,
+            &others,
             r.all,
         )
         .await
         .map_err(|e| Status::failed_precondition(e.to_string()))?;
         Ok(Response::new(McpApproveResponse {
             project: root.display().to_string(),
-            approved: outcome.approved,
-            not_waiting: outcome.not_waiting,
+            approved: plugin
+                .approved
+                .into_iter()
+                .chain(outcome.approved)
+                .collect(),
+            not_waiting: plugin
+                .not_waiting
+                .into_iter()
+                .chain(outcome.not_waiting)
+                .collect(),
         }))
     }
 

@@ -8,6 +8,7 @@ mod daemon;
 mod mcp;
 mod mcp_auth;
 mod mcp_edit;
+mod plugins;
 mod sessions;
 mod skills;
 mod skills_growth;
@@ -20,6 +21,7 @@ use synapse_shared::proto::chat_server::ChatServer;
 use synapse_shared::proto::custom_server::CustomServer;
 use synapse_shared::proto::daemon_server::DaemonServer;
 use synapse_shared::proto::mcp_server::McpServer;
+use synapse_shared::proto::plugins_server::PluginsServer;
 use synapse_shared::proto::sessions_server::SessionsServer;
 use synapse_shared::proto::skills_server::SkillsServer;
 use synapse_shared::proto::tools_server::ToolsServer;
@@ -49,6 +51,9 @@ pub async fn serve(state: Arc<DaemonState>, listener: UnixListener) -> anyhow::R
             state.clone(),
         )))
         .add_service(McpServer::new(mcp::McpService::new(state.clone())))
+        .add_service(PluginsServer::new(plugins::PluginsService::new(
+            state.clone(),
+        )))
         .add_service(CustomServer::new(custom::CustomService::new(
             state.custom.clone(),
         )))

@@ -140,6 +140,9 @@ impl ConfigSource {
             Scope::User => {
                 let mut config = McpConfig::load_layers(mcp_dir, None, &user_lookup, &user_lookup);
                 crate::sources::add_foreign(&mut config, home.as_deref(), None, &user_lookup);
+                if let Some(home) = &home {
+                    crate::plugin_servers::add(&mut config, home, mcp_dir, &user_lookup);
+                }
                 // Servers that follow the caller's project run once per workspace instead.
                 config.servers.retain(|_, s| !s.follow_project);
                 return config;
@@ -227,6 +230,8 @@ impl ConfigSource {
             Scope::User => {
                 if let Some(home) = &home {
                     files.push(crate::codex::config_file(home, (opts.env)("CODEX_HOME")));
+                    // An install or an enable (an approval of a plugin's server refreshes).
+                    files.extend(synapse_shared::claude_plugins::deciding_files(home, None));
                 }
             }
             Scope::Project(root) => {

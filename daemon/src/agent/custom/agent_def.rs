@@ -21,8 +21,14 @@ pub struct CustomAgent {
     pub scope: Scope,
 }
 
-/// Whether `name` can be an agent's name (it becomes the command `task:<name>`).
+/// Whether `name` can be an agent's name (it becomes the command `task:<name>`); a plugin's
+/// agent is `<plugin>:<agent>`, each part a name.
 pub fn check_name(name: &str) -> Result<(), String> {
+    if let Some((plugin, agent)) = name.split_once(':') {
+        return check_name(plugin)
+            .and_then(|()| check_name(agent))
+            .map_err(|_| format!("`{name}` cannot be a plugin agent's name (<plugin>:<agent>, each letters, digits, `-` and `_`)"));
+    }
     let ok = !name.is_empty()
         && name.len() <= 64
         && name
@@ -49,6 +55,13 @@ impl CustomAgent {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         let name = parsed.text("name").unwrap_or(stem);
+        // Claude Code names a plugin's agents `<plugin>:<agent>`.
+        let name = match (found.scope, found.rel.components().next()) {
+            (Scope::Plugin, Some(plugin)) => {
+                format!("{}:{name}", plugin.as_os_str().to_string_lossy())
+            }
+            _ => name,
+        };
         check_name(&name).map_err(|e| format!("{}: {e}", found.path.display()))?;
         let prompt = parsed.body.trim().to_string();
         if prompt.is_empty() {

@@ -2,7 +2,9 @@
 //!
 //! Four folders per kind, in precedence order (the first file of a name wins):
 //! the project's `.synapse/<kind>/` and `.claude/<kind>/`, then `$SYNAPSE_HOME/<kind>/` and
-//! `~/.claude/<kind>/`. Project files count only in a trusted folder, and only while each still
+//! `~/.claude/<kind>/`; then `<kind>/` of each enabled Claude Code plugin, its files named
+//! `<plugin>:<name>` (so they never shadow the user's; a trusted project's `enabledPlugins` count
+//! too, as [`synapse_shared::claude_plugins`] reads them). Project files count only in a trusted folder, and only while each still
 //! has the content it had when the user ran `synapse trust` (its review pins them,
 //! [`crate::agent::gate::trust_review`], in the same pin file as the project's settings): a file added or changed since
 //! is held, with the reason, until the user trusts the folder again. A file anyone else may
@@ -42,6 +44,8 @@ impl Kind {
 pub enum Scope {
     Project,
     User,
+    /// An enabled Claude Code plugin: its name is the first component of `rel`.
+    Plugin,
 }
 
 impl Scope {
@@ -49,6 +53,7 @@ impl Scope {
         match self {
             Scope::Project => "project",
             Scope::User => "user",
+            Scope::Plugin => "plugin",
         }
     }
 }
@@ -133,12 +138,37 @@ impl Places {
                 }
             }
         }
+        self.plugin_files(root.as_deref(), kind, &mut scan);
         if let Some(root) = root.filter(|_| !project_files.is_empty()) {
             let counted = self.project_counted(&root, project_files, &mut scan);
             // Project files come first: they win over the user's of the same name.
             scan.found.splice(0..0, counted);
         }
         scan
+    }
+
+    /// The enabled plugins' files of `kind`, each `rel` below its plugin's name
+    /// (`<plugin>/<file>.md`). A project's `enabledPlugins` count only in a trusted folder.
+    fn plugin_files(&self, root: Option<&Path>, kind: Kind, scan: &mut Scan) {
+        let Some(home) = &self.home else {
+            return;
+        };
+        let trusted = root.filter(|r| {
+            trust::load(&self.trust_file)
+                .map(|list| trust::is_trusted(&list, r))
+                .unwrap_or(false)
+        });
+        // Problems of the records themselves are `synapse plugin list`'s and `synapse doctor`'s.
+        let plugins = synapse_shared::claude_plugins::scan(home, trusted);
+        for plugin in plugins.enabled() {
+            let folder = plugin.root.join(kind.folder());
+            for (path, rel) in list_md(&folder, kind, &mut scan.problems) {
+                let rel = Path::new(&plugin.name).join(rel);
+                if let Some(found) = read(&path, rel, Scope::Plugin, &mut scan.problems) {
+                    scan.found.push(found);
+                }
+            }
+        }
     }
 
     /// The project files that count: in a trusted folder, each matching its pin.

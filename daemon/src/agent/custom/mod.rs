@@ -175,6 +175,39 @@ impl CustomCatalog {
         }
     }
 
+    /// Why `/<plugin>:<command>` names nothing, when `<plugin>` is an installed Claude Code
+    /// plugin (`None` for any other name, which goes to the model as written).
+    pub fn unknown_plugin_command(&self, dir: &Path, name: &str) -> Option<String> {
+        let (plugin, _) = name.split_once(':')?;
+        let home = self.places.home.as_deref()?;
+        let scan = synapse_shared::claude_plugins::scan(home, None);
+        let found = scan.plugins.iter().find(|p| p.name == plugin)?;
+        if !found.enabled {
+            return Some(format!(
+                "/{name}: the plugin `{}` is disabled; enable it with `synapse plugin enable {}`",
+                found.name,
+                found.key()
+            ));
+        }
+        let prefix = format!("{plugin}:");
+        let known: Vec<String> = self
+            .load(dir)
+            .commands
+            .into_iter()
+            .filter(|c| c.name.starts_with(&prefix))
+            .map(|c| format!("/{}", c.name))
+            .collect();
+        let known = if known.is_empty() {
+            "it has no commands".to_string()
+        } else {
+            format!("its commands are {}", known.join(", "))
+        };
+        Some(format!(
+            "/{name}: unknown command: the plugin `{plugin}` has no command `{}` ({known})",
+            &name[prefix.len()..]
+        ))
+    }
+
     /// The agent `name` for a session in `dir`.
     pub fn agent(&self, dir: &Path, name: &str) -> Lookup<CustomAgent> {
         let set = self.load(dir);

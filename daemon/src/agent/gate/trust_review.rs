@@ -268,6 +268,7 @@ mod tests {
         let origin = HookOrigin {
             file: settings.clone(),
             plugin_root: None,
+            plugin_data: None,
         };
         set.add(
             &serde_json::json!({"PreToolUse": [{"hooks": [{"command": "sh .claude/hooks/fmt.sh"}]}],

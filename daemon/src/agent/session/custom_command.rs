@@ -76,7 +76,10 @@ impl ChatSession {
         let command = match catalog.catalog.command(&self.cwd, name) {
             Lookup::Found(command) => command,
             Lookup::Held(why) => return Err(format!("/{name} cannot run: {why}")),
-            Lookup::Missing => return unchanged(text),
+            Lookup::Missing => match catalog.catalog.unknown_plugin_command(&self.cwd, name) {
+                Some(why) => return Err(why),
+                None => return unchanged(text),
+            },
         };
         let shell_name = format!("{}-command", self.id);
         let runner = CommandShell {

@@ -1,0 +1,184 @@
+//! The MCP servers of the enabled Claude Code plugins, in the user's layer: a plugin's
+//! `.mcp.json` (else the `mcpServers` of its `plugin.json`), each server named as Claude Code
+//! names it but with `_` for `:` (a server name holds no `:`): `plugin_<plugin>_<server>`, its
+//! commands `mcp:plugin_<plugin>_<server>:<tool>`,
+//! with `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` expanded to the plugin's folders.
+//!
+//! A plugin's server runs code someone else wrote, so it waits for the user's approval like a
+//! project's server ([`crate::approval`]): pinned by its entry and by the content of the plugin
+//! files it runs, keyed by the plugin's root, so an update that changes the server asks again.
+//! `synapse mcp approve plugin_<plugin>_<server>` approves it ([`approve`]). A server of the
+//! user's own files with the same name wins.
+
+use std::path::{Path, PathBuf};
+
+use synapse_shared::claude_plugins;
+
+use super::approval::{self, ApprovalError, ApproveOutcome};
+use super::config::{ConfigProblem, McpConfig};
+
+/// The start of every plugin server's name.
+pub const PREFIX: &str = "plugin_";
+
+/// Adds the enabled plugins' servers of `home` to `config` (held until approved).
+pub fn add(
+    config: &mut McpConfig,
+    home: &Path,
+    mcp_dir: &Path,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) {
+    let scan = claude_plugins::scan(home, None);
+    for plugin in scan.enabled() {
+        let (file, servers) = match claude_plugins::mcp_servers(&plugin.root) {
+            Ok(found) => found,
+            Err(message) => {
+                config.problems.push(ConfigProblem {
+                    path: plugin.root.clone(),
+                    line: 0,
+                    column: 0,
+                    server: None,
+                    message: format!("plugin {}: {message}", plugin.key()),
+                });
+                continue;
+            }
+        };
+        if servers.is_empty() {
+            continue;
+        }
+        let named: serde_json::Map<String, serde_json::Value> = servers
+            .into_iter()
+            .map(|(name, entry)| (format!("{PREFIX}{}_{name}", plugin.name), entry))
+            .collect();
+        let text = serde_json::json!({ "mcpServers": named }).to_string();
+        let root = plugin.root.display().to_string();
+        let data = plugin.data_dir.display().to_string();
+        let plugin_lookup = |k: &str| match k {
+            "CLAUDE_PLUGIN_ROOT" => Some(root.clone()),
+            "CLAUDE_PLUGIN_DATA" => Some(data.clone()),
+            other => lookup(other),
+        };
+        let mut own = McpConfig::default();
+        own.files.push(file.clone());
+        own.merge_text(&file, &text, &plugin_lookup);
+        approval::hold_unapproved(&mut own, &plugin.root, mcp_dir);
+        merge_below(config, own);
+    }
+}
+
+/// The plugin root a plugin server's entry came from (its `.mcp.json` or
+/// `.claude-plugin/plugin.json` sits in it).
+pub fn root_of(source: &Path) -> PathBuf {
+    let parent = source.parent().unwrap_or(Path::new("/"));
+    if parent.file_name().is_some_and(|n| n == ".claude-plugin") {
+        parent.parent().unwrap_or(parent).to_path_buf()
+    } else {
+        parent.to_path_buf()
+    }
+}
+
+/// Approves the held plugin servers of the user's layer named in `names` (every one with
+/// `all`); names that are not plugin servers are left for the project's approval.
+pub async fn approve(
+    user: &super::McpManager,
+    mcp_dir: &Path,
+    names: &[String],
+    all: bool,
+) -> Result<ApproveOutcome, ApprovalError> {
+    let config = user.load_config();
+    let mut outcome = ApproveOutcome::default();
+    for (name, held) in &config.held {
+        let asked = names.iter().any(|n| n == name);
+        if !name.starts_with(PREFIX) || !(all || asked) {
+            continue;
+        }
+        approval::approve(mcp_dir, &root_of(&held.config.source), &[&held.config])?;
+        outcome.approved.push(name.clone());
+    }
+    for name in names.iter().filter(|n| n.starts_with(PREFIX)) {
+        if !outcome.approved.contains(name) {
+            let why = if config.servers.contains_key(name) {
+                "already approved"
+            } else {
+                "no enabled plugin has this server (`synapse plugin list` shows them)"
+            };
+            outcome.not_waiting.push(format!("{name}: {why}"));
+        }
+    }
+    if !outcome.approved.is_empty() {
+        user.refresh().await;
+    }
+    Ok(outcome)
+}
+
+/// `top`'s entries join `base` where `base` has none of the name.
+fn merge_below(base: &mut McpConfig, top: McpConfig) {
+    let taken = |base: &McpConfig, n: &str| {
+        base.servers.contains_key(n) || base.invalid.contains_key(n) || base.held.contains_key(n)
+    };
+    for (name, s) in top.servers {
+        if !taken(base, &name) {
+            base.servers.insert(name, s);
+        }
+    }
+    for (name, s) in top.held {
+        if !taken(base, &name) {
+            base.held.insert(name, s);
+        }
+    }
+    for (name, s) in top.invalid {
+        if !taken(base, &name) {
+            base.invalid.insert(name, s);
+        }
+    }
+    base.problems.extend(top.problems);
+    base.files.extend(top.files);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn a_plugin_server_is_named_expanded_and_held_until_approved() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("home");
+        let root = home.join(".claude/plugins/cache/mk/demo/1.0.0");
+        fs::create_dir_all(&root).unwrap();
+        fs::write(root.join("srv.py"), "print()").unwrap();
+        fs::write(
+            root.join(".mcp.json"),
+            r#"{"mcpServers":{"m1":{"command":"python3","args":["${CLAUDE_PLUGIN_ROOT}/srv.py"]}}}"#,
+        )
+        .unwrap();
+        fs::write(
+            home.join(".claude/settings.json"),
+            r#"{"enabledPlugins":{"demo@mk":true}}"#,
+        )
+        .unwrap();
+        let mcp_dir = t.path().join("mcp");
+        let mut config = McpConfig::default();
+        add(&mut config, &home, &mcp_dir, &|_| None);
+        let held = &config.held["plugin_demo_m1"];
+        assert!(
+            held.reason().contains("synapse mcp approve plugin_demo_m1"),
+            "{}",
+            held.reason()
+        );
+        let super::super::config::Transport::Stdio { args, .. } = &held.config.transport else {
+            panic!("stdio expected");
+        };
+        assert_eq!(args[0], format!("{}/srv.py", root.display()));
+        assert_eq!(root_of(&held.config.source), root);
+
+        approval::approve(&mcp_dir, &root, &[&held.config]).unwrap();
+        let mut config = McpConfig::default();
+        add(&mut config, &home, &mcp_dir, &|_| None);
+        assert!(config.servers.contains_key("plugin_demo_m1"), "{config:?}");
+        // The script it runs changed: approval again.
+        fs::write(root.join("srv.py"), "import os").unwrap();
+        let mut config = McpConfig::default();
+        add(&mut config, &home, &mcp_dir, &|_| None);
+        assert!(config.held.contains_key("plugin_demo_m1"));
+    }
+}
