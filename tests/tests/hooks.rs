@@ -231,7 +231,11 @@ async fn each_event_fires_once_per_occasion_with_claude_codes_fields() {
         env.workdir().join("notes/a.txt").display().to_string()
     );
     // Claude Code's Write response: a new file is a `create` with no original.
-    assert_eq!(writes[0]["tool_response"]["type"], "create", "{}", writes[0]);
+    assert_eq!(
+        writes[0]["tool_response"]["type"], "create",
+        "{}",
+        writes[0]
+    );
     assert_eq!(
         writes[0]["tool_response"]["filePath"],
         env.workdir().join("notes/a.txt").display().to_string()

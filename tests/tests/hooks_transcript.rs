@@ -162,7 +162,10 @@ async fn hooks_get_claude_codes_stdin_and_transcript() {
     assert!(wrong.is_empty(), "{wrong:#?}\n{ours:#?}");
     // One prompt, one id; the model's last words reach the Stop hook.
     let prompt_id = &ours[0]["prompt_id"];
-    assert!(ours.iter().all(|e| &e["prompt_id"] == prompt_id), "{ours:#?}");
+    assert!(
+        ours.iter().all(|e| &e["prompt_id"] == prompt_id),
+        "{ours:#?}"
+    );
     assert_eq!(ours[5]["last_assistant_message"], "All done.");
     assert!(
         ours[2]["tool_response"]["stdout"]
@@ -186,7 +189,14 @@ async fn hooks_get_claude_codes_stdin_and_transcript() {
     let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
     assert_eq!(
         kinds,
-        ["user", "assistant", "user", "assistant", "user", "assistant"],
+        [
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "assistant"
+        ],
         "{lines:#?}"
     );
     assert_eq!(lines[0]["message"]["content"], "say hi");
@@ -205,6 +215,9 @@ async fn hooks_get_claude_codes_stdin_and_transcript() {
     for l in &lines {
         assert_eq!(l["sessionId"], ours[0]["session_id"], "{l}");
         assert_eq!(l["cwd"], env.workdir().display().to_string(), "{l}");
-        assert!(l["timestamp"].as_str().is_some_and(|t| t.ends_with('Z')), "{l}");
+        assert!(
+            l["timestamp"].as_str().is_some_and(|t| t.ends_with('Z')),
+            "{l}"
+        );
     }
 }

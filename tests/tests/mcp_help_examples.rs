@@ -113,7 +113,10 @@ fn help_examples_of_the_fixture_servers_run_and_resources_only_where_listed() {
     );
     let py = fixtures_dir().join("py_server.py").display().to_string();
     add(&env, "py", &["--", &python, &py, "stdio"]);
-    let big = fixtures_dir().join("big_mcp_server.py").display().to_string();
+    let big = fixtures_dir()
+        .join("big_mcp_server.py")
+        .display()
+        .to_string();
     add(&env, "big", &["--", &python, &big]);
     let servers = ["everything", "memory", "fs", "py", "big"];
     wait_ready(&env, &servers);
@@ -177,7 +180,11 @@ fn help_examples_of_the_fixture_servers_run_and_resources_only_where_listed() {
     }
     eprintln!("{report}");
     let ran = total - refused.len();
-    assert!(total >= names.len(), "{total} examples for {} commands", names.len());
+    assert!(
+        total >= names.len(),
+        "{total} examples for {} commands",
+        names.len()
+    );
     assert!(
         ran * 100 >= total * EXAMPLES_RUN_MIN_PERCENT,
         "{ran} of {total} examples ran; refused:\n{}",

@@ -43,7 +43,11 @@ fn colon_values_titles_and_still_broken_skills() {
             .to_string()
     };
     assert!(!line("code-review").contains("BROKEN"), "{}", list.stdout);
-    assert!(!line("agent-development").contains("BROKEN"), "{}", list.stdout);
+    assert!(
+        !line("agent-development").contains("BROKEN"),
+        "{}",
+        list.stdout
+    );
     let bad = line("still-broken");
     assert!(bad.contains("BROKEN"), "{bad}");
     assert!(
@@ -55,7 +59,9 @@ fn colon_values_titles_and_still_broken_skills() {
     let shown = env.cli(&["skill", "show", "code-review"]);
     assert!(shown.success(), "{}{}", shown.stdout, shown.stderr);
     assert!(
-        shown.stdout.contains("Use when: the user asks for a review"),
+        shown
+            .stdout
+            .contains("Use when: the user asks for a review"),
         "{}",
         shown.stdout
     );

@@ -30,7 +30,9 @@ pub const TRANSCRIPTS_DIR: &str = "transcripts";
 
 /// `<sessions dir>/transcripts/<id>.jsonl`.
 pub fn transcript_path(sessions_dir: &Path, id: &str) -> PathBuf {
-    sessions_dir.join(TRANSCRIPTS_DIR).join(format!("{id}.jsonl"))
+    sessions_dir
+        .join(TRANSCRIPTS_DIR)
+        .join(format!("{id}.jsonl"))
 }
 
 /// An open transcript, appended to as the conversation happens.

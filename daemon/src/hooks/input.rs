@@ -171,9 +171,21 @@ mod tests {
                 "hook_event_name"
             ]
         );
-        let start = common("s", Path::new("/t"), Path::new("/w"), Some("p"), HookEvent::SessionStart);
+        let start = common(
+            "s",
+            Path::new("/t"),
+            Path::new("/w"),
+            Some("p"),
+            HookEvent::SessionStart,
+        );
         assert!(!start.contains_key("prompt_id") && !start.contains_key("permission_mode"));
-        let end = common("s", Path::new("/t"), Path::new("/w"), Some("p"), HookEvent::SessionEnd);
+        let end = common(
+            "s",
+            Path::new("/t"),
+            Path::new("/w"),
+            Some("p"),
+            HookEvent::SessionEnd,
+        );
         assert!(end.contains_key("prompt_id") && !end.contains_key("permission_mode"));
     }
 

@@ -382,9 +382,10 @@ impl SessionHooks {
         let set = self.current();
         if set.has(HookEvent::PostToolUse) {
             let (tool, input) = self.tool_of(command);
-            if let ("Write" | "Edit", Some(path)) =
-                (tool.as_str(), input.get("file_path").and_then(Value::as_str))
-            {
+            if let ("Write" | "Edit", Some(path)) = (
+                tool.as_str(),
+                input.get("file_path").and_then(Value::as_str),
+            ) {
                 let before = input::FileBefore::read(Path::new(path));
                 self.before.lock().insert(tool_use_id.to_string(), before);
             }
@@ -438,10 +439,7 @@ impl SessionHooks {
             let response = done.as_ref().map(|d| {
                 input::tool_response(&tool, &input, d.output, d.exit_code, d.before.as_ref())
             });
-            let mut f = fields([
-                ("tool_name", json!(tool)),
-                ("tool_input", input),
-            ]);
+            let mut f = fields([("tool_name", json!(tool)), ("tool_input", input)]);
             if let Some(r) = response {
                 f.insert("tool_response".into(), r);
             }

@@ -23,8 +23,8 @@ use std::path::Path;
 use serde_json::Value;
 use serde_saphyr::Spanned;
 
-use super::error::{SkillFormatError, SkillWarning};
 use super::colon_retry;
+use super::error::{SkillFormatError, SkillWarning};
 use super::frontmatter::{self, Split};
 use super::validate::{Validator, split_list, validate_name_shape};
 

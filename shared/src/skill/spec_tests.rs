@@ -123,7 +123,9 @@ fn unquoted_colon_value_is_retried_quoted() {
     );
     assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
     assert!(
-        p.warnings[0].to_string().starts_with("/s/x/SKILL.md:3: unquoted value containing `: `"),
+        p.warnings[0]
+            .to_string()
+            .starts_with("/s/x/SKILL.md:3: unquoted value containing `: `"),
         "{}",
         p.warnings[0]
     );

@@ -83,9 +83,8 @@ impl Validator<'_> {
         if let Some(reason) = problem {
             // Claude Code names a skill by its folder, so a title-like `name` ("Agent
             // Development") still loads there; only without a usable folder name is it refused.
-            let usable = folder.filter(|f| {
-                validate_name_shape(f).is_ok() && f.chars().count() <= NAME_MAX_CHARS
-            });
+            let usable = folder
+                .filter(|f| validate_name_shape(f).is_ok() && f.chars().count() <= NAME_MAX_CHARS);
             let Some(folder) = usable else {
                 return Err(self.invalid_name(line, &name, &reason));
             };
