@@ -230,7 +230,17 @@ async fn each_event_fires_once_per_occasion_with_claude_codes_fields() {
         writes[0]["tool_input"]["file_path"],
         env.workdir().join("notes/a.txt").display().to_string()
     );
-    assert_eq!(writes[0]["tool_response"]["exit_code"], 0);
+    // Claude Code's Write response: a new file is a `create` with no original.
+    assert_eq!(
+        writes[0]["tool_response"]["type"], "create",
+        "{}",
+        writes[0]
+    );
+    assert_eq!(
+        writes[0]["tool_response"]["filePath"],
+        env.workdir().join("notes/a.txt").display().to_string()
+    );
+    assert_eq!(writes[0]["tool_response"]["originalFile"], Value::Null);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -135,6 +135,9 @@ pub struct McpConnection {
     server_name: String,
     /// Tools known to run only as tasks ([`tasks`]).
     task_tools: Mutex<std::collections::HashSet<String>>,
+    /// Whether the server listed at least one resource or template when it connected: only then
+    /// does it get `mcp:<server>:resources` and `mcp:<server>:read`.
+    lists_resources: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for McpConnection {
@@ -244,9 +247,13 @@ impl McpConnection {
                 call_timeout: config.call_timeout,
                 server_name: config.name.clone(),
                 task_tools: Mutex::default(),
+                lists_resources: std::sync::atomic::AtomicBool::new(false),
             };
             match conn.list_tools_now().await {
-                Ok(tools) => Ok((conn, tools)),
+                Ok(tools) => {
+                    conn.note_listed_resources().await;
+                    Ok((conn, tools))
+                }
                 Err(e) => {
                     conn.close().await;
                     Err(e)

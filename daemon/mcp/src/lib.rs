@@ -50,6 +50,7 @@ pub mod resources;
 pub mod result;
 pub mod schema;
 pub mod schema_doc;
+pub mod schema_pattern;
 pub mod schema_sample;
 pub mod server;
 pub mod shortcut;

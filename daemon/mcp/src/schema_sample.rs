@@ -7,7 +7,8 @@
 //! `format` (`https://example.com/`, a date-time, an e-mail address, a UUID…), a relative path for
 //! a parameter whose name says it is one (`.` for a folder to look into, `example-dir` for one to
 //! make, `example.txt` for a file: a filesystem server resolves them inside its allowed root),
-//! else [`SAMPLE_STRING`]; numbers inside `minimum`/`maximum`; the required fields of objects and
+//! else [`SAMPLE_STRING`] — unless a `pattern` would reject it, then a string built from the
+//! pattern ([`super::schema_pattern`]); numbers inside `minimum`/`maximum`; the required fields of objects and
 //! `minItems` items of arrays. Walks are bounded by depth and local `$ref`s resolve against the
 //! tool's root schema, so a recursive schema cannot loop.
 
@@ -111,9 +112,20 @@ impl Sampler<'_> {
             Some("ipv6") => "2001:db8::1",
             Some("uuid") => "00000000-0000-4000-8000-000000000000",
             Some("regex") => SAMPLE_STRING,
-            _ => name
-                .and_then(|n| path_sample(self.tool, n))
-                .unwrap_or(SAMPLE_STRING),
+            _ => {
+                let pattern = schema.get("pattern").and_then(Value::as_str);
+                let guess = name
+                    .and_then(|n| path_sample(self.tool, n))
+                    .unwrap_or(SAMPLE_STRING);
+                // A guess the pattern rejects gives way to a string built from the pattern.
+                if let Some(built) = pattern
+                    .filter(|p| !simple_match(p, guess))
+                    .and_then(super::schema_pattern::sample_matching)
+                {
+                    return fit_length(&built, schema);
+                }
+                guess
+            }
         };
         fit_length(base, schema)
     }
@@ -217,6 +229,13 @@ fn words(name: &str) -> Vec<String> {
         out.push(current);
     }
     out
+}
+
+/// Whether `guess` is the sample [`super::schema_pattern::sample_matching`] would build, or the
+/// pattern is one of the "anything" patterns: without a regex engine, a guess is kept only
+/// when it surely matches.
+fn simple_match(pattern: &str, guess: &str) -> bool {
+    matches!(pattern, "" | ".*" | "^.*$" | ".+" | "^.+$" | "^.*" | ".*$") && !guess.is_empty()
 }
 
 /// `base` padded to `minLength` and cut to `maxLength`.

@@ -173,3 +173,24 @@ fn path_named_parameters_get_a_relative_path_a_tool_can_use() {
         json!(["example.txt"])
     );
 }
+
+#[test]
+fn a_pattern_shapes_the_sample() {
+    let root = Map::new();
+    let code = json!({"type": "string", "pattern": "^[A-Z]{3}$"});
+    assert_eq!(
+        sample_for("convert", Some("currency"), &code, &root),
+        json!("AAA")
+    );
+    // A pattern beyond the simple ones keeps the usual sample.
+    let odd = json!({"type": "string", "pattern": "^[^/]+/[^/]+$"});
+    assert_eq!(
+        sample_for("t", Some("repo"), &odd, &root),
+        json!(SAMPLE_STRING)
+    );
+    let any = json!({"type": "string", "pattern": ".*"});
+    assert_eq!(
+        sample_for("t", Some("text"), &any, &root),
+        json!(SAMPLE_STRING)
+    );
+}

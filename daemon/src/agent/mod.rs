@@ -28,6 +28,7 @@ pub mod stop_hook;
 pub mod subagent;
 pub mod subagent_context;
 pub mod task_command;
+pub mod transcript;
 pub mod turn_prompt;
 
 pub use error::AgentError;

@@ -251,7 +251,9 @@ impl AgentRunner {
                     _ => None,
                 };
                 let Some(reminder) = reminder else {
-                    let Some(reason) = self.stop_hooks(&mut stop_continuations, cancel, emit).await
+                    let Some(reason) = self
+                        .stop_hooks(&mut stop_continuations, &outcome.final_text, cancel, emit)
+                        .await
                     else {
                         return outcome;
                     };
@@ -402,12 +404,13 @@ impl AgentRunner {
     async fn stop_hooks(
         &self,
         continuations: &mut u32,
+        last_text: &str,
         cancel: &CancellationToken,
         emit: &mut (dyn FnMut(AgentEvent) + Send),
     ) -> Option<String> {
         let hooks = self.hooks.as_ref()?;
         let verdict = tokio::select! {
-            v = hooks.stop(*continuations > 0) => v,
+            v = hooks.stop(*continuations > 0, last_text) => v,
             _ = cancel.cancelled() => return None,
         };
         if verdict.stop.is_some() {
@@ -474,6 +477,7 @@ impl AgentRunner {
             hook = verdict.permission;
             pre_context = verdict.context;
         }
+        let started = std::time::Instant::now();
         let run = self.executor.execute(
             BashCall {
                 command: call.command.clone(),
@@ -487,7 +491,7 @@ impl AgentRunner {
         let mut stop = None;
         if let Some(hooks) = &self.hooks {
             let verdict = tokio::select! {
-                v = hooks.post_tool(id, &call.command, &outcome.output, outcome.exit_code) => v,
+                v = hooks.post_tool(id, &call.command, &outcome.output, outcome.exit_code, started.elapsed()) => v,
                 _ = cancel.cancelled() => Default::default(),
             };
             for (title, text) in pre_context

@@ -118,6 +118,8 @@ pub enum TurnError {
 pub(super) struct Conversation {
     pub history: Vec<Message>,
     pub log: SessionLog,
+    /// The same conversation in Claude Code's transcript format, for hooks.
+    pub transcript: super::transcript::Transcript,
     pub turns: u32,
     /// What the server last reported about the context (`None` for a resumed session and after
     /// a compaction: then the history is estimated).
@@ -165,11 +167,17 @@ impl ChatSession {
     ) -> Self {
         let turns = history.iter().filter(|m| is_user_prompt(m)).count() as u32;
         let (events, _) = broadcast::channel(EVENT_BUFFER);
+        let transcript = super::transcript::Transcript::open(
+            log.path().parent().unwrap_or(Path::new(".")),
+            &id,
+            &cwd,
+            model.as_deref().unwrap_or_default(),
+        );
         let hooks = deps.hooks.as_ref().map(|daemon_hooks| {
             let notices = events.clone();
             daemon_hooks.session(crate::hooks::SessionFacts {
                 session_id: id.clone(),
-                transcript_path: log.path().to_path_buf(),
+                transcript_path: transcript.path().to_path_buf(),
                 cwd: cwd.clone(),
                 root: deps.workspace.as_ref().map(|w| w.root.clone()),
                 env: env.clone(),
@@ -220,6 +228,7 @@ impl ChatSession {
             conversation: tokio::sync::Mutex::new(Conversation {
                 history,
                 log,
+                transcript,
                 turns,
                 context_mark: None,
                 total_usage: Usage::default(),
@@ -715,11 +724,21 @@ impl ChatSession {
             }
             let _ = events.send(SessionEvent::Agent(ev));
         };
-        let Conversation { history, log, .. } = conv;
+        let Conversation {
+            history,
+            log,
+            transcript,
+            provider,
+            ..
+        } = conv;
+        if let Some((config, _)) = provider {
+            transcript.set_model(&config.model);
+        }
         let mut write_failed = false;
         let message_count = &self.message_count;
         let mut persist = |m: &Message| {
             message_count.fetch_add(1, Ordering::Relaxed);
+            transcript.record(m);
             if let Err(e) = log.append("message", m) {
                 tracing::error!("{e}");
                 if !write_failed {

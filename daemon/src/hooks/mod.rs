@@ -15,6 +15,7 @@
 //! blocks the call before anything runs.
 
 pub mod config;
+pub mod input;
 pub mod matcher;
 pub mod named_files;
 pub mod names;
@@ -50,7 +51,7 @@ pub struct Hooks {
 /// What a session's hooks need to know about it.
 pub struct SessionFacts {
     pub session_id: String,
-    /// The session's `.jsonl` under `$SYNAPSE_HOME/sessions/`.
+    /// The session's transcript in Claude Code's format (`agent/transcript.rs`).
     pub transcript_path: PathBuf,
     pub cwd: PathBuf,
     /// The workspace root (`CLAUDE_PROJECT_DIR`); `None`: the cwd stands in, no project hooks.
@@ -92,6 +93,8 @@ impl Hooks {
             pending_context: Mutex::default(),
             told: Mutex::default(),
             starting: Arc::default(),
+            prompt_id: Mutex::default(),
+            before: Mutex::default(),
         });
         let mut live = self.live.lock();
         live.retain(|_, h| h.strong_count() > 0);
@@ -158,6 +161,10 @@ pub struct SessionHooks {
     told: Mutex<Vec<String>>,
     /// Held while SessionStart hooks run; a prompt waits for it.
     starting: Arc<tokio::sync::Mutex<()>>,
+    /// The current prompt's id (`prompt_id`), new at each `UserPromptSubmit`.
+    prompt_id: Mutex<Option<String>>,
+    /// What each running `Write`/`Edit` call's file held before it ran, by tool-use id.
+    before: Mutex<HashMap<String, input::FileBefore>>,
 }
 
 impl SessionHooks {
@@ -179,6 +186,8 @@ impl SessionHooks {
             pending_context: Mutex::default(),
             told: Mutex::default(),
             starting: Arc::default(),
+            prompt_id: Mutex::new(self.prompt_id.lock().clone()),
+            before: Mutex::default(),
         })
     }
 
@@ -236,14 +245,14 @@ impl SessionHooks {
         if chosen.is_empty() {
             return HookVerdict::default();
         }
-        let mut input = Map::new();
-        input.insert("session_id".into(), json!(self.facts.session_id));
-        input.insert(
-            "transcript_path".into(),
-            json!(self.facts.transcript_path.display().to_string()),
+        let prompt_id = self.prompt_id.lock().clone();
+        let mut input = input::common(
+            &self.facts.session_id,
+            &self.facts.transcript_path,
+            &self.facts.cwd,
+            prompt_id.as_deref(),
+            event,
         );
-        input.insert("cwd".into(), json!(self.facts.cwd.display().to_string()));
-        input.insert("hook_event_name".into(), json!(event.name()));
         input.extend(fields());
         let stdin = Value::Object(input).to_string().into_bytes();
         let runs = chosen.iter().map(|entry| self.run_one(entry, &stdin));
@@ -358,6 +367,7 @@ impl SessionHooks {
     /// context to send with the prompt (SessionStart's still waiting included).
     pub async fn user_prompt(&self, prompt: &str) -> Result<Vec<String>, String> {
         drop(self.starting.lock().await);
+        *self.prompt_id.lock() = Some(input::uuid_v4());
         self.tell_problems();
         let verdict = self
             .fire(HookEvent::UserPromptSubmit, "", || {
@@ -372,30 +382,51 @@ impl SessionHooks {
         Ok(context)
     }
 
-    /// `PreToolUse` for the Bash-tool call `command` (id `tool_use_id`).
+    /// `PreToolUse` for the Bash-tool call `command` (id `tool_use_id`). When PostToolUse hooks
+    /// are configured, what a `Write`/`Edit` target holds now is kept for their `tool_response`.
     pub async fn pre_tool(&self, tool_use_id: &str, command: &str) -> HookVerdict {
+        let set = self.current();
+        if set.has(HookEvent::PostToolUse) {
+            let (tool, input) = self.tool_of(command);
+            if let ("Write" | "Edit", Some(path)) = (
+                tool.as_str(),
+                input.get("file_path").and_then(Value::as_str),
+            ) {
+                let before = input::FileBefore::read(Path::new(path));
+                self.before.lock().insert(tool_use_id.to_string(), before);
+            }
+        }
         self.tool_event(HookEvent::PreToolUse, tool_use_id, command, None)
             .await
     }
 
-    /// `PostToolUse` with the call's result.
+    /// `PostToolUse` with the call's result and how long it ran.
     pub async fn post_tool(
         &self,
         tool_use_id: &str,
         command: &str,
         output: &str,
         exit_code: i32,
+        duration: std::time::Duration,
     ) -> HookVerdict {
-        let response = json!({
-            "stdout": output,
-            "stderr": "",
-            "interrupted": false,
-            "isImage": false,
-            "exit_code": exit_code,
-            "success": exit_code == 0,
-        });
-        self.tool_event(HookEvent::PostToolUse, tool_use_id, command, Some(response))
+        let before = self.before.lock().remove(tool_use_id);
+        let done = PostToolFacts {
+            output,
+            exit_code,
+            before,
+            duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+        };
+        self.tool_event(HookEvent::PostToolUse, tool_use_id, command, Some(done))
             .await
+    }
+
+    fn tool_of(&self, command: &str) -> (String, Value) {
+        names::tool_of(
+            command,
+            &self.facts.cwd,
+            self.facts.root.as_deref(),
+            self.daemon.mcp.as_ref(),
+        )
     }
 
     async fn tool_event(
@@ -403,26 +434,24 @@ impl SessionHooks {
         event: HookEvent,
         tool_use_id: &str,
         command: &str,
-        response: Option<Value>,
+        done: Option<PostToolFacts<'_>>,
     ) -> HookVerdict {
         let set = self.current();
         if !set.has(event) {
             return HookVerdict::default();
         }
-        let (tool, input) = names::tool_of(
-            command,
-            &self.facts.cwd,
-            self.facts.root.as_deref(),
-            self.daemon.mcp.as_ref(),
-        );
+        let (tool, input) = self.tool_of(command);
         self.fire_in(set, event, &tool, || {
-            let mut f = fields([
-                ("tool_name", json!(tool)),
-                ("tool_input", input),
-                ("tool_use_id", json!(tool_use_id)),
-            ]);
+            let response = done.as_ref().map(|d| {
+                input::tool_response(&tool, &input, d.output, d.exit_code, d.before.as_ref())
+            });
+            let mut f = fields([("tool_name", json!(tool)), ("tool_input", input)]);
             if let Some(r) = response {
                 f.insert("tool_response".into(), r);
+            }
+            f.insert("tool_use_id".into(), json!(tool_use_id));
+            if let Some(d) = &done {
+                f.insert("duration_ms".into(), json!(d.duration_ms));
             }
             f
         })
@@ -431,14 +460,20 @@ impl SessionHooks {
 
     /// `Stop` (or `SubagentStop` for a sub-agent): `Some(reason)` keeps the agent going.
     /// `active` is true when an earlier Stop hook already kept it going this turn.
-    pub async fn stop(&self, active: bool) -> HookVerdict {
+    /// `last_assistant_message` is the text of the model's last message.
+    pub async fn stop(&self, active: bool, last_assistant_message: &str) -> HookVerdict {
         let event = if self.subagent {
             HookEvent::SubagentStop
         } else {
             HookEvent::Stop
         };
-        self.fire(event, "", || fields([("stop_hook_active", json!(active))]))
-            .await
+        self.fire(event, "", || {
+            fields([
+                ("stop_hook_active", json!(active)),
+                ("last_assistant_message", json!(last_assistant_message)),
+            ])
+        })
+        .await
     }
 
     /// `PreCompact` (`manual` or `auto`).
@@ -467,6 +502,14 @@ impl SessionHooks {
     pub fn has(&self, event: HookEvent) -> bool {
         self.current().has(event)
     }
+}
+
+/// What a finished call tells its `PostToolUse` hooks.
+struct PostToolFacts<'a> {
+    output: &'a str,
+    exit_code: i32,
+    before: Option<input::FileBefore>,
+    duration_ms: u64,
 }
 
 fn fields<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Value> {

@@ -6,6 +6,7 @@
 //! warnings (lenient rules) or a [`SkillFormatError`] naming file and line (the skill is skipped).
 //! [`naming`] decides whether a skill or script name can become a shell command.
 
+mod colon_retry;
 pub mod error;
 pub mod frontmatter;
 pub mod naming;

@@ -2,8 +2,12 @@
 //!
 //! Strict where a wrong value would make the skill unusable, lenient where Claude Code is:
 //! - `name`: 1-64 of `[a-z0-9-]`, no leading, trailing or double hyphen, equal to the folder name.
-//!   Missing → the folder name (warning); not the folder name → warning; any other violation,
-//!   a longer name included → [`SkillFormatError::InvalidName`] (the skill is not loaded).
+//!   Missing → the folder name (warning); not the folder name → warning; not a valid name (a
+//!   title such as "Agent Development", a longer name) → the folder name when that one is valid
+//!   (warning: Claude Code names skills by folder), else [`SkillFormatError::InvalidName`] (the
+//!   skill is not loaded).
+//! - A frontmatter that is not YAML only because a plain value contains `: ` is read again with
+//!   such values quoted (the Agent Skills client guide's retry), with a warning per line.
 //! - `description`: required; missing or empty → the skill is not loaded (`skill list` shows the
 //!   broken skill with the reason). Longer than 1024 characters → a warning naming the limit and
 //!   the skill loads, as in Claude Code (`skill create` refuses such a description).
@@ -19,6 +23,7 @@ use std::path::Path;
 use serde_json::Value;
 use serde_saphyr::Spanned;
 
+use super::colon_retry;
 use super::error::{SkillFormatError, SkillWarning};
 use super::frontmatter::{self, Split};
 use super::validate::{Validator, split_list, validate_name_shape};
@@ -98,11 +103,12 @@ pub fn parse_skill_md(
     folder: Option<&str>,
 ) -> Result<ParsedSkill, SkillFormatError> {
     let split = frontmatter::split(path, text)?;
-    let map = parse_yaml(path, &split)?;
+    let mut warnings = Vec::new();
+    let map = parse_yaml(path, &split, &mut warnings)?;
     let mut v = Validator {
         path,
         base: split.yaml_line - 1,
-        warnings: Vec::new(),
+        warnings,
     };
     let mut fields = map;
 
@@ -202,13 +208,45 @@ pub fn validate_name(name: &str) -> Result<(), String> {
 
 type Fields = BTreeMap<String, Spanned<Value>>;
 
-fn parse_yaml(path: &Path, split: &Split<'_>) -> Result<Fields, SkillFormatError> {
+/// Parses the frontmatter; when it is not YAML only because a plain value contains `: `, parses
+/// it again with such values quoted (the Agent Skills client guide's retry) and warns on each
+/// repaired line. Anything else, or a retry that still fails, is the first attempt's error.
+fn parse_yaml(
+    path: &Path,
+    split: &Split<'_>,
+    warnings: &mut Vec<SkillWarning>,
+) -> Result<Fields, SkillFormatError> {
+    let first = match parse_fields(path, split, split.yaml) {
+        Ok(map) => return Ok(map),
+        Err(err) => err,
+    };
+    if !matches!(first, SkillFormatError::Yaml { .. }) {
+        return Err(first);
+    }
+    let (quoted, changed) = colon_retry::quote_colon_values(split.yaml);
+    if changed.is_empty() {
+        return Err(first);
+    }
+    let Ok(map) = parse_fields(path, split, &quoted) else {
+        return Err(first);
+    };
+    for line in changed {
+        warnings.push(SkillWarning::new(
+            path,
+            Some(line + split.yaml_line),
+            "unquoted value containing `: ` read as if it were quoted; put it in double quotes to make the frontmatter valid YAML",
+        ));
+    }
+    Ok(map)
+}
+
+fn parse_fields(path: &Path, split: &Split<'_>, yaml: &str) -> Result<Fields, SkillFormatError> {
     let options = serde_saphyr::options! { with_snippet: false };
-    match serde_saphyr::from_str_with_options::<Option<Fields>>(split.yaml, options.clone()) {
+    match serde_saphyr::from_str_with_options::<Option<Fields>>(yaml, options.clone()) {
         Ok(map) => Ok(map.unwrap_or_default()),
         Err(err) => {
             // Tell "not a mapping" apart from a syntax error.
-            if let Ok(value) = serde_saphyr::from_str_with_options::<Value>(split.yaml, options)
+            if let Ok(value) = serde_saphyr::from_str_with_options::<Value>(yaml, options)
                 && !value.is_object()
             {
                 return Err(SkillFormatError::NotAMapping {

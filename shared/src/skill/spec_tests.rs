@@ -91,11 +91,52 @@ fn lenient_name_rules_warn() {
     let p = parse("---\ndescription: d\n---\n", "from-folder").unwrap();
     assert_eq!(p.meta.name, "from-folder");
 
-    let err = parse("---\nname: Bad_Name\ndescription: d\n---\n", "x").unwrap_err();
+    // A title is not a name: Claude Code names the skill by its folder, and so do we.
+    let p = parse(
+        "---\nname: Agent Development\ndescription: d\n---\n",
+        "agent-development",
+    )
+    .unwrap();
+    assert_eq!(p.meta.name, "agent-development");
+    assert_eq!(
+        p.warnings[0].to_string(),
+        "/s/x/SKILL.md:2: `name: Agent Development` is not a valid skill name ('A' is not allowed; use lowercase letters, digits and hyphens); using the folder name \"agent-development\""
+    );
+    // Without a usable folder name it stays refused, naming the line.
+    let err = parse("---\nname: Bad_Name\ndescription: d\n---\n", "Bad_Folder").unwrap_err();
     assert!(
         matches!(err, SkillFormatError::InvalidName { line: 2, .. }),
         "{err}"
     );
+}
+
+#[test]
+fn unquoted_colon_value_is_retried_quoted() {
+    let p = parse(
+        "---\nname: x\ndescription: Reviews code. Use when: the user asks for a review\n---\nbody",
+        "x",
+    )
+    .unwrap();
+    assert_eq!(
+        p.meta.description,
+        "Reviews code. Use when: the user asks for a review"
+    );
+    assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+    assert!(
+        p.warnings[0]
+            .to_string()
+            .starts_with("/s/x/SKILL.md:3: unquoted value containing `: `"),
+        "{}",
+        p.warnings[0]
+    );
+    // A frontmatter the retry cannot mend keeps the first error, with its file line.
+    let err = parse(
+        "---\nname: x\ndescription: a: b\nmetadata: [unclosed\n---\n",
+        "x",
+    )
+    .unwrap_err();
+    assert!(matches!(err, SkillFormatError::Yaml { .. }), "{err}");
+    assert!(err.to_string().starts_with("/s/x/SKILL.md:3:"), "{err}");
 }
 
 #[test]

@@ -73,15 +73,28 @@ impl Validator<'_> {
                 (folder.to_string(), self.base)
             }
         };
-        if let Err(reason) = validate_name_shape(&name) {
-            return Err(self.invalid_name(line, &name, &reason));
-        }
-        if name.chars().count() > NAME_MAX_CHARS {
-            return Err(self.invalid_name(
-                line,
-                &name,
-                &format!("it is longer than {NAME_MAX_CHARS} characters; shorten it (and rename its folder to match)"),
-            ));
+        let problem = match validate_name_shape(&name) {
+            Err(reason) => Some(reason),
+            Ok(()) if name.chars().count() > NAME_MAX_CHARS => Some(format!(
+                "it is longer than {NAME_MAX_CHARS} characters; shorten it (and rename its folder to match)"
+            )),
+            Ok(()) => None,
+        };
+        if let Some(reason) = problem {
+            // Claude Code names a skill by its folder, so a title-like `name` ("Agent
+            // Development") still loads there; only without a usable folder name is it refused.
+            let usable = folder
+                .filter(|f| validate_name_shape(f).is_ok() && f.chars().count() <= NAME_MAX_CHARS);
+            let Some(folder) = usable else {
+                return Err(self.invalid_name(line, &name, &reason));
+            };
+            self.warn(
+                Some(line),
+                format!(
+                    "`name: {name}` is not a valid skill name ({reason}); using the folder name {folder:?}"
+                ),
+            );
+            return Ok(folder.to_string());
         }
         if let Some(folder) = folder
             && folder != name

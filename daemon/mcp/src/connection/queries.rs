@@ -1,4 +1,4 @@
-//! What a connection asks a server besides tools: whether it offers resources and prompts,
+//! What a connection asks a server besides tools: whether it offers (and lists) resources and prompts,
 //! `resources/list` (with templates), `resources/read`, `prompts/list` and `prompts/get` — each
 //! answered as wire JSON, within the call timeout.
 
@@ -18,6 +18,30 @@ impl McpConnection {
                 )
             })
             .unwrap_or((false, false))
+    }
+
+    /// Whether the server listed any resource or template when it connected (a server that
+    /// declares the capability and lists none offers nothing to read).
+    pub fn lists_resources(&self) -> bool {
+        self.lists_resources
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Asks a server that declares resources whether it lists any; a failed listing counts as
+    /// none (the commands would only print the failure).
+    pub(super) async fn note_listed_resources(&self) {
+        if !self.offers().0 {
+            return;
+        }
+        let listed = match self.resources().await {
+            Ok((resources, templates)) => !resources.is_empty() || !templates.is_empty(),
+            Err(e) => {
+                tracing::info!(server = %self.server_name, "resources/list failed: {e}");
+                false
+            }
+        };
+        self.lists_resources
+            .store(listed, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// `resources/list` and `resources/templates/list` (every page), as wire JSON.

@@ -116,8 +116,8 @@ impl McpManager {
             }
             match s.tools() {
                 Some(tools) => {
-                    // Whether it offers resources is known only while it is connected.
-                    match s.ready().map(|c| c.offers().0) {
+                    // Whether it lists resources is known only while it is connected.
+                    match s.ready().map(|c| c.lists_resources()) {
                         Some(true) => known.resources.push(cfg.name.clone()),
                         Some(false) => {}
                         None => {
@@ -147,7 +147,7 @@ impl McpManager {
 #[derive(Default)]
 struct Known {
     tools: Vec<(String, Arc<Vec<ToolInfo>>, crate::filter::ToolFilter)>,
-    /// Servers offering resources (connected now).
+    /// Servers listing resources (connected now).
     resources: Vec<String>,
     /// Servers whose tools are not known yet: their wrappers stay.
     keep: HashSet<String>,
