@@ -373,7 +373,7 @@ fn summarize(path: &Path, mtime: std::time::SystemTime) -> Option<SessionSummary
     let title = messages
         .iter()
         .find(|m| is_user_prompt(m))
-        .map(|m| m.text())
+        .map(crate::agent::turn_prompt::typed_text)
         .unwrap_or_default();
     let title: String = title.split_whitespace().collect::<Vec<_>>().join(" ");
     let title = if title.chars().count() > TITLE_CHARS {

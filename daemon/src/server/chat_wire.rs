@@ -171,6 +171,7 @@ pub(super) fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -
             final_text,
             turn,
             usage: u,
+            peak_input,
         } => {
             let (error_kind, http_status) = match &end {
                 TurnEnd::Error(f) => (f.kind.clone(), u32::from(f.status.unwrap_or(0))),
@@ -181,7 +182,11 @@ pub(super) fn to_wire(event: SessionEvent, window: Option<(u64, LimitSource)>) -
                 message: end.message(),
                 final_text,
                 turn,
-                usage: Some(usage(&u, window)),
+                // The window's fill is the largest request's, not the turn's sum.
+                usage: Some(proto::UsageUpdate {
+                    context_tokens: peak_input,
+                    ..usage(&u, window)
+                }),
                 error_kind,
                 http_status,
                 background_jobs: 0,
