@@ -53,6 +53,9 @@ struct Told {
     /// `None` for a session without an absolute folder (no probe).
     git: Option<GitFacts>,
     servers: Vec<ServerSummary>,
+    /// The prompt was rendered for the turn starting now: nothing can have changed yet (and
+    /// probing again would only delay the first request).
+    just_opened: bool,
 }
 
 impl TurnPrompt for MainPrompt {
@@ -104,7 +107,11 @@ impl TurnPrompt for MainPrompt {
             skills: self.skills.clone(),
             mcp: self.mcp.clone(),
             listed_skills: skills.listed,
-            told: Mutex::new(Told { git, servers }),
+            told: Mutex::new(Told {
+                git,
+                servers,
+                just_opened: true,
+            }),
         })
     }
 }
@@ -123,6 +130,9 @@ impl SessionPrompt for MainSessionPrompt {
             ));
         }
         let mut told = self.told.lock();
+        if std::mem::take(&mut told.just_opened) {
+            return parts.join("\n");
+        }
         if let Some(before) = &told.git {
             let now = GitFacts::probe(&self.cwd, GIT_PROBE_DEADLINE);
             if let Some(changes) = now.changes_since(before) {

@@ -43,7 +43,7 @@ fn parse_args() -> Result<Options, String> {
                 return Err(
                     "usage: synapse-bench [--quick] [--only NAME,…]\nbenches: daemon, \
                             shell, mcp, agent, llm_real, repl, skills, growth, load, \
-                            workspaces, permissions"
+                            workspaces, permissions, prompt_cache"
                         .into(),
                 );
             }
