@@ -47,7 +47,7 @@ const SERVER_ABOUT_MAX_CHARS: usize = 160;
 pub const TOOLS_LISTED_PER_SERVER: usize = 12;
 
 /// One server a session can use, for its line in the prompt.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ServerSummary {
     pub name: String,
     /// `None` while it is still connecting.

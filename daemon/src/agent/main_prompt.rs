@@ -49,16 +49,23 @@ pub struct MainSessionPrompt {
 }
 
 /// The facts the model heard last (in the system prompt, then in turn notes).
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Told {
     /// `None` for a session without an absolute folder (no probe).
     git: Option<GitFacts>,
     servers: Vec<ServerSummary>,
     /// The prompt was rendered for the turn starting now: nothing can have changed yet (and
     /// probing again would only delay the first request).
+    #[serde(skip)]
     just_opened: bool,
 }
 
 impl TurnPrompt for MainPrompt {
+    fn resume(&self, saved: &serde_json::Value) -> Option<Arc<dyn SessionPrompt>> {
+        let saved: Saved = serde_json::from_value(saved.clone()).ok()?;
+        Some(Arc::new(self.resumed(saved)))
+    }
+
     fn open(&self) -> Arc<dyn SessionPrompt> {
         let date = chrono::Local::now().format("%Y-%m-%d").to_string();
         let env = PromptEnv {
@@ -116,9 +123,45 @@ impl TurnPrompt for MainPrompt {
     }
 }
 
+/// What the session log keeps of a [`MainSessionPrompt`].
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Saved {
+    system: String,
+    listed_skills: Vec<String>,
+    told: Told,
+}
+
+impl MainPrompt {
+    fn resumed(&self, saved: Saved) -> MainSessionPrompt {
+        MainSessionPrompt {
+            system: saved.system,
+            cwd: self.cwd.clone(),
+            root: self.root.clone(),
+            skills: self.skills.clone(),
+            mcp: self.mcp.clone(),
+            listed_skills: saved.listed_skills,
+            told: Mutex::new(saved.told),
+        }
+    }
+}
+
 impl SessionPrompt for MainSessionPrompt {
     fn system(&self) -> &str {
         &self.system
+    }
+
+    fn saved(&self) -> Option<serde_json::Value> {
+        let told = self.told.lock();
+        serde_json::to_value(Saved {
+            system: self.system.clone(),
+            listed_skills: self.listed_skills.clone(),
+            told: Told {
+                git: told.git.clone(),
+                servers: told.servers.clone(),
+                just_opened: false,
+            },
+        })
+        .ok()
     }
 
     fn turn_note(&self, message: &str) -> String {

@@ -123,6 +123,8 @@ pub(super) struct Conversation {
     provider: Option<(ProviderConfig, Arc<dyn LlmProvider>)>,
     /// The system prompt, fixed at the session's first turn (`None` before it).
     prompt: Option<Arc<dyn SessionPrompt>>,
+    /// What the log last kept of it (a `prompt` record; read back when the session resumes).
+    prompt_saved: Option<serde_json::Value>,
 }
 
 pub struct ChatSession {
@@ -224,6 +226,7 @@ impl ChatSession {
                 total_usage: Usage::default(),
                 provider: None,
                 prompt: None,
+                prompt_saved: None,
             }),
             deps,
         }
@@ -567,6 +570,7 @@ impl ChatSession {
         // the turn brings goes in its own message.
         let prompt = self.session_prompt(&mut conv).await;
         let note = turn_prompt::note_on_blocking_thread(&prompt, &text).await;
+        Self::keep_prompt(&mut conv, &prompt);
         let sent = turn_prompt::turn_message(sent, &note);
         let system = self.run.prompt(prompt.system().to_string());
         let compactor = Arc::new(
@@ -684,14 +688,42 @@ impl ChatSession {
         })
     }
 
-    /// The session's prompt, fixed at its first use.
+    /// Gives a resumed session the prompt its log kept (the last `prompt` record).
+    /// Called before anything else can hold the conversation.
+    pub(super) fn restore_prompt(&self, saved: serde_json::Value) {
+        match self.conversation.try_lock() {
+            Ok(mut conv) => conv.prompt_saved = Some(saved),
+            Err(_) => {
+                tracing::warn!(session = %self.id, "the saved prompt came too late; a new one is rendered")
+            }
+        }
+    }
+
+    /// The session's prompt, fixed at its first use (or as its log kept it).
     async fn session_prompt(&self, conv: &mut Conversation) -> Arc<dyn SessionPrompt> {
         if let Some(prompt) = &conv.prompt {
             return prompt.clone();
         }
-        let prompt = turn_prompt::open_on_blocking_thread(&self.deps.system_prompt).await;
+        let prompt = turn_prompt::open_on_blocking_thread(
+            &self.deps.system_prompt,
+            conv.prompt_saved.clone(),
+        )
+        .await;
         conv.prompt = Some(prompt.clone());
+        Self::keep_prompt(conv, &prompt);
         prompt
+    }
+
+    /// Writes a `prompt` record when what the log should keep of `prompt` changed.
+    fn keep_prompt(conv: &mut Conversation, prompt: &Arc<dyn SessionPrompt>) {
+        let Some(saved) = prompt.saved() else { return };
+        if conv.prompt_saved.as_ref() == Some(&saved) {
+            return;
+        }
+        if let Err(e) = conv.log.append("prompt", &saved) {
+            tracing::error!("{e}");
+        }
+        conv.prompt_saved = Some(saved);
     }
 
     /// Runs the turn with the user's message, or continues it from the history (`None`).

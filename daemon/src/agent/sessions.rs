@@ -141,6 +141,12 @@ impl ChatSessions {
         }
         let replay = session_log::replay(&path)?;
         let mut warnings = replay.warnings;
+        let saved_prompt = replay
+            .records
+            .iter()
+            .rev()
+            .find(|r| r.kind == "prompt")
+            .map(|r| r.data.clone());
         let history: Vec<Message> = replay
             .records
             .into_iter()
@@ -183,6 +189,9 @@ impl ChatSessions {
             log,
             deps,
         ));
+        if let Some(saved) = saved_prompt {
+            session.restore_prompt(saved);
+        }
         {
             let mut live = self.live.lock();
             live.insert(id, session.clone());

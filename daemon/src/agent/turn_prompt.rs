@@ -12,6 +12,9 @@
 //!   say. The note is part of the history from then on, so later requests repeat it byte for
 //!   byte.
 //!
+//! The session log keeps the fixed prompt and what the model was told ([`SessionPrompt::saved`],
+//! a `prompt` record), so a resumed session (`synapse run --continue`) sends the same bytes.
+//!
 //! [`TurnPrompt`] is what a session is given; [`FixedPrompt`] is a prompt that never changes and
 //! has nothing to add per turn (tests, tools); the daemon's is
 //! [`super::main_prompt::MainPrompt`].
@@ -25,6 +28,12 @@ pub trait TurnPrompt: Send + Sync {
     /// Renders the session's system prompt and remembers what it states. Called once per
     /// session, at its first turn; may block briefly (it runs on a blocking thread).
     fn open(&self) -> Arc<dyn SessionPrompt>;
+
+    /// The prompt of a resumed session from what [`SessionPrompt::saved`] returned, so its
+    /// system prompt stays byte-identical across `--continue`; `None` opens a new one.
+    fn resume(&self, _saved: &serde_json::Value) -> Option<Arc<dyn SessionPrompt>> {
+        None
+    }
 }
 
 /// One session's fixed system prompt and what it says at each turn.
@@ -34,6 +43,12 @@ pub trait SessionPrompt: Send + Sync {
     /// The note for the turn that starts with `message` (the lines inside the reminder, each
     /// ending in a newline); empty when there is nothing to say. May block briefly.
     fn turn_note(&self, message: &str) -> String;
+
+    /// What the session log keeps to resume this prompt (the text and what the model was told),
+    /// `None` when nothing needs keeping.
+    fn saved(&self) -> Option<serde_json::Value> {
+        None
+    }
 }
 
 /// A prompt that is the same for every turn and never adds a note.
@@ -60,16 +75,23 @@ const NOTE_HEAD: &str = "<system-reminder>\nSynapse's note for this turn (the en
 not the user's words):\n";
 const NOTE_TAIL: &str = "</system-reminder>";
 
-/// Opens `prompt` for a session, on a blocking thread (it may read files and run git under a
-/// deadline).
-pub async fn open_on_blocking_thread(prompt: &Arc<dyn TurnPrompt>) -> Arc<dyn SessionPrompt> {
+/// Resumes `saved` or else opens `prompt` for a session, on a blocking thread (it may read files
+/// and run git under a deadline).
+pub async fn open_on_blocking_thread(
+    prompt: &Arc<dyn TurnPrompt>,
+    saved: Option<serde_json::Value>,
+) -> Arc<dyn SessionPrompt> {
     let prompt = prompt.clone();
-    tokio::task::spawn_blocking(move || prompt.open())
-        .await
-        .unwrap_or_else(|e| {
-            tracing::error!(error = %e, "rendering the system prompt failed");
-            Arc::new(FixedPrompt(String::new()))
-        })
+    tokio::task::spawn_blocking(move || {
+        saved
+            .and_then(|s| prompt.resume(&s))
+            .unwrap_or_else(|| prompt.open())
+    })
+    .await
+    .unwrap_or_else(|e| {
+        tracing::error!(error = %e, "rendering the system prompt failed");
+        Arc::new(FixedPrompt(String::new()))
+    })
 }
 
 /// The note for the turn that starts with `message`, on a blocking thread.

@@ -28,7 +28,7 @@ const OUTPUT_MAX_BYTES: u64 = 256 * 1024;
 const CHANGED_FILES_LISTED: usize = 20;
 
 /// What the prompt says about the repository around the session's folder.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum GitFacts {
     /// No `.git` in the folder or above it.
     NoRepository,
