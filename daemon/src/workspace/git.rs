@@ -133,7 +133,7 @@ impl GitFacts {
         };
         let new: Vec<String> = recent_commits
             .iter()
-            .take_while(|c| !before.first().is_some_and(|b| b == *c))
+            .take_while(|c| before.first().is_none_or(|b| b != *c))
             .map(|s| format!("\"{s}\""))
             .collect();
         if !new.is_empty() && recent_commits.as_slice() != before {
