@@ -227,13 +227,7 @@ fn the_newest_messages_carry_the_cache_breakpoints() {
     assert!(marked(
         second[0]["content"].as_array().unwrap().last().unwrap()
     ));
-    assert!(
-        !second[1]["content"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|b| marked(b))
-    );
+    assert!(!second[1]["content"].as_array().unwrap().iter().any(&marked));
     assert!(marked(
         second[2]["content"].as_array().unwrap().last().unwrap()
     ));
