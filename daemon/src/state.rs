@@ -469,8 +469,8 @@ fn chat_deps(
             shell: shell.clone(),
             providers: Arc::new(crate::agent::session::LlmProviders),
             settings: snapshot(&settings),
-            // Rendered at each turn's start: the skills ranked against the user's words, the
-            // servers connected by then, the repository's state.
+            // Fixed at the session's first turn (byte-identical after, for the prompt cache);
+            // each turn's note says what fits or changed since.
             system_prompt: Arc::new(MainPrompt {
                 cwd: cwd.to_path_buf(),
                 root: root.clone(),

@@ -20,8 +20,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{BatchSize, Criterion};
 use synapse_daemon::skills::{
-    AWARENESS_BUDGET_BYTES_DEFAULT, RootConfig, SkillStore, SkillWatcher, StorePaths, TaskWords,
-    ToolCatalog,
+    AWARENESS_BUDGET_BYTES_DEFAULT, RootConfig, SkillStore, SkillWatcher, StorePaths, ToolCatalog,
 };
 
 /// 10,000 skills; 500 in a quick run.
@@ -120,25 +119,21 @@ fn bench_all(c: &mut Criterion, root: &Path) {
     let tools = ToolCatalog::new();
     tools.add_source(store.clone());
     assert_eq!(tools.count(), skills());
-    // Issue 28: the prompt's skills listing, ranked against the user's words at every turn's
-    // start (goal ≤ 2 ms with 10,000 skills). The first call builds the shared index; every
-    // later turn only scores its words against it (and counts broken skills).
+    // Issue 28/39: the skills that fit a message, ranked against its words at every turn's
+    // start for the turn's reminder (goal ≤ 2 ms with 10,000 skills). The first call builds the
+    // shared index and the session's stable listing; every later turn only scores its words.
     let cwd = Path::new("/work/reports");
-    let earlier = vec!["we looked at topic 7 yesterday".to_string()];
-    let words = TaskWords {
-        now: "analyse topic 42 and write a report",
-        earlier: &earlier,
-    };
+    let message = "analyse topic 42 and write a report";
     let t = Instant::now();
-    let first = store.awareness_section(cwd, AWARENESS_BUDGET_BYTES_DEFAULT, words);
+    let first = store.listing(cwd, AWARENESS_BUDGET_BYTES_DEFAULT);
     println!(
-        "skills/listing: index built and first listing in {:?} ({} bytes)",
+        "skills/listing: index built and the listing in {:?} ({} bytes)",
         t.elapsed(),
-        first.len()
+        first.text.len()
     );
     let mut g = c.benchmark_group("skills_listing_10k");
     g.bench_function("rank_and_render_at_turn_start", |b| {
-        b.iter(|| store.awareness_section(cwd, AWARENESS_BUDGET_BYTES_DEFAULT, words))
+        b.iter(|| store.fitting(cwd, message, &first.listed))
     });
     g.finish();
 

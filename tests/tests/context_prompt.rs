@@ -1,6 +1,7 @@
 //! Issue 28, what the model is told about its context, asserted on the requests the scripted
-//! model received from the real daemon: the skills listing ranked against the user's words (and
-//! re-ranked at the next turn), connected MCP servers named with a memory server pointed at from
+//! model received from the real daemon: the skills that fit the user's words named in the turn's
+//! message (issue 39 moved them there from the system prompt, which stays put; see
+//! `context_cache`), connected MCP servers named with a memory server pointed at from
 //! the Memory section, git facts in the environment, broken skills counted in one line, and a
 //! lean prompt for the skill-search sub-agent.
 
@@ -90,22 +91,27 @@ fn with_forty_skills_the_one_that_fits_the_words_is_listed_although_it_is_the_ol
     );
     assert!(out.success(), "{out:?}");
     let requests = fake.requests();
-    let first = requests[0].system_text().unwrap();
+    let system = requests[0].system_text().unwrap();
+    assert!(!system.contains("- parsing-invoices:"), "{system}");
+    assert!(system.contains("more skills not listed"), "{system}");
+    assert!(system.contains("skill search"), "{system}");
+    let turn_text = |r: &synapse_tests::fake_llm::RecordedRequest| {
+        r.messages().last().unwrap()["content"].to_string()
+    };
+    let first = turn_text(&requests[0]);
     assert!(
-        first.contains(&format!("- parsing-invoices: {INVOICES}\n")),
+        first.contains("- parsing-invoices: Extracts totals"),
         "{first}"
     );
     assert!(!first.contains("- resizing-photos:"), "{first}");
-    assert!(first.contains("more skills not listed"), "{first}");
-    assert!(first.contains("skill search"), "{first}");
 
-    let second = requests.last().unwrap().system_text().unwrap();
-    let photos = second
-        .find(&format!("- resizing-photos: {PHOTOS}\n"))
-        .unwrap_or_else(|| panic!("resizing-photos not listed: {second}"));
-    // The earlier message still counts, less than the new one.
-    let invoices = second.find("- parsing-invoices:").unwrap_or(usize::MAX);
-    assert!(photos < invoices, "{second}");
+    let last = requests.last().unwrap();
+    assert_eq!(last.system_text().unwrap(), system);
+    let second = turn_text(last);
+    assert!(
+        second.contains("- resizing-photos: Resizes and crops"),
+        "{second}"
+    );
 }
 
 #[test]
@@ -128,7 +134,7 @@ fn a_configured_memory_server_is_named_and_the_memory_section_points_at_it() {
     let system = fake.requests()[0].system_text().unwrap();
     assert!(system.contains("# Connected MCP servers"), "{system}");
     assert!(
-        system.contains("- memory (9 tools)") && system.contains("`tools search memory`"),
+        system.contains("- memory (9 tools)") && system.contains("`mcp:memory:read_graph`"),
         "{system}"
     );
     let memory = &system[system.find("# Memory").unwrap()..];

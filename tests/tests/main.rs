@@ -18,6 +18,7 @@ mod bash_live_tail;
 mod bash_spill;
 mod cli_doctor;
 mod cli_rough_edges;
+mod context_cache;
 mod context_commands;
 mod context_instructions;
 mod context_prompt;

@@ -223,10 +223,12 @@ fn last_exchanges(messages: &[serde_json::Value], n: usize) -> Vec<(String, Stri
             let role = m["role"].as_str()?.to_string();
             let text = match &m["content"] {
                 serde_json::Value::String(s) => s.clone(),
+                // A turn's note from the environment (`<system-reminder>`) is not the user's.
                 serde_json::Value::Array(blocks) => blocks
                     .iter()
                     .filter(|b| b["type"] == "text")
                     .filter_map(|b| b["text"].as_str())
+                    .filter(|t| !t.starts_with("<system-reminder>"))
                     .collect::<Vec<_>>()
                     .join("\n"),
                 _ => String::new(),
@@ -357,7 +359,8 @@ mod tests {
             json!({"role": "assistant", "content": [{"type": "tool_use"}]}),
             json!({"role": "user", "content": [{"type": "tool_result"}]}),
             json!({"role": "assistant", "content": [{"type": "text", "text": "2"}]}),
-            json!({"role": "user", "content": [{"type": "text", "text": "three"}]}),
+            json!({"role": "user", "content": [{"type": "text", "text": "three"},
+                {"type": "text", "text": "<system-reminder>\nnote\n</system-reminder>"}]}),
             json!({"role": "assistant", "content": [{"type": "text", "text": "3"}]}),
         ];
         let got: Vec<String> = last_exchanges(&messages, 2)

@@ -4,10 +4,12 @@
 //! capped per server and in total so one verbose server cannot crowd out the prompt.
 //!
 //! Before those blocks, `# Connected MCP servers` names every server a session can use (ready or
-//! still connecting) in one line: its tool count, the first line of its instructions or its
-//! description, and the `tools search` that lists its commands. A server that keeps memory (named
-//! so, or with a `create_entities` / `*memory*` tool) is flagged, so the prompt's Memory section
-//! can point at it.
+//! still connecting): its tool count, the first line of its instructions or its description, and
+//! its `mcp:<server>:<tool>` commands by name, so the model can run `<command> -h` at once instead
+//! of a `tools search` first. A server with many tools gets its first [`TOOLS_LISTED_PER_SERVER`]
+//! names, the count of the rest and the `tools search <server>` that lists them. A server that
+//! keeps memory (named so, or with a `create_entities` / `*memory*` tool) is flagged, so the
+//! prompt's Memory section can point at it.
 
 use std::fmt::Write as _;
 
@@ -41,9 +43,11 @@ impl McpManager {
 
 /// Longest description of a server in its line, in characters.
 const SERVER_ABOUT_MAX_CHARS: usize = 160;
+/// Tool commands named per server; a server with more lists these and counts the rest.
+pub const TOOLS_LISTED_PER_SERVER: usize = 12;
 
 /// One server a session can use, for its line in the prompt.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ServerSummary {
     pub name: String,
     /// `None` while it is still connecting.
@@ -52,6 +56,8 @@ pub struct ServerSummary {
     pub about: String,
     /// Whether it looks like a memory store.
     pub memory: bool,
+    /// Its `mcp:<server>:<tool>` commands, in the server's order (empty while connecting).
+    pub tools: Vec<String>,
 }
 
 impl McpManager {
@@ -87,6 +93,11 @@ impl McpManager {
                 tool_count: (!connecting).then_some(status.tool_count),
                 about: one_line(&about, SERVER_ABOUT_MAX_CHARS),
                 memory,
+                tools: status
+                    .tools
+                    .into_iter()
+                    .map(|(command, _)| command)
+                    .collect(),
                 name: status.name,
             });
         }
@@ -112,31 +123,65 @@ fn one_line(text: &str, max_chars: usize) -> String {
     format!("{}…", kept.trim_end())
 }
 
-/// `# Connected MCP servers`, one line each; empty when none.
+/// `# Connected MCP servers`, one entry each; empty when none.
 pub fn render_servers(servers: &[ServerSummary]) -> String {
     if servers.is_empty() {
         return String::new();
     }
     let mut out = String::from(
-        "# Connected MCP servers\n\nTheir tools are `mcp:<server>:<tool>` commands;          `tools search <server>` lists a server's.\n",
+        "# Connected MCP servers\n\nTheir tools are `mcp:<server>:<tool>` commands: run \
+         `<command> -h` before the first call.\n",
     );
     for s in servers {
-        let tools = match s.tool_count {
-            Some(1) => "1 tool".to_string(),
-            Some(n) => format!("{n} tools"),
-            None => "connecting".to_string(),
-        };
-        let about = if s.about.is_empty() {
-            String::new()
-        } else {
-            format!(" — {}", s.about)
-        };
+        out.push_str(&server_entry(s));
+    }
+    out
+}
+
+/// One server's line and, when it is ready, the line naming its commands (bounded).
+pub fn server_entry(s: &ServerSummary) -> String {
+    let tools = match s.tool_count {
+        Some(1) => "1 tool".to_string(),
+        Some(n) => format!("{n} tools"),
+        None => "connecting".to_string(),
+    };
+    let about = if s.about.is_empty() {
+        String::new()
+    } else {
+        format!(" — {}", s.about)
+    };
+    let mut out = format!("- {} ({tools}){about}\n", s.name);
+    if s.tool_count.is_none() {
         let _ = writeln!(
             out,
-            "- {} ({tools}){about} · `tools search {}`",
-            s.name, s.name
+            "  its commands: `tools search {}` once it is ready",
+            s.name
+        );
+        return out;
+    }
+    let named: Vec<String> = s
+        .tools
+        .iter()
+        .take(TOOLS_LISTED_PER_SERVER)
+        .map(|c| format!("`{c}`"))
+        .collect();
+    let total = s.tools.len().max(s.tool_count.unwrap_or(0) as usize);
+    if named.is_empty() {
+        if total > 0 {
+            let _ = writeln!(out, "  its commands: `tools search {}`", s.name);
+        }
+        return out;
+    }
+    let _ = write!(out, "  commands: {}", named.join(", "));
+    if total > named.len() {
+        let _ = write!(
+            out,
+            " and {} more (`tools search {}` lists them all)",
+            total - named.len(),
+            s.name
         );
     }
+    out.push('\n');
     out
 }
 
@@ -204,25 +249,59 @@ mod tests {
         let text = render_servers(&[
             ServerSummary {
                 name: "memory".into(),
-                tool_count: Some(9),
+                tool_count: Some(2),
                 about: "Knowledge graph.".into(),
                 memory: true,
+                tools: vec![
+                    "mcp:memory:create_entities".into(),
+                    "mcp:memory:read_graph".into(),
+                ],
             },
             ServerSummary {
                 name: "slow".into(),
                 tool_count: None,
                 about: String::new(),
                 memory: false,
+                tools: Vec::new(),
             },
         ]);
         assert!(
-            text.contains("- memory (9 tools) — Knowledge graph. · `tools search memory`\n"),
+            text.contains(
+                "- memory (2 tools) — Knowledge graph.\n  commands: \
+                 `mcp:memory:create_entities`, `mcp:memory:read_graph`\n"
+            ),
             "{text}"
         );
+        assert!(!text.contains("tools search memory"), "{text}");
         assert!(
-            text.contains("- slow (connecting) · `tools search slow`\n"),
+            text.contains(
+                "- slow (connecting)\n  its commands: `tools search slow` once it is ready\n"
+            ),
             "{text}"
         );
         assert_eq!(render_servers(&[]), "");
+    }
+
+    #[test]
+    fn a_server_with_many_tools_names_some_and_counts_the_rest() {
+        let tools: Vec<String> = (0..40).map(|i| format!("mcp:big:tool_{i:02}")).collect();
+        let text = server_entry(&ServerSummary {
+            name: "big".into(),
+            tool_count: Some(40),
+            about: String::new(),
+            memory: false,
+            tools,
+        });
+        assert_eq!(
+            text.matches("`mcp:big:tool_").count(),
+            TOOLS_LISTED_PER_SERVER,
+            "{text}"
+        );
+        assert!(text.contains("`mcp:big:tool_11`"), "{text}");
+        assert!(!text.contains("tool_12"), "{text}");
+        assert!(
+            text.ends_with(" and 28 more (`tools search big` lists them all)\n"),
+            "{text}"
+        );
     }
 }

@@ -59,12 +59,13 @@ pub fn with_role(prompt: &str, role: &str) -> String {
     format!("{}\n\n{rest}", role.trim_end())
 }
 
-/// The parts of the prompt that depend on the session and the turn; empty ones are left out.
+/// The parts of the prompt that depend on the session (fixed at its first turn, see
+/// [`super::turn_prompt`]); empty ones are left out.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PromptSections<'a> {
-    /// The skills listing ranked against the task (`crate::skills` renders it).
+    /// The stable skills listing (`crate::skills` renders it).
     pub skills: &'a str,
-    /// `# Connected MCP servers`, one line each (`synapse_mcp::instructions` renders it).
+    /// `# Connected MCP servers` with their commands (`synapse_mcp::instructions` renders it).
     pub servers: &'a str,
     /// Connected servers that keep memory, for the Memory section.
     pub memory_servers: &'a [String],
@@ -95,8 +96,8 @@ pub fn system_prompt_with_skills(
     )
 }
 
-/// The full system prompt with the session's and the turn's sections. What never changes
-/// within a session comes first, so a provider's prompt cache keeps that prefix.
+/// The full system prompt with the session's sections. What is the same for every session
+/// comes first, so sessions of other projects share that prefix in a provider's cache too.
 pub fn system_prompt_with_sections(
     env: &PromptEnv<'_>,
     commands_doc: &str,

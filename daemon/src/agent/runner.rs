@@ -65,6 +65,9 @@ pub struct TurnOutcome {
     pub last_usage: Usage,
     /// Usage summed over the turn's model calls.
     pub total_usage: Usage,
+    /// The largest input (cached or not) of one of the turn's model calls: how full the
+    /// context window got.
+    pub peak_input: u64,
     /// Model requests the turn made.
     pub requests: u32,
 }
@@ -77,6 +80,7 @@ impl TurnOutcome {
             final_text: String::new(),
             last_usage: Usage::default(),
             total_usage: Usage::default(),
+            peak_input: 0,
             requests: 0,
         }
     }
@@ -146,6 +150,7 @@ impl AgentRunner {
             final_text: String::new(),
             last_usage: Usage::default(),
             total_usage: Usage::default(),
+            peak_input: 0,
             requests: 0,
         };
         let mut failures_in_a_row = 0u32;
@@ -212,6 +217,7 @@ impl AgentRunner {
                 keeper.reported(usage, history.len());
             }
             outcome.total_usage += usage;
+            outcome.peak_input = outcome.peak_input.max(usage.total_input());
             outcome.last_usage = usage;
             emit(AgentEvent::Usage(usage));
             if cut_call {

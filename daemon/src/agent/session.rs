@@ -50,6 +50,7 @@ use super::session_log::SessionLog;
 use crate::agent::asker::TurnAsker;
 use crate::agent::runner::{AgentRunner, RunnerLimits, TurnOutcome};
 use crate::agent::shell_executor::ShellToolExecutor;
+use crate::agent::turn_prompt::{self, SessionPrompt};
 use crate::shell::AskerHandle;
 use crate::shell::SessionOrigin;
 use compact::{Compactor, Trigger};
@@ -102,6 +103,8 @@ pub enum SessionEvent {
         final_text: String,
         turn: u32,
         usage: Usage,
+        /// The largest input tokens of one of the turn's model requests.
+        peak_input: u64,
     },
     /// The skill enhancer's report, sent just before the turn's `TurnFinished`.
     EnhanceReport(String),
@@ -126,6 +129,10 @@ pub(super) struct Conversation {
     pub context_mark: Option<super::context::ContextMark>,
     pub total_usage: Usage,
     provider: Option<(ProviderConfig, Arc<dyn LlmProvider>)>,
+    /// The system prompt, fixed at the session's first turn (`None` before it).
+    prompt: Option<Arc<dyn SessionPrompt>>,
+    /// What the log last kept of it (a `prompt` record; read back when the session resumes).
+    prompt_saved: Option<serde_json::Value>,
 }
 
 pub struct ChatSession {
@@ -233,6 +240,8 @@ impl ChatSession {
                 context_mark: None,
                 total_usage: Usage::default(),
                 provider: None,
+                prompt: None,
+                prompt_saved: None,
             }),
             deps,
         }
@@ -402,15 +411,12 @@ impl ChatSession {
                     let last = match session.provider(&mut conv) {
                         Ok(provider) => {
                             let limits = session.current_limits().await;
+                            let system =
+                                session.session_prompt(&mut conv).await.system().to_string();
                             let compactor = compact::Compactor::new(
                                 &session.id,
                                 provider,
-                                crate::agent::turn_prompt::render_for_turn(
-                                    &session.deps.system_prompt,
-                                    &conv.history,
-                                    "",
-                                )
-                                .await,
+                                session.run.prompt(system),
                                 &limits,
                                 conv.log.path(),
                                 session.events.clone(),
@@ -543,6 +549,7 @@ impl ChatSession {
                         final_text: String::new(),
                         turn,
                         usage: Usage::default(),
+                        peak_input: 0,
                     });
                     return;
                 }
@@ -557,6 +564,7 @@ impl ChatSession {
                     final_text: String::new(),
                     turn,
                     usage: Usage::default(),
+                    peak_input: 0,
                 });
                 return;
             }
@@ -571,20 +579,20 @@ impl ChatSession {
                     final_text: String::new(),
                     turn,
                     usage: Usage::default(),
+                    peak_input: 0,
                 });
                 return;
             }
         };
         let limits = self.current_limits().await;
         let window = limits.context_window;
-        // Rendered once for the whole turn: every request of it sends the same bytes.
-        let system = crate::agent::turn_prompt::render_for_turn(
-            &self.deps.system_prompt,
-            &conv.history,
-            &text,
-        )
-        .await;
-        let system = self.run.prompt(system);
+        // Fixed for the whole session: every request of every turn sends the same bytes; what
+        // the turn brings goes in its own message.
+        let prompt = self.session_prompt(&mut conv).await;
+        let note = turn_prompt::note_on_blocking_thread(&prompt, &text).await;
+        Self::keep_prompt(&mut conv, &prompt);
+        let sent = turn_prompt::turn_message(sent, &note);
+        let system = self.run.prompt(prompt.system().to_string());
         let compactor = Arc::new(
             Compactor::new(
                 &self.id,
@@ -641,12 +649,14 @@ impl ChatSession {
             {
                 let _ = self.events.send(notice);
             }
-            let (first, requests) = (outcome.total_usage, outcome.requests);
+            let (first, requests, peak) =
+                (outcome.total_usage, outcome.requests, outcome.peak_input);
             outcome = self
                 .run_step(&runner, &mut conv, None, &cancel, &running_call)
                 .await;
             outcome.total_usage += first;
             outcome.requests += requests;
+            outcome.peak_input = outcome.peak_input.max(peak);
         }
         if let TurnEnd::Error(failure) = &mut outcome.end {
             // A server may echo the key it rejected: it never reaches the log, the session
@@ -682,6 +692,7 @@ impl ChatSession {
             final_text: outcome.final_text,
             turn,
             usage: outcome.total_usage,
+            peak_input: outcome.peak_input,
         });
     }
 
@@ -698,12 +709,50 @@ impl ChatSession {
         })
     }
 
-    /// Runs the turn with the user's `text`, or continues it from the history (`None`).
+    /// Gives a resumed session the prompt its log kept (the last `prompt` record).
+    /// Called before anything else can hold the conversation.
+    pub(super) fn restore_prompt(&self, saved: serde_json::Value) {
+        match self.conversation.try_lock() {
+            Ok(mut conv) => conv.prompt_saved = Some(saved),
+            Err(_) => {
+                tracing::warn!(session = %self.id, "the saved prompt came too late; a new one is rendered")
+            }
+        }
+    }
+
+    /// The session's prompt, fixed at its first use (or as its log kept it).
+    async fn session_prompt(&self, conv: &mut Conversation) -> Arc<dyn SessionPrompt> {
+        if let Some(prompt) = &conv.prompt {
+            return prompt.clone();
+        }
+        let prompt = turn_prompt::open_on_blocking_thread(
+            &self.deps.system_prompt,
+            conv.prompt_saved.clone(),
+        )
+        .await;
+        conv.prompt = Some(prompt.clone());
+        Self::keep_prompt(conv, &prompt);
+        prompt
+    }
+
+    /// Writes a `prompt` record when what the log should keep of `prompt` changed.
+    fn keep_prompt(conv: &mut Conversation, prompt: &Arc<dyn SessionPrompt>) {
+        let Some(saved) = prompt.saved() else { return };
+        if conv.prompt_saved.as_ref() == Some(&saved) {
+            return;
+        }
+        if let Err(e) = conv.log.append("prompt", &saved) {
+            tracing::error!("{e}");
+        }
+        conv.prompt_saved = Some(saved);
+    }
+
+    /// Runs the turn with the user's message, or continues it from the history (`None`).
     async fn run_step(
         &self,
         runner: &AgentRunner,
         conv: &mut Conversation,
-        text: Option<String>,
+        message: Option<Message>,
         cancel: &CancellationToken,
         running_call: &RunningCall,
     ) -> TurnOutcome {
@@ -749,16 +798,10 @@ impl ChatSession {
                 }
             }
         };
-        match text {
-            Some(text) => {
+        match message {
+            Some(message) => {
                 runner
-                    .run_turn(
-                        history,
-                        Message::user_text(text),
-                        cancel,
-                        &mut emit,
-                        &mut persist,
-                    )
+                    .run_turn(history, message, cancel, &mut emit, &mut persist)
                     .await
             }
             None => {

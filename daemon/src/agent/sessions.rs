@@ -149,6 +149,12 @@ impl ChatSessions {
         }
         let replay = session_log::replay(&path)?;
         let mut warnings = replay.warnings;
+        let saved_prompt = replay
+            .records
+            .iter()
+            .rev()
+            .find(|r| r.kind == "prompt")
+            .map(|r| r.data.clone());
         let history: Vec<Message> = replay
             .records
             .into_iter()
@@ -191,6 +197,9 @@ impl ChatSessions {
             log,
             deps,
         ));
+        if let Some(saved) = saved_prompt {
+            session.restore_prompt(saved);
+        }
         {
             let mut live = self.live.lock();
             live.insert(id, session.clone());
@@ -381,7 +390,7 @@ fn summarize(path: &Path, mtime: std::time::SystemTime) -> Option<SessionSummary
     let title = messages
         .iter()
         .find(|m| is_user_prompt(m))
-        .map(|m| m.text())
+        .map(crate::agent::turn_prompt::typed_text)
         .unwrap_or_default();
     let title: String = title.split_whitespace().collect::<Vec<_>>().join(" ");
     let title = if title.chars().count() > TITLE_CHARS {

@@ -200,6 +200,7 @@ fn to_session(
             final_text,
             turn,
             usage: u,
+            peak_input,
         } => {
             let (error_kind, http_status) = match &end {
                 TurnEnd::Error(f) => (f.kind.clone(), u32::from(f.status.unwrap_or(0))),
@@ -210,7 +211,11 @@ fn to_session(
                 message: end.message(),
                 final_text,
                 turn,
-                usage: usage(&u, window),
+                // The window's fill is the largest request's, not the turn's sum.
+                usage: session::Usage {
+                    context_tokens: peak_input,
+                    ..usage(&u, window)
+                },
                 error_kind,
                 http_status,
                 background_jobs: 0,

@@ -1,18 +1,21 @@
-//! The skills listing in the main agent's system prompt, ranked against the task: rebuilt at
-//! the start of every turn from the user's words (the new message, then the conversation's
-//! earlier ones, then the project folder's name, each weighing less), so the skill that fits
-//! the request is in front of the model before it thinks of `skill search`.
+//! What the main agent is told about skills, in two parts that keep the prompt cache warm:
+//!
+//! - **The listing** ([`SkillStore::listing`]) in the system prompt: stable, never ranked
+//!   against a message, so it is byte-identical at every turn of a session (and across sessions
+//!   while the skills do not change). Skills fill it in a fixed order — project skills, then the
+//!   most recently changed, then by name — each with its whole description (its "Use when …"
+//!   sentence kept) and its `skill:<name>:<script>` commands, within the byte budget
+//!   (settings.json `skills.awarenessBudgetBytes`, default [`AWARENESS_BUDGET_BYTES_DEFAULT`]),
+//!   followed by how many were left out with the `skill search` hint, and a line naming how many
+//!   skills could not be loaded.
+//! - **The fitting skills** ([`SkillStore::fitting`]) of each new message, ranked against its
+//!   words (BM25 over names, descriptions and tags), for the turn's own message: the best
+//!   [`TOP_MATCHES`], in full when the listing left them out, by name when it has them.
 //!
 //! Listed: visible (enabled, not denied) regular skills; never meta skills and never skills with
-//! `disable-model-invocation: true`. The best [`TOP_MATCHES`] matches are always listed in full:
-//! the whole description (its "Use when …" sentence included) and their `skill:<name>:<script>`
-//! commands. The rest fill the byte budget (settings.json `skills.awarenessBudgetBytes`, default
-//! [`AWARENESS_BUDGET_BYTES_DEFAULT`]) one line each — project skills, then the most recently
-//! changed — followed by how many were left out and the `skill search` hint, and a line naming
-//! how many skills could not be loaded.
-//!
-//! Each session is told the skills of its own view only ([`super::scope`]): the user's skills
-//! and its project's, never another project's skills or its copy of a user skill.
+//! `disable-model-invocation: true`. Each session is told the skills of its own view only
+//! ([`super::scope`]): the user's skills and its project's, never another project's skills or
+//! its copy of a user skill.
 //!
 //! The BM25 index behind the ranking is built once per set of skills and shared by every
 //! session that sees that set ([`IndexCache`], the last [`INDEXES_KEPT`] sets); a turn only
@@ -34,32 +37,26 @@ use super::store::SkillStore;
 
 /// Default size of the listing, in bytes (the top matches may go past it).
 pub const AWARENESS_BUDGET_BYTES_DEFAULT: usize = 2048;
-/// Matches always listed in full.
-pub const TOP_MATCHES: usize = 5;
-/// Longest description line of a skill that is not a top match, in characters.
-const DESCRIPTION_LINE_MAX_CHARS: usize = 160;
-/// Longest description of a top match, in characters (a SKILL.md description may have 1024).
-const TOP_DESCRIPTION_MAX_CHARS: usize = 600;
-/// Script commands named per top match.
-const TOP_COMMANDS_MAX: usize = 8;
+/// Skills named as fitting one message.
+pub const TOP_MATCHES: usize = 3;
+/// Longest description of a listed skill, in characters (a SKILL.md description may have 1024).
+const DESCRIPTION_MAX_CHARS: usize = 600;
+/// Script commands named per skill.
+const COMMANDS_MAX: usize = 8;
 /// Listing indexes kept (one per set of skills a workspace sees; most projects share one).
 const INDEXES_KEPT: usize = 16;
-/// Weight of the new message's words, the earlier messages' and the project folder's.
-const WEIGHT_NOW: f64 = 1.0;
-const WEIGHT_EARLIER: f64 = 0.4;
-const WEIGHT_FOLDER: f64 = 0.2;
 /// Name words count this many times (a name is the strongest signal).
 const NAME_WEIGHT: usize = 3;
 
 const HEADER: &str = "# Available skills\n\nLoad a skill with `skill load <name>` before \
 following it; its `skill:<name>:*` commands come with it.\n";
 
-/// What the user asked for, newest first: the message a turn starts with, then the
-/// conversation's earlier user messages.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct TaskWords<'a> {
-    pub now: &'a str,
-    pub earlier: &'a [String],
+/// The system prompt's skills listing and the names it lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkillListing {
+    /// Empty when no skill may be listed and none is broken.
+    pub text: String,
+    pub listed: Vec<String>,
 }
 
 /// `skills.awarenessBudgetBytes` from settings.json, else the default.
@@ -123,32 +120,39 @@ impl ListingIndex {
 }
 
 impl SkillStore {
-    /// The skills listing for a session in `cwd` whose user asked for `task` (empty when no
-    /// skill may be listed and none is broken).
-    pub fn awareness_section(
-        &self,
-        cwd: &Path,
-        budget_bytes: usize,
-        task: TaskWords<'_>,
-    ) -> String {
+    /// The stable skills listing for a session in `cwd`.
+    pub fn listing(&self, cwd: &Path, budget_bytes: usize) -> SkillListing {
         let index = self.listing_index(cwd);
-        let query = query_words(task, cwd);
         let st = self.read();
         let visible = |r: &SkillRecord| st.is_visible(r);
-        let mut out = render(&index, &query, budget_bytes, &visible);
+        let mut listing = render_listing(&index, budget_bytes, &visible);
         drop(st);
         let broken = self.broken_in(cwd).len();
         if broken > 0 {
-            if out.is_empty() {
-                out.push_str("# Available skills\n\n");
+            if listing.text.is_empty() {
+                listing.text.push_str("# Available skills\n\n");
             }
             let noun = if broken == 1 { "skill" } else { "skills" };
             let _ = writeln!(
-                out,
+                listing.text,
                 "{broken} {noun} could not be loaded; `skill list` shows why."
             );
         }
-        out
+        listing
+    }
+
+    /// The skills that fit `message` for a session in `cwd`, for the turn's reminder: those the
+    /// listing left out in full, those in `listed` by name; empty when none fits.
+    pub fn fitting(&self, cwd: &Path, message: &str, listed: &[String]) -> String {
+        let query: Vec<(String, f64)> =
+            task_tokens(message).into_iter().map(|t| (t, 1.0)).collect();
+        if query.is_empty() {
+            return String::new();
+        }
+        let index = self.listing_index(cwd);
+        let st = self.read();
+        let visible = |r: &SkillRecord| st.is_visible(r);
+        render_fitting(&index, &query, listed, &visible)
     }
 
     /// The index for the skills a caller in `cwd` sees as they are now: a cached one when that
@@ -209,78 +213,64 @@ fn task_tokens(text: &str) -> Vec<String> {
     tokens(&kept.join(" "))
 }
 
-/// The weighted words of the task and of the project folder's last two names.
-fn query_words(task: TaskWords<'_>, cwd: &Path) -> Vec<(String, f64)> {
-    let mut q: Vec<(String, f64)> = task_tokens(task.now)
-        .into_iter()
-        .map(|t| (t, WEIGHT_NOW))
-        .collect();
-    for text in task.earlier {
-        q.extend(task_tokens(text).into_iter().map(|t| (t, WEIGHT_EARLIER)));
-    }
-    for c in cwd.components().rev().take(2) {
-        let words = task_tokens(&c.as_os_str().to_string_lossy());
-        q.extend(
-            words
-                .into_iter()
-                .filter(|w| w.len() >= 3)
-                .map(|t| (t, WEIGHT_FOLDER)),
-        );
-    }
-    q
-}
-
-fn render(
+fn render_listing(
     index: &ListingIndex,
-    query: &[(String, f64)],
     budget_bytes: usize,
     visible: &dyn Fn(&SkillRecord) -> bool,
-) -> String {
+) -> SkillListing {
     let total = index.records.iter().filter(|r| visible(r)).count();
     if total == 0 {
-        return String::new();
+        return SkillListing::default();
     }
     let mut out = String::from(HEADER);
-    let mut listed = vec![false; index.records.len()];
-    let mut shown = 0;
-    for (i, _) in index
-        .bm25
-        .top(query, TOP_MATCHES, |i| visible(&index.records[i as usize]))
-    {
-        out.push_str(&top_entry(&index.records[i as usize]));
-        listed[i as usize] = true;
-        shown += 1;
-    }
+    let mut listed = Vec::new();
     for &i in &index.fallback {
-        if shown == total {
-            break;
-        }
         let r = &index.records[i as usize];
-        if listed[i as usize] || !visible(r) {
+        if !visible(r) {
             continue;
         }
-        let line = format!("- {}: {}\n", r.meta.name, one_line(&r.meta.description));
+        let entry = entry(r);
         // Room for the closing hint must stay when skills are left out.
-        let reserve = if shown + 1 < total {
+        let reserve = if listed.len() + 1 < total {
             tail(total).len()
         } else {
             0
         };
-        if out.len() + line.len() + reserve > budget_bytes {
+        if out.len() + entry.len() + reserve > budget_bytes {
             break;
         }
-        out.push_str(&line);
-        listed[i as usize] = true;
-        shown += 1;
+        out.push_str(&entry);
+        listed.push(r.meta.name.clone());
     }
-    if shown < total {
-        out.push_str(&tail(total - shown));
+    if listed.len() < total {
+        out.push_str(&tail(total - listed.len()));
+    }
+    SkillListing { text: out, listed }
+}
+
+fn render_fitting(
+    index: &ListingIndex,
+    query: &[(String, f64)],
+    listed: &[String],
+    visible: &dyn Fn(&SkillRecord) -> bool,
+) -> String {
+    let mut out = String::new();
+    for (i, _) in index
+        .bm25
+        .top(query, TOP_MATCHES, |i| visible(&index.records[i as usize]))
+    {
+        let r = &index.records[i as usize];
+        if listed.contains(&r.meta.name) {
+            let _ = writeln!(out, "- {} (listed in the system prompt)", r.meta.name);
+        } else {
+            out.push_str(&entry(r));
+        }
     }
     out
 }
 
-/// A top match: its whole description and its commands.
-fn top_entry(r: &SkillRecord) -> String {
+/// A skill's entry: its whole description and its commands.
+fn entry(r: &SkillRecord) -> String {
     let mut out = format!(
         "- {}: {}\n",
         r.meta.name,
@@ -290,11 +280,11 @@ fn top_entry(r: &SkillRecord) -> String {
         let mut commands: Vec<String> = r
             .scripts
             .iter()
-            .take(TOP_COMMANDS_MAX)
+            .take(COMMANDS_MAX)
             .map(|s| format!("`{}`", s.command))
             .collect();
-        if r.scripts.len() > TOP_COMMANDS_MAX {
-            commands.push(format!("+{} more", r.scripts.len() - TOP_COMMANDS_MAX));
+        if r.scripts.len() > COMMANDS_MAX {
+            commands.push(format!("+{} more", r.scripts.len() - COMMANDS_MAX));
         }
         let _ = writeln!(out, "  commands: {}", commands.join(", "));
     }
@@ -319,26 +309,21 @@ fn cut(text: &str, max_chars: usize) -> String {
     format!("{}…", kept.trim_end())
 }
 
-/// The first line of a description, cut at [`DESCRIPTION_LINE_MAX_CHARS`].
-fn one_line(description: &str) -> String {
-    cut(&flat(description), DESCRIPTION_LINE_MAX_CHARS)
-}
-
-/// A top match's description: whole up to [`TOP_DESCRIPTION_MAX_CHARS`]; a longer one keeps its
+/// A listed skill's description: whole up to [`DESCRIPTION_MAX_CHARS`]; a longer one keeps its
 /// start and its whole "Use when …" sentence.
 fn full_description(description: &str) -> String {
     let text = flat(description);
-    if text.chars().count() <= TOP_DESCRIPTION_MAX_CHARS {
+    if text.chars().count() <= DESCRIPTION_MAX_CHARS {
         return text;
     }
     let lower = text.to_lowercase();
     let Some(at) = lower.find("use when").filter(|&at| at > 0) else {
-        return cut(&text, TOP_DESCRIPTION_MAX_CHARS);
+        return cut(&text, DESCRIPTION_MAX_CHARS);
     };
     let rest = &text[at..];
     let sentence_end = rest.find(". ").map_or(rest.len(), |e| e + 1);
-    let when = cut(&rest[..sentence_end], TOP_DESCRIPTION_MAX_CHARS / 2);
-    let head_room = TOP_DESCRIPTION_MAX_CHARS.saturating_sub(when.chars().count() + 2);
+    let when = cut(&rest[..sentence_end], DESCRIPTION_MAX_CHARS / 2);
+    let head_room = DESCRIPTION_MAX_CHARS.saturating_sub(when.chars().count() + 2);
     format!("{} {when}", cut(text[..at].trim_end(), head_room.max(40)))
 }
 
@@ -367,33 +352,77 @@ mod tests {
         })
     }
 
-    fn listing(records: Vec<Arc<SkillRecord>>, now: &str, budget: usize) -> String {
+    fn listing(records: Vec<Arc<SkillRecord>>, budget: usize) -> SkillListing {
+        render_listing(&ListingIndex::build(0, records), budget, &|_| true)
+    }
+
+    fn fitting(records: Vec<Arc<SkillRecord>>, message: &str, listed: &[String]) -> String {
         let index = ListingIndex::build(0, records);
-        let q = query_words(TaskWords { now, earlier: &[] }, Path::new("/w/p"));
-        render(&index, &q, budget, &|_| true)
+        let q: Vec<(String, f64)> = task_tokens(message).into_iter().map(|t| (t, 1.0)).collect();
+        render_fitting(&index, &q, listed, &|_| true)
     }
 
     #[test]
-    fn everything_fits_or_the_matches_and_a_count() {
+    fn everything_fits_or_the_newest_and_a_count() {
         let few: Vec<_> = (0..10)
             .map(|i| rec(&format!("s{i}"), "Does a thing.", i))
             .collect();
-        let text = listing(few, "hello", 2048);
+        let text = listing(few, 2048).text;
         assert!(text.contains("- s9: Does a thing.\n"), "{text}");
         assert!(!text.contains("more skills"), "{text}");
 
         let many: Vec<_> = (0..10_000)
-            .map(|i| rec(&format!("s{i}"), &"Does a thing. ".repeat(30), i))
+            .map(|i| rec(&format!("s{i:05}"), &"Does a thing. ".repeat(30), i + 1))
             .chain([rec("invoice-tools", "Builds invoices.", 999_999)])
             .collect();
-        let text = listing(many, "make an invoice for ACME", 2048);
-        assert!(text.len() <= 2048, "{}", text.len());
+        let out = listing(many, 2048);
+        assert!(out.text.len() <= 2048, "{}", out.text.len());
         assert!(
-            text.starts_with(&format!("{HEADER}- invoice-tools: Builds invoices.\n")),
-            "{text}"
+            out.text.starts_with(&format!("{HEADER}- s00000: Does")),
+            "{}",
+            out.text
         );
-        assert!(text.contains("more skills not listed"), "{text}");
-        assert!(text.contains("skill search"), "{text}");
+        assert_eq!(out.listed[0], "s00000");
+        assert!(!out.text.contains("invoice-tools"), "{}", out.text);
+        assert!(out.text.contains("more skills not listed"), "{}", out.text);
+        assert!(out.text.contains("skill search"), "{}", out.text);
+    }
+
+    #[test]
+    fn the_listing_does_not_depend_on_the_message_and_the_fitting_skills_do() {
+        let skills = || {
+            (0..40)
+                .map(|i| {
+                    rec(
+                        &format!("filler-{i:02}"),
+                        &"Calibrates widgets on lines. ".repeat(8),
+                        i + 1,
+                    )
+                })
+                .chain([rec(
+                    "invoice-tools",
+                    "Builds invoices. Use when the user asks for an invoice.",
+                    999_999,
+                )])
+                .collect::<Vec<_>>()
+        };
+        let first = listing(skills(), 2048);
+        assert_eq!(listing(skills(), 2048), first);
+        assert!(!first.listed.contains(&"invoice-tools".to_string()));
+
+        let fits = fitting(skills(), "make an invoice for ACME", &first.listed);
+        assert_eq!(
+            fits,
+            "- invoice-tools: Builds invoices. Use when the user asks for an invoice.\n"
+        );
+        let named = fitting(skills(), "which line calibrates widgets", &first.listed);
+        assert!(named.starts_with("- filler-"), "{named}");
+        assert!(
+            named.contains(" (listed in the system prompt)\n"),
+            "{named}"
+        );
+        assert_eq!(named.lines().count(), TOP_MATCHES, "{named}");
+        assert_eq!(fitting(skills(), "hello there", &first.listed), "");
     }
 
     #[test]
@@ -403,10 +432,7 @@ mod tests {
             "Long intro. ".repeat(80)
         );
         let full = full_description(&desc);
-        assert!(
-            full.chars().count() <= TOP_DESCRIPTION_MAX_CHARS + 2,
-            "{full}"
-        );
+        assert!(full.chars().count() <= DESCRIPTION_MAX_CHARS + 2, "{full}");
         assert!(
             full.ends_with("Use when the user wants a quarterly report."),
             "{full}"

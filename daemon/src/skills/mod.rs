@@ -38,7 +38,9 @@ pub mod store;
 pub mod watcher;
 pub mod wrapper;
 
-pub use awareness::{AWARENESS_BUDGET_BYTES_DEFAULT, TaskWords, budget_from as awareness_budget};
+pub use awareness::{
+    AWARENESS_BUDGET_BYTES_DEFAULT, SkillListing, budget_from as awareness_budget,
+};
 pub use catalog::{SearchMode, SearchOutcome, TOOLS_USAGE, ToolCatalog, ToolEntry, ToolSource};
 pub use commands::{SKILL_USAGE, skill_search_text};
 pub use error::SkillError;

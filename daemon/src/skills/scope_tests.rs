@@ -2,7 +2,6 @@
 //! shadowing a user skill, answered from each project and from outside both.
 
 use super::*;
-use crate::skills::awareness::TaskWords;
 use crate::skills::source::RootConfig;
 use crate::skills::store::StorePaths;
 use pretty_assertions::assert_eq;
@@ -147,18 +146,14 @@ fn list_and_search_show_the_callers_project_only() {
 #[test]
 fn the_prompt_listing_names_the_callers_skills_and_commands_only() {
     let p = projects();
-    let task = TaskWords {
-        now: "make a report with widgets",
-        earlier: &[],
-    };
-    let in_b = p.store.awareness_section(&p.b, 4096, task);
+    let in_b = p.store.listing(&p.b, 4096).text;
     assert!(in_b.contains("- beta-tool: Beta widgets."), "{in_b}");
     assert!(in_b.contains("- report: User reports."), "{in_b}");
     assert!(in_b.contains("skill:report:make"), "{in_b}");
     for leak in ["alpha", "Project A"] {
         assert!(!in_b.contains(leak), "{leak} in B's listing:\n{in_b}");
     }
-    let in_a = p.store.awareness_section(&p.a, 4096, task);
+    let in_a = p.store.listing(&p.a, 4096).text;
     assert!(in_a.contains("- report: Project A reports."), "{in_a}");
     assert!(in_a.contains("alpha-tool"), "{in_a}");
     assert!(
@@ -166,7 +161,10 @@ fn the_prompt_listing_names_the_callers_skills_and_commands_only() {
         "{in_a}"
     );
     // Asked again, each gets its own listing back (the indexes are cached per set of skills).
-    assert_eq!(p.store.awareness_section(&p.b, 4096, task), in_b);
+    assert_eq!(p.store.listing(&p.b, 4096).text, in_b);
+    let fits = p.store.fitting(&p.a, "make a report with widgets", &[]);
+    assert!(fits.contains("- report: Project A reports."), "{fits}");
+    assert!(!fits.contains("beta"), "{fits}");
 }
 
 #[test]

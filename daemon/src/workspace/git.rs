@@ -1,5 +1,8 @@
 //! Git facts for the system prompt's environment section: whether the session's folder is in a
-//! repository, its branch, how many files are changed, and the last commit subjects.
+//! repository, its branch, how many files are changed, and the last commit subjects — probed
+//! once, when the session's prompt is fixed. At each later turn a new probe is compared with what
+//! the model was last told ([`GitFacts::changes_since`]), and what differs (branch, changed files
+//! by name, new commits) goes in that turn's message instead, so the prompt stays byte-identical.
 //!
 //! Never slow and never in the way: a folder with no `.git` above it costs no process; inside
 //! one, `git status` and `git log` run side by side under one deadline (each in its own process
@@ -21,17 +24,20 @@ const RECENT_COMMITS: usize = 3;
 const SUBJECT_MAX_CHARS: usize = 100;
 /// Most output read from one git call.
 const OUTPUT_MAX_BYTES: u64 = 256 * 1024;
+/// Changed files named in a turn's note (the count covers the rest).
+const CHANGED_FILES_LISTED: usize = 20;
 
 /// What the prompt says about the repository around the session's folder.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum GitFacts {
     /// No `.git` in the folder or above it.
     NoRepository,
     Repository {
         /// `None`: detached HEAD, or git did not answer in time.
         branch: Option<String>,
-        /// Changed and untracked files; `None` when git did not answer in time.
-        changed_files: Option<usize>,
+        /// Changed and untracked files as `git status --porcelain` lines (`" M a.rs"`,
+        /// `"?? b.txt"`); `None` when git did not answer in time.
+        changed: Option<Vec<String>>,
         /// Newest first.
         recent_commits: Vec<String>,
     },
@@ -56,11 +62,15 @@ impl GitFacts {
         );
         let status = status.and_then(|c| c.finish(until));
         let log = log.and_then(|c| c.finish(until));
-        let (branch, changed_files) = match status {
+        let (branch, changed) = match status {
             Some(text) => {
                 let mut lines = text.lines();
                 let branch = lines.next().and_then(branch_of);
-                (branch, Some(lines.filter(|l| !l.trim().is_empty()).count()))
+                let changed = lines
+                    .filter(|l| !l.trim().is_empty())
+                    .map(str::to_string)
+                    .collect();
+                (branch, Some(changed))
             }
             None => (None, None),
         };
@@ -75,33 +85,92 @@ impl GitFacts {
             .unwrap_or_default();
         GitFacts::Repository {
             branch,
-            changed_files,
+            changed,
             recent_commits,
         }
+    }
+
+    /// What a turn's message says when the repository is not as `told` (the facts the model
+    /// last heard): the state now, the changed files by name and the new commits; `None` when
+    /// nothing it would say differs, or when git did not answer in time.
+    pub fn changes_since(&self, told: &GitFacts) -> Option<String> {
+        if self == told {
+            return None;
+        }
+        let GitFacts::Repository {
+            changed: Some(changed),
+            recent_commits,
+            ..
+        } = self
+        else {
+            return match (self, told) {
+                (GitFacts::NoRepository, GitFacts::Repository { .. }) => {
+                    Some("Git: the folder is no longer in a repository.\n".to_string())
+                }
+                _ => None,
+            };
+        };
+        let mut out = format!(
+            "Git now (it changed since the session began): {}.\n",
+            self.summary()
+        );
+        if !changed.is_empty() {
+            out.push_str("Changed files:\n");
+            for line in changed.iter().take(CHANGED_FILES_LISTED) {
+                out.push_str(line);
+                out.push('\n');
+            }
+            if changed.len() > CHANGED_FILES_LISTED {
+                out.push_str(&format!(
+                    "(and {} more: `git status` lists them)\n",
+                    changed.len() - CHANGED_FILES_LISTED
+                ));
+            }
+        }
+        let before: &[String] = match told {
+            GitFacts::Repository { recent_commits, .. } => recent_commits,
+            GitFacts::NoRepository => &[],
+        };
+        let new: Vec<String> = recent_commits
+            .iter()
+            .take_while(|c| before.first().is_none_or(|b| b != *c))
+            .map(|s| format!("\"{s}\""))
+            .collect();
+        if !new.is_empty() && recent_commits.as_slice() != before {
+            out.push_str(&format!("Newest commits: {}\n", new.join("; ")));
+        }
+        Some(out)
+    }
+
+    /// `branch main, 2 changed files` (what the prompt's git line holds in its parentheses).
+    fn summary(&self) -> String {
+        let GitFacts::Repository {
+            branch, changed, ..
+        } = self
+        else {
+            return "no repository".to_string();
+        };
+        let mut facts = Vec::new();
+        facts.push(match branch {
+            Some(b) => format!("branch {b}"),
+            None => "no branch (detached HEAD or unknown)".to_string(),
+        });
+        if let Some(changed) = changed {
+            facts.push(match changed.len() {
+                0 => "no uncommitted changes".to_string(),
+                1 => "1 changed file".to_string(),
+                n => format!("{n} changed files"),
+            });
+        }
+        facts.join(", ")
     }
 
     /// The environment section's lines (each ending in a newline).
     pub fn prompt_lines(&self) -> String {
         match self {
             GitFacts::NoRepository => "- Git repository: no\n".to_string(),
-            GitFacts::Repository {
-                branch,
-                changed_files,
-                recent_commits,
-            } => {
-                let mut facts = Vec::new();
-                facts.push(match branch {
-                    Some(b) => format!("branch {b}"),
-                    None => "no branch (detached HEAD or unknown)".to_string(),
-                });
-                if let Some(n) = changed_files {
-                    facts.push(match n {
-                        0 => "no uncommitted changes".to_string(),
-                        1 => "1 changed file".to_string(),
-                        n => format!("{n} changed files"),
-                    });
-                }
-                let mut out = format!("- Git repository: yes ({})\n", facts.join(", "));
+            GitFacts::Repository { recent_commits, .. } => {
+                let mut out = format!("- Git repository: yes ({})\n", self.summary());
                 if !recent_commits.is_empty() {
                     let quoted: Vec<String> =
                         recent_commits.iter().map(|s| format!("\"{s}\"")).collect();
@@ -254,5 +323,17 @@ mod tests {
             "{lines}"
         );
         assert!(lines.contains("\"Add the first file\""), "{lines}");
+        assert_eq!(facts.changes_since(&facts), None);
+
+        std::fs::write(repo.join("a.txt"), "changed").unwrap();
+        git(&repo, &["add", "b.txt"]);
+        git(&repo, &["commit", "-q", "-m", "Add b"]);
+        let later = GitFacts::probe(&repo, Duration::from_secs(5));
+        let note = later.changes_since(&facts).unwrap();
+        assert_eq!(
+            note,
+            "Git now (it changed since the session began): branch trunk, 1 changed file.\n\
+             Changed files:\n M a.txt\nNewest commits: \"Add b\"\n"
+        );
     }
 }

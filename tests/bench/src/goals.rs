@@ -43,6 +43,7 @@ pub const BENCHES: &[(&str, bool)] = &[
     ("load", false),
     ("workspaces", true),
     ("permissions", true),
+    ("prompt_cache", false),
 ];
 
 pub const GOALS: &[Goal] = &[
@@ -179,6 +180,31 @@ pub const GOALS: &[Goal] = &[
         "≤ 12.5 KB",
     ),
     g("agent.client_rss", "peak RSS, client", "≤ 30 MB"),
+    g(
+        "prompt_cache.served_share",
+        "10-turn session: input bytes the prefix cache serves, turn 2 on",
+        "≥ 90 %",
+    ),
+    g(
+        "prompt_cache.weighted_turn_2",
+        "10-turn session: cache-weighted input of turn 2 (read 0.1×, write 1.25×)",
+        "—",
+    ),
+    g(
+        "prompt_cache.weighted_turn_10",
+        "10-turn session: cache-weighted input of turn 10",
+        "—",
+    ),
+    g(
+        "prompt_cache.weighted_growth",
+        "10-turn session: cache-weighted input, turn 10 over turn 2 (flat)",
+        "≤ 1.5×",
+    ),
+    g(
+        "prompt_cache.first_request_bare",
+        "first model request, bare folder",
+        "≤ 12 KB",
+    ),
     g(
         "agent.daemon_rss",
         "peak RSS, daemon (after the runs)",

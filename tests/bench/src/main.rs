@@ -68,7 +68,7 @@ fn parse_args() -> Result<Options, String> {
                      --quick runs on the test build (dev profile), a full run on release\n\
                      benches: daemon, \
                             shell, mcp, agent, llm_real, repl, skills, growth, load, \
-                            workspaces, permissions"
+                            workspaces, permissions, prompt_cache"
                         .into(),
                 );
             }

@@ -1,6 +1,12 @@
-//! The Anthropic Messages API request body, built from the neutral [`LlmRequest`]. Prompt caching
-//! marks three breakpoints: the system prompt, the (single) tool, and the last block of the last
-//! message, so each turn of the agent loop reads the previous turn's prefix from the cache.
+//! The Anthropic Messages API request body, built from the neutral [`LlmRequest`].
+//!
+//! Prompt caching: the API caches prefixes in the order tools → system → messages and allows
+//! four `cache_control` breakpoints. They sit on the last tool (when the request has any), the
+//! system prompt (both byte-identical for a whole session), the last block of the message before
+//! the newest user message (where the previous request of the agent loop ended, so this request
+//! reads everything up to there from the cache even when the answer in between had many
+//! blocks), and the last block of the newest message (written now, for the next request). The
+//! OpenAI-compatible path needs no marks: its servers cache prefixes by themselves.
 
 use serde_json::{Map, Value, json};
 
@@ -44,16 +50,31 @@ pub(crate) fn request_body(request: &LlmRequest) -> Value {
         body.insert("tools".into(), Value::Array(tools));
     }
     let mut messages: Vec<Value> = request.messages.iter().filter_map(message).collect();
-    if let Some(last_block) = messages
-        .last_mut()
-        .and_then(|m| m.get_mut("content"))
-        .and_then(Value::as_array_mut)
-        .and_then(|blocks| blocks.last_mut())
-    {
-        last_block["cache_control"] = ephemeral();
+    for at in message_breakpoints(&messages) {
+        if let Some(block) = messages[at]
+            .get_mut("content")
+            .and_then(Value::as_array_mut)
+            .and_then(|blocks| blocks.last_mut())
+        {
+            block["cache_control"] = ephemeral();
+        }
     }
     body.insert("messages".into(), Value::Array(messages));
     Value::Object(body)
+}
+
+/// The messages whose last block gets a breakpoint: the newest, and the user message before the
+/// newest assistant message (the previous request's newest), when there is one.
+fn message_breakpoints(messages: &[Value]) -> Vec<usize> {
+    let Some(last) = messages.len().checked_sub(1) else {
+        return Vec::new();
+    };
+    let is_user = |m: &Value| m["role"] == "user";
+    let previous = messages[..last]
+        .iter()
+        .rposition(|m| m["role"] == "assistant")
+        .and_then(|a| messages[..a].iter().rposition(is_user));
+    previous.into_iter().chain([last]).collect()
 }
 
 fn message(message: &Message) -> Option<Value> {
@@ -161,6 +182,40 @@ mod tests {
             body["messages"][2]["content"][0],
             json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.txt",
                    "is_error": true, "cache_control": {"type": "ephemeral"}})
+        );
+        // Where the previous request ended: read from the cache.
+        assert_eq!(
+            body["messages"][0]["content"][0]["cache_control"],
+            json!({"type": "ephemeral"})
+        );
+        assert_eq!(body.to_string().matches("cache_control").count(), 4);
+    }
+
+    #[test]
+    fn the_first_request_and_a_toolless_one_stay_within_four_breakpoints() {
+        let first = LlmRequest {
+            model: "m".into(),
+            system: "s".into(),
+            messages: vec![Message::user_text("hi")],
+            tools: Vec::new(),
+            max_tokens: 10,
+        };
+        let body = request_body(&first);
+        assert!(body.get("tools").is_none());
+        assert_eq!(body.to_string().matches("cache_control").count(), 2);
+        let mut second = first.clone();
+        second.messages.push(Message::assistant_text("hello"));
+        second.messages.push(Message::user_text("again"));
+        let body = request_body(&second);
+        assert_eq!(body.to_string().matches("cache_control").count(), 3);
+        assert_eq!(
+            body["messages"][0]["content"][0]["cache_control"],
+            json!({"type": "ephemeral"})
+        );
+        assert!(
+            body["messages"][1]["content"][0]
+                .get("cache_control")
+                .is_none()
         );
     }
 

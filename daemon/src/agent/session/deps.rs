@@ -35,7 +35,7 @@ pub struct SessionDeps {
     /// Builds the model provider from the configuration in force.
     pub providers: Arc<dyn ProviderFactory>,
     pub settings: Arc<dyn Fn() -> synapse_shared::settings::Settings + Send + Sync>,
-    /// Renders the system prompt at the start of each turn.
+    /// Fixes the system prompt at the session's first turn and writes each turn's note.
     pub system_prompt: Arc<dyn crate::agent::turn_prompt::TurnPrompt>,
     pub limits: RunnerLimits,
     /// Asked before a turn ends (unfinished todo items bring one reminder).
