@@ -20,6 +20,7 @@ mod cli_doctor;
 mod cli_rough_edges;
 mod context_commands;
 mod context_instructions;
+mod context_lean_agents;
 mod context_prompt;
 mod custom_commands;
 mod daemon_faults;

@@ -11,7 +11,7 @@ use super::{Caller, SkillAgent, enhance, evaluate, search};
 use crate::agent::task_command::parse_task_args;
 use crate::skills::agent_commands::{GrowthCall, SkillGrowth, growth_call};
 use synapse_command::args::{OptSpec, UnknownOpts, parse};
-use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 pub static SEARCH_SPEC: CommandSpec = CommandSpec {
     name: "task:skill:search",
@@ -33,7 +33,11 @@ pub static ENHANCE_SPEC: CommandSpec = CommandSpec {
     help: "\
 The skill sub-agent reads the end of this session's conversation, then creates a skill,
 improves one (its previous version is saved), or changes nothing, and reports which. It writes
-only below the user skills folder.",
+only below the user skills folder. --prompt says what is worth keeping; --description is a
+short label.
+
+Examples:
+  task:skill:enhance --prompt \"keep how we counted the errors in the logs\" --description logs",
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,10 +67,6 @@ impl AgentCommand for SkillTaskCommand {
             SkillTask::Search => &SEARCH_SPEC,
             SkillTask::Enhance => &ENHANCE_SPEC,
         }
-    }
-
-    fn prompt_form(&self) -> PromptForm {
-        PromptForm::Brief
     }
 
     fn run<'a>(

@@ -23,6 +23,7 @@ pub static SKILL_SPEC: CommandSpec = CommandSpec {
     usage: "skill search \"<what you need>\" | skill load <name> | skill evaluate <name>",
     summary: "Find skills for a task, or load one's SKILL.md instructions.",
     help: "\
+Actions:
   skill search \"<what>\"   skills matching the words: <available-skills><skill name=…>…</skill>
   skill load <name>       `# Skill: <name>`, its instructions and its bundled files (paths only)
   skill evaluate <name>   a 0-100 score with findings

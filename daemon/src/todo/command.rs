@@ -6,7 +6,7 @@ use futures::future::BoxFuture;
 
 use super::list::TodoList;
 use super::store::TodoStore;
-use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 pub static SPEC: CommandSpec = CommandSpec {
     name: "todo",
@@ -138,10 +138,6 @@ impl AgentCommand for TodoCommand {
 
     fn spec(&self) -> &'static CommandSpec {
         &SPEC
-    }
-
-    fn prompt_form(&self) -> PromptForm {
-        PromptForm::Brief
     }
 
     fn run<'a>(

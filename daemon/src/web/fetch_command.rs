@@ -15,7 +15,7 @@ use super::render::{self, Kind};
 use super::settings::WebSettings;
 use crate::shell::session::{EXIT_CANCELLED, EXIT_TIMED_OUT};
 use synapse_command::args::{OptSpec, UnknownOpts};
-use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 /// Characters of content shown unless `--max-chars` says otherwise.
 pub const MAX_CHARS_DEFAULT: usize = 30_000;
@@ -34,10 +34,9 @@ Arguments:
 
 HTML becomes Markdown without scripts, styles, navigation and forms; JSON is pretty-printed;
 other text is shown as is. Binary content (images, PDFs, archives) is refused with its type
-and size. Redirects are followed (at most 10) and listed.
-Loopback, private and link-local addresses are refused unless settings.json has
-\"web\": {\"allowPrivateNetworks\": true}. The same URL fetched again in this session within a
-few minutes comes from a cache.
+and size. Redirects are followed (at most 10) and listed. Loopback and private addresses are
+refused unless the user's settings allow them. A URL fetched again within a few minutes comes
+from this session's cache.
 
 Examples:
   web_fetch https://docs.rs/serde/latest/serde/
@@ -102,10 +101,6 @@ impl AgentCommand for WebFetchCommand {
 
     fn spec(&self) -> &'static CommandSpec {
         &SPEC
-    }
-
-    fn prompt_form(&self) -> PromptForm {
-        PromptForm::Brief
     }
 
     fn run<'a>(
