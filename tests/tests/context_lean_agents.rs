@@ -200,6 +200,11 @@ fn the_main_prompt_documents_every_agent_command_with_its_arguments_within_12_kb
     assert!(is_main(request));
     let system = request.system_text().unwrap();
     assert!(system.len() <= 12 * 1024, "{} bytes", system.len());
+    assert!(
+        request.body_len <= 12 * 1024,
+        "the first request is {} bytes",
+        request.body_len
+    );
     for section in [
         "### todo",
         "### web_fetch",

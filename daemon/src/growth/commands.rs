@@ -18,8 +18,8 @@ pub static SEARCH_SPEC: CommandSpec = CommandSpec {
     usage: "task:skill:search \"<what you need>\" | task:skill:search --prompt <what you need>",
     summary: "Find skills by meaning (same as `skill search \"<what you need>\"`).",
     help: "\
-Answers <available-skills><skill name=…>description</skill>…</available-skills>. One skill
-sub-agent serves this whole session and remembers its earlier searches and enhancements.
+Answers <available-skills><skill name=…>description</skill>…</available-skills>. The session's
+skill sub-agent remembers its earlier searches and enhancements.
 
 Examples:
   task:skill:search \"turn a csv file into a chart\"
@@ -31,10 +31,9 @@ pub static ENHANCE_SPEC: CommandSpec = CommandSpec {
     usage: "task:skill:enhance --prompt <what to learn> --description <label>",
     summary: "Create or improve a skill from this conversation; prints a report.",
     help: "\
-The skill sub-agent reads the end of this session's conversation, then creates a skill,
-improves one (its previous version is saved), or changes nothing, and reports which. It writes
-only below the user skills folder. --prompt says what is worth keeping; --description is a
-short label.
+The skill sub-agent reads the end of this conversation, then creates a skill, improves one
+(saving its previous version) or changes nothing, and reports which. --prompt says what is
+worth keeping.
 
 Examples:
   task:skill:enhance --prompt \"keep how we counted the errors in the logs\" --description logs",

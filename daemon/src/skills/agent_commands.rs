@@ -13,7 +13,7 @@ use super::catalog::ToolCatalog;
 use super::commands::skill_search_text;
 use super::error::SkillError;
 use super::store::{LoadDecision, SkillStore};
-use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
 
 /// Skills listed by `skill search`.
 const SEARCH_LIMIT: usize = 10;
@@ -183,6 +183,11 @@ impl AgentCommand for SkillLoadCommand {
 
     fn spec(&self) -> &'static CommandSpec {
         &SKILL_LOAD_SPEC
+    }
+
+    /// `skill load` documents it; one line says it is the same.
+    fn prompt_form(&self) -> PromptForm {
+        PromptForm::Brief
     }
 
     fn run<'a>(

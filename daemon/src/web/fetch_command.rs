@@ -32,11 +32,10 @@ Arguments:
   --raw          show the body as received (HTML source) instead of converting it
   --max-chars N  show at most N characters of the content (default 30000, at most 200000)
 
-HTML becomes Markdown without scripts, styles, navigation and forms; JSON is pretty-printed;
-other text is shown as is. Binary content (images, PDFs, archives) is refused with its type
-and size. Redirects are followed (at most 10) and listed. Loopback and private addresses are
-refused unless the user's settings allow them. A URL fetched again within a few minutes comes
-from this session's cache.
+HTML becomes Markdown (no scripts, styles, navigation or forms), JSON is pretty-printed, other
+text is shown as is; binary content is refused with its type and size. Redirects (at most 10)
+are followed and listed. Loopback and private addresses are refused unless settings.json has
+\"web\": {\"allowPrivateNetworks\": true}. A URL fetched again within minutes is cached.
 
 Examples:
   web_fetch https://docs.rs/serde/latest/serde/

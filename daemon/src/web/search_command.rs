@@ -27,8 +27,8 @@ Arguments:
   <query>   what to look for; several words are joined into one query
   --max N   results to list (default 8, at most 20)
 
-The user's settings name the provider (SearXNG, Brave or Tavily); without one the command says
-how to set it up. Read a result with `web_fetch <url>`.
+Without a provider in the user's settings it says how to set one up. Read a result with
+`web_fetch <url>`.
 
 Examples:
   web_search rust tokio select cancellation
