@@ -42,8 +42,9 @@ fn has_timestamp(text: &str) -> bool {
     })
 }
 
-#[test]
-fn the_skill_search_subagent_is_offered_no_tool_and_its_calls_do_not_run() {
+/// A search through the main agent with the model behind `api`: its requests, and whether the
+/// searcher's command ran.
+fn search_through(api: &str) -> (Vec<RecordedRequest>, bool) {
     let env = TestEnv::new();
     env.write_skill(
         "csv-charts",
@@ -58,17 +59,33 @@ fn the_skill_search_subagent_is_offered_no_tool_and_its_calls_do_not_run() {
             .tool_call(format!("touch {}", marker.display()))
             .text("done"),
     );
-    let out = env.cli_with_model(&fake, &["run", "--yes", "make a chart"]);
-    assert!(out.success(), "{out:?}");
-    let requests = fake.requests();
-    let search = requests.iter().find(|r| is_skill_subagent(r)).unwrap();
-    assert!(search.tool_names().is_empty(), "{:?}", search.body["tools"]);
-    assert!(search.body.get("tools").is_none(), "{}", search.body);
-    // The main agent still offers its one tool, and the searcher's call never ran.
-    assert_eq!(requests[0].tool_names(), ["Bash"]);
-    assert!(!marker.exists());
-    let result = requests.last().unwrap().last_tool_result().unwrap();
-    assert!(result.contains("csv-charts"), "{result}");
+    let mut cmd = env.synapse();
+    if api == "openai" {
+        cmd.env("SYNAPSE_PROVIDER", "openai")
+            .env("OPENAI_BASE_URL", fake.openai_base_url())
+            .env("SYNAPSE_MODEL", "local-model");
+    } else {
+        cmd.env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
+            .env("ANTHROPIC_API_KEY", "sk-test");
+    }
+    let out = synapse_tests::run(cmd.args(["run", "--yes", "make a chart"]));
+    assert!(out.success(), "{api}: {out:?}");
+    (fake.requests(), marker.exists())
+}
+
+#[test]
+fn the_skill_search_subagent_is_offered_no_tool_and_its_calls_do_not_run() {
+    for api in ["anthropic", "openai"] {
+        let (requests, ran) = search_through(api);
+        let search = requests.iter().find(|r| is_skill_subagent(r)).unwrap();
+        assert!(search.tool_names().is_empty(), "{api}: {}", search.body);
+        assert!(search.body.get("tools").is_none(), "{api}: {}", search.body);
+        // The main agent still offers its one tool, and the searcher's call never ran.
+        assert_eq!(requests[0].tool_names(), ["Bash"], "{api}");
+        assert!(!ran, "{api}: the searcher's command ran");
+        let result = requests.last().unwrap().last_tool_result().unwrap();
+        assert!(result.contains("csv-charts"), "{api}: {result}");
+    }
 }
 
 #[test]

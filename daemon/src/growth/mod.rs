@@ -1,9 +1,10 @@
 //! Self-growth: the skill sub-agent and what it does for the main agent.
 //!
 //! [`SkillAgent`] runs a sub-agent (an `AgentRunner` in silent mode, policy `SkillAuthor`) with
-//! the prompt of [`prompt`]: role, tools, the full [`meta`] skills, skill metadata. It serves
-//! [`search`] (semantic match, BM25 prefilter and fallback from [`rank`]), [`enhance`] (create
-//! or improve a skill from the end of a session; also the stop hook after each turn) and
+//! the prompt of [`prompt`]: role, the commands it writes skills with, the full [`meta`] skills,
+//! skill metadata. It serves [`search`] (semantic match, BM25 prefilter and fallback from
+//! [`rank`]; offered no tool), [`enhance`] (create or improve a skill from a compact
+//! [`transcript`] of the end of a session; also the stop hook after each turn) and
 //! [`evaluate`]. Every command it runs passes a [`snapshot_gate`], which saves a skill as a
 //! [`versions`] entry before any change to it; its shell runs in the OS sandbox with only the
 //! user skills folder and the temp folders writable, where the system has one. [`commands`] exposes `task:skill:search` /

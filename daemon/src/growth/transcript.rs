@@ -257,7 +257,7 @@ mod tests {
 
         let messages = [
             Message::user_text("BEGIN"),
-            Message::assistant_text(&format!("{} THE-END", "word ".repeat(100))),
+            Message::assistant_text(format!("{} THE-END", "word ".repeat(100))),
         ];
         let text = render(&messages, 100);
         assert!(
