@@ -23,7 +23,7 @@ use synapse_daemon::agent::stop_hook::{StopHook, after_completed_turn};
 use synapse_daemon::agent::subagent_context::SubAgentContexts;
 use synapse_daemon::growth::enhance::EnhanceHook;
 use synapse_daemon::growth::versions::Versions;
-use synapse_daemon::growth::{SkillAgent, meta, prompt, rank, search::PREFILTER_LIMIT};
+use synapse_daemon::growth::{SkillAgent, prompt, rank, search::PREFILTER_LIMIT};
 use synapse_daemon::skills::{
     RootConfig, SkillPermission, SkillSource, SkillStore, SkillSummary, StorePaths,
 };
@@ -198,13 +198,7 @@ fn main() {
 
 fn search_request_size() {
     let skills: Vec<SkillSummary> = (0..SKILLS).map(skill).collect();
-    let meta: String = meta::META_SKILLS
-        .iter()
-        .map(|(_, text)| *text)
-        .collect::<Vec<_>>()
-        .join("\n");
     let query = "summarize the error lines in yesterday's logs";
-    let dir = Path::new("/home/u/.synapse/skills");
 
     let mut times = Vec::new();
     let mut top = Vec::new();
@@ -214,13 +208,13 @@ fn search_request_size() {
         times.push(start.elapsed());
     }
     times.sort();
-    let doc = synapse_daemon::shell::builtin_registry().system_prompt_section();
-    let with_meta_filtered =
-        prompt::system_prompt(dir, &doc, &meta, &top).len() + prompt::search_prompt(query).len();
-    let with_meta_all =
-        prompt::system_prompt(dir, &doc, &meta, &skills).len() + prompt::search_prompt(query).len();
-    let empty =
-        prompt::system_prompt(dir, &doc, &meta, &[]).len() + prompt::search_prompt(query).len();
+    // A search's request: its lean prompt (role, answer format, candidates) and the query.
+    let request = |candidates: &[SkillSummary]| {
+        prompt::search_system_prompt(candidates).len() + prompt::search_prompt(query).len()
+    };
+    let with_meta_filtered = request(&top);
+    let with_meta_all = request(&skills);
+    let empty = request(&[]);
     let filtered = with_meta_filtered - empty;
     let all = with_meta_all - empty;
     synapse_tests::report::value(
@@ -243,7 +237,7 @@ fn search_request_size() {
         all as f64 / filtered as f64
     );
     println!(
-        "| whole search request text (role, commands, meta skills, candidates, query) | ≤ 20 KB | {:.1} KB (all metadata: {:.0} KB) |",
+        "| whole search request text (role, answer format, candidates, query) | ≤ 20 KB | {:.1} KB (all metadata: {:.0} KB) |",
         with_meta_filtered as f64 / 1024.0,
         with_meta_all as f64 / 1024.0
     );

@@ -21,6 +21,7 @@ mod cli_rough_edges;
 mod context_cache;
 mod context_commands;
 mod context_instructions;
+mod context_lean_agents;
 mod context_prompt;
 mod custom_commands;
 mod daemon_faults;

@@ -216,6 +216,9 @@ pub enum PromptForm {
     /// One line, name and summary, in the closing "More commands" list: for commands whose
     /// `-h` the model can read when it needs them, to keep the prompt within its budget.
     Brief,
+    /// One line, usage and summary, in the "More commands" list: a command a lean prompt (a
+    /// sub-agent's) names with its arguments but without its whole help.
+    Usage,
 }
 
 /// What one extension call carries besides its words, passed down the whole call (never through

@@ -99,6 +99,16 @@ impl CommandRegistry {
     /// The system-prompt section documenting the registered commands `keep` accepts (a
     /// sub-agent is not told about the commands it may not run).
     pub fn system_prompt_section_where(&self, keep: impl Fn(&CommandSpec) -> bool) -> String {
+        self.system_prompt_section_of(|command| keep(command.spec()).then(|| command.prompt_form()))
+    }
+
+    /// The system-prompt section documenting the registered commands in the form `form` gives
+    /// each (`None`: left out), judged by the command itself (a read-only sub-agent is told
+    /// only about the commands that [`AgentCommand::reads_only`]).
+    pub fn system_prompt_section_of(
+        &self,
+        form: impl Fn(&dyn AgentCommand) -> Option<PromptForm>,
+    ) -> String {
         let mut out = String::from(
             "## Agent shell commands\n\nThese are commands of your shell: they work in pipes, lists, \
              `$(…)`, redirects and loops, bash expands their words (`'\\n'` stays literal), and \
@@ -108,16 +118,19 @@ impl CommandRegistry {
         let mut brief = String::new();
         for command in self.commands.values() {
             let spec = command.spec();
-            if !keep(spec) {
+            let Some(form) = form(command.as_ref()) else {
                 continue;
-            }
-            match command.prompt_form() {
+            };
+            match form {
                 PromptForm::Full => {
                     out.push_str(&spec.prompt_section());
                     out.push('\n');
                 }
                 PromptForm::Brief => {
                     brief.push_str(&format!("- `{}`: {}\n", spec.name, spec.summary));
+                }
+                PromptForm::Usage => {
+                    brief.push_str(&format!("- `{}`: {}\n", spec.usage, spec.summary));
                 }
             }
         }

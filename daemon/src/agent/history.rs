@@ -70,6 +70,37 @@ pub fn close_unanswered(history: &[Message]) -> Vec<Message> {
     out
 }
 
+/// `history` (already [`normalized`]) for a request that offers no tool: the APIs refuse tool
+/// calls and results without a tool definition, so each becomes a text block saying what ran
+/// and what it printed.
+pub fn tools_as_text(history: Vec<Message>) -> Vec<Message> {
+    history
+        .into_iter()
+        .map(|message| Message {
+            role: message.role,
+            content: message
+                .content
+                .into_iter()
+                .map(|block| match block {
+                    ContentBlock::ToolUse { input, .. } => ContentBlock::Text {
+                        text: format!(
+                            "[ran: {}]",
+                            input
+                                .get("command")
+                                .and_then(|c| c.as_str())
+                                .unwrap_or_default()
+                        ),
+                    },
+                    ContentBlock::ToolResult { content, .. } => ContentBlock::Text {
+                        text: format!("[output]\n{content}"),
+                    },
+                    text => text,
+                })
+                .collect(),
+        })
+        .collect()
+}
+
 /// Number of tool calls without a result.
 pub fn unanswered_count(history: &[Message]) -> usize {
     close_unanswered(history).len() - history.len()
@@ -105,6 +136,17 @@ mod tests {
             matches!(&n[2].content[0], ContentBlock::ToolResult { tool_use_id, is_error: true, .. } if tool_use_id == "t1")
         );
         assert!(matches!(&n[2].content[1], ContentBlock::Text { text } if text == "b"));
+    }
+
+    #[test]
+    fn tool_blocks_become_text_for_a_request_without_tools() {
+        let history = normalized(&[Message::user_text("a"), tool_use("t1")]);
+        let text = tools_as_text(history);
+        assert!(matches!(&text[1].content[0], ContentBlock::Text { text } if text == "[ran: ls]"));
+        assert!(
+            matches!(&text[2].content[0], ContentBlock::Text { text } if text.starts_with("[output]\n"))
+        );
+        assert!(text.iter().all(|m| m.tool_uses().next().is_none()));
     }
 
     #[test]

@@ -42,6 +42,10 @@ pub struct RunnerLimits {
     /// Model requests the caller's budget still allows (`synapse run --max-turns`): reaching it
     /// ends the turn as [`TurnEnd::MaxTurns`] instead of [`TurnEnd::MaxIterations`].
     pub max_turns: Option<u32>,
+    /// `false` for a sub-agent that runs no commands (the skill search): its requests offer no
+    /// tool, earlier tool calls in its history reach the model as text, and a tool call it
+    /// makes anyway is not run.
+    pub offers_bash: bool,
 }
 
 impl Default for RunnerLimits {
@@ -51,6 +55,7 @@ impl Default for RunnerLimits {
             max_consecutive_failures: MAX_CONSECUTIVE_FAILURES_DEFAULT,
             max_tokens: synapse_llm::config::MAX_OUTPUT_TOKENS_DEFAULT,
             max_turns: None,
+            offers_bash: true,
         }
     }
 }
@@ -163,11 +168,19 @@ impl AgentRunner {
             if let Some(keeper) = &self.context {
                 keeper.before_request(history).await;
             }
+            let (tools, messages) = if self.limits.offers_bash {
+                (vec![bash_tool()], history::normalized(history))
+            } else {
+                (
+                    Vec::new(),
+                    history::tools_as_text(history::normalized(history)),
+                )
+            };
             let request = LlmRequest {
                 model: self.model.clone(),
                 system: self.system.clone(),
-                messages: history::normalized(history),
-                tools: vec![bash_tool()],
+                messages,
+                tools,
                 max_tokens: self.limits.max_tokens,
             };
             let started = std::time::Instant::now();
@@ -182,7 +195,7 @@ impl AgentRunner {
             // A broken or cancelled call keeps its text but never its tool calls; so does a
             // call cut in the middle of a tool call's arguments.
             let cut_call = cut && has_cut_tool_call(&message);
-            let message = if end.is_some() || cut_call {
+            let message = if end.is_some() || cut_call || !self.limits.offers_bash {
                 text_only(&message)
             } else {
                 message

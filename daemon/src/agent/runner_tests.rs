@@ -24,6 +24,7 @@ fn runner(provider: Arc<ScriptedProvider>, executor: Arc<FakeExecutor>) -> Agent
             max_consecutive_failures: 2,
             max_tokens: 100,
             max_turns: None,
+            offers_bash: true,
         },
         guard: None,
         context: None,
@@ -78,6 +79,20 @@ async fn a_failed_call_ends_with_the_error_and_never_the_prompt() {
         "the prompt must not become the result"
     );
     assert_eq!(history.len(), 1);
+}
+
+#[tokio::test]
+async fn a_runner_that_offers_no_tool_sends_none_and_runs_no_call() {
+    let provider = ScriptedProvider::new([bash("t1", "ls"), text("never asked")]);
+    let executor = FakeExecutor::new(&[("ls", "a", 0)]);
+    let mut r = runner(provider.clone(), executor.clone());
+    r.limits.offers_bash = false;
+    let (outcome, history, _) = run(&r, &CancellationToken::new()).await;
+    assert_eq!(outcome.end, TurnEnd::Completed);
+    assert!(executor.commands().is_empty());
+    assert_eq!(provider.requests().len(), 1);
+    assert!(provider.requests()[0].tools.is_empty());
+    assert!(history.iter().all(|m| m.tool_uses().next().is_none()));
 }
 
 #[tokio::test]

@@ -22,8 +22,10 @@ use super::gate::subagent_policy::PolicyGate;
 use super::runner::{AgentRunner, RunnerLimits, TurnOutcome};
 use super::session::resolve_config;
 use super::shell_executor::ShellToolExecutor;
-use super::subagent_context::{SubAgentContext, remember};
+use super::subagent_context::{RunMemory, keep_prompt_as, remember};
 use crate::shell::{GateHandle, SessionOrigin, ShellSessions};
+use crate::{todo, web};
+use synapse_command::PromptForm;
 use synapse_llm::build_provider;
 use synapse_sandbox::SandboxSpec;
 
@@ -58,6 +60,12 @@ pub trait SubAgentRunner: Send + Sync {
     /// told about the commands its tools allow).
     fn commands_doc_where(&self, keep: &(dyn Fn(&str) -> bool + Sync)) -> String {
         let _ = keep;
+        self.commands_doc()
+    }
+
+    /// [`SubAgentRunner::commands_doc`] for a read-only sub-agent (`task:explore`): only the
+    /// commands that change nothing, and no `todo` (a sub-agent keeps no task list).
+    fn read_only_commands_doc(&self) -> String {
         self.commands_doc()
     }
 }
@@ -99,6 +107,36 @@ impl SubAgentRunner for SubAgents {
             })
             .unwrap_or_default()
     }
+
+    fn read_only_commands_doc(&self) -> String {
+        self.shell
+            .upgrade()
+            .map(|s| {
+                s.router()
+                    .commands()
+                    .system_prompt_section_of(read_only_form)
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// How a read-only sub-agent's prompt documents `command`: the commands that change nothing,
+/// no `todo` (a sub-agent keeps no task list) and no `task:*`; the web commands in one line
+/// each, with their arguments (the prompt stays lean, their `--help` has the rest).
+fn read_only_form(command: &dyn synapse_command::AgentCommand) -> Option<PromptForm> {
+    let name = command.spec().name;
+    if !command.reads_only() || name.starts_with("task:") || name == todo::command::SPEC.name {
+        return None;
+    }
+    let web = [
+        web::fetch_command::SPEC.name,
+        web::search_command::SPEC.name,
+    ];
+    Some(if web.contains(&name) {
+        PromptForm::Usage
+    } else {
+        command.prompt_form()
+    })
 }
 
 /// One sub-agent run.
@@ -118,7 +156,7 @@ pub struct SubAgentRequest {
     /// The caller's workspace (its project's commands on the sub-agent's PATH).
     pub workspace: Option<crate::shell::ShellWorkspace>,
     /// History kept between runs (`None`: a one-off run from an empty history).
-    pub context: Option<Arc<SubAgentContext>>,
+    pub context: Option<RunMemory>,
     /// The model to use (`None`: the one settings and the caller's environment name).
     pub model: Option<String>,
     /// The chat session whose command started it (as a simple command or anywhere in a line):
@@ -141,7 +179,7 @@ impl SubAgents {
         let provider = build_provider(&config)?;
         let mut one_off = Vec::new();
         let mut kept = match &request.context {
-            Some(context) => match context.lock(cancel).await {
+            Some(memory) => match memory.context.lock(cancel).await {
                 Some(guard) => Some(guard),
                 None => return Ok(TurnOutcome::cancelled()),
             },
@@ -193,6 +231,13 @@ impl SubAgents {
         let start = history.len();
         let outcome = runner.run_silent(history, &request.prompt, cancel).await;
         if keeps_history {
+            if let Some(note) = request
+                .context
+                .as_ref()
+                .and_then(|m| m.prompt_kept_as.as_deref())
+            {
+                keep_prompt_as(history, start, note);
+            }
             remember(history, start);
         }
         shell.close(&name).await;

@@ -53,6 +53,41 @@ impl SubAgentContext {
     }
 }
 
+/// How one run uses a context: the context, and what the memory keeps of the run's prompt.
+pub struct RunMemory {
+    pub context: Arc<SubAgentContext>,
+    /// Kept in place of the prompt's text (an enhancement's prompt carries a transcript the next
+    /// enhancement brings again; its memory needs only what was asked). `None`: the prompt.
+    pub prompt_kept_as: Option<String>,
+}
+
+impl RunMemory {
+    /// The run's prompt is remembered as it was.
+    pub fn new(context: Arc<SubAgentContext>) -> Self {
+        Self {
+            context,
+            prompt_kept_as: None,
+        }
+    }
+}
+
+/// Replaces the text of the prompt at `history[start]` (a run's first message) by `note`.
+pub fn keep_prompt_as(history: &mut [Message], start: usize, note: &str) {
+    if let Some(prompt) = history.get_mut(start)
+        && prompt.role == Role::User
+    {
+        prompt
+            .content
+            .retain(|b| !matches!(b, ContentBlock::Text { .. }));
+        prompt.content.insert(
+            0,
+            ContentBlock::Text {
+                text: note.to_string(),
+            },
+        );
+    }
+}
+
 /// The contexts of the live chat sessions, by session id.
 #[derive(Default)]
 pub struct SubAgentContexts {
@@ -167,6 +202,17 @@ mod tests {
         drop(held);
         assert!(contexts.get("s1").is_none());
         assert_eq!(contexts.live_count(), 0);
+    }
+
+    #[test]
+    fn a_prompt_can_be_remembered_as_a_note() {
+        let mut history = exchange("first", "done");
+        history.extend(exchange(&"transcript ".repeat(500), "report"));
+        keep_prompt_as(&mut history, 2, "an enhancement was asked");
+        remember(&mut history, 2);
+        assert_eq!(history[2].text(), "an enhancement was asked");
+        assert_eq!(history[3].text(), "report");
+        assert_eq!(history[0].text(), "first");
     }
 
     #[test]

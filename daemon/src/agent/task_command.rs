@@ -90,6 +90,12 @@ self-contained job. Work through the `Bash` tool as described below until the jo
 then answer with a concise report: what you did or found, with file paths, and anything left \
 open. You cannot start other sub-agents (task:* is refused).";
 
+/// What `task:explore`'s sub-agent is told besides its commands: it is read-only, and its shell
+/// runs the native commands that only read.
+const EXPLORE_RULES: &str = "\n\nThis job is read-only: change nothing. Your shell also runs \
+the programs that only read (`ls`, `cat`, `grep`, `find`, `git log`…); anything that writes is \
+refused.";
+
 /// Which task command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskKind {
@@ -137,18 +143,19 @@ impl AgentCommand for TaskCommand {
                 Err(usage) => return usage,
             };
             let subagents = &self.subagents;
-            let (policy, rules) = match self.kind {
-                TaskKind::General => (SubAgentPolicy::General, ""),
+            let (policy, rules, doc) = match self.kind {
+                TaskKind::General => (SubAgentPolicy::General, "", subagents.commands_doc()),
                 TaskKind::Explore => (
                     SubAgentPolicy::ReadOnly,
-                    "\n\nThis job is read-only: do not create, change or delete anything.",
+                    EXPLORE_RULES,
+                    subagents.read_only_commands_doc(),
                 ),
             };
-            let doc = subagents.commands_doc();
             let env = ctx.env_map();
             let request = SubAgentRequest {
                 system: format!(
-                    "{SUBAGENT_ROLE}{rules}\n\n{doc}\n\n# Environment\n\n- Working directory: {}\n",
+                    "{SUBAGENT_ROLE}{rules}\n\n{}\n\n# Environment\n\n- Working directory: {}\n",
+                    doc.trim_end(),
                     ctx.cwd().display()
                 ),
                 prompt: prompt.to_string(),

@@ -11,15 +11,15 @@ use super::{Caller, SkillAgent, enhance, evaluate, search};
 use crate::agent::task_command::parse_task_args;
 use crate::skills::agent_commands::{GrowthCall, SkillGrowth, growth_call};
 use synapse_command::args::{OptSpec, UnknownOpts, parse};
-use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 pub static SEARCH_SPEC: CommandSpec = CommandSpec {
     name: "task:skill:search",
     usage: "task:skill:search \"<what you need>\" | task:skill:search --prompt <what you need>",
     summary: "Find skills by meaning (same as `skill search \"<what you need>\"`).",
     help: "\
-Answers <available-skills><skill name=…>description</skill>…</available-skills>. One skill
-sub-agent serves this whole session and remembers its earlier searches and enhancements.
+Answers <available-skills><skill name=…>description</skill>…</available-skills>. The session's
+skill sub-agent remembers its earlier searches and enhancements.
 
 Examples:
   task:skill:search \"turn a csv file into a chart\"
@@ -31,9 +31,12 @@ pub static ENHANCE_SPEC: CommandSpec = CommandSpec {
     usage: "task:skill:enhance --prompt <what to learn> --description <label>",
     summary: "Create or improve a skill from this conversation; prints a report.",
     help: "\
-The skill sub-agent reads the end of this session's conversation, then creates a skill,
-improves one (its previous version is saved), or changes nothing, and reports which. It writes
-only below the user skills folder.",
+The skill sub-agent reads the end of this conversation, then creates a skill, improves one
+(saving its previous version) or changes nothing, and reports which. --prompt says what is
+worth keeping.
+
+Examples:
+  task:skill:enhance --prompt \"keep how we counted the errors in the logs\" --description logs",
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,10 +70,6 @@ impl AgentCommand for SkillTaskCommand {
             SkillTask::Search => &SEARCH_SPEC,
             SkillTask::Enhance => &ENHANCE_SPEC,
         }
-    }
-
-    fn prompt_form(&self) -> PromptForm {
-        PromptForm::Brief
     }
 
     fn run<'a>(

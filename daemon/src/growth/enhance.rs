@@ -4,7 +4,6 @@
 //! that completed normally while `skillEnhance.autoEnhance` is on ([`EnhanceHook`]). The
 //! report is followed by a note for each version saved before a change.
 
-use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -19,21 +18,6 @@ use crate::agent::stop_hook::{FinishedTurn, StopHook};
 
 /// Characters of the conversation used for ranking the skills the sub-agent sees.
 const RANK_QUERY_CHARS: usize = 4_000;
-
-/// The last `max_chars` characters of `path` (at a character boundary).
-pub fn read_tail(path: &Path, max_chars: usize) -> std::io::Result<String> {
-    let (mut file, meta) = synapse_shared::bounded::open_regular(path)?;
-    let len = meta.len();
-    // A character is at most 4 bytes: read enough bytes, then cut by characters.
-    let want = (max_chars as u64).saturating_mul(4).min(len);
-    file.seek(SeekFrom::Start(len - want))?;
-    let mut bytes = Vec::with_capacity(want as usize);
-    file.read_to_end(&mut bytes)?;
-    let text = String::from_utf8_lossy(&bytes);
-    let text = text.trim_start_matches('\u{FFFD}');
-    let skip = text.chars().count().saturating_sub(max_chars);
-    Ok(text.chars().skip(skip).collect())
-}
 
 /// An enhancement's outcome: the sub-agent's report, the versions saved on the way and what
 /// changed on disk (computed by Synapse).
@@ -111,10 +95,13 @@ pub async fn enhance(
     } else {
         all
     };
+    // The transcript, not the raw file: no ids, timestamps or escaped JSON (and no path that
+    // would name the session).
     let conversation = match conversation {
-        Some((text, file)) => format!(
-            "<conversation (the end of the session file {})>\n{text}\n</conversation>",
-            file.display()
+        Some((text, _)) => format!(
+            "The end of the session: [user] and [assistant] say who wrote, a `$ ` line is a \
+             command that ran, with its output under it.\n<conversation>\n{text}\n\
+             </conversation>"
         ),
         None => "(No conversation: the request above says what to learn.)".to_string(),
     };
@@ -250,15 +237,5 @@ mod tests {
         let none = "Skill enhancement analysis done:\n- Conclusion: no change needed\n";
         assert_eq!(report(none).action(), ("none", String::new()));
         assert_eq!(report("hello").action(), ("unknown", String::new()));
-    }
-
-    #[test]
-    fn tail_keeps_the_end() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("s.jsonl");
-        std::fs::write(&file, format!("START{}ééEND", "x".repeat(100))).unwrap();
-        let tail = read_tail(&file, 10).unwrap();
-        assert_eq!(tail, "xxxxxééEND");
-        assert!(read_tail(&file, 1000).unwrap().starts_with("START"));
     }
 }

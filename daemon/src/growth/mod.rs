@@ -1,9 +1,10 @@
 //! Self-growth: the skill sub-agent and what it does for the main agent.
 //!
 //! [`SkillAgent`] runs a sub-agent (an `AgentRunner` in silent mode, policy `SkillAuthor`) with
-//! the prompt of [`prompt`]: role, tools, the full [`meta`] skills, skill metadata. It serves
-//! [`search`] (semantic match, BM25 prefilter and fallback from [`rank`]), [`enhance`] (create
-//! or improve a skill from the end of a session; also the stop hook after each turn) and
+//! the prompt of [`prompt`]: role, the commands it writes skills with, the full [`meta`] skills,
+//! skill metadata. It serves [`search`] (semantic match, BM25 prefilter and fallback from
+//! [`rank`]; offered no tool), [`enhance`] (create or improve a skill from a compact
+//! [`transcript`] of the end of a session; also the stop hook after each turn) and
 //! [`evaluate`]. Every command it runs passes a [`snapshot_gate`], which saves a skill as a
 //! [`versions`] entry before any change to it; its shell runs in the OS sandbox with only the
 //! user skills folder and the temp folders writable, where the system has one. [`commands`] exposes `task:skill:search` /
@@ -24,6 +25,7 @@ pub mod rank;
 pub mod report_check;
 pub mod search;
 pub mod snapshot_gate;
+pub mod transcript;
 pub mod versions;
 
 use std::collections::HashMap;
@@ -35,7 +37,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agent::runner::{RunnerLimits, TurnOutcome};
 use crate::agent::session_log::{is_valid_session_id, session_path};
 use crate::agent::subagent::{SubAgentPolicy, SubAgentRequest, SubAgentRunner};
-use crate::agent::subagent_context::{SubAgentContext, SubAgentContexts};
+use crate::agent::subagent_context::{RunMemory, SubAgentContext, SubAgentContexts};
 use crate::shell::GateHandle;
 use crate::skills::{SkillStore, SkillSummary};
 pub use error::GrowthError;
@@ -45,6 +47,10 @@ use synapse_shared::skill::SkillKind;
 
 /// Model calls one skill sub-agent run may make.
 const SKILL_AGENT_MAX_ITERATIONS: u32 = 30;
+
+/// What the skill sub-agent's memory keeps of an enhancement's prompt.
+const ENHANCE_REMEMBERED: &str = "(An enhancement was asked here for the conversation up to \
+this point; its transcript is not kept, the next request brings the conversation again.)";
 
 /// The skill sub-agent and what it needs.
 pub struct SkillAgent {
@@ -80,8 +86,8 @@ pub enum RunMode {
     Author,
     /// Evaluate: no file changes at all (policy and OS sandbox both read-only).
     ReadOnly,
-    /// Search: read-only, and a lean prompt (the skills' metadata and the answer format; no
-    /// agent-command docs, no meta skills: a search never runs a command).
+    /// Search: read-only, a lean prompt (the skills' metadata and the answer format; no
+    /// agent-command docs, no meta skills) and no tool: a search never runs a command.
     Search,
 }
 
@@ -134,7 +140,8 @@ impl SkillAgent {
             .and_then(|id| self.contexts.get(id))
     }
 
-    /// The end of chat session `id`'s log (at most `maxEnhanceContextChars`) and its path.
+    /// The end of chat session `id` as a compact [`transcript`] (at most
+    /// `maxEnhanceContextChars`), and the path of its file.
     pub async fn conversation_tail(&self, id: &str) -> Result<(String, PathBuf), GrowthError> {
         if !is_valid_session_id(id) {
             return Err(GrowthError::BadSessionId(id.to_string()));
@@ -148,7 +155,7 @@ impl SkillAgent {
         }
         let max = (self.max_enhance_chars)();
         let f = file.clone();
-        let tail = tokio::task::spawn_blocking(move || enhance::read_tail(&f, max))
+        let tail = tokio::task::spawn_blocking(move || transcript::read_transcript(&f, max))
             .await
             .map_err(GrowthError::internal)?
             .map_err(|source| GrowthError::Io {
@@ -202,8 +209,7 @@ impl SkillAgent {
                 tokio::task::spawn_blocking(move || meta::contents(&meta_dir, &store, &cwd))
                     .await
                     .map_err(GrowthError::internal)?;
-            let doc = subagents.commands_doc();
-            prompt::system_prompt(&skills_dir, &doc, &meta_text, skills)
+            prompt::system_prompt(&skills_dir, &meta_text, skills)
         };
         let gate = SnapshotGate::new(skills_dir.clone(), self.versions.clone());
         let request = SubAgentRequest {
@@ -218,6 +224,9 @@ impl SkillAgent {
             },
             limits: RunnerLimits {
                 max_iterations: max_iterations.min(SKILL_AGENT_MAX_ITERATIONS),
+                // A search answers from the metadata in its prompt: offered no tool, it
+                // cannot run one.
+                offers_bash: mode != RunMode::Search,
                 ..RunnerLimits::default()
             },
             gate: Some(GateHandle(Arc::new(gate.clone()))),
@@ -230,7 +239,12 @@ impl SkillAgent {
                     protected: Vec::new(),
                 },
             }),
-            context: self.context_of(caller),
+            context: self.context_of(caller).map(|context| RunMemory {
+                context,
+                // An enhancement's prompt carries the conversation, which the next one brings
+                // again: its memory keeps that it ran, and its report.
+                prompt_kept_as: (mode == RunMode::Author).then(|| ENHANCE_REMEMBERED.to_string()),
+            }),
             model: None,
         };
         let outcome = subagents.run(request, cancel).await;

@@ -1,18 +1,37 @@
-//! The skill sub-agent's system prompt (seed 003): its role, its tools, the full text of the
-//! meta skills, and the metadata of the skills it works with.
+//! The skill sub-agent's system prompts (seed 003). The author's (create, enhance, evaluate):
+//! its role, the commands it writes skills with, the full text of the meta skills, and the
+//! metadata of the skills it works with. The searcher's: the candidates and the answer format
+//! only (it runs no command and is offered no tool).
 
 use std::path::Path;
 
 use crate::skills::SkillSummary;
 
+/// The agent commands the skill sub-agent's role uses: it reads skills and writes them.
+/// Documented by their usage and summary (their `--help` has the rest), so its prompt holds
+/// what it works with, not the main agent's manual.
+fn authoring_commands() -> [&'static synapse_command::CommandSpec; 3] {
+    use crate::shell::commands::{edit, read, write};
+    [&read::SPEC, &write::SPEC, &edit::SPEC]
+}
+
+/// The commands section of the skill sub-agent's prompt, rendered from the commands' specs.
+pub fn commands_doc() -> String {
+    let mut out = String::new();
+    for spec in authoring_commands() {
+        out.push_str(&format!("- `{}`: {}\n", spec.usage, spec.summary));
+    }
+    out.push_str(
+        "\nA script or any text with quotes or backslashes goes in the heredoc form, whose \
+         body is written exactly as given. Other agent commands (`glob`, `search`, `skill \
+         list`) and the usual programs run too; `<command> --help` documents any of them.",
+    );
+    out
+}
+
 /// Builds the prompt. `skills` are the ones the task concerns (all of them, or the prefiltered
 /// candidates when there are many).
-pub fn system_prompt(
-    skills_dir: &Path,
-    commands_doc: &str,
-    meta_contents: &str,
-    skills: &[SkillSummary],
-) -> String {
+pub fn system_prompt(skills_dir: &Path, meta_contents: &str, skills: &[SkillSummary]) -> String {
     let mut metadata = String::new();
     for s in skills {
         metadata.push_str(&format!("- {}: {}\n", s.name, s.description.trim()));
@@ -23,21 +42,21 @@ pub fn system_prompt(
     format!(
         "You are the Skill Sub-Agent of Synapse.\n\n\
          ## 1. Your role\n\
-         Manage the skill library: search skills, create new skills, enhance existing skills and \
-         evaluate skill quality. You work silently; only your final answer is shown.\n\n\
+         Manage the skill library: create new skills, enhance existing skills and evaluate \
+         skill quality. You work silently; only your final answer is shown.\n\n\
          ## 2. Tools\n\
-         You have the one `Bash` tool with the agent shell commands below. Write skills only \
-         with `write` and `edit`, and only below the user skills folder {dir} (anything else is \
-         refused). New scripts in a skill's scripts/ folder become `skill:<skill>:<script>` \
-         commands by themselves.\n\n{commands_doc}\n\n\
+         You have the one `Bash` tool. Write skills only with `write` and `edit`, and only \
+         below the user skills folder {dir} (anything else is refused). New scripts in a \
+         skill's scripts/ folder become `skill:<skill>:<script>` commands by themselves.\n\n\
+         {commands}\n\n\
          ## 3. Meta skills (full content)\n\
          - To CREATE a skill, follow skill-creator.\n\
          - To ENHANCE a skill, follow enhancing-skills.\n\
          - To EVALUATE a skill, follow evaluating-skills.\n\n\
          {meta_contents}\n\n\
-         ## 4. Available skills (metadata)\n\
-         For skill search, match the query against these skills by meaning:\n{metadata}",
+         ## 4. Available skills (metadata)\n{metadata}",
         dir = skills_dir.display(),
+        commands = commands_doc(),
     )
 }
 
@@ -131,6 +150,23 @@ mod tests {
 
     fn skill(i: usize, description: &str) -> SkillSummary {
         SkillSummary::for_test(&format!("skill-number-{i}"), description)
+    }
+
+    #[test]
+    fn the_authors_prompt_documents_only_the_commands_it_writes_skills_with() {
+        let text = system_prompt(Path::new("/h/skills"), "### skill-creator\n", &[]);
+        for used in [
+            "`read <path>",
+            "`write <path>",
+            "`edit <path>",
+            "### skill-creator",
+        ] {
+            assert!(text.contains(used), "{used} missing in {text}");
+        }
+        for unused in ["todo", "web_search", "`job", "task:"] {
+            assert!(!text.contains(unused), "{unused} in {text}");
+        }
+        assert!(text.len() < 3 * 1024, "{} bytes", text.len());
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::catalog::ToolCatalog;
 use super::commands::skill_search_text;
 use super::error::SkillError;
 use super::store::{LoadDecision, SkillStore};
-use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
 
 /// Skills listed by `skill search`.
 const SEARCH_LIMIT: usize = 10;
@@ -23,6 +23,7 @@ pub static SKILL_SPEC: CommandSpec = CommandSpec {
     usage: "skill search \"<what you need>\" | skill load <name> | skill evaluate <name>",
     summary: "Find skills for a task, or load one's SKILL.md instructions.",
     help: "\
+Actions:
   skill search \"<what>\"   skills matching the words: <available-skills><skill name=…>…</skill>
   skill load <name>       `# Skill: <name>`, its instructions and its bundled files (paths only)
   skill evaluate <name>   a 0-100 score with findings
@@ -190,6 +191,11 @@ impl AgentCommand for SkillLoadCommand {
 
     fn spec(&self) -> &'static CommandSpec {
         &SKILL_LOAD_SPEC
+    }
+
+    /// `skill load` documents it; one line says it is the same.
+    fn prompt_form(&self) -> PromptForm {
+        PromptForm::Brief
     }
 
     fn run<'a>(

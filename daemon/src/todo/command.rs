@@ -6,7 +6,7 @@ use futures::future::BoxFuture;
 
 use super::list::TodoList;
 use super::store::TodoStore;
-use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 pub static SPEC: CommandSpec = CommandSpec {
     name: "todo",
@@ -16,13 +16,12 @@ pub static SPEC: CommandSpec = CommandSpec {
 Actions:
   list               show the list (also `todo` alone)
   add \"<item>\"...    append items, one per argument
-  start N            mark item N in progress (at most one is; the previous one goes back)
+  start N            mark item N in progress (one item at a time)
   done N...          mark items done
   clear              remove every item
 
-Use it for work with three or more steps: add the steps, start one before working on it, mark
-it done as soon as it is finished. The list belongs to this session and survives a resume.
-Ending your turn with unfinished items brings a reminder.
+For work with three or more steps: add them, start one before working on it, mark it done
+when finished. The list survives a resume; ending a turn with open items brings a reminder.
 
 Examples:
   todo add \"read the failing test\" \"fix the parser\" \"run the suite\"
@@ -142,10 +141,6 @@ impl AgentCommand for TodoCommand {
 
     fn spec(&self) -> &'static CommandSpec {
         &SPEC
-    }
-
-    fn prompt_form(&self) -> PromptForm {
-        PromptForm::Brief
     }
 
     fn run<'a>(

@@ -15,7 +15,7 @@ use super::render::{self, Kind};
 use super::settings::WebSettings;
 use crate::shell::session::{EXIT_CANCELLED, EXIT_TIMED_OUT};
 use synapse_command::args::{OptSpec, UnknownOpts};
-use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 /// Characters of content shown unless `--max-chars` says otherwise.
 pub const MAX_CHARS_DEFAULT: usize = 30_000;
@@ -32,12 +32,10 @@ Arguments:
   --raw          show the body as received (HTML source) instead of converting it
   --max-chars N  show at most N characters of the content (default 30000, at most 200000)
 
-HTML becomes Markdown without scripts, styles, navigation and forms; JSON is pretty-printed;
-other text is shown as is. Binary content (images, PDFs, archives) is refused with its type
-and size. Redirects are followed (at most 10) and listed.
-Loopback, private and link-local addresses are refused unless settings.json has
-\"web\": {\"allowPrivateNetworks\": true}. The same URL fetched again in this session within a
-few minutes comes from a cache.
+HTML becomes Markdown (no scripts, styles, navigation or forms), JSON is pretty-printed, other
+text is shown as is; binary content is refused with its type and size. Redirects (at most 10)
+are followed and listed. Loopback and private addresses are refused unless settings.json has
+\"web\": {\"allowPrivateNetworks\": true}. A URL fetched again within minutes is cached.
 
 Examples:
   web_fetch https://docs.rs/serde/latest/serde/
@@ -106,10 +104,6 @@ impl AgentCommand for WebFetchCommand {
 
     fn spec(&self) -> &'static CommandSpec {
         &SPEC
-    }
-
-    fn prompt_form(&self) -> PromptForm {
-        PromptForm::Brief
     }
 
     fn run<'a>(

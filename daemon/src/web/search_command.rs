@@ -11,7 +11,7 @@ use super::search::{ResolvedProvider, SEARCH_TIMEOUT, SearchError, SearchHit};
 use super::settings::WebSettings;
 use crate::shell::session::{EXIT_CANCELLED, EXIT_TIMED_OUT};
 use synapse_command::args::{OptSpec, UnknownOpts};
-use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec, PromptForm};
+use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
 
 /// Results listed unless `--max` says otherwise.
 pub const RESULTS_DEFAULT: usize = 8;
@@ -27,9 +27,8 @@ Arguments:
   <query>   what to look for; several words are joined into one query
   --max N   results to list (default 8, at most 20)
 
-The provider is set in settings.json under \"web\".\"search\": \"provider\" is \"searxng\" (with
-\"url\" of the instance), \"brave\" or \"tavily\" (with \"apiKey\", or BRAVE_API_KEY /
-TAVILY_API_KEY in the environment). Read a result with `web_fetch <url>`.
+Without a provider in the user's settings it says how to set one up. Read a result with
+`web_fetch <url>`.
 
 Examples:
   web_search rust tokio select cancellation
@@ -91,10 +90,6 @@ impl AgentCommand for WebSearchCommand {
 
     fn spec(&self) -> &'static CommandSpec {
         &SPEC
-    }
-
-    fn prompt_form(&self) -> PromptForm {
-        PromptForm::Brief
     }
 
     fn run<'a>(

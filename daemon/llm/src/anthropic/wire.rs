@@ -245,4 +245,20 @@ mod tests {
             json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "aGk="}})
         );
     }
+
+    #[test]
+    fn a_request_without_tools_has_no_tools_field() {
+        // A sub-agent that runs no commands (the skill search) is offered no tool: the field
+        // is left out, since some servers reject an empty list.
+        let request = LlmRequest {
+            model: "m".into(),
+            system: "Answer with JSON.".into(),
+            messages: vec![Message::user_text("find a skill")],
+            tools: Vec::new(),
+            max_tokens: 10,
+        };
+        let body = request_body(&request);
+        assert!(body.get("tools").is_none(), "{body}");
+        assert!(body.get("tool_choice").is_none(), "{body}");
+    }
 }

@@ -28,8 +28,8 @@ exactly as given (no escapes, no $variables), with a newline after each line:
   print(\"hello\\n\")
   EOF
 
-The file is replaced atomically (a reader never sees half a file); an existing file keeps its
-permissions. Everything after <path> is content: `write f \"--help\"` writes the text --help.",
+The file is replaced atomically; an existing file keeps its permissions. Everything after
+<path> is content: `write f \"--help\"` writes the text --help.",
 };
 
 pub struct WriteCommand;
