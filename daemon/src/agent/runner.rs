@@ -26,7 +26,7 @@ use super::executor::{BashCall, ToolExecutor};
 use super::history;
 use synapse_llm::{
     BashInput, ContentBlock, LlmEvent, LlmProvider, LlmRequest, Message, Role, StopReason,
-    ToolResult, TurnBuilder, Usage, bash_tool,
+    ToolResult, TurnBuilder, Usage,
 };
 
 /// Model calls allowed in one turn.
@@ -107,6 +107,8 @@ pub struct AgentRunner {
     pub executor: Arc<dyn ToolExecutor>,
     pub model: String,
     pub system: String,
+    /// The tools every request carries: `Bash`, or none (`--disallowedTools Bash`).
+    pub tools: Vec<synapse_llm::ToolDefinition>,
     pub limits: RunnerLimits,
     /// Checked once per turn when the model tries to end it.
     pub guard: Option<Arc<dyn TurnGuard>>,
@@ -162,7 +164,7 @@ impl AgentRunner {
                 model: self.model.clone(),
                 system: self.system.clone(),
                 messages: history::normalized(history),
-                tools: vec![bash_tool()],
+                tools: self.tools.clone(),
                 max_tokens: self.limits.max_tokens,
             };
             let started = std::time::Instant::now();
