@@ -270,7 +270,7 @@ async fn dangerously_skip_permissions_asks_nothing_and_keeps_the_sandbox() {
         Script::new()
             .tool_call("touch asked.txt")
             .text("made")
-            .tool_call(&format!("touch {}", escaped.display()))
+            .tool_call(format!("touch {}", escaped.display()))
             .text("tried"),
     )
     .await
