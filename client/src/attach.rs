@@ -50,6 +50,18 @@ pub struct Scripting {
     /// Claude Code's rule syntax; the daemon reads them.
     pub allowed_tools: Vec<String>,
     pub disallowed_tools: Vec<String>,
+    /// `--add-dir`, absolute.
+    pub add_dirs: Vec<String>,
+    /// `--mcp-config`'s servers, for this session only.
+    pub mcp_servers: Vec<synapse_shared::proto::SessionMcpServer>,
+    pub strict_mcp_config: bool,
+    /// `--session-id` (a UUID, checked).
+    pub session_id: Option<String>,
+    /// `--settings` as a JSON object's text ("" = none).
+    pub settings_json: String,
+    pub fallback_models: Vec<String>,
+    /// `--dangerously-skip-permissions`.
+    pub bypass_permissions: bool,
 }
 
 impl Attached {
@@ -79,6 +91,13 @@ impl Attached {
                     allowed_tools: options.scripting.allowed_tools.clone(),
                     disallowed_tools: options.scripting.disallowed_tools.clone(),
                     cleared: options.cleared,
+                    add_dirs: options.scripting.add_dirs.clone(),
+                    mcp_servers: options.scripting.mcp_servers.clone(),
+                    strict_mcp_config: options.scripting.strict_mcp_config,
+                    session_id: options.scripting.session_id.clone().unwrap_or_default(),
+                    settings_json: options.scripting.settings_json.clone(),
+                    fallback_models: options.scripting.fallback_models.clone(),
+                    bypass_permissions: options.scripting.bypass_permissions,
                 })),
             })
             .await?;

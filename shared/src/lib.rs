@@ -26,6 +26,7 @@ pub mod settings;
 pub mod shell_env;
 pub mod skill;
 pub mod trust;
+pub mod uuid_text;
 
 /// Generated code for `proto/synapse.proto`.
 pub mod proto {

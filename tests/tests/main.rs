@@ -60,6 +60,7 @@ mod repl_input;
 mod repl_render;
 mod repl_sessions;
 mod repl_support;
+mod run_cc_flags;
 mod run_scripting;
 mod run_stream_json;
 mod sandbox;

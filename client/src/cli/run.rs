@@ -17,6 +17,7 @@
 //! cut at the output limit · 130 cancelled (SIGINT) · 129/143 SIGHUP/SIGTERM. A closed stdout or
 //! stderr (`| head -1`) ends nothing: the output is dropped and the run exits with its own status.
 
+mod cc_flags;
 mod init;
 mod input;
 mod stamp;
@@ -26,7 +27,7 @@ mod tally;
 use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use synapse_shared::paths::Paths;
 use synapse_shared::proto::chat_event::Kind as Ev;
@@ -74,10 +75,13 @@ pub const RUN_EXAMPLES: &str = r#"Examples:
   echo '{"type":"user","message":{"role":"user","content":"hello"}}' | synapse run --input-format stream-json --output-format stream-json
 
 claude -p flags: --output-format, --input-format, --max-turns, --system-prompt,
---append-system-prompt, --allowedTools, --disallowedTools, --resume, --continue and --model work
-as in Claude Code; --permission-mode also takes Claude Code's names (default = ask, acceptEdits =
-auto, plan = read-only, bypassPermissions = yolo). stream-json prints Claude Code's events
-(system/init, assistant, user, result) and Synapse's own as system events."#;
+--append-system-prompt, --allowedTools, --disallowedTools, --resume, --continue, --model,
+--add-dir, --mcp-config, --strict-mcp-config, --session-id, --settings and --fallback-model work
+as in Claude Code; --disallowedTools Bash removes the tool (the model answers in text);
+--dangerously-skip-permissions approves every question but keeps the sandbox; --permission-mode
+also takes Claude Code's names (default = ask, acceptEdits = auto, plan = read-only,
+bypassPermissions = yolo). stream-json prints Claude Code's events (system/init, assistant, user,
+result) and Synapse's own as system events."#;
 
 #[derive(Debug, Args)]
 #[command(after_help = RUN_EXAMPLES)]
@@ -159,6 +163,34 @@ pub struct RunArgs {
         value_name = "RULES"
     )]
     pub disallowed_tools: Vec<String>,
+    /// Claude Code's bypass mode: nothing is asked, every question is answered yes, and the
+    /// command still runs inside the sandbox (what cannot stay inside is refused); deny rules
+    /// and read-only mode hold. `--permission-mode yolo` is the one that leaves the sandbox.
+    #[arg(long)]
+    pub dangerously_skip_permissions: bool,
+    /// More folders the session may read and write, as its own (the sandbox's writable list
+    /// and the permission rules); each must exist.
+    #[arg(long = "add-dir", value_name = "DIRECTORIES", num_args = 1..)]
+    pub add_dir: Vec<String>,
+    /// MCP servers for this session only, from JSON files or strings
+    /// (`{"mcpServers": {"name": {"command": "…"}}}`); several may follow. They start for this
+    /// run, need no approval and never reach another session or `synapse mcp list`.
+    #[arg(long = "mcp-config", value_name = "CONFIGS", num_args = 1..)]
+    pub mcp_config: Vec<String>,
+    /// Only use the MCP servers from --mcp-config, ignoring every other MCP configuration.
+    #[arg(long)]
+    pub strict_mcp_config: bool,
+    /// The id of the new session (a UUID not used before).
+    #[arg(long, value_name = "UUID", conflicts_with_all = ["resume", "continue_latest"])]
+    pub session_id: Option<String>,
+    /// More settings for this run, from a JSON file or string; they win over the user's and
+    /// the project's.
+    #[arg(long, value_name = "FILE_OR_JSON")]
+    pub settings: Option<String>,
+    /// Models to fall back to when the main model is overloaded or unavailable
+    /// (comma-separated, in order); the main model is tried again at each turn's start.
+    #[arg(long, value_name = "MODEL")]
+    pub fallback_model: Vec<String>,
 }
 
 pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -172,6 +204,16 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
         InputFormat::StreamJson => {
             Inputs::stream_json(given.filter(|p| p != "-" && !p.trim().is_empty()))
         }
+    };
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    if let Some(id) = &args.session_id {
+        cc_flags::session_id(id)?;
+    }
+    let add_dirs = cc_flags::add_dirs(&args.add_dir, &cwd)?;
+    let mcp_servers = cc_flags::mcp_servers(&args.mcp_config, &cwd)?;
+    let settings_json = match &args.settings {
+        Some(value) => cc_flags::settings(value, &cwd)?,
+        None => String::new(),
     };
     let channel = crate::connect::connect(&paths).await?;
     let options = OpenOptions {
@@ -188,6 +230,13 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
             max_turns: args.max_turns,
             allowed_tools: args.allowed_tools.clone(),
             disallowed_tools: args.disallowed_tools.clone(),
+            add_dirs,
+            mcp_servers,
+            strict_mcp_config: args.strict_mcp_config,
+            session_id: args.session_id.clone(),
+            settings_json,
+            fallback_models: cc_flags::fallback_models(&args.fallback_model),
+            bypass_permissions: args.dangerously_skip_permissions,
         },
         cleared: false,
     };

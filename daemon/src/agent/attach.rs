@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::AgentError;
+use super::flag_settings::FlagSettings;
 use super::session::{ChatSession, RunOptions};
 use super::sessions::{ChatError, ChatSessions, OpenRequest, Resume};
 use crate::shell::ShellSessions;
@@ -35,6 +36,19 @@ pub struct Attach {
     pub run: RunOptions,
     /// Opened by the REPL's `/clear`.
     pub cleared: bool,
+    /// `--add-dir`: more folders the session writes as its own.
+    pub add_dirs: Vec<String>,
+    /// `--session-id`: the new session's id ("" = generated).
+    pub session_id: String,
+    /// `--settings` as a JSON object's text ("" = none).
+    pub settings_json: String,
+    /// `--fallback-model`, in order.
+    pub fallback_models: Vec<String>,
+    /// `--dangerously-skip-permissions`.
+    pub bypass_permissions: bool,
+    /// Session-scoped MCP servers by name (`--mcp-config`), and `--strict-mcp-config`.
+    pub mcp_servers: Vec<String>,
+    pub strict_mcp_config: bool,
 }
 
 /// The attached session and what to tell the client first.
@@ -55,6 +69,15 @@ pub enum AttachError {
     /// A `--allowedTools`/`--disallowedTools` rule that cannot be read exactly.
     #[error("{0}")]
     ToolRules(String),
+    /// `--settings` that cannot be read, naming the key.
+    #[error("{0}")]
+    Settings(String),
+    /// Session-scoped MCP servers this daemon cannot start yet.
+    #[error("{0}")]
+    SessionMcp(String),
+    /// An `--add-dir` that is not an existing folder.
+    #[error("--add-dir {0}: no such directory; give an existing folder")]
+    AddDir(String),
 }
 
 impl ChatSessions {
@@ -65,25 +88,59 @@ impl ChatSessions {
         a: Attach,
         project_notices: &dyn Fn(&Path) -> Vec<String>,
     ) -> Result<Attached, AttachError> {
+        // Everything the client asks for is checked before a session file is made for it.
+        session_mcp_supported(&a.mcp_servers, a.strict_mcp_config)?;
+        let flag = FlagSettings::read(&a.settings_json).map_err(AttachError::Settings)?;
+        let allowed: Vec<String> = a
+            .allowed_tools
+            .into_iter()
+            .chain(flag.allow.clone())
+            .collect();
+        let disallowed: Vec<String> = a
+            .disallowed_tools
+            .into_iter()
+            .chain(flag.deny.clone())
+            .collect();
         let (tool_rules, tool_notices) =
-            super::gate::tool_rules::tool_rule_set(&a.allowed_tools, &a.disallowed_tools)
+            super::gate::tool_rules::tool_rule_set(&allowed, &disallowed)
                 .map_err(AttachError::ToolRules)?;
+        let added_dirs = checked_dirs(
+            &a.cwd,
+            a.add_dirs.iter().chain(&flag.additional_directories),
+        )?;
+        let id = match (&a.resume, a.session_id.is_empty()) {
+            (Resume::New, false) => Some(a.session_id),
+            _ => None,
+        };
+        let permission_mode = match (a.permission_mode.trim(), &flag.default_mode) {
+            ("", Some(mode)) => mode.clone(),
+            _ => a.permission_mode,
+        };
         let opened = self.open(OpenRequest {
             cwd: a.cwd,
             env: a.env,
-            model: a.model,
+            model: a.model.or_else(|| flag.model()),
             resume: a.resume,
+            id,
         })?;
         let session = opened.session;
         let mut notices = session.configure_permissions(
-            &a.permission_mode,
+            &permission_mode,
             a.allow,
             tool_rules,
             a.non_interactive,
             a.approve_all,
         )?;
+        session.set_added_dirs(&added_dirs)?;
+        session.set_bypass(a.bypass_permissions);
         notices.extend(tool_notices);
-        session.configure_run(a.run);
+        notices.extend(flag.notices.iter().cloned());
+        session.configure_run(RunOptions {
+            no_tool: removes_the_tool(&disallowed),
+            fallback_models: a.fallback_models,
+            settings: flag,
+            ..a.run
+        });
         if let Some(root) = session.workspace_root() {
             notices.extend(project_notices(root));
         }
@@ -117,5 +174,74 @@ impl ChatSessions {
             shell.close(&session.id).await;
             tracing::debug!(session = %session.id, "released a finished run session");
         }
+    }
+}
+
+/// `--add-dir`'s folders, absolute (relative ones from the session's folder), each an existing
+/// folder.
+fn checked_dirs<'a>(
+    cwd: &Path,
+    dirs: impl Iterator<Item = &'a String>,
+) -> Result<Vec<String>, AttachError> {
+    dirs.map(|dir| {
+        let path = cwd.join(dir);
+        match std::fs::canonicalize(&path) {
+            Ok(real) if real.is_dir() => Ok(real.display().to_string()),
+            _ => Err(AttachError::AddDir(path.display().to_string())),
+        }
+    })
+    .collect()
+}
+
+/// Session-scoped MCP servers (`--mcp-config`, `--strict-mcp-config`) are part of the open
+/// message, but this daemon does not start them yet: the open is refused, naming them, rather
+/// than running the session without what its user asked for (or with servers it was told to
+/// leave out).
+fn session_mcp_supported(servers: &[String], strict: bool) -> Result<(), AttachError> {
+    if !servers.is_empty() {
+        return Err(AttachError::SessionMcp(format!(
+            "--mcp-config: session-scoped MCP servers ({}) are not supported by this daemon yet, \
+             so nothing was run; add them for this project with `synapse mcp add-json --scope \
+             local <name> '<json>'`, or run without --mcp-config",
+            servers.join(", ")
+        )));
+    }
+    if strict {
+        return Err(AttachError::SessionMcp(
+            "--strict-mcp-config: limiting a session to the MCP servers it was given is not \
+             supported by this daemon yet, so nothing was run; run without it"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// `--disallowedTools Bash` (the bare tool name): the session's requests carry no tool. A
+/// pattern such as `Bash(rm:*)` only denies what it matches.
+fn removes_the_tool(disallowed: &[String]) -> bool {
+    synapse_permissions::split_tool_list(disallowed)
+        .iter()
+        .any(|rule| rule == synapse_llm::BASH_TOOL_NAME)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_bare_tool_name_removes_the_tool() {
+        assert!(removes_the_tool(&["Read Bash".into()]));
+        assert!(removes_the_tool(&["Bash".into()]));
+        assert!(!removes_the_tool(&["Bash(rm:*)".into()]));
+        assert!(!removes_the_tool(&["Edit,Write".into()]));
+    }
+
+    #[test]
+    fn a_missing_added_dir_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = checked_dirs(dir.path(), ["nowhere".to_string()].iter()).unwrap_err();
+        assert!(e.to_string().contains("nowhere"), "{e}");
+        let ok = checked_dirs(dir.path(), [".".to_string()].iter()).unwrap();
+        assert_eq!(ok.len(), 1);
     }
 }

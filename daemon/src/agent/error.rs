@@ -20,4 +20,7 @@ pub enum AgentError {
     UnknownMode(String),
     #[error("the daemon is stopping")]
     Stopping,
+    /// An `--add-dir` that is not an existing folder given by its absolute path.
+    #[error("--add-dir {0}: no such directory; give an existing folder")]
+    AddDir(String),
 }

@@ -13,6 +13,7 @@ pub mod events;
 pub mod executor;
 #[cfg(test)]
 pub mod fakes;
+pub mod flag_settings;
 pub mod forms;
 pub mod gate;
 pub mod history;

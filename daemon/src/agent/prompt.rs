@@ -59,6 +59,23 @@ pub fn with_role(prompt: &str, role: &str) -> String {
     format!("{}\n\n{rest}", role.trim_end())
 }
 
+/// The role of a session without its tool (`synapse run --disallowedTools Bash`).
+const ROLE_WITHOUT_TOOL: &str = "You are Synapse, a general-purpose agent working in the \
+user's terminal. In this session you have no tools: you cannot run commands or read files, so \
+answer from what you know and what the user gives you.";
+
+/// `prompt` for a session whose `Bash` tool was removed (`--disallowedTools Bash`): the role
+/// says there are no tools, and everything from "# How you act" up to the environment (the
+/// three layers, every command's documentation, skills, memory and MCP servers, all reached
+/// through the tool) is left out. The environment and what follows it (the project's
+/// instructions) stay. `role` (`--system-prompt`) replaces the role paragraph.
+pub fn without_tool(prompt: &str, role: Option<&str>) -> String {
+    let tail = prompt
+        .find("\n\n# Environment\n")
+        .map_or("", |at| &prompt[at..]);
+    format!("{}{tail}", role.map_or(ROLE_WITHOUT_TOOL, str::trim_end))
+}
+
 /// The parts of the prompt that depend on the session (fixed at its first turn, see
 /// [`super::turn_prompt`]); empty ones are left out.
 #[derive(Debug, Clone, Copy, Default)]
@@ -154,6 +171,29 @@ fn push_section(out: &mut String, section: &str) {
 mod tests {
     use super::*;
     use crate::shell::builtin_registry;
+
+    #[test]
+    fn without_the_tool_the_prompt_keeps_the_environment_and_drops_the_commands() {
+        let full = render();
+        let bare = without_tool(&full, None);
+        assert!(bare.starts_with("You are Synapse"), "{bare}");
+        assert!(bare.contains("no tools"), "{bare}");
+        assert!(bare.contains("# Environment"), "{bare}");
+        for gone in [
+            "# How you act",
+            "## Agent shell commands",
+            "# Skills",
+            "`Bash`",
+        ] {
+            assert!(!bare.contains(gone), "{gone} in {bare}");
+        }
+        // --system-prompt still replaces the role.
+        let custom = without_tool(&full, Some("You are Terse.\n"));
+        assert!(
+            custom.starts_with("You are Terse.\n\n# Environment"),
+            "{custom}"
+        );
+    }
 
     fn render() -> String {
         let env = PromptEnv {

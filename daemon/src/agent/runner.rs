@@ -26,7 +26,7 @@ use super::executor::{BashCall, ToolExecutor};
 use super::history;
 use synapse_llm::{
     BashInput, ContentBlock, LlmEvent, LlmProvider, LlmRequest, Message, Role, StopReason,
-    ToolResult, TurnBuilder, Usage, bash_tool,
+    ToolResult, TurnBuilder, Usage,
 };
 
 /// Model calls allowed in one turn.
@@ -116,6 +116,8 @@ pub struct AgentRunner {
     pub executor: Arc<dyn ToolExecutor>,
     pub model: String,
     pub system: String,
+    /// The tools every request carries: `Bash`, or none (`--disallowedTools Bash`).
+    pub tools: Vec<synapse_llm::ToolDefinition>,
     pub limits: RunnerLimits,
     /// Checked once per turn when the model tries to end it.
     pub guard: Option<Arc<dyn TurnGuard>>,
@@ -126,6 +128,12 @@ pub struct AgentRunner {
 }
 
 impl AgentRunner {
+    /// True when the requests carry the tool: the role uses it (`limits.offers_bash`) and the
+    /// session has it (`--disallowedTools Bash` leaves `tools` empty).
+    fn offers_tool(&self) -> bool {
+        self.limits.offers_bash && !self.tools.is_empty()
+    }
+
     /// Runs one turn on `history` (which gets the new messages). `emit` sees progress;
     /// `persist` gets each final message in order.
     pub async fn run_turn(
@@ -168,8 +176,8 @@ impl AgentRunner {
             if let Some(keeper) = &self.context {
                 keeper.before_request(history).await;
             }
-            let (tools, messages) = if self.limits.offers_bash {
-                (vec![bash_tool()], history::normalized(history))
+            let (tools, messages) = if self.offers_tool() {
+                (self.tools.clone(), history::normalized(history))
             } else {
                 (
                     Vec::new(),
@@ -195,7 +203,7 @@ impl AgentRunner {
             // A broken or cancelled call keeps its text but never its tool calls; so does a
             // call cut in the middle of a tool call's arguments.
             let cut_call = cut && has_cut_tool_call(&message);
-            let message = if end.is_some() || cut_call || !self.limits.offers_bash {
+            let message = if end.is_some() || cut_call || !self.offers_tool() {
                 text_only(&message)
             } else {
                 message

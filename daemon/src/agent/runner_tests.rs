@@ -19,6 +19,7 @@ fn runner(provider: Arc<ScriptedProvider>, executor: Arc<FakeExecutor>) -> Agent
         executor,
         model: "scripted-model".into(),
         system: "system".into(),
+        tools: vec![synapse_llm::bash_tool()],
         limits: RunnerLimits {
             max_iterations: 5,
             max_consecutive_failures: 2,

@@ -24,6 +24,7 @@
 mod compact;
 mod custom_command;
 mod deps;
+mod fallback;
 mod model;
 mod run_options;
 
@@ -489,7 +490,8 @@ impl ChatSession {
 
     fn resolve_config(&self) -> Result<ProviderConfig, ConfigError> {
         let model = self.model.in_force();
-        resolve_config(&(self.deps.settings)(), &self.env, model.as_deref())
+        let settings = self.run.settings((self.deps.settings)());
+        resolve_config(&settings, &self.env, model.as_deref())
     }
 
     /// The provider for the current configuration, rebuilt only when the configuration changed.
@@ -503,6 +505,13 @@ impl ChatSession {
         let provider = self.deps.providers.build(&config)?;
         conv.provider = Some((config, provider.clone()));
         Ok(provider)
+    }
+
+    /// A provider like the configured one, for `model` (`--fallback-model`).
+    fn provider_for(&self, model: &str) -> Result<Arc<dyn LlmProvider>, AgentError> {
+        let settings = self.run.settings((self.deps.settings)());
+        let config = resolve_config(&settings, &self.env, Some(model))?;
+        Ok(self.deps.providers.build(&config)?)
     }
 
     /// Changes the model for the following turns.
@@ -625,6 +634,7 @@ impl ChatSession {
                 asker: Some(self.turn_asker(provider.clone(), limits.max_output_tokens)),
             }),
             system,
+            tools: self.run.tools(),
             limits: RunnerLimits {
                 max_tokens: limits.max_output_tokens,
                 max_turns: self.run.requests_left(),
@@ -657,6 +667,36 @@ impl ChatSession {
             outcome.total_usage += first;
             outcome.requests += requests;
             outcome.peak_input = outcome.peak_input.max(peak);
+        }
+        // `--fallback-model`: the turn goes on with the next model while the one in use is
+        // overloaded or unavailable.
+        let mut runner = runner;
+        for next in self.run.fallback_models() {
+            if cancel.is_cancelled() || !fallback::model_unavailable(&outcome.end) {
+                break;
+            }
+            let Ok(provider) = self.provider_for(&next) else {
+                continue;
+            };
+            let _ = self
+                .events
+                .send(SessionEvent::Agent(AgentEvent::Notice(fallback::notice(
+                    &runner.model,
+                    &next,
+                    &outcome.end,
+                ))));
+            tracing::warn!(session = %self.id, from = %runner.model, to = %next, "falling back to another model");
+            runner = AgentRunner {
+                model: provider.model().to_string(),
+                provider,
+                ..runner
+            };
+            let (first, requests) = (outcome.total_usage, outcome.requests);
+            outcome = self
+                .run_step(&runner, &mut conv, None, &cancel, &running_call)
+                .await;
+            outcome.total_usage += first;
+            outcome.requests += requests;
         }
         if let TurnEnd::Error(failure) = &mut outcome.end {
             // A server may echo the key it rejected: it never reaches the log, the session
@@ -834,6 +874,30 @@ impl ChatSession {
             non_interactive,
             approve_all,
         }))
+    }
+
+    /// `--add-dir`: folders this session may write as its own; each must be an existing
+    /// folder, named absolutely.
+    pub fn set_added_dirs(&self, dirs: &[String]) -> Result<(), AgentError> {
+        let mut checked = Vec::with_capacity(dirs.len());
+        for dir in dirs {
+            let path = std::path::PathBuf::from(dir);
+            match std::fs::canonicalize(&path) {
+                Ok(real) if path.is_absolute() && real.is_dir() => checked.push(real),
+                _ => return Err(AgentError::AddDir(dir.clone())),
+            }
+        }
+        if let Some(gate) = &self.gate {
+            gate.set_added_dirs(checked);
+        }
+        Ok(())
+    }
+
+    /// `--dangerously-skip-permissions`: questions answered yes, inside the sandbox.
+    pub fn set_bypass(&self, on: bool) {
+        if let Some(gate) = &self.gate {
+            gate.set_bypass(on);
+        }
     }
 
     /// The permission mode and its summary (`None` without a gate).

@@ -66,6 +66,7 @@ fn open(s: &Setup, resume: Resume) -> Arc<ChatSession> {
             env: [("ANTHROPIC_API_KEY".to_string(), "test-key".to_string())].into(),
             model: None,
             resume,
+            id: None,
         })
         .unwrap()
         .session

@@ -29,6 +29,10 @@ pub enum ChatError {
     NoSessions,
     #[error("working directory {0} does not exist")]
     BadCwd(PathBuf),
+    #[error("--session-id {0:?}: invalid session ID, it must be a valid UUID")]
+    NotUuid(String),
+    #[error("--session-id {0}: session ID {0} is already in use; `--resume {0}` continues it")]
+    IdInUse(String),
     #[error(transparent)]
     Log(#[from] SessionLogError),
 }
@@ -46,6 +50,8 @@ pub struct OpenRequest {
     pub env: HashMap<String, String>,
     pub model: Option<String>,
     pub resume: Resume,
+    /// The id a new session must have (`--session-id`); `None` generates one.
+    pub id: Option<String>,
 }
 
 /// The result of opening: the session and what happened while restoring it.
@@ -215,7 +221,20 @@ impl ChatSessions {
         if !req.cwd.is_dir() {
             return Err(ChatError::BadCwd(req.cwd));
         }
-        let id = new_session_id();
+        let id = match req.id.clone() {
+            None => new_session_id(),
+            Some(id) if !synapse_shared::uuid_text::is_uuid(&id) => {
+                return Err(ChatError::NotUuid(id));
+            }
+            Some(id) => {
+                let taken =
+                    self.live.lock().contains_key(&id) || session_path(&self.dir, &id).exists();
+                if taken {
+                    return Err(ChatError::IdInUse(id));
+                }
+                id
+            }
+        };
         let deps = (self.deps)(&req.cwd, &id, &req.env);
         let model = resolve_config(&(deps.settings)(), &req.env, req.model.as_deref())
             .map(|c| c.model)

@@ -217,6 +217,7 @@ impl SubAgents {
             provider,
             executor,
             system: request.system,
+            tools: vec![synapse_llm::bash_tool()],
             limits: request.limits,
             // Sub-agents keep no todo list of their own session; nothing to remind them of.
             guard: None,

@@ -94,11 +94,19 @@ impl Chat for ChatService {
                     non_interactive: open.non_interactive,
                     approve_all: open.approve_all,
                     cleared: open.cleared,
+                    add_dirs: open.add_dirs,
+                    session_id: open.session_id,
+                    settings_json: open.settings_json,
+                    fallback_models: open.fallback_models,
+                    bypass_permissions: open.bypass_permissions,
+                    mcp_servers: open.mcp_servers.into_iter().map(|s| s.name).collect(),
+                    strict_mcp_config: open.strict_mcp_config,
                     run: RunOptions {
                         system_prompt: Some(open.system_prompt).filter(|s| !s.is_empty()),
                         append_system_prompt: Some(open.append_system_prompt)
                             .filter(|s| !s.is_empty()),
                         max_turns: Some(open.max_turns).filter(|n| *n > 0),
+                        ..RunOptions::default()
                     },
                 },
                 &|root| {

@@ -16,7 +16,10 @@ impl From<ChatError> for Status {
     fn from(e: ChatError) -> Status {
         let msg = e.to_string();
         match e {
-            ChatError::BadId(_) | ChatError::BadCwd(_) => Status::invalid_argument(msg),
+            ChatError::BadId(_) | ChatError::BadCwd(_) | ChatError::NotUuid(_) => {
+                Status::invalid_argument(msg)
+            }
+            ChatError::IdInUse(_) => Status::already_exists(msg),
             ChatError::NotFound(_) | ChatError::NoSessions => Status::not_found(msg),
             ChatError::Log(_) => Status::internal(msg),
         }
@@ -28,7 +31,12 @@ impl From<crate::agent::attach::AttachError> for Status {
         match e {
             crate::agent::attach::AttachError::Chat(e) => Status::from(e),
             crate::agent::attach::AttachError::Agent(e) => Status::from(e),
-            crate::agent::attach::AttachError::ToolRules(e) => Status::invalid_argument(e),
+            crate::agent::attach::AttachError::ToolRules(e)
+            | crate::agent::attach::AttachError::Settings(e) => Status::invalid_argument(e),
+            crate::agent::attach::AttachError::SessionMcp(e) => Status::unimplemented(e),
+            e @ crate::agent::attach::AttachError::AddDir(_) => {
+                Status::invalid_argument(e.to_string())
+            }
         }
     }
 }
@@ -37,7 +45,7 @@ impl From<AgentError> for Status {
     fn from(e: AgentError) -> Status {
         let msg = e.to_string();
         match e {
-            AgentError::UnknownMode(_) => Status::invalid_argument(msg),
+            AgentError::UnknownMode(_) | AgentError::AddDir(_) => Status::invalid_argument(msg),
             AgentError::NoGate => Status::failed_precondition(msg),
             AgentError::Config(_) | AgentError::Llm(_) | AgentError::EmptySummary => {
                 Status::unavailable(msg)

@@ -26,6 +26,7 @@ impl SessionGate {
         // The session's folder stays writable after a `cd` elsewhere, as in the sandbox.
         let mut extra = loaded.writable_dirs.clone();
         extra.push(self.root.clone());
+        extra.extend(self.state().added_dirs.iter().cloned());
         let skills = skills_dir(&self.env.synapse_home);
         // Without a temporary folder, the session folder stands in (nothing extra writable).
         let temp = self.temp_dir().unwrap_or_else(|| self.root.clone());
@@ -106,6 +107,13 @@ impl SessionGate {
                 hook_weighed(decision, info.hook, rules_file.is_some(), beyond)
             }
             hook => hook_weighed(decision, hook, rules_file.is_some(), None),
+        };
+        let bypass = self.state().bypass;
+        let decision = if bypass && rules_file.is_none() {
+            let beyond = self.beyond_the_sandbox(&action, &decision, info.sandboxed, &loaded);
+            super::bypass::weighed(decision, beyond)
+        } else {
+            decision
         };
         // An agent command inside a line the user just approved (same call, named in the line)
         // was part of what they said yes to: not asked again. Rules files are always asked.

@@ -8,6 +8,7 @@
 
 mod answer;
 pub mod audit;
+mod bypass;
 mod decide;
 pub mod exec_gate;
 pub mod mcp_call;
@@ -92,6 +93,10 @@ struct State {
     approve_all: bool,
     /// Problems already reported, so each is said once.
     reported: Vec<String>,
+    /// `--add-dir` folders: writable and "inside the session" as its own folder is.
+    added_dirs: Vec<PathBuf>,
+    /// `--dangerously-skip-permissions` ([`bypass`]).
+    bypass: bool,
 }
 
 pub struct SessionGate {
@@ -146,6 +151,8 @@ impl SessionGate {
                 non_interactive: options.non_interactive,
                 approve_all: options.approve_all,
                 reported: Vec::new(),
+                added_dirs: Vec::new(),
+                bypass: false,
             }),
             approver,
             audit,
@@ -180,6 +187,17 @@ impl SessionGate {
         }
         problems.extend(self.folder_notice());
         problems
+    }
+
+    /// `--add-dir`: more folders the session may write, as its own folder (the sandbox's
+    /// writable list and the rules' "inside the session" paths). Replaces earlier ones.
+    pub fn set_added_dirs(&self, dirs: Vec<PathBuf>) {
+        self.state().added_dirs = dirs;
+    }
+
+    /// `--dangerously-skip-permissions`: every question answered yes, inside the sandbox.
+    pub fn set_bypass(&self, on: bool) {
+        self.state().bypass = on;
     }
 
     /// The notice for a session whose folder holds the user's configuration (a session in
@@ -256,6 +274,7 @@ impl SessionGate {
         let mut dirs = vec![self.root.clone(), skills_dir(&self.env.synapse_home)];
         dirs.extend(self.temp_dir());
         dirs.extend(loaded.writable_dirs.iter().cloned());
+        dirs.extend(self.state().added_dirs.iter().cloned());
         dirs.dedup();
         dirs
     }
@@ -324,6 +343,8 @@ impl SessionGate {
                 non_interactive: st.non_interactive,
                 approve_all: st.approve_all,
                 reported: st.reported.clone(),
+                added_dirs: st.added_dirs.clone(),
+                bypass: st.bypass,
             }),
             approver: self.approver.clone(),
             audit: self.audit.clone(),
