@@ -109,6 +109,8 @@ impl DaemonState {
             custom: &custom,
             hooks: &hooks,
         });
+        // A workspace going down takes its spare shell with it.
+        workspaces.subscribe(shell.clone());
         let commands_doc = shell.commands_doc().to_string();
         let agent_commands = Arc::new(shell.router().commands().agent_commands());
         let gate_base = gate_env(&paths, &settings, &mcp, agent_commands);
