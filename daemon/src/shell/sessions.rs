@@ -244,6 +244,8 @@ impl ShellSessions {
         if let Some(spare) = self.claimed_spare(origin) {
             if spare.key == self.key_of(origin, &env, origin.sandbox.as_ref()) {
                 *spare.slot.handed_to.lock() = Some((name.to_owned(), origin.workspace.clone()));
+                *spare.slot.named_spills.lock() =
+                    Some(session_dir(&self.router.output_policy().spill_dir, name));
                 spare.slot.touch();
                 slots.insert(name.to_owned(), spare.slot.clone());
                 return Ok(spare.slot);
@@ -274,7 +276,12 @@ impl ShellSessions {
         env: &[(OsString, OsString)],
         sandbox: Option<&SandboxSpec>,
     ) -> ShellKey {
-        let mut env = env.to_vec();
+        // What the shell sees of the environment: credentials it never gets cannot differ.
+        let mut env: Vec<(OsString, OsString)> = env
+            .iter()
+            .filter(|(k, _)| k == "PATH" || super::spec::passes_through(k, &self.secrets))
+            .cloned()
+            .collect();
         env.sort();
         ShellKey {
             cwd: origin.cwd.clone(),
@@ -335,6 +342,7 @@ impl ShellSessions {
             processes,
             spill,
             handed_to: Mutex::new(None),
+            named_spills: Mutex::new(None),
         })
     }
 

@@ -29,6 +29,9 @@ pub(super) struct Slot {
     /// A spare taken over by a session: the session's name and workspace hold, given to the
     /// [`ShellSession`] under its lock at its first use ([`Slot::adopt`]).
     pub handed_to: Mutex<Option<(String, Option<ShellWorkspace>)>>,
+    /// A taken-over spare's session's own spill folder (named by the session, not by the
+    /// spare's `scratch`); removed with the session too.
+    pub named_spills: Mutex<Option<PathBuf>>,
 }
 
 impl Slot {
@@ -59,6 +62,9 @@ impl Slot {
         // Whatever escaped both the shell's and the jobs' keepers is still in the cgroup.
         self.processes.end().await;
         let _ = std::fs::remove_dir_all(&self.scratch);
+        if let Some(spills) = self.named_spills.lock().take() {
+            let _ = std::fs::remove_dir_all(spills);
+        }
     }
 
     /// Applies the limits settings.json has now.

@@ -314,12 +314,12 @@ impl SessionGate {
     pub fn tmp_maker(&self) -> Option<crate::shell::spare::SpareTmp> {
         self.tmp.private_path()?;
         let temp = self.env.temp_dir.clone();
-        Some(crate::shell::spare::SpareTmp(Arc::new(move || {
-            match private_tmp::SessionTmp::private(&temp) {
+        Some(crate::shell::spare::SpareTmp(Arc::new(
+            move || match private_tmp::SessionTmp::private(&temp) {
                 private_tmp::SessionTmp::Private(dir) => Some(dir),
                 _ => None,
-            }
-        })))
+            },
+        )))
     }
 
     /// The session's private temporary folder, when it has one of its own.
