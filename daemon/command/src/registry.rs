@@ -24,7 +24,7 @@ pub struct CommandRegistry {
     shortcuts: Vec<Arc<dyn ExtensionShortcut>>,
     families: Vec<Arc<dyn CommandFamily>>,
     /// Shared by every clone: listeners join after the registry is handed out.
-    listeners: Arc<std::sync::RwLock<Vec<ChangeListener>>>,
+    listeners: Arc<parking_lot::RwLock<Vec<ChangeListener>>>,
 }
 
 impl CommandRegistry {
@@ -47,28 +47,17 @@ impl CommandRegistry {
 
     /// Adds a listener told of what each call changed ([`ChangeListener`]).
     pub fn on_change(&self, listener: ChangeListener) {
-        self.listeners
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(listener);
+        self.listeners.write().push(listener);
     }
 
     /// Whether anyone listens for changes.
     pub fn has_change_listeners(&self) -> bool {
-        !self
-            .listeners
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .is_empty()
+        !self.listeners.read().is_empty()
     }
 
     /// Tells the listeners, one after another.
     pub async fn changed(&self, written: Option<Vec<std::path::PathBuf>>) {
-        let listeners = self
-            .listeners
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
+        let listeners = self.listeners.read().clone();
         let written: Option<Arc<[std::path::PathBuf]>> = written.map(Into::into);
         for listener in listeners {
             listener(written.clone()).await;

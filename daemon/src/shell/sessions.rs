@@ -383,7 +383,7 @@ impl ShellSessions {
             slot: slot.clone(),
             tmp,
         };
-        if let Err(spare) = self.spares.offer(spare) {
+        if let Some(spare) = self.spares.offer(spare) {
             super::spare::discard(spare);
             return;
         }

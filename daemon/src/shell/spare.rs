@@ -98,13 +98,13 @@ impl Spares {
     }
 
     /// Keeps `spare` as its workspace's ready one; gives it back when there is one already.
-    pub fn offer(&self, spare: Spare) -> Result<(), Spare> {
+    pub fn offer(&self, spare: Spare) -> Option<Spare> {
         let mut inner = self.inner.lock();
         if inner.ready.contains_key(&spare.root) {
-            return Err(spare);
+            return Some(spare);
         }
         inner.ready.insert(spare.root.clone(), spare);
-        Ok(())
+        None
     }
 
     /// Every spare of workspace `root` (it went down).
