@@ -119,6 +119,15 @@ impl DaemonState {
             custom: &custom,
             hooks: &hooks,
         });
+        // A workspace going down takes its spare shell with it.
+        workspaces.subscribe(shell.clone());
+        shell
+            .router()
+            .commands()
+            .on_change(crate::skills::change_listener(
+                skills.clone(),
+                skill_watcher.as_ref().map(SkillWatcher::flusher),
+            ));
         let commands_doc = shell.commands_doc().to_string();
         let agent_commands = Arc::new(shell.router().commands().agent_commands());
         let gate_base = gate_env(&paths, &settings, &mcp, agent_commands);

@@ -43,6 +43,7 @@ fn in_process(c: &mut Criterion) {
         sandbox: None,
         workspace: None,
         private_tmp: None,
+        spare_tmp: None,
     };
     let cancel = CancellationToken::new();
     let run = |command: &str| {
@@ -99,6 +100,7 @@ fn agent_channel(c: &mut Criterion) {
         sandbox: None,
         workspace: None,
         private_tmp: None,
+        spare_tmp: None,
     };
     let cancel = CancellationToken::new();
     let run = |command: &str| {

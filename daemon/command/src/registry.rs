@@ -8,12 +8,23 @@ use std::sync::Arc;
 
 use crate::command::{AgentCommand, CommandFamily, CommandSpec, ExtensionShortcut, PromptForm};
 
+/// Told what a call changed on disk, before its result returns: the files an agent command
+/// wrote (`Some(paths)`), or that a shell line ended (`None`: whatever it wrote is on disk now).
+/// The skill store uses it so a written script's `skill:` command exists at once.
+pub type ChangeListener = Arc<
+    dyn Fn(Option<Arc<[std::path::PathBuf]>>) -> futures::future::BoxFuture<'static, ()>
+        + Send
+        + Sync,
+>;
+
 /// The agent shell commands by name.
 #[derive(Clone, Default)]
 pub struct CommandRegistry {
     commands: BTreeMap<&'static str, Arc<dyn AgentCommand>>,
     shortcuts: Vec<Arc<dyn ExtensionShortcut>>,
     families: Vec<Arc<dyn CommandFamily>>,
+    /// Shared by every clone: listeners join after the registry is handed out.
+    listeners: Arc<parking_lot::RwLock<Vec<ChangeListener>>>,
 }
 
 impl CommandRegistry {
@@ -32,6 +43,25 @@ impl CommandRegistry {
     pub fn register_shortcut(&mut self, shortcut: Arc<dyn ExtensionShortcut>) -> &mut Self {
         self.shortcuts.push(shortcut);
         self
+    }
+
+    /// Adds a listener told of what each call changed ([`ChangeListener`]).
+    pub fn on_change(&self, listener: ChangeListener) {
+        self.listeners.write().push(listener);
+    }
+
+    /// Whether anyone listens for changes.
+    pub fn has_change_listeners(&self) -> bool {
+        !self.listeners.read().is_empty()
+    }
+
+    /// Tells the listeners, one after another.
+    pub async fn changed(&self, written: Option<Vec<std::path::PathBuf>>) {
+        let listeners = self.listeners.read().clone();
+        let written: Option<Arc<[std::path::PathBuf]>> = written.map(Into::into);
+        for listener in listeners {
+            listener(written.clone()).await;
+        }
     }
 
     /// The short-cut whose prefix `name` starts with.

@@ -215,7 +215,13 @@ impl ChatSession {
                 audit,
                 notify,
             );
-            Arc::new(gate.with_private_tmp())
+            // A spare shell of the workspace started in this folder is this session's if
+            // nothing else differs: its gate takes the spare's temporary folder.
+            let reserved = deps
+                .workspace
+                .as_ref()
+                .and_then(|w| deps.shell.claim_spare_tmp(&w.root, &cwd));
+            Arc::new(gate.with_private_tmp_in(reserved))
         });
         Self {
             hooks,
@@ -300,6 +306,7 @@ impl ChatSession {
             sandbox: self.gate.as_ref().and_then(|g| g.sandbox_spec()),
             workspace: self.deps.workspace.clone(),
             private_tmp: self.gate.as_ref().and_then(|g| g.private_temp_dir()),
+            spare_tmp: self.gate.as_ref().and_then(|g| g.tmp_maker()),
         }
     }
 

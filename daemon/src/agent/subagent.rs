@@ -198,6 +198,7 @@ impl SubAgents {
             sandbox: request.sandbox,
             workspace: request.workspace,
             private_tmp: None,
+            spare_tmp: None,
         };
         let gate = PolicyGate::handle(request.policy, request.gate, home_of(&origin));
         // Its own shell session, every command through its policy's gate; it has no user of

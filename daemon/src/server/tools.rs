@@ -101,6 +101,7 @@ impl Tools for ToolsService {
             sandbox: exec_gate.as_ref().and_then(|g| g.sandbox.clone()),
             workspace,
             private_tmp: None,
+            spare_tmp: None,
         };
         let call = ToolCall {
             command: req.command,

@@ -34,6 +34,8 @@ pub mod router;
 pub mod sentinel;
 pub mod session;
 pub mod sessions;
+mod slot;
+pub mod spare;
 pub mod spec;
 pub mod syntax;
 pub mod tmp_bound;

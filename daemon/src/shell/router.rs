@@ -151,6 +151,8 @@ impl BashRouter {
                 .await
         };
         session.set_progress(None);
+        // Whatever the line wrote is on disk: listeners catch up before the result returns.
+        self.commands.changed(None).await;
         restarted |= out.restarted;
         out.text = self
             .policy
@@ -326,6 +328,10 @@ pub(super) async fn run_agent_command(
         return CommandOutput::success(cmd.help(full, dir));
     }
     let effect = cmd.effect(&words, &session.paths());
+    let written: Vec<std::path::PathBuf> = match &effect {
+        synapse_command::gate::Effect::Writes(paths) => paths.clone(),
+        _ => Vec::new(),
+    };
     let action = GateAction::Agent {
         name,
         args: &words,
@@ -337,7 +343,13 @@ pub(super) async fn run_agent_command(
     }
     let mut ctx = CommandContext::new(session, stdin, timeout, cancel.clone())
         .with_gate(call.gate.clone(), call.approver.clone());
-    cmd.run(&mut ctx, words).await
+    let out = cmd.run(&mut ctx, words).await;
+    // What the command wrote is acted on before the line's next command runs (a written skill
+    // script's `skill:` command exists at once).
+    if out.exit_code == 0 && !written.is_empty() {
+        commands.changed(Some(written)).await;
+    }
+    out
 }
 
 /// The instruction files of the folders down to `path` that the session has not been given

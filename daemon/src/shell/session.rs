@@ -123,6 +123,18 @@ impl ShellSession {
         &self.name
     }
 
+    /// A pre-started shell becomes session `name`'s: its name, and the session's hold on its
+    /// workspace (a spare holds none).
+    pub fn hand_over(&mut self, name: String, workspace: Option<super::spec::ShellWorkspace>) {
+        self.name = name;
+        self.spec.workspace = workspace;
+    }
+
+    /// Whether the shell is running now.
+    pub fn is_running(&self) -> bool {
+        self.shell.is_some()
+    }
+
     pub fn cwd(&self) -> &Path {
         &self.cwd
     }

@@ -6,10 +6,13 @@
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+use super::slot::Slot;
+use super::spare::{ShellKey, Spare, Spares};
 
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -46,6 +49,9 @@ pub struct SessionOrigin {
     /// `shell.maxTmpMiB` after every call ([`super::tmp_bound`]); `None`: a shared one, never
     /// touched.
     pub private_tmp: Option<PathBuf>,
+    /// Makes the private temporary folder of a spare shell for the next session of this kind
+    /// ([`super::spare`]); `None`: no spare is kept from this session.
+    pub spare_tmp: Option<super::spare::SpareTmp>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -65,52 +71,6 @@ pub enum SessionError {
     ShuttingDown,
 }
 
-struct Slot {
-    session: Arc<tokio::sync::Mutex<ShellSession>>,
-    last_used: Mutex<Instant>,
-    /// Set (under the session lock) when the slot left the map: a caller that got it just
-    /// before must look again rather than revive a shell nobody would close.
-    closed: AtomicBool,
-    /// The session's spill files and job logs; removed with the session.
-    scratch: PathBuf,
-    jobs: Arc<super::jobs::JobTable>,
-    /// The session's process limit (its cgroup, if any); ended with the session.
-    processes: ProcessLimit,
-    spill: Arc<SpillBudget>,
-}
-
-impl Slot {
-    fn touch(&self) {
-        {
-            let mut t = self.last_used.lock();
-            *t = Instant::now();
-        }
-    }
-
-    fn idle_for(&self) -> Duration {
-        self.last_used.lock().elapsed()
-    }
-
-    /// Kills the shell and the session's background jobs, and removes its scratch folder;
-    /// called once the slot is out of the map.
-    async fn close(&self) {
-        // Jobs first: they do not hold the session lock, and a busy session still loses them.
-        self.jobs.kill_all().await;
-        let mut session = self.session.lock().await;
-        self.closed.store(true, Ordering::Release);
-        session.close().await;
-        // Whatever escaped both the shell's and the jobs' keepers is still in the cgroup.
-        self.processes.end().await;
-        let _ = std::fs::remove_dir_all(&self.scratch);
-    }
-
-    /// Applies the limits settings.json has now.
-    fn apply(&self, limits: SessionLimits) {
-        self.processes.set_max(limits.max_processes);
-        self.spill.set_limit(limits.spill_budget_bytes);
-    }
-}
-
 pub struct ShellSessions {
     router: BashRouter,
     /// The system-prompt section documenting the agent shell commands.
@@ -124,6 +84,8 @@ pub struct ShellSessions {
     settings: Option<SettingsSource>,
     /// Credentials removed from every shell's environment.
     secrets: super::spec::SecretVariables,
+    /// The pre-started shells waiting for a workspace's next session.
+    spares: Spares,
 }
 
 /// Reads the current settings (the daemon's settings handle).
@@ -143,6 +105,7 @@ impl ShellSessions {
             closing: CancellationToken::new(),
             settings: None,
             secrets: super::spec::SecretVariables::default(),
+            spares: Spares::default(),
         }
     }
 
@@ -278,7 +241,73 @@ impl ShellSessions {
         } else {
             origin.env.clone()
         };
-        let scratch = session_dir(&self.router.output_policy().spill_dir, name);
+        if let Some(spare) = self.claimed_spare(origin) {
+            if spare.key == self.key_of(origin, &env, origin.sandbox.as_ref()) {
+                *spare.slot.handed_to.lock() = Some((name.to_owned(), origin.workspace.clone()));
+                *spare.slot.named_spills.lock() =
+                    Some(session_dir(&self.router.output_policy().spill_dir, name));
+                spare.slot.touch();
+                slots.insert(name.to_owned(), spare.slot.clone());
+                return Ok(spare.slot);
+            }
+            tracing::debug!("the spare shell does not fit the session; starting a fresh one");
+            super::spare::discard(spare);
+        }
+        let slot = self.new_slot(
+            name,
+            origin,
+            env,
+            origin.sandbox.clone(),
+            origin.workspace.clone(),
+        );
+        slots.insert(name.to_owned(), slot.clone());
+        Ok(slot)
+    }
+
+    /// The spare the session's gate claimed with its temporary folder, if any.
+    fn claimed_spare(&self, origin: &SessionOrigin) -> Option<Spare> {
+        origin.spare_tmp.as_ref()?;
+        self.spares.take_claimed(origin.private_tmp.as_deref()?)
+    }
+
+    fn key_of(
+        &self,
+        origin: &SessionOrigin,
+        env: &[(OsString, OsString)],
+        sandbox: Option<&SandboxSpec>,
+    ) -> ShellKey {
+        // What the shell sees of the environment: credentials it never gets cannot differ.
+        let mut env: Vec<(OsString, OsString)> = env
+            .iter()
+            .filter(|(k, _)| k == "PATH" || super::spec::passes_through(k, &self.secrets))
+            .cloned()
+            .collect();
+        env.sort();
+        ShellKey {
+            cwd: origin.cwd.clone(),
+            env,
+            bin_dir: self.bin_dir.clone(),
+            workspace: origin
+                .workspace
+                .as_ref()
+                .map(|w| (w.root.clone(), w.bin_dir.clone())),
+            sandbox: sandbox.cloned(),
+            secrets: self.secrets.clone(),
+            agent: self.router.channel().is_some(),
+            output_cap: self.output_cap_chars,
+        }
+    }
+
+    /// A slot whose shell starts on first use.
+    fn new_slot(
+        &self,
+        label: &str,
+        origin: &SessionOrigin,
+        env: Vec<(OsString, OsString)>,
+        sandbox: Option<SandboxSpec>,
+        workspace: Option<super::spec::ShellWorkspace>,
+    ) -> Arc<Slot> {
+        let scratch = session_dir(&self.router.output_policy().spill_dir, label);
         let limits = self.limits();
         let processes = ProcessLimit::for_session(limits.max_processes);
         let spill = Arc::new(SpillBudget::new(limits.spill_budget_bytes));
@@ -289,8 +318,8 @@ impl ShellSessions {
             cwd: origin.cwd.clone(),
             env,
             bin_dir: self.bin_dir.clone(),
-            workspace: origin.workspace.clone(),
-            sandbox: origin.sandbox.clone(),
+            workspace,
+            sandbox,
             agent: self.router.channel().map(|channel| {
                 let token = super::channel::new_token();
                 AgentHook {
@@ -300,9 +329,9 @@ impl ShellSessions {
             }),
         };
         let jobs = super::jobs::JobTable::new(scratch.clone());
-        let slot = Arc::new(Slot {
+        Arc::new(Slot {
             session: Arc::new(tokio::sync::Mutex::new(
-                ShellSession::new(name, spec, self.output_cap_chars)
+                ShellSession::new(label, spec, self.output_cap_chars)
                     .with_jobs(jobs.clone())
                     .with_spill_budget(spill.clone()),
             )),
@@ -312,24 +341,101 @@ impl ShellSessions {
             jobs,
             processes,
             spill,
+            handed_to: Mutex::new(None),
+            named_spills: Mutex::new(None),
+        })
+    }
+
+    /// Makes sure workspace `origin`'s next chat session finds a shell running: starts a spare
+    /// in the background unless one is ready (chat sessions of a workspace only).
+    fn keep_spare(&self, origin: &SessionOrigin) {
+        let (Some(maker), Some(workspace), Some(old_tmp)) = (
+            origin.spare_tmp.as_ref(),
+            origin.workspace.as_ref(),
+            origin.private_tmp.as_deref(),
+        ) else {
+            return;
+        };
+        if self.closing.is_cancelled() || self.spares.has_ready(&workspace.root) {
+            return;
+        }
+        let Some(tmp) = (maker.0)() else {
+            return;
+        };
+        let base: Vec<(OsString, OsString)> = if origin.env.is_empty() {
+            std::env::vars_os().collect()
+        } else {
+            origin.env.clone()
+        };
+        let (env, sandbox) =
+            super::spare::retarget(&base, origin.sandbox.as_ref(), old_tmp, tmp.path());
+        let key = self.key_of(origin, &env, sandbox.as_ref());
+        // No lease: a spare never keeps its workspace up (the session taking it brings its own).
+        let unheld = super::spec::ShellWorkspace {
+            hold: Arc::new(()),
+            ..workspace.clone()
+        };
+        let label = format!("spare-{:016x}", super::sentinel::random_u64());
+        let slot = self.new_slot(&label, origin, env, sandbox, Some(unheld));
+        let spare = Spare {
+            root: workspace.root.clone(),
+            key,
+            slot: slot.clone(),
+            tmp,
+        };
+        if let Some(spare) = self.spares.offer(spare) {
+            super::spare::discard(spare);
+            return;
+        }
+        synapse_command::tasks::spawn(async move {
+            let mut session = slot.session.clone().lock_owned().await;
+            if slot.closed.load(Ordering::Acquire) {
+                return;
+            }
+            slot.adopt(&mut session);
+            if let Err(e) = session.warm_up().await {
+                tracing::warn!("cannot start a spare shell: {e}");
+            }
         });
-        slots.insert(name.to_owned(), slot.clone());
-        Ok(slot)
+    }
+
+    /// The temporary folder of workspace `root`'s spare shell started in `cwd`, for a new chat
+    /// session's gate: that session's first call then takes the running shell over (when
+    /// nothing else differs). `None`: no spare; the gate makes its own folder.
+    pub fn claim_spare_tmp(&self, root: &Path, cwd: &Path) -> Option<Arc<tempfile::TempDir>> {
+        self.spares.claim(root, cwd)
+    }
+
+    /// Spare shells kept now (ready or claimed).
+    pub fn spare_count(&self) -> usize {
+        self.spares.len()
     }
 
     /// Creates session `name` if needed and starts its shell in the background, so that its
     /// first command finds the shell running (a chat session warms its shell while the model
-    /// thinks).
+    /// thinks); then keeps a spare for the workspace's next session.
     pub fn warm_up(self: &Arc<Self>, name: &str, origin: &SessionOrigin) {
         let Ok(slot) = self.slot(name, origin) else {
             return;
         };
+        let sessions = Arc::downgrade(self);
+        let origin = origin.clone();
         synapse_command::tasks::spawn(async move {
             let mut session = slot.session.clone().lock_owned().await;
-            if !slot.closed.load(Ordering::Acquire)
-                && let Err(e) = session.warm_up().await
-            {
+            if slot.closed.load(Ordering::Acquire) {
+                return;
+            }
+            slot.adopt(&mut session);
+            let started = !session.is_running();
+            if let Err(e) = session.warm_up().await {
                 tracing::warn!("cannot start a shell ahead of use: {e}");
+                return;
+            }
+            drop(session);
+            // A session that took a spare over replaces it after its first call instead, so the
+            // new spare's start does not slow that call down.
+            if started && let Some(sessions) = sessions.upgrade() {
+                sessions.keep_spare(&origin);
             }
         });
     }
@@ -350,6 +456,7 @@ impl ShellSessions {
                 break (slot, session);
             }
         };
+        slot.adopt(&mut session);
         session.set_sandbox(origin.sandbox.clone()).await;
         session.set_timeouts(self.timeouts());
         let limits = self.limits();
@@ -364,6 +471,7 @@ impl ShellSessions {
             }
         };
         slot.touch();
+        self.keep_spare(origin);
         let mut result = result;
         if let Some(tmp) = origin.private_tmp.clone() {
             let budget = limits.tmp_budget_bytes;
@@ -404,8 +512,13 @@ impl ShellSessions {
     pub async fn close_all(&self) {
         self.closing.cancel();
         let slots: Vec<Arc<Slot>> = self.lock_slots().drain().map(|(_, s)| s).collect();
-        let closing = slots.iter().map(|slot| slot.close());
+        let spares = self.spares.drain_all();
+        let closing = slots
+            .iter()
+            .chain(spares.iter().map(|s| &s.slot))
+            .map(|slot| slot.close());
         futures::future::join_all(closing).await;
+        drop(spares);
         super::cgroup::release_daemon_folder();
     }
 
@@ -429,7 +542,17 @@ impl ShellSessions {
         for (_, slot) in &idle_slots {
             slot.close().await;
         }
+        for spare in self.spares.drain_stale(idle) {
+            spare.slot.close().await;
+        }
         idle_slots.into_iter().map(|(n, _)| n).collect()
+    }
+
+    /// Kills the spare shells of workspace `root` (it went down).
+    pub fn drop_spares_of(&self, root: &std::path::Path) {
+        for spare in self.spares.drain_root(root) {
+            super::spare::discard(spare);
+        }
     }
 
     /// Starts the task closing sessions idle for [`SESSION_IDLE_TIMEOUT`].
@@ -448,5 +571,14 @@ impl ShellSessions {
                 }
             }
         })
+    }
+}
+
+/// Spares live and die with their workspace.
+impl synapse_command::workspaces::WorkspaceListener for ShellSessions {
+    fn workspace_up(&self, _root: &Path, _dirs: &synapse_command::workspaces::WorkspaceDirs) {}
+
+    fn workspace_down(&self, root: &Path) {
+        self.drop_spares_of(root);
     }
 }

@@ -111,39 +111,42 @@ impl std::fmt::Debug for AgentHook {
     }
 }
 
+/// What a shell's environment never takes from the session's: the daemon's own variables,
+/// what rc files would run, and the daemon's credentials (a command such as `env` would
+/// otherwise put them in the conversation and its session file).
+const DROPPED: [&str; 8] = [
+    WORKSPACE_VAR,
+    SCRATCH_VAR,
+    "BASH_ENV",
+    "ENV",
+    "PROMPT_COMMAND",
+    SHELL_TAG_VAR,
+    COMMAND_TAG_VAR,
+    synapse_command::daemon_process::OWNER_VAR,
+];
+
+/// Settings that keep tools from paging or colouring; they replace the session's.
+const FIXED: [(&str, &str); 4] = [
+    ("NO_COLOR", "1"),
+    ("TERM", "dumb"),
+    ("PAGER", "cat"),
+    ("GIT_PAGER", "cat"),
+];
+
+/// Whether session variable `name` reaches the shell as the session has it (PATH and the
+/// [`FIXED`] ones are rewritten).
+pub(super) fn passes_through(name: &std::ffi::OsStr, secrets: &SecretVariables) -> bool {
+    !DROPPED.iter().any(|d| name == *d) && !secrets.contains(name) && name != "PATH"
+}
+
 impl ShellSpec {
     /// The environment the shell gets: the session's, minus rc-file hooks, plus PATH and the
     /// settings that keep tools from paging or colouring.
     pub(super) fn shell_env(&self, tag: &str) -> Vec<(OsString, OsString)> {
-        // The daemon's own variables, and what rc files would run.
-        const DROPPED: [&str; 8] = [
-            WORKSPACE_VAR,
-            SCRATCH_VAR,
-            "BASH_ENV",
-            "ENV",
-            "PROMPT_COMMAND",
-            SHELL_TAG_VAR,
-            COMMAND_TAG_VAR,
-            synapse_command::daemon_process::OWNER_VAR,
-        ];
-        // The daemon's credentials stay with it: a command such as `env` would otherwise put
-        // them in the conversation and its session file.
-        let secret = |k: &OsString| self.secrets.contains(k);
-        const FIXED: [(&str, &str); 4] = [
-            ("NO_COLOR", "1"),
-            ("TERM", "dumb"),
-            ("PAGER", "cat"),
-            ("GIT_PAGER", "cat"),
-        ];
         let mut env: Vec<(OsString, OsString)> = self
             .env
             .iter()
-            .filter(|(k, _)| {
-                !DROPPED.iter().any(|d| k == d)
-                    && !secret(k)
-                    && !FIXED.iter().any(|(f, _)| k == f)
-                    && k != "PATH"
-            })
+            .filter(|(k, _)| passes_through(k, &self.secrets) && !FIXED.iter().any(|(f, _)| k == f))
             .cloned()
             .collect();
         let old_path = self

@@ -68,6 +68,7 @@ async fn cancel_kills_the_command() {
         sandbox: None,
         workspace: None,
         private_tmp: None,
+        spare_tmp: None,
     };
     let call = ToolCall {
         command: "sleep 987.31 & sleep 987.32; wait".into(),

@@ -38,6 +38,7 @@ impl Fixture {
             sandbox: None,
             workspace: None,
             private_tmp: None,
+            spare_tmp: None,
         };
         self.sessions
             .execute(session, &origin, &call, &CancellationToken::new())

@@ -77,3 +77,29 @@ pub fn start(
     };
     (store, watcher)
 }
+
+/// Keeps the skill commands in step with a call's writes before its result returns: a file an
+/// agent command wrote is applied at once (only paths inside a skill root change anything),
+/// and at the end of a shell line the watcher applies what it saw without waiting for its
+/// quiet time ([`watcher::SkillFlush`]).
+pub fn change_listener(
+    store: std::sync::Arc<SkillStore>,
+    flush: Option<watcher::SkillFlush>,
+) -> synapse_command::registry::ChangeListener {
+    std::sync::Arc::new(move |written| {
+        let store = store.clone();
+        let flush = flush.clone();
+        Box::pin(async move {
+            match written {
+                Some(paths) => {
+                    let _ = tokio::task::spawn_blocking(move || store.apply_paths(&paths)).await;
+                }
+                None => {
+                    if let Some(flush) = flush {
+                        flush.flush().await;
+                    }
+                }
+            }
+        })
+    })
+}

@@ -100,6 +100,17 @@ impl Parser {
         self.out.opaque.push(reason);
     }
 
+    /// A command whose program is named by a variable or a substitution (`$c -h` in a loop over
+    /// found commands): why it cannot be judged, and what to run instead.
+    pub(super) fn unknown_program(&mut self, word: &str) {
+        self.opaque(format!(
+            "the program name `{word}` is only known at run time; name each program in the line \
+             instead: run the command that finds them on its own first (e.g. `tools search \
+             memory`), then the ones it lists by name, one after another (e.g. \
+             `mcp:memory:<tool> -h`)"
+        ));
+    }
+
     /// Stops reading: the rest of the command is too deep to look into.
     pub(super) fn abort_too_deep(&mut self, start: usize) {
         let part = self.snippet(start);

@@ -282,9 +282,7 @@ impl Parser {
         }
         if let Some(first) = words.first().filter(|w| w.dynamic) {
             let raw = first.raw.clone();
-            self.opaque(format!(
-                "the program name `{raw}` is only known at run time"
-            ));
+            self.unknown_program(&raw);
         }
         let cmd = SimpleCommand {
             words: words.into_iter().map(|w| w.value).collect(),

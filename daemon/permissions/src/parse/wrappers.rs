@@ -119,9 +119,7 @@ impl Parser {
         out: &mut Vec<SimpleCommand>,
     ) {
         if let Some(first) = words.first().filter(|w| w.contains('$') || w.contains('`')) {
-            self.opaque(format!(
-                "the program name `{first}` is only known at run time"
-            ));
+            self.unknown_program(first);
         }
         let derived = SimpleCommand::derived(words, assignments);
         let more = self.expand_wrappers(&derived, level + 1);

@@ -314,9 +314,31 @@ impl SessionGate {
 
     /// Gives the session a private temporary folder (its shell's `TMPDIR`, the only temporary
     /// folder its sandbox may write), removed when the gate is dropped.
-    pub fn with_private_tmp(mut self) -> Self {
-        self.tmp = private_tmp::SessionTmp::private(&self.env.temp_dir);
+    pub fn with_private_tmp(self) -> Self {
+        self.with_private_tmp_in(None)
+    }
+
+    /// The same, with `reserved` (a spare shell's, made by [`SessionGate::tmp_maker`]) as the
+    /// folder when given.
+    pub fn with_private_tmp_in(mut self, reserved: Option<Arc<tempfile::TempDir>>) -> Self {
+        self.tmp = match reserved {
+            Some(dir) => private_tmp::SessionTmp::Private(dir),
+            None => private_tmp::SessionTmp::private(&self.env.temp_dir),
+        };
         self
+    }
+
+    /// Makes private temporary folders as this gate's was made (for a spare shell's session);
+    /// `None` when the gate has none of its own.
+    pub fn tmp_maker(&self) -> Option<crate::shell::spare::SpareTmp> {
+        self.tmp.private_path()?;
+        let temp = self.env.temp_dir.clone();
+        Some(crate::shell::spare::SpareTmp(Arc::new(
+            move || match private_tmp::SessionTmp::private(&temp) {
+                private_tmp::SessionTmp::Private(dir) => Some(dir),
+                _ => None,
+            },
+        )))
     }
 
     /// The session's private temporary folder, when it has one of its own.

@@ -279,11 +279,23 @@ fn names_file(found: &Landings, file: &Path, synapse_home: &Path) -> bool {
         .map(|rel| rel.to_string_lossy().into_owned());
     found.names(&name)
         || found.names(".synapse")
-        || dot_folder.is_some_and(|n| found.names(&n))
+        // The dot-folder alone, or a path into it towards the file (`.claude`, `.claude/`,
+        // `.claude/sett…`, `.claude/$x`): not a path to something else in it
+        // (`.claude/skills/x/scripts/y.py`), which names a sibling of the file, not the file.
+        || dot_folder.is_some_and(|n| names_dot_folder(found, &n, &name))
         || folder.is_some_and(|f| found.names_folder(f, &[&name]))
         || in_home.is_some_and(|rel| {
             found.names("SYNAPSE_HOME") || found.names_folder(synapse_home, &[&rel])
         })
+}
+
+/// Whether the line names dot-folder `dot` in a way that may reach `file` inside it: see
+/// [`Landings::names_folder`]; a path through `..` counts (it may come back to the file).
+fn names_dot_folder(found: &Landings, dot: &str, file: &str) -> bool {
+    found.names_folder(Path::new(dot), &[file]) || found.names(&format!("{dot}/..")) || {
+        // `.claude/skills/../settings.json` and the like.
+        found.names(dot) && found.names("/..")
+    }
 }
 
 #[cfg(test)]

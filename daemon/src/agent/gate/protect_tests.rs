@@ -268,3 +268,51 @@ fn a_pinned_file_asks_when_a_write_lands_on_it_and_only_then_inside_the_sandbox(
     // Outside the sandbox, a line that cannot be placed but names one asks.
     assert!(at("python3 -c \"open('.mcp.json','w')\"", false).is_some());
 }
+
+/// The project's `.claude/settings.json` among the rules files.
+fn claude_hit(command: &str) -> Option<RulesHit> {
+    let ctx = Context {
+        cwd: Path::new("/p"),
+        home: Path::new("/h"),
+        synapse_home: Path::new("/h/.synapse/skills"),
+        temp_dir: Path::new("/tmp"),
+        extra_writable: &[],
+        sandboxed: true,
+        is_session_pid: &|_| false,
+        agent_commands: &crate::shell::builtin_registry().agent_commands(),
+    };
+    let config = Config {
+        paths: &[],
+        keep: &[],
+        pinned: &[],
+    };
+    let mut files = protected();
+    files.push(PathBuf::from("/p/.claude/settings.json"));
+    let shell = ShellState::default();
+    native_hit(command, &files, config, Path::new(HOME), &ctx, &shell)
+}
+
+#[test]
+fn writing_a_project_skill_and_running_it_is_no_rules_write() {
+    for line in [
+        "mkdir -p .claude/skills/s/scripts && cat > .claude/skills/s/scripts/x.py <<'EOF'\nprint(1)\nEOF\nskill:s:x -h",
+        "write .claude/skills/s/scripts/x.py 'print(1)'; skill:s:x -h",
+        "python3 .claude/skills/s/scripts/x.py",
+    ] {
+        assert_eq!(claude_hit(line), None, "{line}");
+    }
+}
+
+#[test]
+fn an_unplaceable_write_that_names_the_claude_folder_towards_its_settings_still_asks() {
+    for line in [
+        "python3 -c \"$CODE\" .claude",
+        "python3 -c \"$CODE\" .claude/",
+        "python3 -c \"$CODE\" .claude/sett",
+        "python3 -c \"$CODE\" .claude/$f",
+        "python3 -c \"$CODE\" .claude/skills/../settings.json",
+        "python3 -c \"$CODE\" settings.json",
+    ] {
+        assert!(claude_hit(line).is_some(), "{line}");
+    }
+}

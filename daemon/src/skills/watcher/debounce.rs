@@ -60,6 +60,17 @@ impl Pending {
         due
     }
 
+    /// Removes and returns (sorted) every pending path, due or not (a flush).
+    pub fn take_all(&mut self) -> Vec<PathBuf> {
+        let mut all: Vec<PathBuf> = self.0.drain().map(|(p, _)| p).collect();
+        all.sort();
+        all
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// Forgets everything pending (a full rescan covers it).
     pub fn clear(&mut self) {
         self.0.clear();

@@ -10,6 +10,11 @@
 //! appears, is picked up. With nothing pending it blocks without a timeout: an idle daemon's
 //! watcher threads do not wake up. The filesystem side sits behind [`FsWatch`] so planning is
 //! testable.
+//!
+//! A call that wrote under a watched folder does not wait for the quiet time: at its end the
+//! shell layer asks [`SkillFlush::flush`] to apply what is pending now (only when an event
+//! came that is not applied yet: a counter, no round trip otherwise), so the `skill:` command
+//! of a script the line wrote exists when its result returns.
 
 mod debounce;
 
@@ -104,13 +109,48 @@ enum Msg {
     Changed(Vec<PathBuf>),
     Rescan,
     Replan,
+    /// Apply everything pending now, then answer.
+    Flush(tokio::sync::oneshot::Sender<()>),
     Stop,
+}
+
+/// Events forwarded to the watcher thread, and how many of them it has applied.
+#[derive(Default)]
+struct Counts {
+    sent: std::sync::atomic::AtomicU64,
+    applied: std::sync::atomic::AtomicU64,
+}
+
+/// Makes the watcher apply its pending paths at once (see the module docs). Cheap to clone.
+#[derive(Clone)]
+pub struct SkillFlush {
+    tx: Arc<parking_lot::Mutex<Sender<Msg>>>,
+    counts: Arc<Counts>,
+}
+
+/// How long a flush waits for the watcher thread (it applies one burst of changes).
+const FLUSH_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+impl SkillFlush {
+    /// Applies what the watcher has seen and not applied yet; returns at once when nothing is.
+    pub async fn flush(&self) {
+        use std::sync::atomic::Ordering;
+        if self.counts.sent.load(Ordering::Acquire) == self.counts.applied.load(Ordering::Acquire) {
+            return;
+        }
+        let (ack, done) = tokio::sync::oneshot::channel();
+        if self.tx.lock().send(Msg::Flush(ack)).is_err() {
+            return;
+        }
+        let _ = tokio::time::timeout(FLUSH_WAIT, done).await;
+    }
 }
 
 /// The running watcher; stops when dropped.
 pub struct SkillWatcher {
     tx: Sender<Msg>,
     thread: Option<JoinHandle<()>>,
+    counts: Arc<Counts>,
 }
 
 impl std::fmt::Debug for SkillWatcher {
@@ -140,13 +180,18 @@ impl SkillWatcher {
     pub fn start(store: Arc<SkillStore>) -> Result<Self, SkillError> {
         let (tx, rx) = mpsc::channel();
         let events_tx = tx.clone();
+        let counts = Arc::new(Counts::default());
+        let sent = counts.clone();
         let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
             let msg = match res {
                 Ok(event) if event.need_rescan() => Msg::Rescan,
                 // Opens and reads (every skill script run, every `cat`) change nothing.
                 Ok(event) if matches!(event.kind, EventKind::Access(_)) => return,
                 Ok(event) if event.paths.is_empty() => return,
-                Ok(event) => Msg::Changed(event.paths),
+                Ok(event) => {
+                    sent.sent.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+                    Msg::Changed(event.paths)
+                }
                 Err(e) => {
                     tracing::warn!("skill watcher: {e}");
                     Msg::Rescan
@@ -168,12 +213,24 @@ impl SkillWatcher {
         let current = apply_plan(&mut fs, &BTreeMap::new(), plan);
         let thread = std::thread::Builder::new()
             .name("skill-watcher".into())
-            .spawn(move || run(store, fs, current, rx))
+            .spawn({
+                let counts = counts.clone();
+                move || run(store, fs, current, rx, &counts)
+            })
             .map_err(|e| SkillError::Watch(e.to_string()))?;
         Ok(Self {
             tx,
             thread: Some(thread),
+            counts,
         })
+    }
+
+    /// A handle that makes the watcher apply its pending paths now.
+    pub fn flusher(&self) -> SkillFlush {
+        SkillFlush {
+            tx: Arc::new(parking_lot::Mutex::new(self.tx.clone())),
+            counts: self.counts.clone(),
+        }
     }
 }
 
@@ -191,9 +248,12 @@ fn run(
     mut fs: NotifyFs,
     mut current: BTreeMap<PathBuf, bool>,
     rx: Receiver<Msg>,
+    counts: &Counts,
 ) {
     let home = store.paths().settings_file.parent().map(Path::to_path_buf);
     let mut pending = Pending::default();
+    // `Changed` messages received so far (each counted in `counts.sent` before it was sent).
+    let mut received = 0u64;
     loop {
         // Asleep until a message comes, or until the earliest pending path is due.
         let first = match pending.next_due() {
@@ -209,16 +269,25 @@ fn run(
         };
         let mut rescan = false;
         let mut replan = false;
+        let mut acks = Vec::new();
         let now = Instant::now();
         for m in first.into_iter().chain(rx.try_iter()) {
             match m {
-                Msg::Changed(paths) => paths.into_iter().for_each(|p| pending.touch(p, now)),
+                Msg::Changed(paths) => {
+                    received += 1;
+                    paths.into_iter().for_each(|p| pending.touch(p, now));
+                }
                 Msg::Rescan => rescan = true,
                 Msg::Replan => replan = true,
+                Msg::Flush(ack) => acks.push(ack),
                 Msg::Stop => return,
             }
         }
-        let due = pending.take_due(Instant::now());
+        let due = if acks.is_empty() {
+            pending.take_due(Instant::now())
+        } else {
+            pending.take_all()
+        };
         if rescan {
             pending.clear();
             let r = store.refresh();
@@ -242,10 +311,30 @@ fn run(
                 }
             }
         } else if !replan {
+            mark_applied(counts, &pending, received, acks);
             continue;
         }
         let plan = watch_plan(&store.root_config(), &store.roots(), home.as_deref());
         current = apply_plan(&mut fs, &current, plan);
+        mark_applied(counts, &pending, received, acks);
+    }
+}
+
+/// With nothing pending, every event received so far is applied; then the flushes waiting
+/// are answered.
+fn mark_applied(
+    counts: &Counts,
+    pending: &Pending,
+    received: u64,
+    acks: Vec<tokio::sync::oneshot::Sender<()>>,
+) {
+    if pending.is_empty() {
+        counts
+            .applied
+            .store(received, std::sync::atomic::Ordering::Release);
+    }
+    for ack in acks {
+        let _ = ack.send(());
     }
 }
 
