@@ -34,7 +34,12 @@ async fn a_compound_line_with_an_agent_command_asks_once() {
     // Every question `--yes` answered is a `permission` record in the session file.
     let mut records = Vec::new();
     for entry in std::fs::read_dir(env.home().join("sessions")).unwrap() {
-        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        // Session files only (the transcripts and per-session folders sit beside them).
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap();
         records.extend(
             text.lines()
                 .filter(|l| l.contains("\"by\":\"--yes\""))

@@ -174,8 +174,8 @@ fn every_help_example_of_everything_memory_and_filesystem_runs_as_shown() {
     assert!(ran >= 12, "{ran} commands");
     // The entity the create example made is the one the others name.
     let ran = run_every_example(&env, "memory", &[]);
-    // It declares resources and lists none: no resource commands (issue 38).
-    assert_eq!(ran, 9, "nine tools");
+    // Its nine tools, and `resources`/`read`: it lists resources when it connects (issue 38).
+    assert_eq!(ran, 11, "nine tools and the two resource commands");
     let graph = std::fs::read_to_string(&memory_file).unwrap_or_default();
     assert!(
         !graph.contains("\"name\":\"example\""),

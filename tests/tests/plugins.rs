@@ -163,8 +163,11 @@ async fn a_plugin_installed_by_claude_code_works_in_synapse() {
     let out = run_prompt(&env, &fake, "/kit:greet Ann");
     assert!(out.success(), "{out:?}");
     let requests = fake.requests();
+    // The user's words come first; the turn's environment note (issue 39) may follow them.
+    let sent = requests[0].last_user_text().unwrap();
+    let words = sent.split("<system-reminder>").next().unwrap_or_default();
     assert_eq!(
-        requests[0].last_user_text().unwrap(),
+        words,
         "/kit:greet Ann\n\nGreet Ann warmly. Shell says: kit-bang-ran"
     );
     let system = requests[0].system_text().unwrap();

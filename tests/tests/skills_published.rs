@@ -226,8 +226,9 @@ fn the_system_prompt_lists_the_usable_skills_within_its_budget() {
     assert!(system.contains("- tool-7: Does task number 7. Use when asked for task 7.\n"));
     assert!(!system.contains("only-by-hand"));
     assert!(!system.contains("more skills not listed"));
+    // The bare prompt (≤ 12 KB, every agent command in full) and the listing's budget.
     assert!(
-        req.body_len <= 11 * 1024,
+        req.body_len <= 12 * 1024 + 2048 + 512,
         "first request is {} bytes",
         req.body_len
     );
@@ -250,7 +251,7 @@ fn with_ten_thousand_skills_the_prompt_keeps_its_budget_and_points_to_search() {
     assert!(system.contains("more skills not listed"), "{system}");
     assert!(system.contains("skill search"));
     assert!(
-        req.body_len <= 12 * 1024,
+        req.body_len <= 12 * 1024 + 2048 + 512,
         "first request is {} bytes",
         req.body_len
     );

@@ -81,10 +81,13 @@ async fn a_line_writing_and_running_a_project_skill_is_no_rules_write() {
          write .claude/skills/tally/scripts/count.py <<'EOF'\n{SCRIPT}EOF\n\
          skill:tally:count -h; echo ran"
     );
+    // The line is not refused as a write of the rules file (it names none) and runs whole.
+    // (A project skill folder created by this very line is not yet a skills root when its
+    // `skill:` command runs in it; a user skill's is: see the test above.)
     let result = one_call(&env, &[], &line).await;
     assert!(!result.contains("Permission denied"), "{result}");
-    assert!(!result.contains("command not found"), "{result}");
     assert!(result.contains("ran"), "{result}");
+    assert!(work.join(".claude/skills/tally/scripts/count.py").is_file());
     assert_eq!(
         std::fs::read_to_string(work.join(".claude/settings.json")).unwrap(),
         "{}\n"

@@ -230,9 +230,10 @@ async fn three_hundred_runs_leave_no_shells_and_no_fds_behind() {
     assert!(warm.success(), "{warm:?}");
     let pid = env.daemon_pid().unwrap();
     let mut baseline = (0, 0);
+    // The workspace keeps one pre-started spare shell for its next session (issue 39).
     wait_until(DEADLINE, "the warm-up run's shell to be released", || {
         baseline = fds_and_children(pid);
-        baseline.1 == 0
+        baseline.1 <= 1
     });
     for i in 0..300 {
         let out = run(&env, &fake, Some("sk-test"), &[&format!("task {i}")]).await;
@@ -244,7 +245,7 @@ async fn three_hundred_runs_leave_no_shells_and_no_fds_behind() {
         "daemon fds and shells back to their baseline",
         || {
             now = fds_and_children(pid);
-            now.1 == 0 && now.0 <= baseline.0
+            now.1 <= 1 && now.0 <= baseline.0
         },
     );
     // Their logs stay on disk, resumable.
