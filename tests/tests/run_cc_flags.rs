@@ -37,9 +37,14 @@ fn sandbox_confines() -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn disallowing_bash_removes_the_tool_from_what_the_model_is_told() {
     let env = TestEnv::new();
-    let fake = FakeLlm::start(Script::new().text("plain answer").text("with tool"))
-        .await
-        .unwrap();
+    let fake = FakeLlm::start(
+        Script::new()
+            .text("plain answer")
+            .text("with tool")
+            .text("streamed"),
+    )
+    .await
+    .unwrap();
     let out = synapse(
         &env,
         &fake,
@@ -74,6 +79,27 @@ async fn disallowing_bash_removes_the_tool_from_what_the_model_is_told() {
     let request = &fake.requests()[1];
     assert_eq!(request.tool_names(), ["Bash"]);
     assert!(request.system_text().unwrap().contains("### read"));
+
+    // stream-json's `init` says what the model is offered: no tool.
+    let out = synapse(
+        &env,
+        &fake,
+        &[
+            "run",
+            "hi",
+            "--disallowedTools",
+            "Bash",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ],
+    )
+    .await;
+    assert!(out.success(), "{out:?}");
+    let init: serde_json::Value =
+        serde_json::from_str(out.stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(init["subtype"], "init");
+    assert_eq!(init["tools"], serde_json::json!([]), "{init}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

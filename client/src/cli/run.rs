@@ -250,7 +250,15 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
             &session_id,
             &attached.opened.cwd,
             &attached.opened.model,
-            init::init_facts(channel).await,
+            stream_json::InitFacts {
+                tools: if removes_bash(&args.disallowed_tools) {
+                    Vec::new()
+                } else {
+                    vec!["Bash".to_string()]
+                },
+                bypass: args.dangerously_skip_permissions,
+                ..init::init_facts(channel).await
+            },
             args.include_partial_messages,
         )),
         _ => None,
@@ -583,4 +591,12 @@ pub fn usage_json(u: &UsageUpdate) -> serde_json::Value {
         "cache_read_input_tokens": u.cache_read_tokens,
         "cache_creation_input_tokens": u.cache_creation_tokens,
     })
+}
+
+/// True when `--disallowedTools` names the whole `Bash` tool (the daemon then offers none).
+fn removes_bash(disallowed: &[String]) -> bool {
+    disallowed
+        .iter()
+        .flat_map(|r| r.split([',', ' ']))
+        .any(|rule| rule.trim() == "Bash")
 }

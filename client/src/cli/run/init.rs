@@ -24,7 +24,10 @@ const AGENTS_MAX: u32 = 200;
 
 pub async fn init_facts(channel: Channel) -> InitFacts {
     let cwd = caller_cwd();
-    let mut facts = InitFacts::default();
+    let mut facts = InitFacts {
+        tools: vec!["Bash".to_string()],
+        ..InitFacts::default()
+    };
     let servers = McpClient::new(channel.clone())
         .list(McpListRequest {
             include_tools: false,

@@ -47,6 +47,10 @@ pub struct InitFacts {
     pub skills: Vec<String>,
     /// `{"name","path","source"}` per Claude Code plugin the session's skills come from.
     pub plugins: Vec<Value>,
+    /// The tools the model is offered: `Bash`, or none (`--disallowedTools Bash`).
+    pub tools: Vec<String>,
+    /// `--dangerously-skip-permissions`: Claude Code calls the mode `bypassPermissions`.
+    pub bypass: bool,
 }
 
 /// The stream-json printer's state.
@@ -108,13 +112,13 @@ impl StreamJson {
             "session_id": self.session_id,
             "cwd": self.cwd,
             "model": self.model,
-            "tools": ["Bash"],
+            "tools": self.facts.tools,
             "mcp_servers": self.facts.mcp_servers,
             "slash_commands": self.facts.slash_commands,
             "agents": self.facts.agents,
             "skills": self.facts.skills,
             "plugins": self.facts.plugins,
-            "permissionMode": claude_mode(mode),
+            "permissionMode": if self.facts.bypass { "bypassPermissions" } else { claude_mode(mode) },
             "synapse_permission_mode": mode,
             "apiKeySource": "none",
             "output_style": "default",
