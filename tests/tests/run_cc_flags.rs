@@ -96,8 +96,7 @@ async fn disallowing_bash_removes_the_tool_from_what_the_model_is_told() {
     )
     .await;
     assert!(out.success(), "{out:?}");
-    let init: serde_json::Value =
-        serde_json::from_str(out.stdout.lines().next().unwrap()).unwrap();
+    let init: serde_json::Value = serde_json::from_str(out.stdout.lines().next().unwrap()).unwrap();
     assert_eq!(init["subtype"], "init");
     assert_eq!(init["tools"], serde_json::json!([]), "{init}");
 }
