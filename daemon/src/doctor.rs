@@ -17,9 +17,9 @@ use synapse_permissions::Mode;
 use synapse_sandbox::Support;
 
 use crate::agent::gate::rules_source::{LoadedRules, RuleFiles, RulesSource};
-use crate::agent::gate::settings_pin::{self, PinState};
 use crate::state::DaemonState;
 use crate::workspace::instructions;
+use crate::workspace::trust_pins::{self, PinState};
 
 /// How long the model server gets to answer the reachability request.
 pub const MODEL_DEADLINE: Duration = Duration::from_secs(5);
@@ -183,13 +183,13 @@ fn settings_checks(state: &DaemonState) -> Vec<Check> {
 /// The permission rules a session opened in `cwd` would get: the project file's trust and pin,
 /// broken files and what holds instead, problems in single entries.
 fn rules_checks(state: &DaemonState, cwd: &Path) -> Vec<Check> {
-    let pins = settings_pin::pin_file(state.paths.home());
+    let pins = trust_pins::pin_file(state.paths.home());
     let rules = rules_for(state, cwd);
     let mut out = Vec::new();
     if let Some(project) = &rules.project {
         let file = project.file.display();
         let dir = project.dir.display();
-        let check = match settings_pin::state(&pins, &project.file) {
+        let check = match trust_pins::state(&pins, &project.file) {
             _ if project.trusted => Check::new(
                 "rules",
                 Verdict::Ok,

@@ -162,6 +162,7 @@
 //! (`daemon/src/server/custom.rs`).
 
 pub mod agent;
+pub mod assembly;
 pub mod doctor;
 pub mod growth;
 pub mod hooks;

@@ -14,13 +14,13 @@ use crate::agent::custom::files::Places;
 use crate::agent::custom::{CustomCatalog, SessionCommands};
 use crate::agent::custom_task::CustomTaskFamily;
 use crate::agent::gate::GateEnv;
-use crate::agent::main_prompt::MainPrompt;
 use crate::agent::session::{SessionDeps, SessionEvent};
 use crate::agent::sessions::{ChatSessions, DepsFactory};
 use crate::agent::stop_hook::StopHook;
 use crate::agent::subagent::{SubAgentRunner, SubAgents};
 use crate::agent::subagent_context::SubAgentContexts;
 use crate::agent::task_command::{EXPLORE_SPEC, GENERAL_SPEC, TaskCommand, TaskKind};
+use crate::assembly::main_prompt::MainPrompt;
 use crate::growth;
 use crate::shell::{ShellSessions, builtin_registry};
 use crate::skills::agent_commands::{SkillCommand, SkillLoadCommand, ToolsCommand};
@@ -190,7 +190,7 @@ impl DaemonState {
         &self,
         cwd: &std::path::Path,
         env: std::collections::HashMap<String, String>,
-    ) -> crate::shell::ShellWorkspace {
+    ) -> crate::workspace::WorkspaceBinding {
         bind(&self.workspaces, &self.mcp, cwd, env)
     }
 }
@@ -386,7 +386,7 @@ fn bind(
     mcp: &McpHub,
     cwd: &std::path::Path,
     env: std::collections::HashMap<String, String>,
-) -> crate::shell::ShellWorkspace {
+) -> crate::workspace::WorkspaceBinding {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let root = crate::workspace::project_root(cwd, home.as_deref());
     let bound = workspaces.bind(&root);
@@ -516,7 +516,7 @@ fn mcp_tool_lookup(mcp: &McpHub) -> crate::hooks::names::McpLookup {
 fn project_instructions(
     gate_base: &GateEnv,
     cwd: &std::path::Path,
-    workspace: Option<&crate::shell::ShellWorkspace>,
+    workspace: Option<&crate::workspace::WorkspaceBinding>,
     session: &str,
 ) -> String {
     use crate::workspace::instructions;

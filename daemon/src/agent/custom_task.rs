@@ -224,7 +224,7 @@ impl AgentCommand for CustomTaskCommand {
                     max_iterations: TASK_MAX_ITERATIONS,
                     ..RunnerLimits::default()
                 },
-                workspace: ctx.part::<crate::shell::ShellWorkspace>().cloned(),
+                workspace: ctx.part::<crate::workspace::WorkspaceBinding>().cloned(),
                 gate: if read_only {
                     ctx.gate().and_then(|g| g.0.read_only())
                 } else {

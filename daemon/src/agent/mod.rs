@@ -18,7 +18,6 @@ pub mod forms;
 pub mod gate;
 pub mod history;
 pub mod input;
-pub mod main_prompt;
 pub mod prompt;
 pub mod runner;
 pub mod session;

@@ -154,7 +154,7 @@ pub struct SubAgentRequest {
     /// The OS sandbox of its shell.
     pub sandbox: Option<SandboxSpec>,
     /// The caller's workspace (its project's commands on the sub-agent's PATH).
-    pub workspace: Option<crate::shell::ShellWorkspace>,
+    pub workspace: Option<crate::workspace::WorkspaceBinding>,
     /// History kept between runs (`None`: a one-off run from an empty history).
     pub context: Option<RunMemory>,
     /// The model to use (`None`: the one settings and the caller's environment name).

@@ -166,7 +166,7 @@ impl AgentCommand for TaskCommand {
                     max_iterations: TASK_MAX_ITERATIONS,
                     ..RunnerLimits::default()
                 },
-                workspace: ctx.part::<crate::shell::ShellWorkspace>().cloned(),
+                workspace: ctx.part::<crate::workspace::WorkspaceBinding>().cloned(),
                 caller: Some(ctx.session_name().to_string()),
                 gate: match self.kind {
                     TaskKind::General => ctx.gate().cloned(),

@@ -17,7 +17,7 @@
 //!
 //! [`TurnPrompt`] is what a session is given; [`FixedPrompt`] is a prompt that never changes and
 //! has nothing to add per turn (tests, tools); the daemon's is
-//! [`super::main_prompt::MainPrompt`].
+//! [`crate::assembly::main_prompt::MainPrompt`].
 
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! Holding a hook whose project files are not as the user trusted them. A hook runs outside the
 //! sandbox, so a hook is only as trusted as everything it runs: before each run,
 //! [`hold_reason`] finds the project files its command names ([`super::named_files`]) and
-//! compares each with the hash `synapse trust` pinned for it ([`settings_pin`]). A file changed
+//! compares each with the hash `synapse trust` pinned for it ([`trust_pins`]). A file changed
 //! since, one never reviewed, or one whose content can't be pinned (a folder, a link out of the
 //! project) holds the hook — user-level hooks too, as their words may name a file of whatever
 //! project the session is in — and the session is told which file and `synapse trust ROOT`.
@@ -10,7 +10,7 @@ use std::path::Path;
 
 use super::config::HookEntry;
 use super::named_files::{HookPlace, Named, named_files};
-use crate::agent::gate::settings_pin::{self, PinState};
+use crate::workspace::trust_pins::{self, PinState};
 
 /// Why `entry` must not run at `place` (the notice for the user), or `None` when every project
 /// file it names is as pinned.
@@ -26,7 +26,7 @@ pub fn hold_reason(entry: &HookEntry, place: &HookPlace, pins: &Path) -> Option<
             Named::Unpinnable { .. } => None,
         })
         .collect();
-    let states = settings_pin::states(pins, &files);
+    let states = trust_pins::states(pins, &files);
     let head = format!(
         "{} hook `{}` (in {}) is held, not run",
         entry.event.name(),
@@ -87,13 +87,13 @@ mod tests {
         let script = root.join(".claude/hooks/fmt.sh");
         std::fs::write(&script, "echo fmt\n").unwrap();
         let settings = root.join(".claude/settings.json");
-        let pins = settings_pin::pin_file(&dir.path().join("home"));
+        let pins = trust_pins::pin_file(&dir.path().join("home"));
         let place = HookPlace::new(&root, &root, None, None);
         let hook = entry("sh .claude/hooks/fmt.sh", &settings);
 
         let never = hold_reason(&hook, &place, &pins).unwrap();
         assert!(never.contains("not reviewed"), "{never}");
-        settings_pin::pin_contents(&pins, &[(script.clone(), b"echo fmt\n".to_vec())]).unwrap();
+        trust_pins::pin_contents(&pins, &[(script.clone(), b"echo fmt\n".to_vec())]).unwrap();
         assert_eq!(hold_reason(&hook, &place, &pins), None);
         assert_eq!(
             hold_reason(&entry("echo no files", &settings), &place, &pins),

@@ -1,7 +1,7 @@
 //! Where hooks come from, in order: `$SYNAPSE_HOME/settings.json` (through the daemon's settings
 //! handle), `~/.claude/settings.json`, the enabled Claude Code plugins' `hooks/hooks.json`, and —
 //! only in a trusted project, and only as the content the user trusted (the copy pinned by
-//! `synapse trust`, [`settings_pin`]) — the workspace's `.synapse/settings.json`,
+//! `synapse trust`, [`trust_pins`]) — the workspace's `.synapse/settings.json`,
 //! `.claude/settings.json` and `.claude/settings.local.json`. A project file that changed since
 //! it was trusted keeps the hooks it had then; its new hooks wait for `synapse trust` again.
 //!
@@ -19,12 +19,12 @@ use synapse_shared::claude_plugins::{self, Plugin};
 use synapse_shared::trust;
 
 use super::config::{HookOrigin, HookSet};
-use crate::agent::gate::settings_pin::{self, PinState};
 use crate::workspace::SettingsHandle;
+use crate::workspace::trust_pins::{self, PinState};
 
 /// A project's settings files that may hold hooks, relative to its root: the ones `synapse
 /// trust` pins.
-pub const PROJECT_HOOK_FILES: [&str; 3] = settings_pin::PINNED_PROJECT_FILES;
+pub const PROJECT_HOOK_FILES: [&str; 3] = trust_pins::PINNED_PROJECT_FILES;
 
 /// The files hooks are read from, for every workspace of the daemon.
 pub struct HookSources {
@@ -64,7 +64,7 @@ impl HookSources {
 
     /// The pin file of `synapse trust` (`$SYNAPSE_HOME/trusted_settings.json`).
     pub fn pin_file(&self) -> PathBuf {
-        settings_pin::pin_file(self.trust_file.parent().unwrap_or(Path::new("/")))
+        trust_pins::pin_file(self.trust_file.parent().unwrap_or(Path::new("/")))
     }
 
     fn claude_settings(&self) -> PathBuf {
@@ -200,9 +200,9 @@ impl HookSources {
                 }
                 continue;
             }
-            let state = settings_pin::state(&pins, &file);
+            let state = trust_pins::state(&pins, &file);
             // A file pinned before copies were kept: while it matches its pin, it is the copy.
-            let kept = settings_pin::trusted_content(&pins, &file).or_else(|| {
+            let kept = trust_pins::trusted_content(&pins, &file).or_else(|| {
                 (state == PinState::Matches)
                     .then(|| read_json(&file, &mut set.problems))
                     .flatten()

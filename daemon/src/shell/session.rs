@@ -125,7 +125,11 @@ impl ShellSession {
 
     /// A pre-started shell becomes session `name`'s: its name, and the session's hold on its
     /// workspace (a spare holds none).
-    pub fn hand_over(&mut self, name: String, workspace: Option<super::spec::ShellWorkspace>) {
+    pub fn hand_over(
+        &mut self,
+        name: String,
+        workspace: Option<crate::workspace::WorkspaceBinding>,
+    ) {
         self.name = name;
         self.spec.workspace = workspace;
     }
@@ -373,7 +377,7 @@ fn human_duration(d: Duration) -> String {
 
 /// The real host of agent commands: the session's own shell. Its parts are the background
 /// jobs (`Arc<JobTable>`), the spec its shells start from (`ShellSpec`) and the workspace
-/// binding (`ShellWorkspace`).
+/// binding (`WorkspaceBinding`).
 impl synapse_command::CommandHost for ShellSession {
     fn name(&self) -> &str {
         ShellSession::name(self)
@@ -418,7 +422,7 @@ impl synapse_command::CommandHost for ShellSession {
             Some(&self.jobs)
         } else if of == TypeId::of::<ShellSpec>() {
             Some(&self.spec)
-        } else if of == TypeId::of::<super::spec::ShellWorkspace>() {
+        } else if of == TypeId::of::<crate::workspace::WorkspaceBinding>() {
             self.spec
                 .workspace
                 .as_ref()

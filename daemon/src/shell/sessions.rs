@@ -44,7 +44,7 @@ pub struct SessionOrigin {
     /// in it (same folder).
     pub sandbox: Option<SandboxSpec>,
     /// The workspace the session is bound to (its project commands on PATH).
-    pub workspace: Option<super::spec::ShellWorkspace>,
+    pub workspace: Option<crate::workspace::WorkspaceBinding>,
     /// The session's private temporary folder (its shell's `TMPDIR`), kept within
     /// `shell.maxTmpMiB` after every call ([`super::tmp_bound`]); `None`: a shared one, never
     /// touched.
@@ -305,7 +305,7 @@ impl ShellSessions {
         origin: &SessionOrigin,
         env: Vec<(OsString, OsString)>,
         sandbox: Option<SandboxSpec>,
-        workspace: Option<super::spec::ShellWorkspace>,
+        workspace: Option<crate::workspace::WorkspaceBinding>,
     ) -> Arc<Slot> {
         let scratch = session_dir(&self.router.output_policy().spill_dir, label);
         let limits = self.limits();
@@ -371,7 +371,7 @@ impl ShellSessions {
             super::spare::retarget(&base, origin.sandbox.as_ref(), old_tmp, tmp.path());
         let key = self.key_of(origin, &env, sandbox.as_ref());
         // No lease: a spare never keeps its workspace up (the session taking it brings its own).
-        let unheld = super::spec::ShellWorkspace {
+        let unheld = crate::workspace::WorkspaceBinding {
             hold: Arc::new(()),
             ..workspace.clone()
         };

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use super::cgroup::ProcessLimit;
 use super::limits::{SessionLimits, SpillBudget};
 use super::session::ShellSession;
-use super::spec::ShellWorkspace;
+use crate::workspace::WorkspaceBinding;
 
 pub(super) struct Slot {
     pub session: Arc<tokio::sync::Mutex<ShellSession>>,
@@ -28,7 +28,7 @@ pub(super) struct Slot {
     pub spill: Arc<SpillBudget>,
     /// A spare taken over by a session: the session's name and workspace hold, given to the
     /// [`ShellSession`] under its lock at its first use ([`Slot::adopt`]).
-    pub handed_to: Mutex<Option<(String, Option<ShellWorkspace>)>>,
+    pub handed_to: Mutex<Option<(String, Option<WorkspaceBinding>)>>,
     /// A taken-over spare's session's own spill folder (named by the session, not by the
     /// spare's `scratch`); removed with the session too.
     pub named_spills: Mutex<Option<PathBuf>>,

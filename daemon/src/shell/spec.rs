@@ -6,6 +6,8 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use crate::workspace::WorkspaceBinding;
+
 use synapse_sandbox::SandboxSpec;
 use synapse_shared::shell_env::{COMMAND_TAG_VAR, SCRATCH_VAR, SHELL_TAG_VAR, WORKSPACE_VAR};
 
@@ -18,7 +20,7 @@ pub struct ShellSpec {
     /// `$SYNAPSE_HOME/bin`, put first on PATH (after the workspace's own bin folder).
     pub bin_dir: Option<PathBuf>,
     /// The workspace the session belongs to; its bin folder goes first on PATH.
-    pub workspace: Option<ShellWorkspace>,
+    pub workspace: Option<WorkspaceBinding>,
     /// Confine the shell and everything it starts to these writable folders
     /// ([`synapse_sandbox`]). Ignored (plain bash) when this machine cannot sandbox.
     pub sandbox: Option<SandboxSpec>,
@@ -64,35 +66,6 @@ impl SecretVariables {
     /// Whether `name` is one of them.
     pub fn contains(&self, name: &std::ffi::OsStr) -> bool {
         self.0.iter().any(|v| name == v.as_str())
-    }
-}
-
-/// The workspace (project root) a session is bound to: the folder of its project's own commands
-/// (`mcp:*` of the project's servers), first on PATH, and a hold that keeps the workspace's
-/// servers up while the session lives.
-#[derive(Clone)]
-pub struct ShellWorkspace {
-    pub root: PathBuf,
-    pub bin_dir: PathBuf,
-    /// Dropped with the last copy: the workspace may then stop when idle.
-    pub hold: std::sync::Arc<dyn std::any::Any + Send + Sync>,
-    /// The instruction files the session was given, and the nested ones still to give
-    /// (text for the model only; they grant nothing).
-    pub instructions: std::sync::Arc<crate::workspace::instructions::SessionInstructions>,
-}
-
-impl std::fmt::Debug for ShellWorkspace {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ShellWorkspace")
-            .field("root", &self.root)
-            .field("bin_dir", &self.bin_dir)
-            .finish_non_exhaustive()
-    }
-}
-
-impl PartialEq for ShellWorkspace {
-    fn eq(&self, other: &Self) -> bool {
-        self.root == other.root && self.bin_dir == other.bin_dir
     }
 }
 

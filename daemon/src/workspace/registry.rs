@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use crate::shell::ShellWorkspace;
+use super::binding::WorkspaceBinding;
 pub use synapse_command::workspaces::{WorkspaceDirs, WorkspaceHost, WorkspaceListener};
 
 /// Default idle period after which a workspace goes down.
@@ -114,10 +114,10 @@ impl Workspaces {
 
     /// Binds a session to workspace `root`: the bin folder its shell puts first on PATH. The
     /// workspace stays up while the returned value (or a clone) lives.
-    pub fn bind(&self, root: &Path) -> ShellWorkspace {
+    pub fn bind(&self, root: &Path) -> WorkspaceBinding {
         let slot = self.slot(root);
         slot.leases.fetch_add(1, Ordering::AcqRel);
-        ShellWorkspace {
+        WorkspaceBinding {
             root: root.to_path_buf(),
             bin_dir: slot.dirs.bin_dir.clone(),
             hold: Arc::new(Lease { slot: slot.clone() }),

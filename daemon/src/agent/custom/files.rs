@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::agent::gate::settings_pin::{self, PinState};
+use crate::workspace::trust_pins::{self, PinState};
 use synapse_shared::trust;
 
 /// The most of one command or agent file that is read.
@@ -196,7 +196,7 @@ impl Places {
             return Vec::new();
         }
         let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
-        let states = settings_pin::states(&settings_pin::pin_file(&self.synapse_home), &paths);
+        let states = trust_pins::states(&trust_pins::pin_file(&self.synapse_home), &paths);
         let mut out = Vec::new();
         for ((path, rel), state) in files.into_iter().zip(states) {
             let why = match state {
@@ -359,8 +359,8 @@ mod tests {
         assert!(scan.held[0].why.contains("synapse trust"), "{scan:?}");
 
         trust::add(&s.places.trust_file, &s.project).unwrap();
-        let pins = settings_pin::pin_file(&s.places.synapse_home);
-        settings_pin::pin_files(&pins, &project_files(&s.project)).unwrap();
+        let pins = trust_pins::pin_file(&s.places.synapse_home);
+        trust_pins::pin_files(&pins, &project_files(&s.project)).unwrap();
         let scan = s.places.scan(&s.project, Kind::Commands);
         assert_eq!(scan.found.len(), 2, "{scan:?}");
         assert_eq!(scan.found[0].rel, PathBuf::from("frontend/component.md"));

@@ -32,7 +32,9 @@ impl SessionGate {
             return;
         }
         let home = self.env.trust_file.parent().unwrap_or(Path::new("/"));
-        if let Err(e) = super::settings_pin::pin(&super::settings_pin::pin_file(home), file) {
+        if let Err(e) =
+            crate::workspace::trust_pins::pin(&crate::workspace::trust_pins::pin_file(home), file)
+        {
             (self.notify)(format!("could not pin {}: {e}", file.display()));
         }
     }

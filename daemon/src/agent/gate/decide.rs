@@ -227,7 +227,7 @@ impl SessionGate {
         let mut files = vec![
             self.env.user_settings.path().to_path_buf(),
             self.env.trust_file.clone(),
-            super::settings_pin::pin_file(home),
+            crate::workspace::trust_pins::pin_file(home),
             // `mcp::approval::APPROVALS_FILE` (the gate does not reach into `mcp/`).
             home.join("mcp").join("approved_servers.json"),
             // Which skills' allowed-tools the user approved.
@@ -247,8 +247,8 @@ impl SessionGate {
     /// so a write seen to land on one asks like a rules write ([`protect::Config`]). A pin file
     /// that can't be read adds nothing here: the hooks it would pin are held by it anyway.
     fn pinned_files(&self) -> Vec<PathBuf> {
-        let pins = super::settings_pin::pin_file(&self.env.synapse_home);
-        super::settings_pin::pinned(&pins)
+        let pins = crate::workspace::trust_pins::pin_file(&self.env.synapse_home);
+        crate::workspace::trust_pins::pinned(&pins)
             .map(|map| map.into_keys().map(PathBuf::from).collect())
             .unwrap_or_default()
     }

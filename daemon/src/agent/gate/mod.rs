@@ -15,7 +15,6 @@ pub mod mcp_call;
 pub mod private_tmp;
 mod protect;
 pub mod rules_source;
-pub mod settings_pin;
 pub mod shell_state;
 mod skill_grants;
 pub mod subagent_policy;

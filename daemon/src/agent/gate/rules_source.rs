@@ -1,6 +1,6 @@
 //! Where a session's permission rules come from: the user's `settings.json` and, when its
 //! folder is trusted, the project's `.synapse/settings.json` (the nearest one at or above the
-//! session's folder) while it still has the content the user trusted ([`settings_pin`]). Both
+//! session's folder) while it still has the content the user trusted ([`trust_pins`]). Both
 //! are re-read when one of them (or the trust list, or the pins) changes, so an "always" answer
 //! counts at the next command; a change by anyone else waits for `synapse trust` again.
 //!
@@ -18,9 +18,9 @@ use std::time::SystemTime;
 use serde_json::Value;
 use synapse_shared::trust;
 
-use super::settings_pin::{self, PinState};
 use crate::workspace::SettingsHandle;
 use crate::workspace::settings::Snapshot;
+use crate::workspace::trust_pins::{self, PinState};
 use synapse_permissions::{Mode, RuleSet, rules};
 
 /// The project settings file found for a session, and whether it counts.
@@ -141,12 +141,12 @@ impl RulesSource {
 
     fn pin_file(&self) -> PathBuf {
         let home = self.files.trust_file.parent().unwrap_or(Path::new("/"));
-        settings_pin::pin_file(home)
+        trust_pins::pin_file(home)
     }
 
     /// Whether a trusted project's `file` still has the content the user trusted; says why not.
     fn pinned(&self, dir: &Path, file: &Path, out: &mut LoadedRules) -> bool {
-        let why = match settings_pin::state(&self.pin_file(), file) {
+        let why = match trust_pins::state(&self.pin_file(), file) {
             PinState::Matches => return true,
             PinState::Unpinned => "was not there when the folder was trusted".to_string(),
             PinState::Changed => "changed since the folder was trusted".to_string(),
@@ -168,7 +168,7 @@ impl RulesSource {
     fn keep_trusted_rules(&self, file: &Path, out: &mut LoadedRules) {
         let label = file.display().to_string();
         let pins = self.pin_file();
-        let good = match settings_pin::trusted_content(&pins, file) {
+        let good = match trust_pins::trusted_content(&pins, file) {
             Some(content) => Some(content.get("permissions").cloned().unwrap_or(Value::Null)),
             None => self.files.last_good.lock().get(file).cloned(),
         };
@@ -182,7 +182,7 @@ impl RulesSource {
                 ));
                 parsed.absorb_into(out);
             }
-            None if settings_pin::state(&pins, file) == PinState::Unpinned => {}
+            None if trust_pins::state(&pins, file) == PinState::Unpinned => {}
             None => {
                 out.broken.push(format!(
                     "{label}: the rules it had when you trusted it are not known, so every \
@@ -355,7 +355,7 @@ mod tests {
         )
         .unwrap();
         trust::add(&home.join("trusted.json"), &root).unwrap();
-        settings_pin::pin(&settings_pin::pin_file(&home), &file).unwrap();
+        trust_pins::pin(&trust_pins::pin_file(&home), &file).unwrap();
         Project {
             _dir: dir,
             home,
@@ -409,7 +409,7 @@ mod tests {
         assert!(loaded.fail_closed, "{loaded:?}");
         // A file that did not exist when the folder was trusted had no rules to keep.
         let q = trusted_project();
-        std::fs::remove_file(settings_pin::pin_file(&q.home)).unwrap();
+        std::fs::remove_file(trust_pins::pin_file(&q.home)).unwrap();
         std::fs::write(&q.file, r#"{"permissions": {"defaultMode": "yolo"}}"#).unwrap();
         let (loaded, _) = fresh_source(&q).get();
         assert!(!loaded.fail_closed, "{loaded:?}");

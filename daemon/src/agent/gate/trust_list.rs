@@ -11,9 +11,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::settings_pin;
 use super::trust_review::{self, Review, ReviewPlaces};
 use crate::hooks::HookEntry;
+use crate::workspace::trust_pins;
 use synapse_shared::trust::{self, TrustError};
 
 #[derive(Debug, thiserror::Error)]
@@ -28,7 +28,7 @@ pub enum TrustListError {
     #[error(transparent)]
     List(#[from] TrustError),
     #[error(transparent)]
-    Pin(#[from] super::settings_pin::PinError),
+    Pin(#[from] crate::workspace::trust_pins::PinError),
 }
 
 /// What `synapse trust` asked for.
@@ -67,7 +67,7 @@ pub struct TrustContext<'a> {
 
 impl TrustContext<'_> {
     fn pins(&self) -> PathBuf {
-        settings_pin::pin_file(self.file.parent().unwrap_or(Path::new("/")))
+        trust_pins::pin_file(self.file.parent().unwrap_or(Path::new("/")))
     }
 
     fn review(&self, folder: &Path) -> Result<Review, TrustListError> {

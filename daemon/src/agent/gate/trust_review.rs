@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::settings_pin;
 use crate::hooks::HookEntry;
 use crate::hooks::named_files::{HookPlace, Named, named_files};
+use crate::workspace::trust_pins;
 
 /// Lines of a diff (or of a new file's start) shown per file; the rest is counted.
 pub const DETAIL_LINES_MAX: usize = 120;
@@ -82,7 +82,7 @@ pub struct ReviewPlaces<'a> {
 pub fn review(root: &Path, places: &ReviewPlaces<'_>) -> Review {
     let mut warnings = Vec::new();
     let mut files: Vec<(PathBuf, ItemKind, String)> = Vec::new();
-    for name in settings_pin::PINNED_PROJECT_FILES {
+    for name in trust_pins::PINNED_PROJECT_FILES {
         files.push((
             root.join(name),
             ItemKind::Settings,
@@ -135,7 +135,7 @@ pub fn review(root: &Path, places: &ReviewPlaces<'_>) -> Review {
     let mut seen = std::collections::BTreeSet::new();
     files.retain(|(path, _, _)| seen.insert(path.clone()));
 
-    let pinned = settings_pin::pinned(places.pins).unwrap_or_default();
+    let pinned = trust_pins::pinned(places.pins).unwrap_or_default();
     let mut snapshot = Vec::new();
     let mut items = Vec::new();
     for (path, kind, about) in files {
@@ -150,10 +150,10 @@ pub fn review(root: &Path, places: &ReviewPlaces<'_>) -> Review {
                 continue;
             }
         };
-        let hash = settings_pin::hash_bytes(&bytes);
+        let hash = trust_pins::hash_bytes(&bytes);
         let before = pinned.get(&path.display().to_string());
         if before != Some(&hash) {
-            let old = before.and_then(|_| settings_pin::trusted_bytes(places.pins, &path));
+            let old = before.and_then(|_| trust_pins::trusted_bytes(places.pins, &path));
             items.push(ReviewItem {
                 kind,
                 new: before.is_none(),
@@ -176,8 +176,8 @@ pub fn review(root: &Path, places: &ReviewPlaces<'_>) -> Review {
 }
 
 /// Pins the reviewed snapshot's bytes: from now on each file counts while it reads as shown.
-pub fn accept(review: &Review, pins: &Path) -> Result<(), settings_pin::PinError> {
-    settings_pin::pin_contents(pins, &review.snapshot)
+pub fn accept(review: &Review, pins: &Path) -> Result<(), trust_pins::PinError> {
+    trust_pins::pin_contents(pins, &review.snapshot)
 }
 
 /// The file's bytes: `None` when there is none (a missing file, nothing to pin); an error for
@@ -202,7 +202,7 @@ fn digest_of(root: &Path, snapshot: &[(PathBuf, Vec<u8>)]) -> String {
         h.update(b"\n");
         h.update(path.display().to_string().as_bytes());
         h.update(b"\0");
-        h.update(settings_pin::hash_bytes(bytes).as_bytes());
+        h.update(trust_pins::hash_bytes(bytes).as_bytes());
     }
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -275,7 +275,7 @@ mod tests {
                                 "Stop": [{"hooks": [{"command": "node .claude"}]}]}),
             &origin,
         );
-        let pins = settings_pin::pin_file(&base.join("home"));
+        let pins = trust_pins::pin_file(&base.join("home"));
         let places = ReviewPlaces {
             pins: &pins,
             home: None,

@@ -48,7 +48,7 @@ pub struct SessionDeps {
     /// What the permission gate needs; `None` runs every command unchecked (tests).
     pub gate_env: Option<GateEnv>,
     /// The workspace (project root) the session is bound to; held while the session lives.
-    pub workspace: Option<crate::shell::ShellWorkspace>,
+    pub workspace: Option<crate::workspace::WorkspaceBinding>,
     /// The user's custom slash commands, expanded when a turn's text is `/<name> args`
     /// (`None`: none, as in unit tests).
     pub custom: Option<Arc<crate::agent::custom::SessionCommands>>,

@@ -2,7 +2,7 @@
 //! when the session's first turn starts ([`MainPrompt::open`]) from what the session knows (its
 //! folder, the agent commands' documentation, the project's instructions, the stable skills
 //! listing, the MCP servers connected by then with their tool names, the repository's git facts
-//! at that moment); the text itself is laid out by [`super::prompt`]. Each later turn's note
+//! at that moment); the text itself is laid out by [`crate::agent::prompt`]. Each later turn's note
 //! ([`MainSessionPrompt::turn_note`]) says what the prompt cannot: the skills that fit the new
 //! message, what changed in git, and which MCP servers became ready or went away since the model
 //! was last told.
@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::prompt::{PromptEnv, PromptSections, system_prompt_with_sections};
-use super::turn_prompt::{SessionPrompt, TurnPrompt};
+use crate::agent::prompt::{PromptEnv, PromptSections, system_prompt_with_sections};
+use crate::agent::turn_prompt::{SessionPrompt, TurnPrompt};
 use crate::skills::{SkillStore, awareness_budget};
 use crate::workspace::SettingsHandle;
 use crate::workspace::git::{GIT_PROBE_DEADLINE, GitFacts};
