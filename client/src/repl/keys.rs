@@ -1,20 +1,24 @@
 //! Keys pressed while a turn runs. rustyline owns the terminal only at the prompt; during a
-//! turn this module puts the terminal in non-canonical, no-echo mode (signals stay on, so
-//! Ctrl-C still raises SIGINT) and reads stdin on a thread of its own. Bytes become [`Key`]s:
-//! a lone Esc cancels the turn, arrow-key and other escape sequences are swallowed whole (so Esc
-//! never eats the key after it), everything else is type-ahead for the next prompt. Dropping
-//! [`TurnKeys`] stops the thread before it could read another byte and restores the terminal.
+//! turn this module turns off line buffering and echo (signals stay on, so Ctrl-C still raises
+//! SIGINT, and output processing stays on, so the turn's output renders as at the prompt) and
+//! reads key events through crossterm on a thread of its own. A lone Esc cancels the turn, arrow
+//! and function keys are ignored (crossterm reads their escape sequences whole, so Esc never eats
+//! the key after it), everything else is type-ahead for the next prompt. Dropping [`TurnKeys`]
+//! stops the thread and restores the terminal.
 
 use std::io::IsTerminal;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::AsFd;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
-use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use nix::sys::termios::{self, LocalFlags, SetArg, Termios};
 use tokio::sync::mpsc;
 
-/// How long after an Esc byte the rest of an escape sequence may arrive.
-const ESCAPE_SEQUENCE_WAIT_MS: u8 = 30;
+/// How often the reader thread looks whether it should stop (the longest a turn's end waits).
+const STOP_CHECK: Duration = Duration::from_millis(10);
 
 /// One key pressed during a turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,7 +35,7 @@ pub enum Key {
 /// The reader thread and the terminal state to restore.
 pub struct TurnKeys {
     keys: mpsc::UnboundedReceiver<Key>,
-    reader: Option<(OwnedFd, JoinHandle<()>)>,
+    reader: Option<(Arc<AtomicBool>, JoinHandle<()>)>,
     saved: Option<Termios>,
 }
 
@@ -51,22 +55,23 @@ impl TurnKeys {
         let Ok(saved) = termios::tcgetattr(stdin.as_fd()) else {
             return idle;
         };
-        let mut raw = saved.clone();
-        raw.local_flags
+        let mut keyed = saved.clone();
+        keyed
+            .local_flags
             .remove(LocalFlags::ICANON | LocalFlags::ECHO);
-        if termios::tcsetattr(stdin.as_fd(), SetArg::TCSANOW, &raw).is_err() {
+        if termios::tcsetattr(stdin.as_fd(), SetArg::TCSANOW, &keyed).is_err() {
             return idle;
         }
-        let Ok((wake_rx, wake_tx)) = nix::unistd::pipe() else {
-            let _ = termios::tcsetattr(stdin.as_fd(), SetArg::TCSANOW, &saved);
-            return idle;
-        };
+        let stop = Arc::new(AtomicBool::new(false));
         let thread = std::thread::Builder::new()
             .name("synapse-turn-keys".into())
-            .spawn(move || read_keys(wake_rx, tx));
+            .spawn({
+                let stop = stop.clone();
+                move || read_keys(&stop, &tx)
+            });
         match thread {
             Ok(handle) => {
-                idle.reader = Some((wake_tx, handle));
+                idle.reader = Some((stop, handle));
                 idle.saved = Some(saved);
                 idle
             }
@@ -89,14 +94,12 @@ impl TurnKeys {
             None => std::future::pending().await,
         }
     }
-}
 
-impl TurnKeys {
     /// Stops reading and restores the terminal (so something else can read lines); no keys
     /// come after this.
     pub fn stop(&mut self) {
-        if let Some((wake, handle)) = self.reader.take() {
-            let _ = nix::unistd::write(&wake, b"x");
+        if let Some((stop, handle)) = self.reader.take() {
+            stop.store(true, Ordering::Relaxed);
             let _ = handle.join();
         }
         if let Some(saved) = self.saved.take() {
@@ -111,47 +114,16 @@ impl Drop for TurnKeys {
     }
 }
 
-/// Reads stdin until the wake pipe has data (or the receiver is gone).
-fn read_keys(wake: OwnedFd, tx: mpsc::UnboundedSender<Key>) {
-    let stdin = std::io::stdin();
-    let mut decoder = KeyDecoder::default();
-    loop {
-        let timeout = if decoder.pending_escape() {
-            PollTimeout::from(ESCAPE_SEQUENCE_WAIT_MS)
-        } else {
-            PollTimeout::NONE
-        };
-        let mut fds = [
-            PollFd::new(stdin.as_fd(), PollFlags::POLLIN),
-            PollFd::new(wake.as_fd(), PollFlags::POLLIN),
-        ];
-        let ready = match poll(&mut fds, timeout) {
-            Ok(n) => n,
-            Err(nix::errno::Errno::EINTR) => continue,
+/// Reads key events until told to stop (or the receiver is gone, or the terminal fails).
+fn read_keys(stop: &AtomicBool, tx: &mpsc::UnboundedSender<Key>) {
+    while !stop.load(Ordering::Relaxed) {
+        match event::poll(STOP_CHECK) {
+            Ok(false) => continue,
+            Ok(true) => {}
             Err(_) => return,
-        };
-        let woken = fds[1]
-            .revents()
-            .is_some_and(|r| r.intersects(PollFlags::POLLIN | PollFlags::POLLHUP));
-        let readable = fds[0]
-            .revents()
-            .is_some_and(|r| r.contains(PollFlags::POLLIN));
-        if woken {
-            return;
         }
-        let mut keys = Vec::new();
-        if ready == 0 {
-            decoder.timeout(&mut keys);
-        } else if readable {
-            let mut buf = [0u8; 256];
-            match nix::unistd::read(stdin.as_fd(), &mut buf) {
-                Ok(0) | Err(_) => return,
-                Ok(n) => decoder.feed(&buf[..n], &mut keys),
-            }
-        } else {
-            return;
-        }
-        for key in keys {
+        let Ok(event) = event::read() else { return };
+        for key in keys_of(&event) {
             if tx.send(key).is_err() {
                 return;
             }
@@ -159,85 +131,36 @@ fn read_keys(wake: OwnedFd, tx: mpsc::UnboundedSender<Key>) {
     }
 }
 
-/// Bytes to keys; keeps state across reads so a sequence split between reads is still whole.
-#[derive(Debug, Default)]
-pub struct KeyDecoder {
-    state: State,
-    utf8: Vec<u8>,
-}
-
-#[derive(Debug, Default, PartialEq, Eq)]
-enum State {
-    #[default]
-    Ground,
-    /// An Esc byte was read; what follows decides.
-    Escape,
-    /// Inside `Esc [ …` or `Esc O x`: swallowed up to the final byte.
-    Sequence,
-    Ss3,
-}
-
-impl KeyDecoder {
-    pub fn pending_escape(&self) -> bool {
-        self.state == State::Escape
+/// What a terminal event means during a turn.
+fn keys_of(event: &Event) -> Vec<Key> {
+    let Event::Key(KeyEvent {
+        code,
+        modifiers,
+        kind,
+        ..
+    }) = *event
+    else {
+        // Resize, focus, mouse, paste: nothing for the type-ahead.
+        return Vec::new();
+    };
+    if kind == KeyEventKind::Release {
+        return Vec::new();
     }
-
-    /// Nothing followed an Esc in time: it was the Esc key.
-    pub fn timeout(&mut self, keys: &mut Vec<Key>) {
-        if self.state == State::Escape {
-            keys.push(Key::Escape);
-        }
-        self.state = State::Ground;
-    }
-
-    pub fn feed(&mut self, bytes: &[u8], keys: &mut Vec<Key>) {
-        for &b in bytes {
-            match self.state {
-                State::Escape => match b {
-                    b'[' => self.state = State::Sequence,
-                    b'O' => self.state = State::Ss3,
-                    // Alt+Enter: a newline in the type-ahead.
-                    b'\r' | b'\n' => {
-                        self.state = State::Ground;
-                        keys.push(Key::Char('\n'));
-                    }
-                    _ => {
-                        // Esc, then a key typed right after it: both count.
-                        keys.push(Key::Escape);
-                        self.state = State::Ground;
-                        self.ground(b, keys);
-                    }
-                },
-                State::Sequence => {
-                    if (0x40..=0x7e).contains(&b) {
-                        self.state = State::Ground;
-                    }
-                }
-                State::Ss3 => self.state = State::Ground,
-                State::Ground => self.ground(b, keys),
-            }
-        }
-    }
-
-    fn ground(&mut self, b: u8, keys: &mut Vec<Key>) {
-        match b {
-            0x1b => self.state = State::Escape,
-            b'\r' | b'\n' => keys.push(Key::Enter),
-            0x7f | 0x08 => keys.push(Key::Backspace),
-            0x15 => keys.push(Key::ClearLine),
-            0x00..=0x1f => {}
-            _ => {
-                self.utf8.push(b);
-                match std::str::from_utf8(&self.utf8) {
-                    Ok(s) => {
-                        keys.extend(s.chars().map(Key::Char));
-                        self.utf8.clear();
-                    }
-                    Err(e) if e.error_len().is_some() || self.utf8.len() >= 4 => self.utf8.clear(),
-                    Err(_) => {}
-                }
-            }
-        }
+    let alt = modifiers.contains(KeyModifiers::ALT);
+    let ctrl = modifiers.contains(KeyModifiers::CONTROL);
+    match code {
+        KeyCode::Esc => vec![Key::Escape],
+        // Alt+Enter: a newline in the type-ahead.
+        KeyCode::Enter if alt => vec![Key::Char('\n')],
+        KeyCode::Enter => vec![Key::Enter],
+        KeyCode::Backspace => vec![Key::Backspace],
+        KeyCode::Char('u') if ctrl => vec![Key::ClearLine],
+        KeyCode::Char('h') if ctrl => vec![Key::Backspace],
+        KeyCode::Char(_) if ctrl => Vec::new(),
+        // Esc, then a key typed right after it (read as Alt+key): both count.
+        KeyCode::Char(c) if alt => vec![Key::Escape, Key::Char(c)],
+        KeyCode::Char(c) => vec![Key::Char(c)],
+        _ => Vec::new(),
     }
 }
 
@@ -245,38 +168,52 @@ impl KeyDecoder {
 mod tests {
     use super::*;
 
-    fn decode(chunks: &[&[u8]]) -> Vec<Key> {
-        let mut d = KeyDecoder::default();
-        let mut keys = Vec::new();
-        for chunk in chunks {
-            d.feed(chunk, &mut keys);
-        }
-        d.timeout(&mut keys);
-        keys
+    fn key(code: KeyCode, modifiers: KeyModifiers) -> Event {
+        Event::Key(KeyEvent::new(code, modifiers))
     }
 
     #[test]
-    fn lone_escape_cancels_and_keeps_what_follows() {
-        assert_eq!(decode(&[b"\x1b"]), vec![Key::Escape]);
+    fn lone_escape_cancels_and_an_alt_key_is_escape_then_the_key() {
         assert_eq!(
-            decode(&[b"\x1b/h"]),
-            vec![Key::Escape, Key::Char('/'), Key::Char('h')]
+            keys_of(&key(KeyCode::Esc, KeyModifiers::NONE)),
+            [Key::Escape]
+        );
+        assert_eq!(
+            keys_of(&key(KeyCode::Char('/'), KeyModifiers::ALT)),
+            [Key::Escape, Key::Char('/')]
         );
     }
 
     #[test]
-    fn sequences_are_swallowed_whole_even_when_split() {
-        assert_eq!(decode(&[b"\x1b[A", b"x"]), vec![Key::Char('x')]);
-        assert_eq!(decode(&[b"\x1b", b"[1;5", b"C"]), vec![]);
-        assert_eq!(decode(&[b"\x1bOP"]), vec![]);
+    fn arrows_function_keys_and_other_events_are_ignored() {
+        assert_eq!(keys_of(&key(KeyCode::Up, KeyModifiers::NONE)), []);
+        assert_eq!(keys_of(&key(KeyCode::Right, KeyModifiers::CONTROL)), []);
+        assert_eq!(keys_of(&key(KeyCode::F(1), KeyModifiers::NONE)), []);
+        assert_eq!(keys_of(&Event::Resize(80, 24)), []);
+        assert_eq!(keys_of(&key(KeyCode::Char('x'), KeyModifiers::CONTROL)), []);
     }
 
     #[test]
-    fn text_enter_backspace_and_utf8() {
+    fn text_enter_backspace_clear_and_alt_enter() {
+        let typed: Vec<Key> = [
+            key(KeyCode::Char('é'), KeyModifiers::NONE),
+            key(KeyCode::Enter, KeyModifiers::NONE),
+            key(KeyCode::Backspace, KeyModifiers::NONE),
+            key(KeyCode::Char('u'), KeyModifiers::CONTROL),
+            key(KeyCode::Enter, KeyModifiers::ALT),
+        ]
+        .iter()
+        .flat_map(keys_of)
+        .collect();
         assert_eq!(
-            decode(&[b"h\xc3", b"\xa9\r\x7f"]),
-            vec![Key::Char('h'), Key::Char('é'), Key::Enter, Key::Backspace]
+            typed,
+            [
+                Key::Char('é'),
+                Key::Enter,
+                Key::Backspace,
+                Key::ClearLine,
+                Key::Char('\n')
+            ]
         );
-        assert_eq!(decode(&[b"\x1b\r"]), vec![Key::Char('\n')]);
     }
 }
