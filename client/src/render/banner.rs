@@ -1,7 +1,7 @@
 //! The lines printed when the REPL starts or reattaches: version, model, session id and cwd,
 //! and a reminder of the keys.
 
-use synapse_shared::proto::SessionOpened;
+use synapse_session::Opened as SessionOpened;
 
 use super::theme::Theme;
 

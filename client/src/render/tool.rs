@@ -3,7 +3,7 @@
 //! `edit`/`write` the diff it made ([`super::diff`]). Numbered calls say how to see the rest
 //! (`/expand N`). On a terminal every line is cut to its width (a wrapped line reads as two).
 
-use synapse_shared::proto::ToolFinished;
+use synapse_session::ToolDone as ToolFinished;
 
 use super::events::tool_line;
 use super::theme::Theme;

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use synapse_shared::proto::InstructionFile;
+use synapse_session::InstructionFile;
 
 use super::Repl;
 use super::commands::MemoryTarget;
@@ -32,7 +32,7 @@ guides coding agents working in this repository.";
 
 impl Repl {
     pub(super) fn memory(&mut self, target: MemoryTarget) -> anyhow::Result<()> {
-        let files = self.link.opened.instructions.clone();
+        let files = self.link.opened().instructions.clone();
         let path = match target {
             MemoryTarget::List => {
                 self.say(&listing(&files, self.paths.home()));

@@ -1,7 +1,7 @@
 //! Token accounting for `/cost` and `/context`: sums of the turns this REPL saw, the last
 //! model call's context size, and a price estimate from a small table of public list prices.
 
-use synapse_shared::proto::UsageUpdate;
+use synapse_session::Usage as UsageUpdate;
 
 use crate::render::theme::Theme;
 

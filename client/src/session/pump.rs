@@ -65,6 +65,8 @@ impl std::fmt::Display for Closed {
     }
 }
 
+impl std::error::Error for Closed {}
+
 /// The notice for an event this client cannot read (a newer daemon's, or a broken one).
 pub fn unreadable_notice(error: &session_wire::WireError) -> String {
     format!(
