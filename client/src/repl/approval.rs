@@ -4,7 +4,7 @@
 //! session, `a` always (the daemon saves the rule shown to the rules file shown). The answer
 //! goes back on the chat stream.
 
-use synapse_session::ApprovalQuestion as ApprovalRequest;
+use synapse_session::ApprovalQuestion;
 
 use crate::render::safe_text::strip_controls;
 use crate::render::theme::Theme;
@@ -27,7 +27,7 @@ pub fn parse_answer(text: &str) -> Option<Decision> {
 
 /// What is asked, printed before the answer prompt: the question, why, and what "always"
 /// would save where.
-pub fn question(theme: &Theme, request: &ApprovalRequest) -> String {
+pub fn question(theme: &Theme, request: &ApprovalQuestion) -> String {
     // The detail may quote a server (a sampling request's messages): shown, never obeyed.
     let title = strip_controls(&request.title);
     let mut out = format!("{} {}\n", theme.yellow("?"), theme.bold(&title));
@@ -47,7 +47,7 @@ pub fn question(theme: &Theme, request: &ApprovalRequest) -> String {
 }
 
 /// The line printed after answering.
-pub fn outcome(theme: &Theme, decision: Decision, request: &ApprovalRequest) -> String {
+pub fn outcome(theme: &Theme, decision: Decision, request: &ApprovalQuestion) -> String {
     match decision {
         Decision::Yes => format!("{} allowed\n", theme.green("✓")),
         Decision::Session => format!(
@@ -72,8 +72,8 @@ pub fn outcome(theme: &Theme, decision: Decision, request: &ApprovalRequest) -> 
 mod tests {
     use super::*;
 
-    fn request() -> ApprovalRequest {
-        ApprovalRequest {
+    fn request() -> ApprovalQuestion {
+        ApprovalQuestion {
             id: "r1".into(),
             call_id: String::new(),
             options: Vec::new(),
@@ -84,8 +84,8 @@ mod tests {
         }
     }
 
-    fn command_request() -> ApprovalRequest {
-        ApprovalRequest {
+    fn command_request() -> ApprovalQuestion {
+        ApprovalQuestion {
             id: "r2".into(),
             call_id: String::new(),
             options: Vec::new(),

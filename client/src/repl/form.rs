@@ -9,7 +9,7 @@
 //! until the user says they went through it, or declines.
 
 use serde_json::{Map, Value};
-use synapse_session::{Answer, FormAction, FormQuestion as ElicitationRequest};
+use synapse_session::{Answer, FormAction, FormQuestion};
 use synapse_shared::elicit::{Field, FieldKind, Form};
 
 use super::front::Asker;
@@ -66,7 +66,7 @@ pub fn parse_send(text: &str) -> Option<Choice> {
 }
 
 /// Who asks, why, and the fields (`*` required).
-pub fn header(theme: &Theme, request: &ElicitationRequest, form: &Form) -> String {
+pub fn header(theme: &Theme, request: &FormQuestion, form: &Form) -> String {
     let server = strip_controls(&request.server);
     let mut out = format!(
         "{} {}\n",
@@ -101,7 +101,7 @@ pub fn header(theme: &Theme, request: &ElicitationRequest, form: &Form) -> Strin
 }
 
 /// Who asks to open which page, and why (URL mode).
-pub fn url_header(theme: &Theme, request: &ElicitationRequest) -> String {
+pub fn url_header(theme: &Theme, request: &FormQuestion) -> String {
     let server = strip_controls(&request.server);
     let mut out = format!(
         "{} {}\n",
@@ -183,7 +183,7 @@ pub fn outcome(theme: &Theme, choice: Choice, server: &str) -> String {
 
 impl Asker<'_> {
     /// Asks the user to fill in `request`'s form; returns the answer for the daemon.
-    pub(super) async fn fill_form(&mut self, request: &ElicitationRequest) -> Answer {
+    pub(super) async fn fill_form(&mut self, request: &FormQuestion) -> Answer {
         let t = self.theme;
         let answer = |choice: Choice, content: &Map<String, Value>| Answer::Form {
             id: request.id.clone(),
@@ -277,7 +277,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn request() -> ElicitationRequest {
+    fn request() -> FormQuestion {
         let schema = json!({
             "type": "object",
             "properties": {
@@ -292,7 +292,7 @@ mod tests {
             },
             "required": ["name"]
         });
-        ElicitationRequest {
+        FormQuestion {
             id: "form-1".into(),
             server: "every".into(),
             message: "Please provide inputs for the following fields:".into(),

@@ -1,5 +1,5 @@
 //! `/memory` and `/init`: the instruction files (`AGENTS.md`, `CLAUDE.md`, …) the daemon gave
-//! the session's agent, as `SessionOpened.instructions` names them, listed with their sizes and
+//! the session's agent, as `Opened.instructions` names them, listed with their sizes and
 //! opened in `$VISUAL`/`$EDITOR`; and the message `/init` sends so the agent writes the
 //! project's `AGENTS.md`.
 

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use synapse_session::{AssistantMessage, Usage as UsageUpdate};
+use synapse_session::{AssistantMessage, Usage};
 
 use crate::repl::usage::UsageStats;
 
@@ -95,13 +95,13 @@ impl RunTally {
     }
 
     /// Tokens summed over every request, in the Anthropic names.
-    pub fn usage(&self) -> UsageUpdate {
-        UsageUpdate {
+    pub fn usage(&self) -> Usage {
+        Usage {
             input_tokens: self.usage.input,
             output_tokens: self.usage.output,
             cache_read_tokens: self.usage.cache_read,
             cache_creation_tokens: self.usage.cache_write,
-            ..UsageUpdate::default()
+            ..Usage::default()
         }
     }
 
@@ -132,10 +132,10 @@ mod tests {
                 r#"[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"rm -rf x"}}]"#
                     .into(),
             duration_ms: 40,
-            usage: UsageUpdate {
+            usage: Usage {
                 input_tokens: 1_000_000,
                 output_tokens: 0,
-                ..UsageUpdate::default()
+                ..Usage::default()
             },
             ..AssistantMessage::default()
         });
