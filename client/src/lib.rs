@@ -6,8 +6,9 @@
 // every module below uses.
 #[macro_use]
 mod out;
-pub mod attach;
+
 pub mod cli;
 pub mod connect;
 pub mod render;
 pub mod repl;
+pub mod session;

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Args;
 use synapse_shared::paths::Paths;
 
-use crate::attach::OpenOptions;
+use crate::session::OpenOptions;
 
 #[derive(Debug, Default, Args)]
 pub struct ChatArgs {

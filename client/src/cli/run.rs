@@ -18,30 +18,26 @@
 //! stderr (`| head -1`) ends nothing: the output is dropped and the run exits with its own status.
 
 mod cc_flags;
+mod front;
 mod init;
 mod input;
 mod stamp;
 pub mod stream_json;
 mod tally;
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
+use synapse_session::{Control, Input, StopReason, TurnEnded, Usage};
 use synapse_shared::paths::Paths;
-use synapse_shared::proto::chat_event::Kind as Ev;
-use synapse_shared::proto::client_message::Kind as Out;
-use synapse_shared::proto::{
-    ApprovalAnswer, CancelTurn, ClientMessage, ElicitationAnswer, ElicitationRequest, TurnFinished,
-    UsageUpdate,
-};
 
+use self::front::RunFront;
 use self::input::Inputs;
 use self::stream_json::StreamJson;
 use self::tally::RunTally;
-use crate::attach::{Attached, OpenOptions, Scripting};
-use crate::render::events::tool_line;
+use crate::session::{OpenOptions, Scripting, Session, SessionSender};
 
 /// Exit status when the turn was cancelled (as a shell reports SIGINT).
 const EXIT_CANCELLED: u8 = 130;
@@ -239,17 +235,19 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
             bypass_permissions: args.dangerously_skip_permissions,
         },
         cleared: false,
+        cwd: None,
     };
-    let mut attached = Attached::open(channel.clone(), &options).await?;
-    let session_id = attached.opened.session_id.clone();
-    for warning in &attached.opened.warnings {
+    let mut session = Session::open(channel.clone(), &options).await?;
+    let session_id = session.id().to_string();
+    for warning in &session.opened().warnings {
         eprintln!("warning: {warning}");
     }
-    let mut stream = match args.output_format {
+    let model = session.opened().model.clone();
+    let stream = match args.output_format {
         OutputFormat::StreamJson => Some(StreamJson::new(
             &session_id,
-            &attached.opened.cwd,
-            &attached.opened.model,
+            &session.opened().cwd,
+            &model,
             stream_json::InitFacts {
                 tools: if removes_bash(&args.disallowed_tools) {
                     Vec::new()
@@ -269,184 +267,73 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
             input::EXAMPLE_LINE
         );
     };
-    attached.input(first).await?;
-    spawn_signal_handler(attached.sender())?;
-
     // A reader that went away (`| head -1`) does not stop the run: its output is dropped.
-    let mut stdout = crate::out::Quiet(std::io::stdout().lock());
-    // The live tail of a running command: on a terminal only, and never on stdout.
-    let live = !args.quiet
-        && args.output_format == OutputFormat::Text
-        && std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let mut tail = crate::render::live_tail::LiveTail::new();
-    let mut tally = RunTally::new(&attached.opened.model);
-    let mut errors: Vec<String> = Vec::new();
-    let mut enhance_report: Option<String> = None;
+    let mut front = RunFront::new(args.output_format, args.quiet, args.yes, stream, &model);
+    session.input(Input::text(first)).await?;
+    spawn_signal_handler(session.sender())?;
+    let mut ended = session.follow(&mut front).await;
     loop {
-        let event = match attached.events.message().await {
-            Ok(Some(event)) => event,
-            Ok(None) => break,
-            Err(status) => bail!("{}", daemon_stopped(&status, &session_id)),
+        let done = match ended {
+            Ok(done) => done,
+            Err(closed) => bail!("{}", daemon_stopped(closed.cause(), &session_id)),
         };
-        if let Some(stream) = stream.as_mut() {
-            for line in stream.lines(&event) {
-                writeln!(stdout, "{line}")?;
-            }
-            stdout.flush()?;
+        if let Some(e) = front.take_failure() {
+            return Err(e).context("cannot write the run's output");
         }
-        let Some(kind) = event.kind else { continue };
-        match kind {
-            Ev::Assistant(a) => tally.answer(&a),
-            Ev::ToolResults(r) => tally.results(&r),
-            Ev::ToolOutput(o) if live => {
-                let width = crate::render::live_tail::terminal_width();
-                let _ = tail.update(&mut std::io::stderr(), &o.tail, width);
-            }
-            Ev::ToolFinished(t) if !args.quiet && args.output_format == OutputFormat::Text => {
-                if live {
-                    let _ = tail.clear(&mut std::io::stderr());
-                }
-                eprintln!("{}", tool_line(&t.command, t.exit_code));
-            }
-            Ev::Retrying(r) if !args.quiet => eprintln!(
-                "{} — retrying, attempt {}/{} in {:.1}s",
-                r.reason,
-                r.attempt,
-                r.max_attempts,
-                r.delay_ms as f64 / 1000.0,
-            ),
-            Ev::Error(e) => {
-                eprintln!("error: {}", e.message);
-                errors.push(e.message);
-            }
-            // Denied commands and problems in the permission rules: always said, even with
-            // --quiet, since they change what the run could do.
-            Ev::Notice(n) if args.output_format == OutputFormat::Text => {
-                eprintln!("synapse: {}", n.text)
-            }
-            Ev::PermissionMode(m) if m.mode == "yolo" && !args.quiet => {
-                eprintln!("synapse: permission mode yolo: every command runs, unsandboxed")
-            }
-            Ev::Approval(a) => {
-                let decision = if args.yes { "yes" } else { "no" };
-                let why = if args.yes {
-                    eprintln!("allowed (--yes): {}", a.title);
-                    "--yes"
-                } else {
-                    eprintln!("denied (non-interactive run; --yes allows it): {}", a.title);
-                    "non-interactive run"
-                };
-                if let Some(stream) = &stream {
-                    writeln!(
-                        stdout,
-                        "{}",
-                        stream.approval_answer(&a.request_id, decision, why)
-                    )?;
-                    stdout.flush()?;
-                }
-                attached
-                    .send(Out::Approval(ApprovalAnswer {
-                        request_id: a.request_id,
-                        decision: decision.to_string(),
-                    }))
-                    .await?;
-            }
-            Ev::Elicitation(form) => {
-                // Always said, even with --quiet: the server's tool goes on without the input.
-                eprintln!("synapse: {}", declined_form_note(&form));
-                if let Some(stream) = &stream {
-                    writeln!(
-                        stdout,
-                        "{}",
-                        stream.elicitation_declined(&form.request_id, &form.server)
-                    )?;
-                    stdout.flush()?;
-                }
-                attached
-                    .send(Out::Elicitation(ElicitationAnswer {
-                        request_id: form.request_id,
-                        action: "decline".to_string(),
-                        content_json: String::new(),
-                    }))
-                    .await?;
-            }
-            Ev::EnhanceReport(report) => {
-                if args.output_format == OutputFormat::Text {
-                    eprintln!("skill enhancement: {}", report.text.trim_end());
-                }
-                enhance_report = Some(report.text);
-            }
-            Ev::TurnFinished(done) => {
-                let ok = done.reason == "completed";
-                let failed = done.reason == "error";
-                match args.output_format {
-                    OutputFormat::Text => {
-                        // A failed turn has no answer: stdout stays empty.
-                        if !failed && !done.final_text.is_empty() {
-                            let text = crate::render::safe_text::strip_controls(&done.final_text);
-                            writeln!(stdout, "{}", text.trim_end())?;
-                        }
-                        if !ok {
-                            eprintln!("synapse: {}", failure_line(&done));
-                        }
-                    }
-                    OutputFormat::StreamJson => {}
-                    OutputFormat::Json => {}
-                }
-                stdout.flush()?;
-                // The next stdin message is the next turn; the run ends with the last one, or
-                // at the first turn that did not complete. Messages that arrived while this turn
-                // ran are of its batch: one stream-json result for them all, as Claude Code.
-                if ok && let Some(next) = inputs.ready() {
-                    attached.input(next).await?;
-                    continue;
-                }
-                if let Some(stream) = stream.as_mut() {
-                    writeln!(stdout, "{}", stream.result(&done, &tally, args.max_turns))?;
-                    stdout.flush()?;
-                }
-                if ok && let Some(next) = inputs.next().await? {
-                    if let Some(stream) = stream.as_mut() {
-                        // A new batch: its own init and totals, as Claude Code counts them.
-                        stream.next_batch();
-                        tally = RunTally::new(&attached.opened.model);
-                    }
-                    attached.input(next).await?;
-                    continue;
-                }
-                if args.output_format == OutputFormat::Json {
-                    let out = json_result(
-                        &done,
-                        &tally,
-                        &session_id,
-                        args.max_turns,
-                        enhance_report.take(),
-                    );
-                    writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
-                    stdout.flush()?;
-                }
-                return Ok(ExitCode::from(exit_status(&done.reason)));
-            }
-            _ => {}
+        let ok = done.reason.is_success();
+        // The next stdin message is the next turn; the run ends with the last one, or at the
+        // first turn that did not complete. Messages that arrived while this turn ran are of its
+        // batch: one stream-json result for them all, as Claude Code.
+        if ok && let Some(next) = inputs.ready() {
+            ended = session.run_turn(&mut front, Input::text(next)).await;
+            continue;
         }
+        if let Some(line) = front
+            .stream
+            .as_ref()
+            .map(|s| s.result(&done, &front.tally, args.max_turns))
+        {
+            front.out(line);
+        }
+        if ok && let Some(next) = inputs.next().await? {
+            if let Some(stream) = front.stream.as_mut() {
+                // A new batch: its own init and totals, as Claude Code counts them.
+                stream.next_batch();
+                front.tally = RunTally::new(&model);
+            }
+            ended = session.run_turn(&mut front, Input::text(next)).await;
+            continue;
+        }
+        if args.output_format == OutputFormat::Json {
+            let out = json_result(
+                &done,
+                &front.tally,
+                &session_id,
+                args.max_turns,
+                front.enhance_report.take(),
+            );
+            front.out(serde_json::to_string_pretty(&out)?);
+        }
+        if let Some(e) = front.take_failure() {
+            return Err(e).context("cannot write the run's output");
+        }
+        return Ok(ExitCode::from(exit_status(&done.reason)));
     }
-    let status = tonic::Status::unavailable(errors.last().cloned().unwrap_or_default());
-    bail!("{}", daemon_stopped(&status, &session_id))
 }
 
 /// `--output-format json`'s object: Claude Code's result fields, then Synapse's own.
 fn json_result(
-    done: &TurnFinished,
+    done: &TurnEnded,
     tally: &RunTally,
     session_id: &str,
     max_turns: Option<u32>,
     skill_enhance: Option<String>,
 ) -> serde_json::Value {
     let mut out = stream_json::result_json(done, tally, session_id, max_turns);
-    let usage = done.usage.clone().unwrap_or_default();
+    let usage = &done.usage;
     if let Some(obj) = out.as_object_mut() {
         obj.insert("turn".into(), done.turn.into());
-        obj.insert("turn_usage".into(), usage_json(&usage));
+        obj.insert("turn_usage".into(), usage_json(usage));
         obj.insert(
             "context_window".into(),
             (usage.context_window > 0)
@@ -464,33 +351,22 @@ fn json_result(
     out
 }
 
-/// What `run` says when it declines an MCP server's form.
-fn declined_form_note(form: &ElicitationRequest) -> String {
-    let message = crate::render::safe_text::strip_controls(form.message.trim());
-    let first = message.lines().next().unwrap_or_default();
-    format!(
-        "declined a form of MCP server {} ({first:?}): `synapse run` cannot ask for input; \
-         answer it in `synapse chat`",
-        crate::render::safe_text::strip_controls(&form.server),
-    )
-}
-
 /// The exit status for a turn's end reason (see the module doc).
-fn exit_status(reason: &str) -> u8 {
+fn exit_status(reason: &StopReason) -> u8 {
     match reason {
-        "completed" => 0,
-        "cancelled" => EXIT_CANCELLED,
-        "error" => EXIT_MODEL_ERROR,
-        "truncated" => EXIT_TRUNCATED,
+        StopReason::Completed => 0,
+        StopReason::Cancelled => EXIT_CANCELLED,
+        StopReason::Error => EXIT_MODEL_ERROR,
+        StopReason::Truncated => EXIT_TRUNCATED,
         // As `claude -p` ends at its --max-turns.
-        "max_turns" => 1,
-        "max_iterations" | "too_many_failures" => EXIT_LIMIT,
-        _ => 1,
+        StopReason::MaxTurns => 1,
+        StopReason::MaxIterations | StopReason::TooManyFailures => EXIT_LIMIT,
+        StopReason::Other(_) => 1,
     }
 }
 
 /// One line for stderr: the message, with the failure's class and HTTP status when known.
-fn failure_line(done: &TurnFinished) -> String {
+fn failure_line(done: &TurnEnded) -> String {
     match (done.error_kind.as_str(), done.http_status) {
         ("", _) => done.message.clone(),
         // A custom command that could not be expanded: no model was called.
@@ -500,7 +376,7 @@ fn failure_line(done: &TurnFinished) -> String {
     }
 }
 
-pub(super) fn error_json(done: &TurnFinished) -> serde_json::Value {
+pub(super) fn error_json(done: &TurnEnded) -> serde_json::Value {
     let kind = if done.error_kind.is_empty() {
         done.reason.as_str()
     } else {
@@ -514,13 +390,7 @@ pub(super) fn error_json(done: &TurnFinished) -> serde_json::Value {
 }
 
 /// What to say when the event stream broke: the daemon is gone, and how to pick the session up.
-pub fn daemon_stopped(status: &tonic::Status, session_id: &str) -> String {
-    let cause = match status.code() {
-        tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::Cancelled => {
-            "the connection closed".to_string()
-        }
-        _ => status.message().to_string(),
-    };
+pub fn daemon_stopped(cause: &str, session_id: &str) -> String {
     let logs = synapse_shared::paths::Paths::from_env()
         .map(|p| p.logs_dir().display().to_string())
         .unwrap_or_else(|_| "the Synapse home's logs folder".to_string());
@@ -533,7 +403,7 @@ pub fn daemon_stopped(status: &tonic::Status, session_id: &str) -> String {
 
 /// SIGINT cancels the turn (and the run ends when the daemon says so); SIGTERM and SIGHUP
 /// cancel it and end the run at once, as whoever sent them expects.
-fn spawn_signal_handler(out: tokio::sync::mpsc::Sender<ClientMessage>) -> anyhow::Result<()> {
+fn spawn_signal_handler(out: SessionSender) -> anyhow::Result<()> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut int = signal(SignalKind::interrupt())?;
     let mut term = signal(SignalKind::terminate())?;
@@ -545,10 +415,8 @@ fn spawn_signal_handler(out: tokio::sync::mpsc::Sender<ClientMessage>) -> anyhow
                 _ = term.recv() => Some(143),
                 _ = hup.recv() => Some(129),
             };
-            let cancel = ClientMessage {
-                kind: Some(Out::Cancel(CancelTurn {})),
-            };
-            let sent = tokio::time::timeout(SIGNAL_SEND_TIMEOUT, out.send(cancel)).await;
+            let sent =
+                tokio::time::timeout(SIGNAL_SEND_TIMEOUT, out.control(Control::Cancel)).await;
             if let Some(code) = exit_with {
                 if sent.is_ok() {
                     // Give the message a moment to leave; the daemon cancels on close anyway.
@@ -584,7 +452,7 @@ fn prompt_text(prompt: Option<String>) -> anyhow::Result<String> {
     }
 }
 
-pub fn usage_json(u: &UsageUpdate) -> serde_json::Value {
+pub fn usage_json(u: &Usage) -> serde_json::Value {
     serde_json::json!({
         "input_tokens": u.input_tokens,
         "output_tokens": u.output_tokens,

@@ -1,12 +1,12 @@
 //! The lines printed when the REPL starts or reattaches: version, model, session id and cwd,
 //! and a reminder of the keys.
 
-use synapse_shared::proto::SessionOpened;
+use synapse_session::Opened;
 
 use super::theme::Theme;
 
 /// The start-up banner.
-pub fn banner(theme: &Theme, version: &str, opened: &SessionOpened) -> String {
+pub fn banner(theme: &Theme, version: &str, opened: &Opened) -> String {
     let mut out = format!(
         "{} {}\n",
         theme.cyan("✻"),
@@ -44,7 +44,7 @@ pub fn banner(theme: &Theme, version: &str, opened: &SessionOpened) -> String {
 }
 
 /// `<id> (new)` or `<id> (resumed, N messages)`.
-pub fn session_label(opened: &SessionOpened) -> String {
+pub fn session_label(opened: &Opened) -> String {
     if opened.resumed {
         let noun = if opened.messages == 1 {
             "message"
@@ -66,7 +66,7 @@ mod tests {
 
     #[test]
     fn banner_names_version_model_session_and_cwd() {
-        let opened = SessionOpened {
+        let opened = Opened {
             session_id: "20250101-120000-abcd".into(),
             model: "claude-sonnet-4-5".into(),
             cwd: "/home/me/project".into(),
@@ -83,10 +83,10 @@ mod tests {
 
     #[test]
     fn broken_skills_are_named_at_start() {
-        let opened = SessionOpened {
+        let opened = Opened {
             session_id: "s".into(),
             broken_skills: 2,
-            ..SessionOpened::default()
+            ..Opened::default()
         };
         let text = banner(&Theme::plain(), "0.1.0", &opened);
         assert!(

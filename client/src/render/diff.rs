@@ -3,7 +3,7 @@
 //! file's own lines with their real numbers, a rewrite showing only the lines that differ); this
 //! only draws it. Long diffs are cut.
 
-use synapse_shared::proto::FileChange;
+use synapse_session::FileChange;
 
 use super::theme::Theme;
 use super::width::fit;

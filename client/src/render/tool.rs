@@ -3,7 +3,7 @@
 //! `edit`/`write` the diff it made ([`super::diff`]). Numbered calls say how to see the rest
 //! (`/expand N`). On a terminal every line is cut to its width (a wrapped line reads as two).
 
-use synapse_shared::proto::ToolFinished;
+use synapse_session::ToolDone;
 
 use super::events::tool_line;
 use super::theme::Theme;
@@ -14,12 +14,12 @@ pub const PREVIEW_LINES: usize = 3;
 const PREVIEW_LINE_CHARS: usize = 160;
 
 /// The block for one finished call, ending with a newline.
-pub fn tool_block(theme: &Theme, call: &ToolFinished) -> String {
+pub fn tool_block(theme: &Theme, call: &ToolDone) -> String {
     tool_block_numbered(theme, call, 0)
 }
 
 /// The block for call number `index` (0: unnumbered).
-pub fn tool_block_numbered(theme: &Theme, call: &ToolFinished, index: usize) -> String {
+pub fn tool_block_numbered(theme: &Theme, call: &ToolDone, index: usize) -> String {
     // On a terminal no line is wider than it: a wrapped line would look like several.
     let width = if theme.terminal {
         super::live_tail::terminal_width().max(30)
@@ -93,9 +93,9 @@ fn fit_command(line: &str, width: usize) -> String {
 mod tests {
     use super::*;
 
-    fn call(command: &str, exit_code: i32, preview: &str, lines: u32) -> ToolFinished {
-        ToolFinished {
-            call_id: "c1".into(),
+    fn call(command: &str, exit_code: i32, preview: &str, lines: u32) -> ToolDone {
+        ToolDone {
+            id: "c1".into(),
             command: command.into(),
             exit_code,
             output_preview: preview.into(),

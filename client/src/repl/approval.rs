@@ -4,7 +4,7 @@
 //! session, `a` always (the daemon saves the rule shown to the rules file shown). The answer
 //! goes back on the chat stream.
 
-use synapse_shared::proto::ApprovalRequest;
+use synapse_session::ApprovalQuestion;
 
 use crate::render::safe_text::strip_controls;
 use crate::render::theme::Theme;
@@ -12,27 +12,7 @@ use crate::render::theme::Theme;
 /// The prompt rustyline shows while waiting for an answer.
 pub const ANSWER_PROMPT: &str = "Allow? [y]es / [n]o / [s]ession / [a]lways: ";
 
-/// An answer, as the wire names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
-    Yes,
-    No,
-    /// Allowed for the rest of this session.
-    Session,
-    /// Allowed from now on: the rule is saved.
-    Always,
-}
-
-impl Decision {
-    pub fn wire(self) -> &'static str {
-        match self {
-            Decision::Yes => "yes",
-            Decision::No => "no",
-            Decision::Session => "session",
-            Decision::Always => "always",
-        }
-    }
-}
+pub use synapse_session::Decision;
 
 /// Parses what the user typed; `None` asks again.
 pub fn parse_answer(text: &str) -> Option<Decision> {
@@ -47,7 +27,7 @@ pub fn parse_answer(text: &str) -> Option<Decision> {
 
 /// What is asked, printed before the answer prompt: the question, why, and what "always"
 /// would save where.
-pub fn question(theme: &Theme, request: &ApprovalRequest) -> String {
+pub fn question(theme: &Theme, request: &ApprovalQuestion) -> String {
     // The detail may quote a server (a sampling request's messages): shown, never obeyed.
     let title = strip_controls(&request.title);
     let mut out = format!("{} {}\n", theme.yellow("?"), theme.bold(&title));
@@ -67,7 +47,7 @@ pub fn question(theme: &Theme, request: &ApprovalRequest) -> String {
 }
 
 /// The line printed after answering.
-pub fn outcome(theme: &Theme, decision: Decision, request: &ApprovalRequest) -> String {
+pub fn outcome(theme: &Theme, decision: Decision, request: &ApprovalQuestion) -> String {
     match decision {
         Decision::Yes => format!("{} allowed\n", theme.green("✓")),
         Decision::Session => format!(
@@ -92,35 +72,37 @@ pub fn outcome(theme: &Theme, decision: Decision, request: &ApprovalRequest) -> 
 mod tests {
     use super::*;
 
-    fn request() -> ApprovalRequest {
-        ApprovalRequest {
-            request_id: "r1".into(),
+    fn request() -> ApprovalQuestion {
+        ApprovalQuestion {
+            id: "r1".into(),
+            call_id: String::new(),
+            options: Vec::new(),
             title: "Load skill `deploy`?".into(),
             detail: "permissions.skill says ask for deploy\nIt can run scripts/release.sh".into(),
             pattern: String::new(),
             rules_file: String::new(),
-            ..Default::default()
         }
     }
 
-    fn command_request() -> ApprovalRequest {
-        ApprovalRequest {
-            request_id: "r2".into(),
+    fn command_request() -> ApprovalQuestion {
+        ApprovalQuestion {
+            id: "r2".into(),
+            call_id: String::new(),
+            options: Vec::new(),
             title: "Run `git push --force`?".into(),
             detail: "force-push rewrites the remote branch".into(),
             pattern: "git push --force:*".into(),
             rules_file: "/home/u/.synapse/settings.json".into(),
-            ..Default::default()
         }
     }
 
     #[test]
     fn answers_map_to_wire_decisions() {
-        assert_eq!(parse_answer("y").map(Decision::wire), Some("yes"));
-        assert_eq!(parse_answer(" YES ").map(Decision::wire), Some("yes"));
-        assert_eq!(parse_answer("n").map(Decision::wire), Some("no"));
-        assert_eq!(parse_answer("s").map(Decision::wire), Some("session"));
-        assert_eq!(parse_answer("a").map(Decision::wire), Some("always"));
+        assert_eq!(parse_answer("y").map(Decision::as_str), Some("yes"));
+        assert_eq!(parse_answer(" YES ").map(Decision::as_str), Some("yes"));
+        assert_eq!(parse_answer("n").map(Decision::as_str), Some("no"));
+        assert_eq!(parse_answer("s").map(Decision::as_str), Some("session"));
+        assert_eq!(parse_answer("a").map(Decision::as_str), Some("always"));
         assert_eq!(parse_answer("maybe"), None);
         assert_eq!(parse_answer(""), None);
     }

@@ -12,7 +12,7 @@ use crate::render::theme::Theme;
 impl Repl {
     pub(super) async fn tools(&mut self, query: Option<String>) -> anyhow::Result<()> {
         self.ensure_link().await?;
-        let servers = McpClient::new(self.link.channel.clone())
+        let servers = McpClient::new(self.link.channel().clone())
             .list(McpListRequest {
                 include_tools: true,
                 cwd: crate::cli::mcp::caller_cwd(),
@@ -74,7 +74,7 @@ impl Repl {
         let cwd = std::env::current_dir()
             .map(|d| d.display().to_string())
             .unwrap_or_default();
-        Ok(SkillsClient::new(self.link.channel.clone())
+        Ok(SkillsClient::new(self.link.channel().clone())
             .list(ListSkillsRequest { cwd })
             .await
             .map_err(|s| anyhow::anyhow!("{}", s.message()))?

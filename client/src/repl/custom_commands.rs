@@ -66,7 +66,7 @@ impl Repl {
         let cwd = std::env::current_dir()
             .map(|d| d.display().to_string())
             .unwrap_or_default();
-        CustomClient::new(self.link.channel.clone())
+        CustomClient::new(self.link.channel().clone())
             .list(ListCustomRequest { cwd })
             .await
             .map(tonic::Response::into_inner)

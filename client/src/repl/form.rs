@@ -9,10 +9,10 @@
 //! until the user says they went through it, or declines.
 
 use serde_json::{Map, Value};
+use synapse_session::{Answer, FormAction, FormQuestion};
 use synapse_shared::elicit::{Field, FieldKind, Form};
-use synapse_shared::proto::{ElicitationAnswer, ElicitationRequest};
 
-use super::Repl;
+use super::front::Asker;
 use super::input::Reply;
 use crate::render::safe_text::strip_controls;
 use crate::render::theme::Theme;
@@ -36,11 +36,11 @@ pub enum Choice {
 }
 
 impl Choice {
-    fn wire(self) -> &'static str {
+    fn action(self) -> FormAction {
         match self {
-            Choice::Go => "accept",
-            Choice::Decline => "decline",
-            Choice::Cancel => "cancel",
+            Choice::Go => FormAction::Accept,
+            Choice::Decline => FormAction::Decline,
+            Choice::Cancel => FormAction::Cancel,
         }
     }
 }
@@ -66,7 +66,7 @@ pub fn parse_send(text: &str) -> Option<Choice> {
 }
 
 /// Who asks, why, and the fields (`*` required).
-pub fn header(theme: &Theme, request: &ElicitationRequest, form: &Form) -> String {
+pub fn header(theme: &Theme, request: &FormQuestion, form: &Form) -> String {
     let server = strip_controls(&request.server);
     let mut out = format!(
         "{} {}\n",
@@ -101,7 +101,7 @@ pub fn header(theme: &Theme, request: &ElicitationRequest, form: &Form) -> Strin
 }
 
 /// Who asks to open which page, and why (URL mode).
-pub fn url_header(theme: &Theme, request: &ElicitationRequest) -> String {
+pub fn url_header(theme: &Theme, request: &FormQuestion) -> String {
     let server = strip_controls(&request.server);
     let mut out = format!(
         "{} {}\n",
@@ -181,13 +181,13 @@ pub fn outcome(theme: &Theme, choice: Choice, server: &str) -> String {
     }
 }
 
-impl Repl {
+impl Asker<'_> {
     /// Asks the user to fill in `request`'s form; returns the answer for the daemon.
-    pub(super) async fn fill_form(&mut self, request: &ElicitationRequest) -> ElicitationAnswer {
+    pub(super) async fn fill_form(&mut self, request: &FormQuestion) -> Answer {
         let t = self.theme;
-        let answer = |choice: Choice, content: &Map<String, Value>| ElicitationAnswer {
-            request_id: request.request_id.clone(),
-            action: choice.wire().to_string(),
+        let answer = |choice: Choice, content: &Map<String, Value>| Answer::Form {
+            id: request.id.clone(),
+            action: choice.action(),
             content_json: if choice == Choice::Go {
                 Value::Object(content.clone()).to_string()
             } else {
@@ -277,7 +277,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn request() -> ElicitationRequest {
+    fn request() -> FormQuestion {
         let schema = json!({
             "type": "object",
             "properties": {
@@ -292,8 +292,8 @@ mod tests {
             },
             "required": ["name"]
         });
-        ElicitationRequest {
-            request_id: "form-1".into(),
+        FormQuestion {
+            id: "form-1".into(),
             server: "every".into(),
             message: "Please provide inputs for the following fields:".into(),
             schema_json: schema.to_string(),

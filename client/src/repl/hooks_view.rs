@@ -11,7 +11,7 @@ use crate::render::theme::Theme;
 impl Repl {
     pub(super) async fn hooks(&mut self) -> anyhow::Result<()> {
         self.ensure_link().await?;
-        let listed = DaemonClient::new(self.link.channel.clone())
+        let listed = DaemonClient::new(self.link.channel().clone())
             .list_hooks(ListHooksRequest {
                 cwd: crate::cli::mcp::caller_cwd(),
             })

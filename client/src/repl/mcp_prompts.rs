@@ -127,7 +127,7 @@ pub async fn refresh(channel: Channel, groups: SlashGroups) {
 impl Repl {
     /// Starts the background fetch of MCP prompts for Tab.
     pub(super) fn refresh_prompt_commands(&self) {
-        let channel = self.link.channel.clone();
+        let channel = self.link.channel().clone();
         let groups = self.input.slash_groups();
         tokio::spawn(refresh(channel, groups));
     }
@@ -141,7 +141,7 @@ impl Repl {
             ));
             return Ok(());
         };
-        let listing = query(self.link.channel.clone(), server, "prompts")
+        let listing = query(self.link.channel().clone(), server, "prompts")
             .await
             .unwrap_or_default();
         let declared = parse_listing(&listing)
@@ -162,7 +162,7 @@ impl Repl {
                 return Ok(());
             }
         };
-        let r = McpClient::new(self.link.channel.clone())
+        let r = McpClient::new(self.link.channel().clone())
             .query(McpQueryRequest {
                 server: server.to_string(),
                 kind: "prompt".into(),

@@ -1,11 +1,11 @@
 //! `/memory` and `/init`: the instruction files (`AGENTS.md`, `CLAUDE.md`, …) the daemon gave
-//! the session's agent, as `SessionOpened.instructions` names them, listed with their sizes and
+//! the session's agent, as `Opened.instructions` names them, listed with their sizes and
 //! opened in `$VISUAL`/`$EDITOR`; and the message `/init` sends so the agent writes the
 //! project's `AGENTS.md`.
 
 use std::path::PathBuf;
 
-use synapse_shared::proto::InstructionFile;
+use synapse_session::InstructionFile;
 
 use super::Repl;
 use super::commands::MemoryTarget;
@@ -32,7 +32,7 @@ guides coding agents working in this repository.";
 
 impl Repl {
     pub(super) fn memory(&mut self, target: MemoryTarget) -> anyhow::Result<()> {
-        let files = self.link.opened.instructions.clone();
+        let files = self.link.opened().instructions.clone();
         let path = match target {
             MemoryTarget::List => {
                 self.say(&listing(&files, self.paths.home()));

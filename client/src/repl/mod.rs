@@ -10,10 +10,10 @@ mod commands;
 mod complete;
 mod custom_commands;
 mod form;
+mod front;
 mod hooks_view;
 mod input;
 mod keys;
-mod link;
 mod local;
 mod mcp_prompts;
 mod memory;
@@ -32,17 +32,16 @@ mod view;
 use std::io::Write;
 use std::process::ExitCode;
 
+use synapse_session::{Event, Question};
 use synapse_shared::paths::Paths;
-use synapse_shared::proto::chat_event::Kind as Ev;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
-use crate::attach::OpenOptions;
 use crate::render::banner::{banner, session_label};
 use crate::render::theme::Theme;
 use crate::render::tool::tool_block;
+use crate::session::{Incoming, OpenOptions, Session};
 use commands::{Line, Slash, classify};
 use input::{LineReader, Reply};
-use link::{Incoming, Link};
 use usage::UsageStats;
 
 /// Runs the REPL until the user leaves; `prompt` is sent as the first message. With
@@ -72,11 +71,11 @@ pub async fn run(
             sessions_view::Picked::Quit => return Ok(ExitCode::SUCCESS),
         }
     }
-    let link = Link::open(&paths, &options).await?;
+    let link = Session::connect(&paths, &options).await?;
     let mut repl = Repl {
         theme,
-        model: link.opened.model.clone(),
-        turns: link.opened.turns,
+        model: link.opened().model.clone(),
+        turns: link.opened().turns,
         model_override: options.model.clone(),
         permission_mode: options.permission_mode.clone(),
         link,
@@ -95,21 +94,21 @@ pub async fn run(
     repl.say(&banner(
         &repl.theme,
         synapse_shared::VERSION,
-        &repl.link.opened,
+        repl.link.opened(),
     ));
     if let Some(id) = picked {
         repl.recap(&id).await;
     }
     if repl.model.is_empty()
         && repl.theme.terminal
-        && !repl.link.opened.turn_running
+        && !repl.link.opened().turn_running
         && let Err(e) = repl.first_run_setup().await
     {
         repl.say(&theme.red(&format!("error: {e:#}\n")));
     }
     repl.refresh_skill_commands().await;
     repl.refresh_prompt_commands();
-    if repl.link.opened.turn_running {
+    if repl.link.opened().turn_running {
         repl.say(&theme.dim("A turn of this session is running; its output follows.\n"));
         repl.follow_running_turn().await?;
     }
@@ -119,7 +118,7 @@ pub async fn run(
 pub(crate) struct Repl {
     paths: Paths,
     theme: Theme,
-    link: Link,
+    link: Session,
     input: LineReader,
     interrupts: Signal,
     usage: UsageStats,
@@ -137,7 +136,7 @@ pub(crate) struct Repl {
     /// Lines typed during a turn (and the start-up prompt), run before the next prompt.
     typeahead: typeahead::TypeAhead,
     /// Tool calls finished while this REPL watched, numbered from 1 for `/expand`.
-    calls: Vec<synapse_shared::proto::ToolFinished>,
+    calls: Vec<synapse_session::ToolDone>,
     /// The session's background jobs running when the last turn ended (status line).
     jobs: u32,
 }
@@ -211,43 +210,41 @@ impl Repl {
     fn idle_incoming(&mut self, incoming: Incoming) {
         let t = self.theme;
         let text = match incoming {
-            Incoming::Lost(reason) => t.yellow(&format!(
-                "The daemon went away ({reason}). Your next message reattaches to session {}.\n",
-                self.link.session_id()
+            Incoming::Closed(closed) => t.yellow(&format!(
+                "The daemon went away ({closed}). Your next message reattaches to session {}.\n",
+                self.link.id()
             )),
             Incoming::Event(ev) => match ev {
-                Ev::ToolFinished(call) => tool_block(&t, &call),
-                Ev::Notice(n) => t.dim(&format!("{}\n", n.text)),
-                Ev::Error(e) => t.red(&format!("error: {}\n", view::real_paths(&e.message))),
-                Ev::EnhanceReport(r) => view::enhance_report(&t, &r.text),
-                Ev::Approval(a) => t.yellow(&format!(
+                Event::ToolDone(call) => tool_block(&t, &call),
+                Event::Notice(text) => t.dim(&format!("{text}\n")),
+                Event::Error(message) => t.red(&format!("error: {}\n", view::real_paths(&message))),
+                Event::EnhanceReport(text) => view::enhance_report(&t, &text),
+                Event::Question(Question::Approval(a)) => t.yellow(&format!(
                     "Another client of this session is asked: {}\n",
                     a.title
                 )),
-                Ev::Elicitation(e) => t.yellow(&format!(
+                Event::Question(Question::Form(e)) => t.yellow(&format!(
                     "Another client of this session is asked to fill in a form of MCP server {}\n",
                     crate::render::safe_text::strip_controls(&e.server)
                 )),
-                Ev::TurnFinished(done) => {
+                Event::TurnEnded(done) => {
                     self.turns = self.turns.max(done.turn);
                     self.jobs = done.background_jobs;
-                    if let Some(u) = &done.usage {
-                        self.usage.add_turn(u);
-                    }
+                    self.usage.add_turn(&done.usage);
                     if done.final_text.is_empty() {
                         return;
                     }
                     format!("{}\n", done.final_text.trim_end())
                 }
-                Ev::Usage(u) => {
+                Event::Usage(u) => {
                     self.usage.observe_call(&u);
                     return;
                 }
-                Ev::ModelChanged(m) => {
-                    self.model = m.model;
+                Event::ModelChanged(model) => {
+                    self.model = model;
                     return;
                 }
-                Ev::PermissionMode(m) => match view::permission_line(&t, &m.mode) {
+                Event::ModeChanged { mode, .. } => match view::permission_line(&t, &mode) {
                     Some(line) => line,
                     None => return,
                 },
@@ -266,12 +263,12 @@ impl Repl {
     }
 
     async fn reattach(&mut self) -> anyhow::Result<()> {
-        let id = self.link.session_id().to_string();
+        let id = self.link.id().to_string();
         let mut spinner = spinner::Spinner::new(self.theme);
         spinner
             .start(&format!("Reattaching to session {id}…"))
             .await;
-        let result = Link::reattach(
+        let result = Session::reopen(
             &self.paths,
             &id,
             self.model_override.clone(),
@@ -280,18 +277,18 @@ impl Repl {
         .await;
         spinner.stop().await;
         self.link = result?;
-        self.model = self.link.opened.model.clone();
-        self.turns = self.link.opened.turns;
+        self.model = self.link.opened().model.clone();
+        self.turns = self.link.opened().turns;
         self.say(&self.theme.cyan(&format!(
             "↻ Reattached to session {} after the daemon restarted.\n",
-            session_label(&self.link.opened)
+            session_label(self.link.opened())
         )));
         Ok(())
     }
 
     /// Attaches the files the message mentions with `@path`, saying what was attached.
     fn attach(&self, text: String) -> String {
-        let cwd = std::path::PathBuf::from(&self.link.opened.cwd);
+        let cwd = std::path::PathBuf::from(&self.link.opened().cwd);
         let (text, attached) = mentions::attach_mentions(&text, &cwd);
         for a in &attached {
             self.say(&self.theme.dim(&mentions::attachment_note(a)));

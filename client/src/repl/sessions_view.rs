@@ -143,10 +143,10 @@ impl Repl {
     /// Sessions most recent first: this workspace's only, or every folder's with `all`.
     pub(super) async fn workspace_sessions(&self, all: bool) -> anyhow::Result<Vec<SessionInfo>> {
         sessions_of(
-            &self.link.channel,
-            &self.link.opened.cwd,
+            self.link.channel(),
+            &self.link.opened().cwd,
             all,
-            self.link.session_id(),
+            self.link.id(),
         )
         .await
     }
@@ -159,15 +159,21 @@ impl Repl {
             self.say("No saved sessions in this folder yet; /resume --all lists every folder's.\n");
             return Ok(sessions);
         }
-        let current = self.link.session_id().to_string();
-        let text = session_lines(&self.theme, &sessions, &current, &self.link.opened.cwd, all);
+        let current = self.link.id().to_string();
+        let text = session_lines(
+            &self.theme,
+            &sessions,
+            &current,
+            &self.link.opened().cwd,
+            all,
+        );
         self.say(&text);
         Ok(sessions)
     }
 
     /// The last exchanges of a resumed session, so the user sees where it left off.
     pub(super) async fn recap(&mut self, id: &str) {
-        let reply = SessionsClient::new(self.link.channel.clone())
+        let reply = SessionsClient::new(self.link.channel().clone())
             .get(GetSessionRequest { id: id.to_string() })
             .await;
         let Ok(reply) = reply else { return };

@@ -52,7 +52,7 @@ impl Repl {
             return Ok(());
         };
         let model = request.model.clone();
-        let saved = DaemonClient::new(self.link.channel.clone())
+        let saved = DaemonClient::new(self.link.channel().clone())
             .set_model_settings(request)
             .await
             .map_err(|s| {

@@ -86,7 +86,7 @@ impl Repl {
         let cwd = std::env::current_dir()
             .map(|d| d.display().to_string())
             .unwrap_or_default();
-        let loaded = SkillsClient::new(self.link.channel.clone())
+        let loaded = SkillsClient::new(self.link.channel().clone())
             .load(LoadSkillRequest {
                 name: skill.id.clone(),
                 cwd,

@@ -3,21 +3,17 @@
 
 use std::time::Duration;
 
-use synapse_shared::proto::chat_event::Kind as Ev;
-use synapse_shared::proto::client_message::Kind as Out;
+use synapse_session::{Control, Event, Mode};
 use synapse_shared::proto::daemon_client::DaemonClient;
-use synapse_shared::proto::{
-    CompactContext, GetSettingsRequest, SetAutoEnhanceRequest, SetModel, SetPermissionMode,
-};
+use synapse_shared::proto::{GetSettingsRequest, SetAutoEnhanceRequest};
 
 use super::Repl;
 use super::commands::{ResumeTarget, Slash, help_text};
 use super::input::Reply;
-use super::link::{Incoming, Link};
 use super::spinner::Spinner;
 use super::usage::UsageStats;
-use crate::attach::OpenOptions;
 use crate::render::banner::session_label;
+use crate::session::{Incoming, OpenOptions, Session};
 
 /// How long `/model` waits for the daemon's confirmation.
 const MODEL_REPLY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -81,14 +77,14 @@ impl Repl {
         if options.permission_mode.is_none() {
             options.permission_mode = self.permission_mode.clone();
         }
-        let link = Link::open(&self.paths, &options).await?;
+        let link = Session::connect(&self.paths, &options).await?;
         self.link = link;
-        self.model = self.link.opened.model.clone();
-        self.turns = self.link.opened.turns;
+        self.model = self.link.opened().model.clone();
+        self.turns = self.link.opened().turns;
         self.usage = UsageStats::default();
-        let label = session_label(&self.link.opened);
+        let label = session_label(self.link.opened());
         self.say(&format!("{verb} session {label}.\n"));
-        for warning in &self.link.opened.warnings {
+        for warning in &self.link.opened().warnings {
             self.say(&self.theme.yellow(&format!("warning: {warning}\n")));
         }
         Ok(())
@@ -96,7 +92,7 @@ impl Repl {
 
     async fn resume(&mut self, target: ResumeTarget) -> anyhow::Result<()> {
         self.ensure_link().await?;
-        let current = self.link.session_id().to_string();
+        let current = self.link.id().to_string();
         let id = match target {
             ResumeTarget::Id(id) => id,
             ResumeTarget::Latest => {
@@ -157,16 +153,14 @@ impl Repl {
         };
         self.ensure_link().await?;
         self.link
-            .send(Out::SetModel(SetModel {
-                model: name.clone(),
-            }))
+            .control(Control::SetModel(Some(name.clone())))
             .await?;
         let confirmed = tokio::time::timeout(MODEL_REPLY_TIMEOUT, async {
             loop {
                 match self.link.next().await {
-                    Incoming::Event(Ev::ModelChanged(m)) => return Some(m.model),
+                    Incoming::Event(Event::ModelChanged(model)) => return Some(model),
                     Incoming::Event(_) => {}
-                    Incoming::Lost(_) => return None,
+                    Incoming::Closed(_) => return None,
                 }
             }
         })
@@ -188,19 +182,23 @@ impl Repl {
     /// `/permissions [mode]`: shows the mode and rules, or switches the mode.
     async fn permissions(&mut self, mode: Option<String>) -> anyhow::Result<()> {
         self.ensure_link().await?;
-        self.link
-            .send(Out::SetPermissionMode(SetPermissionMode {
-                mode: mode.clone().unwrap_or_default(),
-            }))
-            .await?;
+        let wanted = match mode.as_deref() {
+            // `/permissions readonly` is taken as `read-only`.
+            Some("readonly") => Some(Mode::ReadOnly),
+            Some(word) => Some(Mode::parse(word).map_err(|e| anyhow::anyhow!("{e}"))?),
+            None => None,
+        };
+        self.link.control(Control::SetMode(wanted)).await?;
         let reply = tokio::time::timeout(MODEL_REPLY_TIMEOUT, async {
             loop {
                 match self.link.next().await {
-                    Incoming::Event(Ev::PermissionMode(m)) => return Ok(m),
-                    Incoming::Event(Ev::Error(e)) => return Err(e.message),
+                    Incoming::Event(Event::ModeChanged { mode, summary }) => {
+                        return Ok((mode, summary));
+                    }
+                    Incoming::Event(Event::Error(message)) => return Err(message),
                     Incoming::Event(_) => {}
-                    Incoming::Lost(reason) => {
-                        return Err(format!("the daemon went away ({reason})"));
+                    Incoming::Closed(closed) => {
+                        return Err(format!("the daemon went away ({closed})"));
                     }
                 }
             }
@@ -209,15 +207,15 @@ impl Repl {
         .map_err(|_| "the daemon did not answer".to_string())
         .and_then(|r| r);
         match reply {
-            Ok(m) => {
+            Ok((now, summary)) => {
                 if mode.is_some() {
-                    self.permission_mode = Some(m.mode.clone());
+                    self.permission_mode = Some(now.clone());
                 }
                 let mut out = String::new();
-                if let Some(line) = super::view::permission_line(&self.theme, &m.mode) {
+                if let Some(line) = super::view::permission_line(&self.theme, &now) {
                     out.push_str(&line);
                 }
-                out.push_str(&self.theme.dim(&m.summary));
+                out.push_str(&self.theme.dim(&summary));
                 if mode.is_none() {
                     out.push_str(
                         &self
@@ -234,20 +232,20 @@ impl Repl {
 
     async fn compact(&mut self) -> anyhow::Result<()> {
         self.ensure_link().await?;
-        self.link.send(Out::Compact(CompactContext {})).await?;
+        self.link.control(Control::Compact).await?;
         let mut spinner = Spinner::new(self.theme);
         spinner.start("Compacting the conversation…").await;
         let outcome = loop {
             match self.link.next().await {
-                Incoming::Event(Ev::Notice(n)) => break self.theme.dim(&format!("{}\n", n.text)),
-                Incoming::Event(Ev::Error(e)) => {
-                    break self.theme.red(&format!("error: {}\n", e.message));
+                Incoming::Event(Event::Notice(text)) => break self.theme.dim(&format!("{text}\n")),
+                Incoming::Event(Event::Error(message)) => {
+                    break self.theme.red(&format!("error: {message}\n"));
                 }
                 Incoming::Event(_) => {}
-                Incoming::Lost(reason) => {
+                Incoming::Closed(closed) => {
                     break self
                         .theme
-                        .yellow(&format!("The daemon went away ({reason}).\n"));
+                        .yellow(&format!("The daemon went away ({closed}).\n"));
                 }
             }
         };
@@ -259,7 +257,7 @@ impl Repl {
 
     async fn skill_enhance(&mut self, on: Option<bool>) -> anyhow::Result<()> {
         self.ensure_link().await?;
-        let mut daemon = DaemonClient::new(self.link.channel.clone());
+        let mut daemon = DaemonClient::new(self.link.channel().clone());
         let t = self.theme;
         let Some(enabled) = on else {
             let s = daemon

@@ -81,7 +81,7 @@ impl Repl {
         }
         let (cols, _) = termimad::terminal_size();
         let width = if cols == 0 { 80 } else { usize::from(cols) };
-        let workspace = tilde(&self.link.opened.cwd);
+        let workspace = tilde(&self.link.opened().cwd);
         let status = Status {
             model: &self.model,
             usage: &self.usage,
@@ -109,7 +109,7 @@ mod tests {
     #[test]
     fn status_names_model_context_cost_mode_and_workspace() {
         let mut usage = UsageStats::default();
-        usage.add_turn(&synapse_shared::proto::UsageUpdate {
+        usage.add_turn(&synapse_session::Usage {
             input_tokens: 1_000_000,
             ..Default::default()
         });

@@ -5,17 +5,14 @@
 //! if the daemon goes away the REPL reattaches to the same session and resends the message when
 //! the daemon never recorded it.
 
-use synapse_shared::proto::ApprovalAnswer;
-use synapse_shared::proto::CancelTurn;
-use synapse_shared::proto::UserInput;
-use synapse_shared::proto::client_message::Kind as Out;
+use synapse_session::{Control, Input};
 
 use super::Repl;
-use super::approval::{self, ANSWER_PROMPT, Decision, parse_answer};
+use super::front::{Asker, ReplTurn};
 use super::keys::{Key, TurnKeys};
-use super::link::{Incoming, Link};
-use super::view::{Step, TurnView};
+use super::view::TurnView;
 use crate::render::banner::session_label;
+use crate::session::{Session, Step};
 
 impl Repl {
     /// Runs a turn for `text`; returns when it finished, was cancelled or was lost.
@@ -77,11 +74,7 @@ impl Repl {
                 self.say(&self.theme.red(&format!("error: {e:#}\n")));
                 break;
             }
-            let input = Out::Input(UserInput {
-                text: text.to_string(),
-                ..Default::default()
-            });
-            if self.link.send(input).await.is_ok() {
+            if self.link.input(Input::text(text)).await.is_ok() {
                 return true;
             }
         }
@@ -101,50 +94,37 @@ impl Repl {
         let mut keys = TurnKeys::start();
         loop {
             tokio::select! {
-                incoming = self.link.next() => match incoming {
-                    Incoming::Event(event) => match view.event(event, &mut self.usage).await {
+                incoming = self.link.next() => {
+                    let mut front = ReplTurn {
+                        asker: Asker {
+                            theme: self.theme,
+                            input: &mut self.input,
+                            interrupts: &mut self.interrupts,
+                        },
+                        view: &mut *view,
+                        keys: &mut keys,
+                        usage: &mut self.usage,
+                        turns: &mut self.turns,
+                        jobs: &mut self.jobs,
+                    };
+                    match self.link.deliver(&mut front, incoming).await {
                         Step::Continue => {}
-                        Step::Approval(request) => {
-                            let decision = self.ask_approval(&request, &mut keys).await;
-                            let answer = Out::Approval(ApprovalAnswer {
-                                request_id: request.request_id,
-                                decision: decision.wire().to_string(),
-                            });
-                            // A lost connection shows up as Lost on the next event.
-                            let _ = self.link.send(answer).await;
+                        Step::TurnEnded(_) => return Ok(()),
+                        Step::Closed(closed) => {
+                            self.say(&self.theme.yellow(&format!(
+                                "The connection to synapsed was lost ({closed}); reattaching…\n"
+                            )));
+                            if !self.recover(&mut sent).await {
+                                return Ok(());
+                            }
                             view.resume().await;
                         }
-                        Step::Elicitation(request) => {
-                            // The form is typed with line editing: the turn's key reader
-                            // gives the terminal back meanwhile.
-                            keys.stop();
-                            let answer = self.fill_form(&request).await;
-                            keys = TurnKeys::start();
-                            let _ = self.link.send(Out::Elicitation(answer)).await;
-                            view.resume().await;
-                        }
-                        Step::Finished(done) => {
-                            self.turns = self.turns.max(done.turn);
-                            self.jobs = done.background_jobs;
-                            view.finish(&done, &mut self.usage).await;
-                            return Ok(());
-                        }
-                    },
-                    Incoming::Lost(reason) => {
-                        view.pause().await;
-                        self.say(&self.theme.yellow(&format!(
-                            "The connection to synapsed was lost ({reason}); reattaching…\n"
-                        )));
-                        if !self.recover(&mut sent).await {
-                            return Ok(());
-                        }
-                        view.resume().await;
                     }
                 },
                 _ = self.interrupts.recv() => {
                     if !cancelling {
                         cancelling = true;
-                        let _ = self.link.send(Out::Cancel(CancelTurn {})).await;
+                        let _ = self.link.control(Control::Cancel).await;
                         view.note(&self.theme.dim("^C cancelling…\n")).await;
                     }
                 }
@@ -152,7 +132,7 @@ impl Repl {
                     Key::Escape => {
                         if !cancelling {
                             cancelling = true;
-                            let _ = self.link.send(Out::Cancel(CancelTurn {})).await;
+                            let _ = self.link.control(Control::Cancel).await;
                             view.note(&self.theme.dim("Esc cancelling…\n")).await;
                         }
                     }
@@ -164,8 +144,8 @@ impl Repl {
 
     /// After a lost stream: reattach; true when the turn goes on (still running, or resent).
     async fn recover(&mut self, sent: &mut Option<(u32, String)>) -> bool {
-        let id = self.link.session_id().to_string();
-        let link = match Link::reattach(
+        let id = self.link.id().to_string();
+        let link = match Session::reopen(
             &self.paths,
             &id,
             self.model_override.clone(),
@@ -180,7 +160,7 @@ impl Repl {
             }
         };
         self.link = link;
-        let opened = self.link.opened.clone();
+        let opened = self.link.opened().clone();
         self.model = opened.model.clone();
         let label = session_label(&opened);
         if opened.turn_running {
@@ -196,15 +176,7 @@ impl Repl {
             self.say(&self.theme.cyan(&format!(
                 "↻ Reattached to session {label}; the daemon never received your message, sending it again.\n"
             )));
-            if self
-                .link
-                .send(Out::Input(UserInput {
-                    text: text.clone(),
-                    ..Default::default()
-                }))
-                .await
-                .is_ok()
-            {
+            if self.link.input(Input::text(text.clone())).await.is_ok() {
                 return true;
             }
             self.unsent = text;
@@ -214,59 +186,5 @@ impl Repl {
             "↻ Reattached to session {label}. The daemon restarted during the turn, so it was interrupted; what it did so far is kept.\n\n"
         )));
         false
-    }
-
-    /// Asks until a key says y, n, s or a (no Enter needed); Esc, Ctrl-C or Ctrl-D deny.
-    /// Without a terminal the answer is read as a line.
-    async fn ask_approval(
-        &mut self,
-        request: &synapse_shared::proto::ApprovalRequest,
-        keys: &mut TurnKeys,
-    ) -> Decision {
-        self.say(&approval::question(&self.theme, request));
-        if !keys.is_live() {
-            return self.ask_approval_line(request).await;
-        }
-        self.say(ANSWER_PROMPT);
-        let decision = loop {
-            tokio::select! {
-                key = keys.next() => match key {
-                    Key::Char(c) => {
-                        if let Some(d) = parse_answer(&c.to_string()) {
-                            self.say(&format!("{c}\n"));
-                            break d;
-                        }
-                    }
-                    Key::Escape => {
-                        self.say("\n");
-                        break Decision::No;
-                    }
-                    Key::Enter | Key::Backspace | Key::ClearLine => {}
-                },
-                _ = self.interrupts.recv() => {
-                    self.say("\n");
-                    break Decision::No;
-                }
-            }
-        };
-        self.say(&approval::outcome(&self.theme, decision, request));
-        decision
-    }
-
-    async fn ask_approval_line(
-        &mut self,
-        request: &synapse_shared::proto::ApprovalRequest,
-    ) -> Decision {
-        let decision = loop {
-            match self.input.read(ANSWER_PROMPT, false).await {
-                super::input::Reply::Line(line) => match parse_answer(&line) {
-                    Some(d) => break d,
-                    None => self.say("Please answer y, n, s or a.\n"),
-                },
-                _ => break Decision::No,
-            }
-        };
-        self.say(&approval::outcome(&self.theme, decision, request));
-        decision
     }
 }

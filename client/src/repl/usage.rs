@@ -1,7 +1,7 @@
 //! Token accounting for `/cost` and `/context`: sums of the turns this REPL saw, the last
 //! model call's context size, and a price estimate from a small table of public list prices.
 
-use synapse_shared::proto::UsageUpdate;
+use synapse_session::Usage;
 
 use crate::render::theme::Theme;
 
@@ -85,7 +85,7 @@ pub struct UsageStats {
 
 impl UsageStats {
     /// Adds a finished turn's usage.
-    pub fn add_turn(&mut self, u: &UsageUpdate) {
+    pub fn add_turn(&mut self, u: &Usage) {
         self.turns += 1;
         self.input += u.input_tokens;
         self.output += u.output_tokens;
@@ -94,7 +94,7 @@ impl UsageStats {
     }
 
     /// Records one model call's context size.
-    pub fn observe_call(&mut self, u: &UsageUpdate) {
+    pub fn observe_call(&mut self, u: &Usage) {
         self.context_tokens = u.context_tokens;
         if u.context_window > 0 {
             self.context_window = u.context_window;
@@ -196,8 +196,8 @@ pub fn thousands(n: u64) -> String {
 mod tests {
     use super::*;
 
-    fn usage(input: u64, output: u64, read: u64, write: u64) -> UsageUpdate {
-        UsageUpdate {
+    fn usage(input: u64, output: u64, read: u64, write: u64) -> Usage {
+        Usage {
             input_tokens: input,
             output_tokens: output,
             cache_read_tokens: read,

@@ -4,10 +4,7 @@
 
 use std::io::Write;
 
-use synapse_shared::proto::chat_event::Kind as Ev;
-use synapse_shared::proto::{
-    ApprovalRequest, ElicitationRequest, ToolFinished, TurnFinished, UsageUpdate,
-};
+use synapse_session::{Event, StopReason, ToolDone, TurnEnded, Usage};
 
 use super::spinner::Spinner;
 use super::typeahead::Typed;
@@ -17,15 +14,6 @@ use crate::render::theme::Theme;
 use crate::render::tool::tool_block_numbered;
 
 const THINKING: &str = "Thinking…";
-
-/// What the turn loop does after an event.
-pub enum Step {
-    Continue,
-    Approval(ApprovalRequest),
-    /// An MCP server asks the user to fill in a form.
-    Elicitation(ElicitationRequest),
-    Finished(TurnFinished),
-}
 
 pub struct TurnView {
     theme: Theme,
@@ -39,7 +27,7 @@ pub struct TurnView {
     /// The number of the next tool call.
     next_call: usize,
     /// Calls finished in this turn, for `/expand`.
-    pub calls: Vec<ToolFinished>,
+    pub calls: Vec<ToolDone>,
 }
 
 impl TurnView {
@@ -80,23 +68,24 @@ impl TurnView {
         self.resume().await;
     }
 
-    pub async fn event(&mut self, event: Ev, usage: &mut UsageStats) -> Step {
+    /// Renders one event of the turn (its questions and its end have their own methods).
+    pub async fn event(&mut self, event: Event, usage: &mut UsageStats) {
         let t = self.theme;
         match event {
-            Ev::Text(delta) => {
-                let out = self.markdown.push(&delta.text);
+            Event::Text(text) => {
+                let out = self.markdown.push(&text);
                 if !out.is_empty() {
                     self.spinner.stop().await;
                     print(&out);
                     self.resume().await;
                 }
             }
-            Ev::ToolStarted(call) => {
+            Event::ToolCall(call) => {
                 self.activity = format!("● {}", call.command);
                 self.pause().await;
                 self.resume().await;
             }
-            Ev::ToolOutput(o) => {
+            Event::ToolProgress(o) => {
                 // The spinner line shows the running command's latest output line.
                 let command = self.activity.split(" │ ").next().unwrap_or_default();
                 let last = crate::render::safe_text::strip_controls(
@@ -107,15 +96,15 @@ impl TurnView {
                 self.pause().await;
                 self.resume().await;
             }
-            Ev::ToolFinished(call) => {
+            Event::ToolDone(call) => {
                 self.activity = THINKING.to_string();
                 let index = self.next_call + self.calls.len();
                 self.note(&tool_block_numbered(&t, &call, index)).await;
                 self.calls.push(call);
                 self.markdown.reset();
             }
-            Ev::Usage(u) => usage.observe_call(&u),
-            Ev::Retrying(r) => {
+            Event::Usage(u) => usage.observe_call(&u),
+            Event::Retrying(r) => {
                 let line = format!(
                     "⟳ {} — retrying in {:.1}s (attempt {}/{})\n",
                     r.reason,
@@ -125,37 +114,29 @@ impl TurnView {
                 );
                 self.note(&t.yellow(&line)).await;
             }
-            Ev::Error(e) => {
-                let message = real_paths(&e.message);
+            Event::Error(message) => {
+                let message = real_paths(&message);
                 self.note(&t.red(&format!("error: {message}\n"))).await
             }
-            Ev::Notice(n) => self.note(&t.dim(&format!("{}\n", n.text))).await,
-            Ev::EnhanceReport(r) => self.reports.push(enhance_report(&t, &r.text)),
-            Ev::Approval(request) => {
-                self.pause().await;
-                return Step::Approval(request);
-            }
-            Ev::Elicitation(request) => {
-                self.pause().await;
-                return Step::Elicitation(request);
-            }
-            Ev::TurnFinished(done) => return Step::Finished(done),
+            Event::Notice(text) => self.note(&t.dim(&format!("{text}\n"))).await,
+            Event::EnhanceReport(text) => self.reports.push(enhance_report(&t, &text)),
             // Whole answers and results are for `synapse run --output-format stream-json`; the
             // REPL shows their text and tools as they stream, and the plan in the `todo` call's
-            // own output.
-            Ev::Opened(_)
-            | Ev::Plan(_)
-            | Ev::ModelChanged(_)
-            | Ev::PermissionMode(_)
-            | Ev::Assistant(_)
-            | Ev::ToolResults(_) => {}
+            // own output. Questions and the turn's end come through `ReplTurn`.
+            Event::Opened(_)
+            | Event::Plan(_)
+            | Event::ModelChanged(_)
+            | Event::ModeChanged { .. }
+            | Event::Assistant(_)
+            | Event::ToolResults(_)
+            | Event::Question(_)
+            | Event::TurnEnded(_) => {}
         }
-        Step::Continue
     }
 
     /// Prints the end of the turn: the rest of the answer (or the final text when no delta was
     /// seen, e.g. after reattaching), the outcome unless it completed, and reports.
-    pub async fn finish(&mut self, done: &TurnFinished, usage: &mut UsageStats) {
+    pub async fn finish(&mut self, done: &TurnEnded, usage: &mut UsageStats) {
         self.pause().await;
         if !self.markdown.emitted() && !done.final_text.is_empty() {
             let mut out = self.markdown.push(&done.final_text);
@@ -163,21 +144,16 @@ impl TurnView {
             print(&out);
         }
         let t = self.theme;
-        match done.reason.as_str() {
-            "completed" => {}
-            "cancelled" => print(&t.dim("Cancelled.\n")),
-            "error" => print(&t.red(&format!("error: {}\n", real_paths(&done.message)))),
+        match done.reason {
+            StopReason::Completed => {}
+            StopReason::Cancelled => print(&t.dim("Cancelled.\n")),
+            StopReason::Error => print(&t.red(&format!("error: {}\n", real_paths(&done.message)))),
             _ => print(&t.yellow(&format!("{}\n", stopped_message(&done.message)))),
         }
-        if let Some(u) = &done.usage {
-            usage.add_turn(u);
-        }
-        let used = done
-            .usage
-            .as_ref()
-            .is_some_and(|u| u.input_tokens + u.output_tokens > 0);
-        if done.reason == "completed" || used {
-            print(&t.dim(&turn_summary(self.started.elapsed(), done.usage.as_ref())));
+        usage.add_turn(&done.usage);
+        let used = done.usage.input_tokens + done.usage.output_tokens > 0;
+        if done.reason.is_success() || used {
+            print(&t.dim(&turn_summary(self.started.elapsed(), Some(&done.usage))));
         }
         for report in self.reports.drain(..) {
             print(&report);
@@ -210,7 +186,7 @@ pub fn stopped_message(message: &str) -> String {
 }
 
 /// The line after each answer: how long the turn took and the tokens it used.
-pub fn turn_summary(elapsed: std::time::Duration, usage: Option<&UsageUpdate>) -> String {
+pub fn turn_summary(elapsed: std::time::Duration, usage: Option<&Usage>) -> String {
     let secs = elapsed.as_secs_f64();
     let time = if secs < 60.0 {
         format!("{secs:.1}s")
@@ -282,10 +258,10 @@ mod tests {
 
     #[test]
     fn summary_names_time_and_tokens() {
-        let u = UsageUpdate {
+        let u = Usage {
             input_tokens: 1200,
             output_tokens: 34,
-            ..UsageUpdate::default()
+            ..Usage::default()
         };
         assert_eq!(
             turn_summary(std::time::Duration::from_millis(2300), Some(&u)),

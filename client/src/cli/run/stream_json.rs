@@ -27,8 +27,7 @@
 //! `{"type":"stream_event","event":{"type":"content_block_delta",…"text_delta"…}}`.
 
 use serde_json::{Value, json};
-use synapse_shared::proto::chat_event::Kind as Ev;
-use synapse_shared::proto::{ChatEvent, TurnFinished};
+use synapse_session::{Event, Question, StopReason, TurnEnded};
 
 use super::stamp;
 use super::tally::{RunTally, content_blocks};
@@ -81,15 +80,15 @@ impl StreamJson {
 
     /// The lines for one event (the `init` line first, once the permission mode is known), each
     /// with its `uuid` (and `timestamp` on messages).
-    pub fn lines(&mut self, event: &ChatEvent) -> Vec<Value> {
+    pub fn lines(&mut self, event: &Event) -> Vec<Value> {
         let mut out = Vec::new();
-        if let Some(Ev::PermissionMode(m)) = &event.kind {
-            self.mode.clone_from(&m.mode);
+        if let Event::ModeChanged { mode, .. } = event {
+            self.mode.clone_from(mode);
         }
         if !self.init_sent {
             self.init_sent = true;
             out.push(self.init(&self.mode));
-            if matches!(event.kind, Some(Ev::PermissionMode(_))) {
+            if matches!(event, Event::ModeChanged { .. }) {
                 out.iter_mut().for_each(stamp::stamp);
                 return out;
             }
@@ -139,12 +138,9 @@ impl StreamJson {
         v
     }
 
-    fn event(&self, event: &ChatEvent) -> Vec<Value> {
-        let Some(kind) = event.kind.as_ref() else {
-            return Vec::new();
-        };
-        let v = match kind {
-            Ev::Assistant(a) => json!({
+    fn event(&self, event: &Event) -> Vec<Value> {
+        let v = match event {
+            Event::Assistant(a) => json!({
                 "type": "assistant",
                 "message": {
                     "id": a.message_id,
@@ -154,14 +150,14 @@ impl StreamJson {
                     "content": content_blocks(&a.content_json),
                     "stop_reason": a.stop_reason,
                     "stop_sequence": null,
-                    "usage": a.usage.as_ref().map(usage_json),
+                    "usage": usage_json(&a.usage),
                 },
                 "parent_tool_use_id": null,
                 "session_id": self.session_id,
             }),
             // One line per result, as Claude Code prints them, each with its `tool_use_result`.
-            Ev::ToolResults(r) => {
-                return content_blocks(&r.content_json)
+            Event::ToolResults(content_json) => {
+                return content_blocks(content_json)
                     .into_iter()
                     .map(|block| {
                         json!({
@@ -174,42 +170,44 @@ impl StreamJson {
                     })
                     .collect();
             }
-            Ev::Text(t) if self.partial => json!({
+            Event::Text(text) if self.partial => json!({
                 "type": "stream_event",
                 "event": {
                     "type": "content_block_delta",
                     "index": 0,
-                    "delta": {"type": "text_delta", "text": t.text},
+                    "delta": {"type": "text_delta", "text": text},
                 },
                 "parent_tool_use_id": null,
                 "session_id": self.session_id,
             }),
-            Ev::ToolOutput(o) => self.system(
+            Event::ToolProgress(o) => self.system(
                 "tool_progress",
-                json!({"tool_use_id": o.call_id, "tail": o.tail, "total_bytes": o.total_bytes}),
+                json!({"tool_use_id": o.id, "tail": o.tail, "total_bytes": o.total_bytes}),
             ),
-            Ev::Retrying(r) => self.system(
+            Event::Retrying(r) => self.system(
                 "retrying",
                 json!({"attempt": r.attempt, "max_attempts": r.max_attempts, "delay_ms": r.delay_ms, "reason": r.reason}),
             ),
-            Ev::Error(e) => self.system("error", json!({"message": e.message})),
-            Ev::Notice(n) => self.system("notice", json!({"text": n.text})),
-            Ev::Approval(a) => self.system(
+            Event::Error(message) => self.system("error", json!({"message": message})),
+            Event::Notice(text) => self.system("notice", json!({"text": text})),
+            Event::Question(Question::Approval(a)) => self.system(
                 "approval_request",
-                json!({"request_id": a.request_id, "title": a.title, "detail": a.detail, "pattern": a.pattern, "rules_file": a.rules_file}),
+                json!({"request_id": a.id, "title": a.title, "detail": a.detail, "pattern": a.pattern, "rules_file": a.rules_file}),
             ),
-            Ev::Elicitation(e) => {
+            Event::Question(Question::Form(e)) => {
                 let schema: Value = serde_json::from_str(&e.schema_json).unwrap_or(Value::Null);
                 self.system(
                     "elicitation_request",
-                    json!({"request_id": e.request_id, "server": e.server, "message": e.message, "schema": schema}),
+                    json!({"request_id": e.id, "server": e.server, "message": e.message, "schema": schema}),
                 )
             }
-            Ev::EnhanceReport(r) => self.system("skill_enhance_report", json!({"text": r.text})),
-            Ev::ModelChanged(m) => self.system("model_changed", json!({"model": m.model})),
-            Ev::PermissionMode(m) => self.system(
+            Event::EnhanceReport(text) => {
+                self.system("skill_enhance_report", json!({"text": text}))
+            }
+            Event::ModelChanged(model) => self.system("model_changed", json!({"model": model})),
+            Event::ModeChanged { mode, summary } => self.system(
                 "permission_mode",
-                json!({"permissionMode": claude_mode(&m.mode), "synapse_permission_mode": m.mode, "summary": m.summary}),
+                json!({"permissionMode": claude_mode(mode), "synapse_permission_mode": mode, "summary": summary}),
             ),
             // Text deltas, tool start/finish and usage are in the messages above; the turn's
             // end is the result line.
@@ -235,7 +233,7 @@ impl StreamJson {
     }
 
     /// The `result` line for a finished batch of turns.
-    pub fn result(&self, done: &TurnFinished, tally: &RunTally, max_turns: Option<u32>) -> Value {
+    pub fn result(&self, done: &TurnEnded, tally: &RunTally, max_turns: Option<u32>) -> Value {
         let mut line = result_json(done, tally, &self.session_id, max_turns);
         stamp::stamp(&mut line);
         line
@@ -246,15 +244,15 @@ impl StreamJson {
 /// succeed says why in `errors` (Claude Code's words for `--max-turns`, whose `num_turns` counts,
 /// as Claude Code's does, the turn the limit refused to start).
 pub fn result_json(
-    done: &TurnFinished,
+    done: &TurnEnded,
     tally: &RunTally,
     session_id: &str,
     max_turns: Option<u32>,
 ) -> Value {
-    let ok = done.reason == "completed";
-    let (subtype, num_turns, error) = match done.reason.as_str() {
-        "completed" => ("success", tally.num_turns(), None),
-        "max_turns" => (
+    let ok = done.reason.is_success();
+    let (subtype, num_turns, error) = match done.reason {
+        StopReason::Completed => ("success", tally.num_turns(), None),
+        StopReason::MaxTurns => (
             "error_max_turns",
             tally.num_turns() + 1,
             Some(match max_turns {
@@ -275,12 +273,12 @@ pub fn result_json(
         "duration_ms": tally.duration_ms(),
         "duration_api_ms": tally.duration_api_ms(),
         "num_turns": num_turns,
-        "result": if done.reason == "error" { "" } else { done.final_text.as_str() },
+        "result": if done.reason == StopReason::Error { "" } else { done.final_text.as_str() },
         "session_id": session_id,
         "total_cost_usd": tally.cost_usd(),
         "usage": usage_json(&tally.usage()),
         "permission_denials": tally.denials(),
-        "stop_reason": done.reason,
+        "stop_reason": done.reason.as_str(),
         "error": (!ok).then(|| super::error_json(done)),
     });
     if let (Some(error), Some(obj)) = (error, v.as_object_mut()) {

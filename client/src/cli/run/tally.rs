@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use synapse_shared::proto::{AssistantMessage, ToolResults, UsageUpdate};
+use synapse_session::{AssistantMessage, Usage};
 
 use crate::repl::usage::UsageStats;
 
@@ -43,9 +43,7 @@ impl RunTally {
     pub fn answer(&mut self, message: &AssistantMessage) {
         self.requests += 1;
         self.api_ms += message.duration_ms;
-        if let Some(u) = &message.usage {
-            self.usage.add_turn(u);
-        }
+        self.usage.add_turn(&message.usage);
         if !message.model.is_empty() {
             self.model.clone_from(&message.model);
         }
@@ -60,8 +58,8 @@ impl RunTally {
     }
 
     /// Notes the refused commands among one answer's tool results.
-    pub fn results(&mut self, results: &ToolResults) {
-        for block in content_blocks(&results.content_json) {
+    pub fn results(&mut self, content_json: &str) {
+        for block in content_blocks(content_json) {
             let denied = block["is_error"] == true
                 && block["content"]
                     .as_str()
@@ -97,13 +95,13 @@ impl RunTally {
     }
 
     /// Tokens summed over every request, in the Anthropic names.
-    pub fn usage(&self) -> UsageUpdate {
-        UsageUpdate {
+    pub fn usage(&self) -> Usage {
+        Usage {
             input_tokens: self.usage.input,
             output_tokens: self.usage.output,
             cache_read_tokens: self.usage.cache_read,
             cache_creation_tokens: self.usage.cache_write,
-            ..UsageUpdate::default()
+            ..Usage::default()
         }
     }
 
@@ -134,16 +132,16 @@ mod tests {
                 r#"[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"rm -rf x"}}]"#
                     .into(),
             duration_ms: 40,
-            usage: Some(UsageUpdate {
+            usage: Usage {
                 input_tokens: 1_000_000,
                 output_tokens: 0,
-                ..UsageUpdate::default()
-            }),
+                ..Usage::default()
+            },
             ..AssistantMessage::default()
         });
-        tally.results(&ToolResults {
-            content_json: r#"[{"type":"tool_result","tool_use_id":"t1","content":"Permission denied: no","is_error":true}]"#.into(),
-        });
+        tally.results(
+            r#"[{"type":"tool_result","tool_use_id":"t1","content":"Permission denied: no","is_error":true}]"#,
+        );
         tally.answer(&AssistantMessage {
             content_json: r#"[{"type":"text","text":"done"}]"#.into(),
             duration_ms: 2,
