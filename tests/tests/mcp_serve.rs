@@ -41,7 +41,8 @@ fn served() -> Served {
     std::fs::copy(py_server(), &py_script).unwrap();
     let mcp_dir = env.home().join("mcp");
     std::fs::create_dir_all(&mcp_dir).unwrap();
-    let config = json!({"mcpServers": {"py": {"command": venv_python(), "args": [&py_script, "stdio"]}}});
+    let config =
+        json!({"mcpServers": {"py": {"command": venv_python(), "args": [&py_script, "stdio"]}}});
     std::fs::write(mcp_dir.join("mcp_servers.json"), config.to_string()).unwrap();
     env.start_daemon();
     let wrapper = env.home().join("bin/mcp:py:echo");
@@ -104,14 +105,21 @@ async fn claude_code_calls_a_skill_script_and_a_reoffered_mcp_tool_through_one_s
     std::fs::write(&config, entry.to_string()).unwrap();
     let mut cmd = Command::new(&claude);
     s.env.apply_env(&mut cmd);
-    cmd.args(["-p", "greet Ada, then echo", "--output-format", "stream-json"])
-        .args(["--verbose", "--strict-mcp-config", "--mcp-config"])
-        .arg(&config)
-        .args(["--allowedTools", "mcp__synapse"])
-        .env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
-        .env("ANTHROPIC_API_KEY", "sk-test")
-        .env("DISABLE_TELEMETRY", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+    cmd.args([
+        "-p",
+        "greet Ada, then echo",
+        "--output-format",
+        "stream-json",
+    ])
+    .args(["--verbose", "--strict-mcp-config", "--mcp-config"])
+    .arg(&config)
+    .args(["--allowedTools", "mcp__synapse"])
+    .env("ANTHROPIC_BASE_URL", fake.anthropic_base_url())
+    .env("ANTHROPIC_API_KEY", "sk-test")
+    .env("DISABLE_TELEMETRY", "1")
+    .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+    // MCP tools go to the model as tools, not behind Claude Code's deferred tool search.
+    .env("ENABLE_TOOL_SEARCH", "false");
     let out = run_async(cmd).await;
     assert!(out.success(), "{out:?}");
 
@@ -124,7 +132,10 @@ async fn claude_code_calls_a_skill_script_and_a_reoffered_mcp_tool_through_one_s
         "mcp__synapse__skill_load",
         "mcp__synapse__task",
     ] {
-        assert!(offered.iter().any(|n| n == name), "{name} not in {offered:?}");
+        assert!(
+            offered.iter().any(|n| n == name),
+            "{name} not in {offered:?}"
+        );
     }
     // Both results came back to the model and into Claude Code's output.
     let results = tool_results(&out.stdout);
@@ -144,7 +155,11 @@ async fn claude_code_calls_a_skill_script_and_a_reoffered_mcp_tool_through_one_s
     assert!(out.stdout.contains("both tools answered"), "{}", out.stdout);
 
     // The daemon's one server process answered Claude Code, and answers Synapse's own agent.
-    assert_eq!(s.py_processes(), before, "Claude Code started no server of its own");
+    assert_eq!(
+        s.py_processes(),
+        before,
+        "Claude Code started no server of its own"
+    );
     let own = s.env.cli(&["exec", "mcp:py:echo --text again"]);
     assert_eq!(own.stdout.trim(), "again", "{own:?}");
     assert_eq!(s.py_processes(), before);
@@ -213,12 +228,27 @@ async fn python_client(
     root: Option<&Path>,
     calls: Value,
 ) -> (Run, Vec<Value>) {
+    python_client_with(env, cwd, root, calls, json!({})).await
+}
+
+/// [`python_client`] with `extra` variables for the server (a model endpoint).
+async fn python_client_with(
+    env: &TestEnv,
+    cwd: &Path,
+    root: Option<&Path>,
+    calls: Value,
+    extra: Value,
+) -> (Run, Vec<Value>) {
+    // The SDK hands the server only a few safe variables; Synapse needs its own.
+    let mut vars = json!({"SYNAPSE_HOME": env.home(), "HOME": env.user_home(), "PATH": std::env::var("PATH").unwrap_or_default()});
+    if let (Some(vars), Some(extra)) = (vars.as_object_mut(), extra.as_object()) {
+        vars.extend(extra.clone());
+    }
     let spec = json!({
         "synapse": bin("synapse"),
         "cwd": cwd,
         "root": root.map(|r| format!("file://{}", r.display())),
-        // The SDK hands the server only a few safe variables; Synapse needs its own.
-        "env": {"SYNAPSE_HOME": env.home(), "HOME": env.user_home(), "PATH": std::env::var("PATH").unwrap_or_default()},
+        "env": vars,
         "calls": calls,
     });
     let mut cmd = Command::new(venv_python());
@@ -258,7 +288,9 @@ async fn the_python_sdk_lists_calls_in_its_root_and_sees_errors_as_errors() {
     let (out, lines) = python_client(&s.env, &s.env.workdir(), Some(&project), calls).await;
     assert!(out.success(), "{out:?}");
 
-    let tools = lines[0]["tools"].as_array().unwrap_or_else(|| panic!("{out:?}"));
+    let tools = lines[0]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{out:?}"));
     let tool = |name: &str| {
         tools
             .iter()
@@ -268,7 +300,8 @@ async fn the_python_sdk_lists_calls_in_its_root_and_sees_errors_as_errors() {
     let greet = tool("skill__greeter__greet");
     let about = greet["description"].as_str().unwrap();
     assert!(
-        about.starts_with("Greets someone by name.") && about.contains("skill:greeter:greet <name>"),
+        about.starts_with("Greets someone by name.")
+            && about.contains("skill:greeter:greet <name>"),
         "{about}"
     );
     assert_eq!(greet["inputSchema"]["properties"]["args"]["type"], "array");
@@ -296,23 +329,36 @@ async fn the_python_sdk_lists_calls_in_its_root_and_sees_errors_as_errors() {
         "{r}"
     );
     let r = call_result(&lines, "py__echo", 0);
-    assert_eq!((&r["text"], &r["is_error"]), (&json!("through the daemon"), &json!(false)));
+    assert_eq!(
+        (&r["text"], &r["is_error"]),
+        (&json!("through the daemon"), &json!(false))
+    );
     let r = call_result(&lines, "py__fail", 0);
     assert_eq!(r["is_error"], json!(true), "{r}");
-    assert!(r["text"].as_str().unwrap().contains("the tool said no"), "{r}");
+    assert!(
+        r["text"].as_str().unwrap().contains("the tool said no"),
+        "{r}"
+    );
     let r = call_result(&lines, "skill__greeter__greet", 1);
     assert_eq!(r["is_error"], json!(true), "{r}");
-    assert_eq!(r["text"], json!(r#"`args` must be an array of strings (got "Grace")"#));
+    assert_eq!(
+        r["text"],
+        json!(r#"`args` must be an array of strings (got "Grace")"#)
+    );
     let r = call_result(&lines, "skill_load", 0);
     assert!(
         r["text"].as_str().unwrap().contains("# Skill: greeter")
-            && r["text"].as_str().unwrap().contains("the greeting names the folder"),
+            && r["text"]
+                .as_str()
+                .unwrap()
+                .contains("the greeting names the folder"),
         "{r}"
     );
     let r = call_result(&lines, "skills_search", 0);
     let found = r["text"].as_str().unwrap();
     assert!(
-        found.contains("greeter — Greets people by name.") && found.contains("tools: skill__greeter__greet"),
+        found.contains("greeter — Greets people by name.")
+            && found.contains("tools: skill__greeter__greet"),
         "{found}"
     );
     let r = call_result(&lines, "no_such_tool", 0);
@@ -358,6 +404,48 @@ async fn a_call_that_would_ask_is_refused_with_the_rule_that_allows_it() {
     assert!(r["text"].as_str().unwrap().contains("hello, Lin"), "{r}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn task_runs_a_sub_agent_in_the_callers_folder_and_answers_its_result() {
+    let s = served();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("pwd")
+            .text("The folder is the project; nothing else to report."),
+    )
+    .await
+    .unwrap();
+    let project = s.env.root().join("project");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let calls =
+        json!([["task", {"prompt": "Say which folder you are in.", "description": "where am I"}]]);
+    let model =
+        json!({"ANTHROPIC_BASE_URL": fake.anthropic_base_url(), "ANTHROPIC_API_KEY": "sk-test"});
+    let (out, lines) = python_client_with(&s.env, &project, None, calls, model).await;
+    assert!(out.success(), "{out:?}");
+    let r = call_result(&lines, "task", 0);
+    assert_eq!(r["is_error"], json!(false), "{r}");
+    assert!(
+        r["text"]
+            .as_str()
+            .unwrap()
+            .contains("The folder is the project; nothing else to report."),
+        "{r}"
+    );
+    // The sub-agent's shell ran in the caller's folder.
+    let results: Vec<String> = fake
+        .requests()
+        .iter()
+        .flat_map(|q| q.tool_results())
+        .map(|(_, text)| text)
+        .collect();
+    assert!(
+        results
+            .iter()
+            .any(|t| t.contains(&project.display().to_string())),
+        "{results:?}"
+    );
+}
+
 #[test]
 fn help_says_what_it_offers_and_how_claude_code_and_codex_add_it() {
     let env = TestEnv::new();
@@ -373,7 +461,11 @@ fn help_says_what_it_offers_and_how_claude_code_and_codex_add_it() {
         "task",
         "refused, naming the permission rule that allows it",
     ] {
-        assert!(out.stdout.contains(line), "{line:?} missing from:\n{}", out.stdout);
+        assert!(
+            out.stdout.contains(line),
+            "{line:?} missing from:\n{}",
+            out.stdout
+        );
     }
     assert_eq!(env.daemon_pid(), None, "help must not start the daemon");
 }

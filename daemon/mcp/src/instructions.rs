@@ -93,11 +93,7 @@ impl McpManager {
                 tool_count: (!connecting).then_some(status.tool_count),
                 about: one_line(&about, SERVER_ABOUT_MAX_CHARS),
                 memory,
-                tools: status
-                    .tools
-                    .into_iter()
-                    .map(|t| t.command)
-                    .collect(),
+                tools: status.tools.into_iter().map(|t| t.command).collect(),
                 name: status.name,
             });
         }

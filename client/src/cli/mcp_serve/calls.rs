@@ -78,7 +78,32 @@ pub async fn call(
         Action::Task => TASK_TIMEOUT,
         _ => Duration::ZERO,
     };
-    exec(channel, command, timeout, folder, env).await
+    let outcome = exec(channel, command, timeout, folder, env).await;
+    match action {
+        Action::Mcp { .. } => Outcome {
+            text: server_text(&outcome.text),
+            ..outcome
+        },
+        _ => outcome,
+    }
+}
+
+/// A re-offered tool's result as its server gave it: without the newline the shell's output
+/// ends with and the `[exit code: N]` line (`isError` says that).
+fn server_text(output: &str) -> String {
+    let text = output.strip_suffix('\n').unwrap_or(output);
+    let text = match text.rsplit_once('\n') {
+        Some((head, last)) if is_exit_marker(last) => head,
+        None if is_exit_marker(text) => "",
+        _ => text,
+    };
+    text.strip_suffix('\n').unwrap_or(text).to_string()
+}
+
+fn is_exit_marker(line: &str) -> bool {
+    line.strip_prefix("[exit code: ")
+        .and_then(|rest| rest.strip_suffix(']'))
+        .is_some_and(|code| code.parse::<i32>().is_ok())
 }
 
 /// The command line an action runs; `None` for the search, which is no command.
@@ -148,7 +173,10 @@ fn quote(word: &str) -> Result<String, String> {
 
 /// The first `n` words of `text`, for a task's description when the caller gave none.
 fn words(text: &str, n: usize) -> String {
-    text.split_whitespace().take(n).collect::<Vec<_>>().join(" ")
+    text.split_whitespace()
+        .take(n)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 async fn exec(
@@ -279,7 +307,9 @@ mod tests {
         };
         assert_eq!(
             command_line(&mcp, &args(json!({"path": "it's"}))),
-            Ok(Some(r#"mcp:fs:read_file --json '{"path":"it'"'"'s"}'"#.into()))
+            Ok(Some(
+                r#"mcp:fs:read_file --json '{"path":"it'"'"'s"}'"#.into()
+            ))
         );
         assert_eq!(
             command_line(&Action::SkillLoad, &args(json!({"name": "pdf"}))),
@@ -291,7 +321,20 @@ mod tests {
                 "task:general --description 'count the files here please' --prompt 'count the files here please now'".into()
             ))
         );
-        assert_eq!(command_line(&Action::SkillsSearch, &JsonObject::new()), Ok(None));
+        assert_eq!(
+            command_line(&Action::SkillsSearch, &JsonObject::new()),
+            Ok(None)
+        );
+    }
+
+    #[test]
+    fn a_reoffered_tool_answers_its_servers_own_text() {
+        assert_eq!(server_text("hello\n"), "hello");
+        assert_eq!(server_text("two\nlines\n"), "two\nlines");
+        assert_eq!(server_text("it failed\n[exit code: 1]"), "it failed");
+        assert_eq!(server_text("it failed\n[exit code: 1]\n"), "it failed");
+        assert_eq!(server_text("[exit code: 3]"), "");
+        assert_eq!(server_text("[exit code: x]"), "[exit code: x]");
     }
 
     #[test]

@@ -61,7 +61,10 @@ impl Offer {
                 });
             }
         }
-        for server in servers.iter().filter(|s| s.state == McpServerState::Ready as i32) {
+        for server in servers
+            .iter()
+            .filter(|s| s.state == McpServerState::Ready as i32)
+        {
             for t in &server.tools {
                 let tool = if t.tool.is_empty() {
                     t.command.rsplit(':').next().unwrap_or(&t.command)
@@ -285,11 +288,17 @@ mod tests {
         );
         let extract = &offer.tools[3].tool;
         let text = extract.description.as_deref().unwrap_or("");
-        assert!(text.starts_with("Does extract.\n\nUsage: extract <file>"), "{text}");
+        assert!(
+            text.starts_with("Does extract.\n\nUsage: extract <file>"),
+            "{text}"
+        );
         assert!(text.contains("`skill:pdf:extract <file>`"), "{text}");
         assert_eq!(extract.input_schema["properties"]["args"]["type"], "array");
         let fs = &offer.tools[5].tool;
-        assert_eq!(fs.description.as_deref(), Some("first\nsecond of read_file"));
+        assert_eq!(
+            fs.description.as_deref(),
+            Some("first\nsecond of read_file")
+        );
         assert_eq!(fs.input_schema["properties"]["x"]["type"], "string");
         assert_eq!(
             offer.action("fs__read_file"),

@@ -72,7 +72,10 @@ impl SynapseServer {
                     .find_map(|r| root_folder(&r.uri))
                     .unwrap_or_else(|| self.start_dir.clone()),
                 Err(e) => {
-                    eprintln!("synapse mcp serve: the client's roots could not be read ({e}); using {}", self.start_dir.display());
+                    eprintln!(
+                        "synapse mcp serve: the client's roots could not be read ({e}); using {}",
+                        self.start_dir.display()
+                    );
                     self.start_dir.clone()
                 }
             }
@@ -105,7 +108,9 @@ impl SynapseServer {
             .cloned()
             .ok_or_else(|| {
                 ErrorData::invalid_params(
-                    format!("synapse mcp serve offers no tool {name:?}; tools/list shows what it offers"),
+                    format!(
+                        "synapse mcp serve offers no tool {name:?}; tools/list shows what it offers"
+                    ),
                     None,
                 )
             })
@@ -152,7 +157,14 @@ impl ServerHandler for SynapseServer {
         let action = self.action(&request.name, &folder).await?;
         let arguments = request.arguments.unwrap_or_default();
         let offer = self.offer.lock().clone();
-        let call = calls::call(&self.channel, &action, &arguments, &folder, &self.env, &offer);
+        let call = calls::call(
+            &self.channel,
+            &action,
+            &arguments,
+            &folder,
+            &self.env,
+            &offer,
+        );
         let outcome = tokio::select! {
             outcome = call => outcome,
             // The client gave up: dropping the call ends the daemon's command (its processes

@@ -11,11 +11,7 @@ pub const TOOL_NAME_MAX_CHARS: usize = 50;
 /// `words` joined with `__`, each mapped to MCP's characters (anything else becomes `_`), and
 /// capped at [`TOOL_NAME_MAX_CHARS`].
 pub fn tool_name(words: &[&str]) -> String {
-    let joined = words
-        .iter()
-        .map(|w| safe(w))
-        .collect::<Vec<_>>()
-        .join("__");
+    let joined = words.iter().map(|w| safe(w)).collect::<Vec<_>>().join("__");
     cap(&joined, &words.join("\u{0}"))
 }
 
