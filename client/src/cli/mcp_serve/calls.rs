@@ -305,11 +305,12 @@ mod tests {
         let mcp = Action::Mcp {
             command: "mcp:fs:read_file".into(),
         };
+        let line = command_line(&mcp, &args(json!({"path": "it's"})))
+            .unwrap()
+            .unwrap();
         assert_eq!(
-            command_line(&mcp, &args(json!({"path": "it's"}))),
-            Ok(Some(
-                r#"mcp:fs:read_file --json '{"path":"it'"'"'s"}'"#.into()
-            ))
+            shlex::split(&line).unwrap(),
+            ["mcp:fs:read_file", "--json", r#"{"path":"it's"}"#]
         );
         assert_eq!(
             command_line(&Action::SkillLoad, &args(json!({"name": "pdf"}))),
