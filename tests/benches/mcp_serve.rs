@@ -42,53 +42,54 @@ fn main() {
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
-    let mut send = |msg: Value, answer: bool| -> Value {
-        writeln!(stdin, "{msg}").unwrap();
-        stdin.flush().unwrap();
-        if !answer {
-            return Value::Null;
-        }
-        line.clear();
-        stdout.read_line(&mut line).unwrap();
-        serde_json::from_str(&line).unwrap()
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    let served = {
+        let mut send = |msg: Value, answer: bool| -> Value {
+            writeln!(stdin, "{msg}").unwrap();
+            stdin.flush().unwrap();
+            if !answer {
+                return Value::Null;
+            }
+            line.clear();
+            stdout.read_line(&mut line).unwrap();
+            serde_json::from_str(&line).unwrap()
+        };
+        send(
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
             "clientInfo": {"name": "bench", "version": "1"}}}),
-        true,
-    );
-    send(
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        false,
-    );
-    let listed = send(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-        true,
-    );
-    assert!(
-        listed.to_string().contains("\"bad__echo\""),
-        "bad__echo not offered: {listed}"
-    );
-    let mut call = |id: u64| {
-        let r = send(
-            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                   "params": {"name": "bad__echo", "arguments": {"text": "hello"}}}),
             true,
         );
-        assert_eq!(r["result"]["isError"], json!(false), "{r}");
+        send(
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            false,
+        );
+        let listed = send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+            true,
+        );
+        assert!(
+            listed.to_string().contains("\"bad__echo\""),
+            "bad__echo not offered: {listed}"
+        );
+        let mut call = |id: u64| {
+            let r = send(
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                   "params": {"name": "bad__echo", "arguments": {"text": "hello"}}}),
+                true,
+            );
+            assert_eq!(r["result"]["isError"], json!(false), "{r}");
+        };
+        for id in 0..20 {
+            call(100 + id);
+        }
+        (0..n(300, 10) as u64)
+            .map(|id| {
+                let t = Instant::now();
+                call(1000 + id);
+                t.elapsed()
+            })
+            .collect::<Vec<Duration>>()
     };
-    for id in 0..20 {
-        call(100 + id);
-    }
-    let served: Vec<Duration> = (0..n(300, 10) as u64)
-        .map(|id| {
-            let t = Instant::now();
-            call(1000 + id);
-            t.elapsed()
-        })
-        .collect();
-    drop(send);
     drop(stdin);
     let _ = child.wait();
 

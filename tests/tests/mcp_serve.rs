@@ -12,7 +12,7 @@ use std::process::Command;
 use crate::mcp_support::{fixtures_dir, processes_with, py_server, venv_python};
 use serde_json::{Value, json};
 use synapse_tests::fake_llm::{FakeLlm, Reply, Script, ToolCall};
-use synapse_tests::{DEADLINE, Run, TestEnv, bin, run, run_async, wait_until};
+use synapse_tests::{DEADLINE, Run, TestEnv, bin, run_async, wait_until};
 
 /// A daemon with the user skill `greeter` (one documented script) and the user MCP server `py`
 /// (a private copy of the Python fixture, so its processes can be counted), connected.
