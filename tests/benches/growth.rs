@@ -80,6 +80,7 @@ fn skill(i: usize) -> SkillSummary {
         permission: SkillPermission::Allow,
         kind: Default::default(),
         commands: Vec::new(),
+        scripts: Vec::new(),
         allowed_tools: Vec::new(),
         tags: vec![topic.to_string(), verb.to_string()],
         shadows: Vec::new(),

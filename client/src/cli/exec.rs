@@ -63,6 +63,7 @@ pub async fn run(paths: Paths, args: ExecArgs) -> anyhow::Result<ExitCode> {
             .permission_mode
             .map(|m| m.wire().to_string())
             .unwrap_or_default(),
+        settings_mode: false,
     };
     let channel = connect::connect(&paths).await?;
     let response = ToolsClient::new(channel)

@@ -119,6 +119,9 @@ Dynamic client registration is used where the authorization server offers it; ot
         /// Server name.
         server: String,
     },
+    /// Serve Synapse as an MCP server over stdio (skills, sub-agents, the daemon's MCP tools) for
+    /// Claude Code, Codex or any MCP client.
+    Serve(super::mcp_serve::ServeArgs),
     /// Approve this project's MCP servers as their entries read now, and start them. A
     /// project's servers run code: they start only in a trusted folder, once approved, and a
     /// changed entry needs approval again.
@@ -193,6 +196,7 @@ pub async fn run(paths: Paths, cmd: McpCommand) -> anyhow::Result<ExitCode> {
             let ask = super::mcp_query::Ask::Prompt { name, args };
             super::mcp_query::run(&paths, server, ask).await
         }
+        McpCommand::Serve(a) => super::mcp_serve::run(paths, a).await,
         McpCommand::Approve { servers, all } => {
             super::mcp_approve::approve(&paths, servers, all).await
         }

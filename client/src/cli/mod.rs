@@ -13,6 +13,7 @@ mod mcp_edit;
 mod mcp_login;
 pub mod mcp_query;
 mod mcp_secret;
+mod mcp_serve;
 mod plugin;
 pub mod run;
 mod sessions;

@@ -229,7 +229,7 @@ impl McpManager {
             .catalog()
             .server_commands(server)
             .into_iter()
-            .map(|(c, _)| c)
+            .map(|t| t.command)
             .collect();
         Err(McpCallOutput::error(
             EXIT_USAGE,

@@ -21,6 +21,22 @@ pub struct CatalogEntry {
     pub description: String,
 }
 
+/// One exposed tool of a server as `mcp list` (and `synapse mcp serve`, which re-offers it)
+/// shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedTool {
+    /// `mcp:<server>:<tool>`.
+    pub command: String,
+    /// The first line of the description.
+    pub summary: String,
+    /// The tool's name as the server lists it.
+    pub tool: String,
+    /// The server's whole description.
+    pub description: String,
+    /// The input schema as the server gave it.
+    pub input_schema: serde_json::Map<String, serde_json::Value>,
+}
+
 /// Which resource command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResourceVerb {
@@ -169,15 +185,19 @@ impl Catalog {
             .collect()
     }
 
-    /// (command, summary) of one server's exposed tools.
-    pub fn server_commands(&self, server: &str) -> Vec<(String, String)> {
+    /// One server's exposed tools as listings show them.
+    pub fn server_commands(&self, server: &str) -> Vec<ListedTool> {
         self.names
             .iter()
             .filter(|(_, r)| r.server == server)
-            .filter_map(|(c, _)| {
-                self.specs
-                    .get(c)
-                    .map(|s| (c.clone(), s.summary().to_string()))
+            .filter_map(|(c, r)| {
+                self.specs.get(c).map(|s| ListedTool {
+                    command: c.clone(),
+                    summary: s.summary().to_string(),
+                    tool: r.tool.clone(),
+                    description: s.description.clone(),
+                    input_schema: s.root.clone(),
+                })
             })
             .collect()
     }

@@ -87,17 +87,13 @@ impl McpManager {
                 .unwrap_or_default();
             let memory = is_memory_server(
                 &status.name,
-                status.tools.iter().map(|(command, _)| command.as_str()),
+                status.tools.iter().map(|t| t.command.as_str()),
             );
             out.push(ServerSummary {
                 tool_count: (!connecting).then_some(status.tool_count),
                 about: one_line(&about, SERVER_ABOUT_MAX_CHARS),
                 memory,
-                tools: status
-                    .tools
-                    .into_iter()
-                    .map(|(command, _)| command)
-                    .collect(),
+                tools: status.tools.into_iter().map(|t| t.command).collect(),
                 name: status.name,
             });
         }

@@ -57,7 +57,7 @@ pub mod shortcut;
 pub mod sources;
 pub mod wrappers;
 
-pub use catalog::{Catalog, CatalogEntry};
+pub use catalog::{Catalog, CatalogEntry, ListedTool};
 pub use hub::McpHub;
 pub use manager::{
     EnvLookup, McpManager, McpOptions, RefreshSummary, Scope, ServerStatus, client_binary,

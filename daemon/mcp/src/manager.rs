@@ -92,7 +92,7 @@ impl McpOptions {
 }
 
 /// One server as `synapse mcp list` shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ServerStatus {
     pub name: String,
     pub state: StateKind,
@@ -105,8 +105,8 @@ pub struct ServerStatus {
     /// `user`, `project` or `local` (see [`super::local`]).
     pub scope: &'static str,
     pub pid: Option<u32>,
-    /// (command, description first line) of each exposed tool.
-    pub tools: Vec<(String, String)>,
+    /// Each exposed tool.
+    pub tools: Vec<super::catalog::ListedTool>,
 }
 
 /// What a refresh did.

@@ -880,6 +880,7 @@ impl ChatSession {
             tool_rules,
             non_interactive,
             approve_all,
+            refusal_hint: Default::default(),
         }))
     }
 

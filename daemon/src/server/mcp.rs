@@ -96,9 +96,12 @@ pub(super) fn wire_server(s: ServerStatus, include_tools: bool) -> McpServer {
         tools: if include_tools {
             s.tools
                 .into_iter()
-                .map(|(command, description)| McpTool {
-                    command,
-                    description,
+                .map(|t| McpTool {
+                    input_schema_json: serde_json::Value::Object(t.input_schema).to_string(),
+                    command: t.command,
+                    description: t.summary,
+                    tool: t.tool,
+                    full_description: t.description,
                 })
                 .collect()
         } else {

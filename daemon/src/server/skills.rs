@@ -79,6 +79,16 @@ pub(super) fn info(s: SkillSummary) -> SkillInfo {
         enabled: s.enabled,
         permission: s.permission.as_str().to_string(),
         commands: s.commands,
+        scripts: s
+            .scripts
+            .into_iter()
+            .map(|x| synapse_shared::proto::SkillScriptInfo {
+                command: x.command,
+                summary: x.summary.unwrap_or_default(),
+                usage: x.usage_args.unwrap_or_default(),
+                help: x.help,
+            })
+            .collect(),
         shadows: s.shadows,
         warnings: s.warnings,
         meta: s.kind == synapse_shared::skill::SkillKind::Meta,

@@ -65,12 +65,18 @@ impl Tools for ToolsService {
         } else {
             req.session
         };
-        let (name, exec_gate) = match req.permission_mode.as_str() {
-            "" => (name, None),
-            m => {
-                let mode = m
-                    .parse::<synapse_permissions::Mode>()
-                    .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let mode = match req.permission_mode.as_str() {
+            "" if !req.settings_mode => None,
+            // The folder's settings choose the mode (`synapse mcp serve`'s calls).
+            "" => Some(None),
+            m => Some(Some(
+                m.parse::<synapse_permissions::Mode>()
+                    .map_err(|e| Status::invalid_argument(e.to_string()))?,
+            )),
+        };
+        let (name, exec_gate) = match mode {
+            None => (name, None),
+            Some(mode) => {
                 let cwd = std::path::PathBuf::from(&req.cwd);
                 let gated = crate::agent::gate::exec_gate::gated_session(&name);
                 let home = std::env::var_os("HOME").map(std::path::PathBuf::from);

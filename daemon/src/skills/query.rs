@@ -274,6 +274,16 @@ pub(crate) fn summary(st: &State, r: &SkillRecord) -> SkillSummary {
         permission: st.permission(r),
         kind: r.meta.kind,
         commands: r.scripts.iter().map(|s| s.command.clone()).collect(),
+        scripts: r
+            .scripts
+            .iter()
+            .map(|s| super::store::ScriptSummary {
+                command: s.command.clone(),
+                summary: s.doc.summary.clone(),
+                usage_args: s.doc.usage_args.clone(),
+                help: s.doc.full.clone(),
+            })
+            .collect(),
         allowed_tools: r.meta.allowed_tools.clone(),
         tags: r.meta.tags.clone(),
         shadows,

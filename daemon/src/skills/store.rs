@@ -74,6 +74,8 @@ pub struct SkillSummary {
     pub permission: SkillPermission,
     pub kind: SkillKind,
     pub commands: Vec<String>,
+    /// The scripts behind `commands`, same order, with what their sources say of them.
+    pub scripts: Vec<ScriptSummary>,
     pub allowed_tools: Vec<String>,
     /// `tags` from the frontmatter (search ranks on them).
     pub tags: Vec<String>,
@@ -86,6 +88,18 @@ pub struct SkillSummary {
     pub user_invocable: bool,
     pub argument_hint: Option<String>,
     pub disable_model_invocation: bool,
+}
+
+/// A skill script as listings describe it (read from its source, never run).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptSummary {
+    /// `skill:<skill>:<script>`.
+    pub command: String,
+    pub summary: Option<String>,
+    /// The arguments part of its usage line.
+    pub usage_args: Option<String>,
+    /// Its whole documentation.
+    pub help: String,
 }
 
 #[cfg(test)]
@@ -103,6 +117,7 @@ impl SkillSummary {
             permission: Default::default(),
             kind: Default::default(),
             commands: vec![],
+            scripts: vec![],
             allowed_tools: vec![],
             tags: vec![],
             shadows: vec![],

@@ -35,6 +35,7 @@ pub const BENCHES: &[(&str, bool)] = &[
     ("daemon", true),
     ("shell", true),
     ("mcp", false),
+    ("mcp_serve", false),
     ("agent", false),
     ("llm_real", false),
     ("repl", false),
@@ -103,6 +104,21 @@ pub const GOALS: &[Goal] = &[
         "warm `mcp:*` call through the wrapper",
         "≤ 2 ms",
         "mcp.fresh_connection_call",
+    ),
+    g(
+        "mcp_serve.overhead",
+        "`synapse mcp serve` tool call, overhead over the daemon's own call",
+        "≤ 3 ms",
+    ),
+    g(
+        "mcp_serve.tool_call",
+        "`synapse mcp serve` warm tools/call of a re-offered MCP tool",
+        "—",
+    ),
+    g(
+        "mcp_serve.daemon_call",
+        "baseline: the daemon's own call of the same command (`Tools.Exec`, gated)",
+        "—",
     ),
     g(
         "mcp.resource_read",

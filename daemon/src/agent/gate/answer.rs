@@ -95,9 +95,9 @@ impl SessionGate {
                 } else {
                     GateVerdict::Run
                 };
-                let (non_interactive, approve_all) = {
+                let (non_interactive, approve_all, hint) = {
                     let st = self.state();
-                    (st.non_interactive, st.approve_all)
+                    (st.non_interactive, st.approve_all, st.refusal_hint)
                 };
                 // `--yes` never covers a write to the rules files: only the user's own answer.
                 if approve_all && !rules_file_write {
@@ -106,6 +106,10 @@ impl SessionGate {
                 }
                 if non_interactive {
                     record("denied", &reason, "non-interactive");
+                    if hint == super::RefusalHint::SettingsRule && !rules_file_write {
+                        let file = self.always_file(loaded);
+                        return settings_rule_refusal(&reason, &suggestion, &file);
+                    }
                     let how = if rules_file_write {
                         "an interactive session (`synapse`), or by editing the file themselves"
                             .to_string()
@@ -196,6 +200,33 @@ impl SessionGate {
 /// single quotes written as `'\''`, so a pattern such as `rm -rf '$HOME/my dir'` survives.
 fn allow_word(pattern: &str) -> String {
     format!("'{}'", pattern.replace('\'', r"'\''"))
+}
+
+/// The refusal of a caller that takes no `--allow`/`--yes` (`synapse exec`, `synapse mcp serve`):
+/// the allow rule that lets it run, and the rules file an "always" answer would write it to.
+fn settings_rule_refusal(reason: &str, suggestion: &str, file: &Path) -> GateVerdict {
+    let how = if suggestion.is_empty() {
+        "the user can run it in an interactive session (`synapse`) and answer yes".to_string()
+    } else {
+        format!(
+            "the user allows it by adding \"{}\" to permissions.{}.allow in {} (or by \
+             answering \"always\" in an interactive session, `synapse`)",
+            suggestion.replace('\\', "\\\\").replace('"', "\\\""),
+            rule_list(suggestion),
+            file.display()
+        )
+    };
+    GateVerdict::Refuse(format!(
+        "Permission denied: {reason}. Nobody can approve it from here (non-interactive); {how}."
+    ))
+}
+
+/// The `permissions.<list>.allow` list a pattern belongs in.
+fn rule_list(pattern: &str) -> &'static str {
+    match rule_kind(pattern) {
+        RuleKind::Mcp => "mcp",
+        RuleKind::Bash => "bash",
+    }
 }
 
 fn rule_kind(pattern: &str) -> RuleKind {

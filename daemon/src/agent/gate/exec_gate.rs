@@ -26,11 +26,12 @@ pub struct ExecGate {
 }
 
 /// The gate for one call in exec session `session`, whose shell `shell` pictures (kept by the
-/// caller across calls, so definitions from an earlier call are resolved too).
+/// caller across calls, so definitions from an earlier call are resolved too). `mode` `None`:
+/// the mode the folder's settings choose (`permissions.defaultMode`, else auto).
 pub fn exec_gate(
     env: GateEnv,
     cwd: PathBuf,
-    mode: Mode,
+    mode: Option<Mode>,
     session: &str,
     shell: Arc<Mutex<TrackedShell>>,
 ) -> ExecGate {
@@ -44,11 +45,12 @@ pub fn exec_gate(
         n.push(text);
     });
     let options = GateOptions {
-        mode: Some(mode),
+        mode,
         allow: Vec::new(),
         tool_rules: Default::default(),
         non_interactive: true,
         approve_all: false,
+        refusal_hint: super::RefusalHint::SettingsRule,
     };
     let (gate, _) = SessionGate::new(env, cwd, options, approver, audit, notify);
     let gate = gate.with_tracked_shell(shell);

@@ -156,3 +156,26 @@ async fn read_only_mode_refuses_writes_and_a_broken_rules_file_fails_closed() {
     );
     assert!(refused(&check(&f, "rm -f notes.txt").await));
 }
+
+#[tokio::test]
+async fn a_caller_without_flags_is_told_the_rule_and_the_file_that_allow_it() {
+    let f = fixture(
+        serde_json::json!({"permissions": {"defaultMode": "ask"}}),
+        GateOptions {
+            non_interactive: true,
+            refusal_hint: super::RefusalHint::SettingsRule,
+            ..GateOptions::default()
+        },
+    );
+    let v = check(&f, "touch notes.txt").await;
+    let GateVerdict::Refuse(why) = &v else {
+        panic!("not refused: {v:?}");
+    };
+    let file = f.dir.path().join("synapse/settings.json");
+    assert!(why.starts_with("Permission denied: "), "{why}");
+    assert!(
+        why.contains("to permissions.bash.allow in ") && why.contains(&file.display().to_string()),
+        "{why}"
+    );
+    assert!(!why.contains("--allow") && !why.contains("--yes"), "{why}");
+}

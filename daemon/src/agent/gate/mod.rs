@@ -79,6 +79,19 @@ pub struct GateOptions {
     pub tool_rules: RuleSet,
     pub non_interactive: bool,
     pub approve_all: bool,
+    /// What a non-interactive refusal tells the user to do.
+    pub refusal_hint: RefusalHint,
+}
+
+/// How a non-interactive caller can allow what was refused.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RefusalHint {
+    /// `synapse run`: rerun with `--allow PATTERN` or `--yes`.
+    #[default]
+    RunFlags,
+    /// `synapse exec` and `synapse mcp serve`, which take no such flags: the allow rule to add
+    /// to the rules file an "always" answer would write.
+    SettingsRule,
 }
 
 struct State {
@@ -90,6 +103,7 @@ struct State {
     skill_rules: RuleSet,
     non_interactive: bool,
     approve_all: bool,
+    refusal_hint: RefusalHint,
     /// Problems already reported, so each is said once.
     reported: Vec<String>,
     /// `--add-dir` folders: writable and "inside the session" as its own folder is.
@@ -149,6 +163,7 @@ impl SessionGate {
                 skill_rules: RuleSet::default(),
                 non_interactive: options.non_interactive,
                 approve_all: options.approve_all,
+                refusal_hint: options.refusal_hint,
                 reported: Vec::new(),
                 added_dirs: Vec::new(),
                 bypass: false,
@@ -183,6 +198,7 @@ impl SessionGate {
             st.session_rules.merge(options.tool_rules);
             st.non_interactive = options.non_interactive;
             st.approve_all = options.approve_all;
+            st.refusal_hint = options.refusal_hint;
         }
         problems.extend(self.folder_notice());
         problems
@@ -363,6 +379,7 @@ impl SessionGate {
                 skill_rules: st.skill_rules.clone(),
                 non_interactive: st.non_interactive,
                 approve_all: st.approve_all,
+                refusal_hint: st.refusal_hint,
                 reported: st.reported.clone(),
                 added_dirs: st.added_dirs.clone(),
                 bypass: st.bypass,
