@@ -40,11 +40,14 @@ pub struct HookSources {
     project_plugins: TrustedProjectPlugins,
     /// The enabled plugins of each workspace root (`None`: no project layer), by the stamp of the
     /// files that decide them.
-    plugins: Mutex<HashMap<Option<PathBuf>, Cached<Times, Vec<Plugin>>>>,
+    plugins: Mutex<HashMap<Option<PathBuf>, Cached<Times, EnabledPlugins>>>,
 }
 
 /// The user settings' generation and every source file's modification time.
 type Stamp = (u64, Times);
+
+/// The plugins enabled for one workspace.
+type EnabledPlugins = Vec<Plugin>;
 
 /// Modification times of files (`None`: missing).
 type Times = Vec<Option<SystemTime>>;
