@@ -83,10 +83,12 @@ impl DaemonState {
             reader(&settings, project_idle_stop),
         );
         workspaces.subscribe(skills.clone());
-        let mcp = McpHub::new(
-            McpOptions::for_home(&paths, synapse_mcp::client_binary()),
-            Arc::new(workspaces.clone()),
+        let mut mcp_options = McpOptions::for_home(&paths, synapse_mcp::client_binary());
+        // A trusted project's `enabledPlugins` (as pinned) adds its plugins' servers there.
+        mcp_options.project_plugins = Arc::new(
+            crate::plugins::project::TrustedProjectPlugins::new(paths.home()),
         );
+        let mcp = McpHub::new(mcp_options, Arc::new(workspaces.clone()));
         let meta_dir = growth::meta::meta_dir(
             paths.home(),
             std::env::var_os(growth::meta::ENV_META_SKILLS_DIR),

@@ -9,8 +9,9 @@
 //!   "path": …}` or a git source) and `installLocation` (where its `marketplace.json` lives);
 //! - `settings.json`: `enabledPlugins.<name>@<marketplace>` (true / false) and
 //!   `extraKnownMarketplaces`. A trusted project's `.claude/settings.json` and
-//!   `.claude/settings.local.json` may turn plugins on or off for that project (the caller
-//!   decides trust and passes the root only when the folder is trusted).
+//!   `.claude/settings.local.json` may turn plugins on or off for that project, local over
+//!   project over user as in Claude Code; the caller decides trust and hands in the content that
+//!   counts ([`ProjectPluginSettings`]: the daemon's gives the copies `synapse trust` pinned).
 //!
 //! A plugin's root (`${CLAUDE_PLUGIN_ROOT}`) is where Claude Code reads it from: for a marketplace
 //! on a local folder, the plugin's own folder in that marketplace (so edits count at once, as
@@ -84,23 +85,76 @@ pub fn user_settings(home: &Path) -> PathBuf {
     home.join(".claude").join("settings.json")
 }
 
-/// The files whose change may change the scan (for callers that cache it).
-pub fn deciding_files(home: &Path, trusted_project: Option<&Path>) -> Vec<PathBuf> {
+/// The files whose change may change the user-level scan (for callers that cache it); a
+/// project's own are [`ProjectPluginSettings::deciding_files`].
+pub fn deciding_files(home: &Path) -> Vec<PathBuf> {
     let dir = plugins_dir(home);
-    let mut files = vec![
+    vec![
         user_settings(home),
         dir.join(INSTALLED_FILE),
         dir.join(MARKETPLACES_FILE),
-    ];
-    if let Some(root) = trusted_project {
-        files.extend(PROJECT_SETTINGS_FILES.iter().map(|f| root.join(f)));
+    ]
+}
+
+/// A trusted project's settings documents that may turn plugins on or off, lowest first
+/// (`.claude/settings.json`, then `.claude/settings.local.json`), each as the user trusted it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProjectLayers {
+    /// Each file with the content that counts for it.
+    pub docs: Vec<(PathBuf, Value)>,
+}
+
+/// Where a project's plugin settings come from. The daemon's answer gives a project's
+/// `enabledPlugins` only for a trusted folder and only as pinned by `synapse trust` (a file a
+/// session rewrote counts as it was when trusted), so content a session could have written never
+/// turns a plugin's hooks or servers on.
+pub trait ProjectPluginSettings: Send + Sync {
+    /// The layers of the project at `root`; `None` when the folder is not trusted (or its trust
+    /// can't be established).
+    fn layers(&self, root: &Path) -> Option<ProjectLayers>;
+    /// The files whose change may change [`layers`](Self::layers) (settings files, trust list,
+    /// pins).
+    fn deciding_files(&self, root: &Path) -> Vec<PathBuf>;
+}
+
+/// No project layer anywhere: the user's settings alone decide.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UserOnly;
+
+impl ProjectPluginSettings for UserOnly {
+    fn layers(&self, _: &Path) -> Option<ProjectLayers> {
+        None
     }
-    files
+    fn deciding_files(&self, _: &Path) -> Vec<PathBuf> {
+        Vec::new()
+    }
 }
 
 /// The installed plugins of `home`, enabled as the user's settings say, overlaid (when given) by
-/// the settings of `trusted_project` — pass a project root only when the folder is trusted.
+/// the settings of `trusted_project` as they read now — pass a project root only when the folder
+/// is trusted; [`scan_layered`] takes the content the user trusted instead.
 pub fn scan(home: &Path, trusted_project: Option<&Path>) -> PluginScan {
+    let mut problems = Vec::new();
+    let layers = trusted_project.map(|root| {
+        let mut layers = ProjectLayers::default();
+        for file in PROJECT_SETTINGS_FILES.iter().map(|f| root.join(f)) {
+            match read_json(&file) {
+                Ok(Some(v)) => layers.docs.push((file, v)),
+                Ok(None) => {}
+                Err(why) => problems.push(format!("{why}; its enabledPlugins are not used")),
+            }
+        }
+        layers
+    });
+    let mut out = scan_layered(home, layers.as_ref());
+    out.problems.extend(problems);
+    out
+}
+
+/// The installed plugins of `home`, enabled as Claude Code decides: the user's
+/// `enabledPlugins`, overridden key by key by each project layer in order (project, then local),
+/// so a project may turn on a plugin the user turned off and the other way round.
+pub fn scan_layered(home: &Path, project: Option<&ProjectLayers>) -> PluginScan {
     let mut out = PluginScan::default();
     let dir = plugins_dir(home);
     let mut enabled = match read_json(&user_settings(home)) {
@@ -114,16 +168,8 @@ pub fn scan(home: &Path, trusted_project: Option<&Path>) -> PluginScan {
             return with_installed(out, &dir, &BTreeMap::new(), false);
         }
     };
-    if let Some(root) = trusted_project {
-        for file in PROJECT_SETTINGS_FILES.iter().map(|f| root.join(f)) {
-            match read_json(&file) {
-                Ok(Some(v)) => enabled.extend(enabled_map(&v)),
-                Ok(None) => {}
-                Err(why) => out
-                    .problems
-                    .push(format!("{why}; its enabledPlugins are not used")),
-            }
-        }
+    for (_, doc) in project.map(|p| p.docs.as_slice()).unwrap_or_default() {
+        enabled.extend(enabled_map(doc));
     }
     with_installed(out, &dir, &enabled, true)
 }
@@ -420,6 +466,34 @@ mod tests {
         assert!(
             s.problems[0].contains("settings.json is not valid JSON"),
             "{s:?}"
+        );
+    }
+
+    #[test]
+    fn local_settings_beat_project_settings_beat_the_users() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path();
+        for name in ["a", "b", "c"] {
+            cached(home, "m", name, "1.0.0");
+        }
+        fs::write(
+            user_settings(home),
+            r#"{"enabledPlugins":{"a@m":false,"b@m":true,"c@m":true}}"#,
+        )
+        .unwrap();
+        let doc = |v: &str| (PathBuf::from("x"), serde_json::from_str(v).unwrap());
+        let layers = ProjectLayers {
+            docs: vec![
+                doc(r#"{"enabledPlugins":{"a@m":true,"b@m":false}}"#),
+                doc(r#"{"enabledPlugins":{"b@m":true,"c@m":false}}"#),
+            ],
+        };
+        let on = |s: PluginScan| s.enabled().map(|p| p.name.clone()).collect::<Vec<_>>();
+        assert_eq!(on(scan_layered(home, None)), ["b", "c"]);
+        assert_eq!(on(scan_layered(home, Some(&layers))), ["a", "b"]);
+        assert_eq!(
+            on(scan_layered(home, Some(&ProjectLayers::default()))),
+            ["b", "c"]
         );
     }
 

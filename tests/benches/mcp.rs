@@ -162,6 +162,7 @@ fn main() {
         env: Arc::new(|_| None),
         oauth: synapse_mcp::oauth::OAuthVault::new(home.path().join("mcp/oauth")),
         user_env: Default::default(),
+        project_plugins: Arc::new(synapse_shared::claude_plugins::UserOnly),
     };
     let argv = vec!["hello".to_string()];
     let in_process = rt.block_on(async {

@@ -55,6 +55,8 @@ mod mcp_serve;
 mod mcp_support;
 mod permissions;
 mod plugins;
+mod plugins_project;
+mod plugins_stream_json;
 mod repl_chat;
 mod repl_flow;
 mod repl_input;

@@ -17,17 +17,23 @@ use synapse_tests::fake_llm::{FakeLlm, Script};
 use synapse_tests::{Run, TestEnv, run, wait_until};
 
 const MARKET: &str = "kit-market";
-const KEY: &str = "kit@kit-market";
+pub(crate) const KEY: &str = "kit@kit-market";
 
-fn write(path: &Path, text: &str) {
+pub(crate) fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
 }
 
 /// Our marketplace at `<root>/market` with the plugin `kit` at `version`; returns the plugin's
 /// folder.
-fn marketplace(env: &TestEnv, version: &str) -> PathBuf {
-    let market = env.root().join("market");
+pub(crate) fn marketplace(env: &TestEnv, version: &str) -> PathBuf {
+    marketplace_in(env.root(), version)
+}
+
+/// Our marketplace at `<dir>/market` with the plugin `kit` at `version`; returns the plugin's
+/// folder.
+pub(crate) fn marketplace_in(dir: &Path, version: &str) -> PathBuf {
+    let market = dir.join("market");
     write(
         &market.join(".claude-plugin/marketplace.json"),
         &format!(
@@ -53,6 +59,12 @@ fn marketplace(env: &TestEnv, version: &str) -> PathBuf {
         &kit.join("skills/notes/SKILL.md"),
         "---\nname: notes\ndescription: Takes kit notes. Use when the user asks for kit-skill-marker.\n---\nWrite notes.\n",
     );
+    // Named by a title, as several published plugins' skills are: Claude Code names it by its
+    // folder (`kit:titled`).
+    write(
+        &kit.join("skills/titled/SKILL.md"),
+        "---\nname: Kit Titled Notes\ndescription: Files titled notes. Use when the user asks for kit-title-marker.\n---\nFile them.\n",
+    );
     write(&kit.join("kitguard/__init__.py"), "");
     write(
         &kit.join("kitguard/rules.py"),
@@ -73,8 +85,14 @@ fn marketplace(env: &TestEnv, version: &str) -> PathBuf {
         "import json, os, sys\n\
          event = json.load(sys.stdin)\n\
          data = os.environ['CLAUDE_PLUGIN_DATA']\n\
+         last = None\n\
+         for line in open(event['transcript_path']):\n\
+         \x20   entry = json.loads(line)\n\
+         \x20   if entry.get('type') == 'assistant':\n\
+         \x20       texts = [c['text'] for c in entry['message']['content'] if c.get('type') == 'text']\n\
+         \x20       last = texts[-1] if texts else last\n\
          seen = {'event': event.get('hook_event_name'), 'root': os.environ['CLAUDE_PLUGIN_ROOT'],\n\
-         \x20       'project': os.environ.get('CLAUDE_PROJECT_DIR')}\n\
+         \x20       'project': os.environ.get('CLAUDE_PROJECT_DIR'), 'last': last}\n\
          open(os.path.join(data, 'stop.json'), 'w').write(json.dumps(seen))\n",
     );
     write(
@@ -179,6 +197,10 @@ async fn a_plugin_installed_by_claude_code_works_in_synapse() {
         system.contains("kit:notes"),
         "the skill is listed: {system}"
     );
+    assert!(
+        system.contains("kit:titled"),
+        "the title-named skill is listed by its folder: {system}"
+    );
 
     // An unknown command of the plugin is a notice, not text for the model.
     let out = run_prompt(&env, &fake, "/kit:nope now");
@@ -202,15 +224,21 @@ async fn a_plugin_installed_by_claude_code_works_in_synapse() {
         requests[3].last_tool_result()
     );
 
-    // The Stop hook ran with the folders Claude Code gives it.
+    // The Stop hook ran with the folders Claude Code gives it, and read the model's last words
+    // from the transcript the way Claude Code documents it (`.message.content`).
     let stop = env
         .user_home()
         .join(".claude/plugins/data/kit-kit-market/stop.json");
+    let read_stop = || -> serde_json::Value {
+        std::fs::read_to_string(&stop)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default()
+    };
     wait_until(Duration::from_secs(20), "the Stop hook's file", || {
-        stop.is_file()
+        read_stop()["last"] == "the helper is done"
     });
-    let seen: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&stop).unwrap()).unwrap();
+    let seen = read_stop();
     assert_eq!(seen["event"], "Stop");
     assert_eq!(
         seen["root"],
@@ -280,7 +308,10 @@ async fn synapse_installs_what_claude_code_then_lists_and_round_trips_it() {
     );
     assert!(ours.stdout.contains("commands: /kit:greet"), "{ours:?}");
     assert!(ours.stdout.contains("agents: task:kit:helper"), "{ours:?}");
-    assert!(ours.stdout.contains("skills: kit:notes"), "{ours:?}");
+    assert!(
+        ours.stdout.contains("skills: kit:notes, kit:titled"),
+        "{ours:?}"
+    );
     assert!(ours.stdout.contains("hooks: PreToolUse, Stop"), "{ours:?}");
     assert!(ours.stdout.contains("mcp servers: tools"), "{ours:?}");
 

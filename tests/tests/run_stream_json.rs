@@ -240,7 +240,7 @@ async fn init_lists_skills_and_the_plugins_they_come_from() {
     assert!(skills.contains(&"docs:guide"), "{init}");
     assert_eq!(
         init["plugins"],
-        serde_json::json!([{"name": "docs", "path": plugin.display().to_string(), "source": "docs@market"}]),
+        serde_json::json!([{"name": "docs", "path": plugin.display().to_string(), "source": "docs@market", "version": "1.0.0"}]),
         "{init}"
     );
 }

@@ -53,7 +53,9 @@ pub async fn run(paths: Paths, cmd: PluginCommand) -> anyhow::Result<ExitCode> {
     let (action, target) = match cmd {
         PluginCommand::List { json } => {
             let list = client
-                .list(PluginListRequest {})
+                .list(PluginListRequest {
+                    cwd: crate::cli::mcp::caller_cwd(),
+                })
                 .await
                 .map_err(rpc)?
                 .into_inner();

@@ -53,6 +53,11 @@ pub struct McpOptions {
     /// own config expands from it (the daemon's environment until then). Shared by every
     /// manager (a workspace runs the user's `followProject` servers).
     pub user_env: ClientEnv,
+    /// Which project settings may turn Claude Code plugins on or off for a workspace (their
+    /// servers join that workspace's layer); [`UserOnly`] when none may.
+    ///
+    /// [`UserOnly`]: synapse_shared::claude_plugins::UserOnly
+    pub project_plugins: Arc<dyn synapse_shared::claude_plugins::ProjectPluginSettings>,
 }
 
 /// A client's environment as one manager keeps it (`None`: none given yet).
@@ -87,6 +92,7 @@ impl McpOptions {
             env: Arc::new(|k| std::env::var(k).ok()),
             oauth: super::oauth::OAuthVault::new(paths.mcp_oauth_dir()),
             user_env: ClientEnv::default(),
+            project_plugins: Arc::new(synapse_shared::claude_plugins::UserOnly),
         }
     }
 }

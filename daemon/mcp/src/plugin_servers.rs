@@ -9,10 +9,14 @@
 //! files it runs, keyed by the plugin's root, so an update that changes the server asks again.
 //! `synapse mcp approve plugin_<plugin>_<server>` approves it ([`approve`]). A server of the
 //! user's own files with the same name wins.
+//!
+//! A plugin that only a trusted project's settings turn on ([`add_project`]: the pinned
+//! `enabledPlugins` of its `.claude/settings.json` and `.claude/settings.local.json`) has its
+//! servers in that workspace's layer instead, under the same approval.
 
 use std::path::{Path, PathBuf};
 
-use synapse_shared::claude_plugins;
+use synapse_shared::claude_plugins::{self, Plugin, ProjectLayers};
 
 use super::approval::{self, ApprovalError, ApproveOutcome};
 use super::config::{ConfigProblem, McpConfig};
@@ -28,7 +32,34 @@ pub fn add(
     lookup: &dyn Fn(&str) -> Option<String>,
 ) {
     let scan = claude_plugins::scan(home, None);
-    for plugin in scan.enabled() {
+    add_plugins(config, scan.enabled(), mcp_dir, lookup);
+}
+
+/// Adds to a workspace's `config` the servers of the plugins its trusted project settings
+/// (`layers`) turn on and the user's alone do not (those run in the user's layer already).
+pub fn add_project(
+    config: &mut McpConfig,
+    home: &Path,
+    layers: &ProjectLayers,
+    mcp_dir: &Path,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) {
+    let user: Vec<String> = claude_plugins::scan(home, None)
+        .enabled()
+        .map(Plugin::key)
+        .collect();
+    let scan = claude_plugins::scan_layered(home, Some(layers));
+    let only_project = scan.enabled().filter(|p| !user.contains(&p.key()));
+    add_plugins(config, only_project, mcp_dir, lookup);
+}
+
+fn add_plugins<'a>(
+    config: &mut McpConfig,
+    plugins: impl Iterator<Item = &'a Plugin>,
+    mcp_dir: &Path,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) {
+    for plugin in plugins {
         let (file, servers) = match claude_plugins::mcp_servers(&plugin.root) {
             Ok(found) => found,
             Err(message) => {
@@ -76,36 +107,43 @@ pub fn root_of(source: &Path) -> PathBuf {
     }
 }
 
-/// Approves the held plugin servers of the user's layer named in `names` (every one with
-/// `all`); names that are not plugin servers are left for the project's approval.
+/// Approves the held plugin servers named in `names` (every one with `all`) of the user's layer
+/// and of `project`'s (the caller's workspace, for plugins its settings turn on); names that are
+/// not plugin servers are left for the project's approval.
 pub async fn approve(
     user: &super::McpManager,
+    project: Option<&super::McpManager>,
     mcp_dir: &Path,
     names: &[String],
     all: bool,
 ) -> Result<ApproveOutcome, ApprovalError> {
-    let config = user.load_config();
     let mut outcome = ApproveOutcome::default();
-    for (name, held) in &config.held {
-        let asked = names.iter().any(|n| n == name);
-        if !name.starts_with(PREFIX) || !(all || asked) {
-            continue;
+    let mut running = Vec::new();
+    for manager in std::iter::once(user).chain(project) {
+        let config = manager.load_config();
+        let before = outcome.approved.len();
+        for (name, held) in &config.held {
+            let asked = names.iter().any(|n| n == name);
+            if !name.starts_with(PREFIX) || !(all || asked) || outcome.approved.contains(name) {
+                continue;
+            }
+            approval::approve(mcp_dir, &root_of(&held.config.source), &[&held.config])?;
+            outcome.approved.push(name.clone());
         }
-        approval::approve(mcp_dir, &root_of(&held.config.source), &[&held.config])?;
-        outcome.approved.push(name.clone());
+        if outcome.approved.len() > before {
+            manager.refresh().await;
+        }
+        running.extend(config.servers.into_keys());
     }
     for name in names.iter().filter(|n| n.starts_with(PREFIX)) {
         if !outcome.approved.contains(name) {
-            let why = if config.servers.contains_key(name) {
+            let why = if running.contains(name) {
                 "already approved"
             } else {
                 "no enabled plugin has this server (`synapse plugin list` shows them)"
             };
             outcome.not_waiting.push(format!("{name}: {why}"));
         }
-    }
-    if !outcome.approved.is_empty() {
-        user.refresh().await;
     }
     Ok(outcome)
 }
@@ -180,5 +218,44 @@ mod tests {
         let mut config = McpConfig::default();
         add(&mut config, &home, &mcp_dir, &|_| None);
         assert!(config.held.contains_key("plugin_demo_m1"));
+    }
+
+    #[test]
+    fn a_project_adds_only_the_servers_of_plugins_it_alone_turns_on() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("home");
+        let root = home.join(".claude/plugins/cache/mk/demo/1.0.0");
+        fs::create_dir_all(&root).unwrap();
+        fs::write(
+            root.join(".mcp.json"),
+            r#"{"mcpServers":{"m1":{"command":"true"}}}"#,
+        )
+        .unwrap();
+        let user = |on: bool| {
+            fs::write(
+                home.join(".claude/settings.json"),
+                format!(r#"{{"enabledPlugins":{{"demo@mk":{on}}}}}"#),
+            )
+            .unwrap()
+        };
+        let layers = ProjectLayers {
+            docs: vec![(
+                PathBuf::from("settings.json"),
+                serde_json::json!({"enabledPlugins": {"demo@mk": true}}),
+            )],
+        };
+        let mcp_dir = t.path().join("mcp");
+        user(false);
+        let mut config = McpConfig::default();
+        add_project(&mut config, &home, &layers, &mcp_dir, &|_| None);
+        assert!(config.held.contains_key("plugin_demo_m1"), "{config:?}");
+        // The user's own "on" runs it in the user's layer already.
+        user(true);
+        let mut config = McpConfig::default();
+        add_project(&mut config, &home, &layers, &mcp_dir, &|_| None);
+        assert!(
+            config.held.is_empty() && config.servers.is_empty(),
+            "{config:?}"
+        );
     }
 }

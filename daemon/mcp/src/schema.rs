@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value};
 
 use super::schema_doc::{effective, shape, write_fields};
-use super::schema_sample::sample_for;
+use super::schema_sample::{SAMPLE_DESTINATION, SAMPLE_FILE, sample_for};
 
 /// The JSON type a parameter's value is coerced to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -246,7 +246,11 @@ impl ToolSpec {
              Arrays: repeat the flag or pass JSON; objects: JSON. Booleans: --flag, --flag=false.\n\
              All arguments as one JSON object: --json '{{...}}', or --json - to read it from stdin."
         );
-        let _ = writeln!(s, "\nExample:\n  {}", self.example());
+        let example = self.example();
+        let _ = writeln!(s, "\nExample:\n  {example}");
+        if let Some(note) = path_note(&example) {
+            let _ = writeln!(s, "  {note}");
+        }
         s
     }
 
@@ -265,6 +269,25 @@ impl ToolSpec {
         }
         s
     }
+}
+
+/// What the example's stand-in paths mean, when it has any: `example.txt` is a file it can't
+/// know, so the reader is told which file to give instead.
+fn path_note(example: &str) -> Option<String> {
+    let words: Vec<&str> = example.split_whitespace().collect();
+    let stands_in: Vec<&str> = [SAMPLE_FILE, SAMPLE_DESTINATION]
+        .into_iter()
+        .filter(|f| words.contains(f))
+        .collect();
+    if stands_in.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "({} stand{} for your own file: give its path, relative to the folder the server \
+         works in, or absolute)",
+        stands_in.join(" and "),
+        if stands_in.len() == 1 { "s" } else { "" }
+    ))
 }
 
 fn type_name(p: &Param) -> String {

@@ -79,7 +79,8 @@ fn full_help_lists_every_parameter_fact() {
         "--tags (array of string, optional, default: null)",
         "--mode (string, optional, default: \"fast\", one of: fast, slow)",
         "--options (object (JSON), optional)",
-        "Example:\n  mcp:t:tool --path example.txt --count 1",
+        "Example:\n  mcp:t:tool --path example.txt --count 1\n  (example.txt stands for your own \
+         file: give its path, relative to the folder the server works in, or absolute)",
         "--json -",
     ] {
         assert!(help.contains(needle), "missing {needle:?} in:\n{help}");

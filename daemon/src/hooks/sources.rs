@@ -1,5 +1,7 @@
 //! Where hooks come from, in order: `$SYNAPSE_HOME/settings.json` (through the daemon's settings
-//! handle), `~/.claude/settings.json`, the enabled Claude Code plugins' `hooks/hooks.json`, and —
+//! handle), `~/.claude/settings.json`, the enabled Claude Code plugins' `hooks/hooks.json` (enabled
+//! by the user's settings, overridden by a trusted project's as pinned:
+//! [`crate::plugins::project`]), and —
 //! only in a trusted project, and only as the content the user trusted (the copy pinned by
 //! `synapse trust`, [`trust_pins`]) — the workspace's `.synapse/settings.json`,
 //! `.claude/settings.json` and `.claude/settings.local.json`. A project file that changed since
@@ -15,10 +17,11 @@ use std::time::SystemTime;
 
 use parking_lot::Mutex;
 use serde_json::Value;
-use synapse_shared::claude_plugins::{self, Plugin};
+use synapse_shared::claude_plugins::{self, Plugin, ProjectPluginSettings};
 use synapse_shared::trust;
 
 use super::config::{HookOrigin, HookSet};
+use crate::plugins::project::TrustedProjectPlugins;
 use crate::workspace::SettingsHandle;
 use crate::workspace::trust_pins::{self, PinState};
 
@@ -33,12 +36,18 @@ pub struct HookSources {
     home: PathBuf,
     trust_file: PathBuf,
     cache: Mutex<HashMap<Option<PathBuf>, Cached<Stamp, HookSet>>>,
-    /// The enabled plugins, by the stamp of the files that decide them.
-    plugins: Mutex<Option<Cached<Times, Vec<Plugin>>>>,
+    /// Which project settings may turn plugins on or off.
+    project_plugins: TrustedProjectPlugins,
+    /// The enabled plugins of each workspace root (`None`: no project layer), by the stamp of the
+    /// files that decide them.
+    plugins: Mutex<HashMap<Option<PathBuf>, Cached<Times, EnabledPlugins>>>,
 }
 
 /// The user settings' generation and every source file's modification time.
 type Stamp = (u64, Times);
+
+/// The plugins enabled for one workspace.
+type EnabledPlugins = Vec<Plugin>;
 
 /// Modification times of files (`None`: missing).
 type Times = Vec<Option<SystemTime>>;
@@ -48,9 +57,12 @@ type Cached<S, T> = (S, Arc<T>);
 
 impl HookSources {
     pub fn new(user: Arc<SettingsHandle>, home: PathBuf, trust_file: PathBuf) -> Self {
+        let project_plugins =
+            TrustedProjectPlugins::new(trust_file.parent().unwrap_or(Path::new("/")));
         Self {
             user,
             home,
+            project_plugins,
             trust_file,
             cache: Mutex::default(),
             plugins: Mutex::default(),
@@ -71,29 +83,34 @@ impl HookSources {
         self.home.join(".claude").join("settings.json")
     }
 
-    /// The enabled plugins' roots, found again only when Claude Code's settings or its
-    /// installed-plugins list changed.
-    fn plugin_roots(&self) -> Arc<Vec<Plugin>> {
-        let deciding = claude_plugins::deciding_files(&self.home, None);
+    /// The plugins enabled for a session of workspace `root`, found again only when Claude
+    /// Code's settings, its installed-plugins list or the project's trusted settings changed.
+    fn plugin_roots(&self, root: Option<&Path>) -> Arc<Vec<Plugin>> {
+        let mut deciding = claude_plugins::deciding_files(&self.home);
+        if let Some(root) = root {
+            deciding.extend(self.project_plugins.deciding_files(root));
+        }
         let times: Times = deciding.iter().map(|p| modified(p)).collect();
+        let key = root.map(Path::to_path_buf);
         let mut cached = self.plugins.lock();
-        if let Some((t, roots)) = cached.as_ref()
+        if let Some((t, roots)) = cached.get(&key)
             && *t == times
         {
             return roots.clone();
         }
-        let scan = claude_plugins::scan(&self.home, None);
+        let layers = root.and_then(|r| self.project_plugins.layers(r));
+        let scan = claude_plugins::scan_layered(&self.home, layers.as_ref());
         for problem in &scan.problems {
             tracing::warn!("Claude plugins: {problem}");
         }
         let roots = Arc::new(scan.enabled().cloned().collect::<Vec<_>>());
-        *cached = Some((times, roots.clone()));
+        cached.insert(key, (times, roots.clone()));
         roots
     }
 
     /// The hooks in force for a session of workspace `root` (`None`: no project layer).
     pub fn get(&self, root: Option<&Path>) -> Arc<HookSet> {
-        let plugins = self.plugin_roots();
+        let plugins = self.plugin_roots(root);
         let mut files = vec![
             self.claude_settings(),
             self.trust_file.clone(),
@@ -121,7 +138,9 @@ impl HookSources {
     /// user's and the plugins' hooks, and the project files' current hooks (`synapse trust`
     /// reviews the files they run before it pins them).
     pub fn review_entries(&self, root: &Path) -> Vec<super::HookEntry> {
-        let plugins = self.plugin_roots();
+        // The plugins the project's settings would turn on once trusted as they read now.
+        let scan = claude_plugins::scan(&self.home, Some(root));
+        let plugins: Vec<Plugin> = scan.enabled().cloned().collect();
         let user = self.user.snapshot();
         let mut set = self.load(&user.settings, &plugins, None);
         for name in PROJECT_HOOK_FILES {

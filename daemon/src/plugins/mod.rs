@@ -8,10 +8,12 @@
 //! records without clobbering a concurrent Claude Code, [`manage`] adds marketplaces (a local
 //! folder, or a git URL cloned with `git`) and installs, updates, enables and disables plugins,
 //! copying a plugin into `cache/<marketplace>/<plugin>/<version>` as `claude plugin install` does.
-//! [`offers`] says what an installed plugin brings (for `synapse plugin list`).
+//! [`offers`] says what an installed plugin brings (for `synapse plugin list`); [`project`] says
+//! which project settings may turn plugins on or off (a trusted folder's, as pinned).
 
 pub mod manage;
 pub mod offers;
+pub mod project;
 pub mod records;
 
 use std::path::{Path, PathBuf};

@@ -241,10 +241,19 @@ impl Mcp for McpService {
                 "cwd must be the caller's absolute working directory",
             ));
         }
-        // Plugins' servers live in the user's layer, each keyed by its plugin's root.
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let root = crate::workspace::project_root(std::path::Path::new(&r.cwd), home.as_deref());
+        // The approving client stands for the project's opener: its variables fill `${VAR}`.
+        let project = self
+            .state
+            .mcp
+            .workspace(&root, Some(r.env.into_iter().collect()));
+        // Plugins' servers live in the user's layer (or the workspace's, for a plugin its
+        // trusted settings turn on), each keyed by its plugin's root.
         let prefix = synapse_mcp::plugin_servers::PREFIX;
         let plugin = synapse_mcp::plugin_servers::approve(
             self.state.mcp.user(),
+            Some(&project),
             &self.state.paths.mcp_dir(),
             &r.servers,
             r.all,
@@ -264,13 +273,6 @@ impl Mcp for McpService {
                 not_waiting: plugin.not_waiting,
             }));
         }
-        let home = std::env::var_os("HOME").map(PathBuf::from);
-        let root = crate::workspace::project_root(std::path::Path::new(&r.cwd), home.as_deref());
-        // The approving client stands for the project's opener: its variables fill `${VAR}`.
-        let project = self
-            .state
-            .mcp
-            .workspace(&root, Some(r.env.into_iter().collect()));
         let outcome = synapse_mcp::approval::approve_project_servers(
             &project,
             &self.state.paths.mcp_dir(),

@@ -12,9 +12,11 @@ use synapse_shared::proto::{
 };
 use tonic::{Request, Response, Status};
 
+use crate::plugins::project::TrustedProjectPlugins;
 use crate::plugins::records::Records;
 use crate::plugins::{PluginError, manage, offers};
 use crate::state::DaemonState;
+use synapse_shared::claude_plugins::ProjectPluginSettings;
 
 pub struct PluginsService {
     state: Arc<DaemonState>,
@@ -47,11 +49,18 @@ impl Plugins for PluginsService {
     /// → `claude_plugins::scan` (shared/src/claude_plugins.rs) and `plugins::offers`.
     async fn list(
         &self,
-        _request: Request<PluginListRequest>,
+        request: Request<PluginListRequest>,
     ) -> Result<Response<PluginListResponse>, Status> {
         let records = records();
+        let cwd = PathBuf::from(request.into_inner().cwd);
+        let synapse_home = self.state.paths.home().to_path_buf();
         let out = tokio::task::spawn_blocking(move || {
-            let scan = claude_plugins::scan(&records.home, None);
+            // The project the caller is in, if its trusted settings turn plugins on or off.
+            let layers = cwd.is_absolute().then(|| {
+                let root = crate::workspace::project_root(&cwd, Some(&records.home));
+                TrustedProjectPlugins::new(&synapse_home).layers(&root)
+            });
+            let scan = claude_plugins::scan_layered(&records.home, layers.flatten().as_ref());
             let marketplaces = records
                 .read(&records.marketplaces())
                 .map(|m| {

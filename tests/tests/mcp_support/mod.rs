@@ -83,6 +83,7 @@ impl Home {
             env: Arc::new(move |k| map.get(k).cloned()),
             oauth: synapse_mcp::oauth::OAuthVault::new(self.path().join("mcp/oauth")),
             user_env: Default::default(),
+            project_plugins: Arc::new(synapse_shared::claude_plugins::UserOnly),
         }
     }
     /// The user's servers and one manager per workspace, as the daemon holds them.

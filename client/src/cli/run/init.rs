@@ -1,18 +1,17 @@
 //! The facts stream-json's `init` line reports that the session's opening does not carry, asked
 //! of the daemon before the first turn: the MCP servers the session can use and their states,
-//! the user-invocable skills and custom commands (`/name`), the skills the model may load and
-//! the Claude Code plugins they come from, and the sub-agents (`task:<name>` commands, found the way
+//! the user-invocable skills and custom commands (`/name`), the skills the model may load, the
+//! enabled Claude Code plugins (`synapse plugin list`'s answer for this folder), and the sub-agents (`task:<name>` commands, found the way
 //! `tools search` finds them). A question that fails leaves its list empty: the run goes on.
-
-use std::path::Path;
 
 use serde_json::{Value, json};
 use synapse_shared::proto::custom_client::CustomClient;
 use synapse_shared::proto::mcp_client::McpClient;
+use synapse_shared::proto::plugins_client::PluginsClient;
 use synapse_shared::proto::skills_client::SkillsClient;
 use synapse_shared::proto::{
-    ListCustomRequest, ListSkillsRequest, McpListRequest, McpServerState, SearchToolsRequest,
-    SkillInfo,
+    ListCustomRequest, ListSkillsRequest, McpListRequest, McpServerState, PluginInfo,
+    PluginListRequest, SearchToolsRequest,
 };
 use tonic::transport::Channel;
 
@@ -55,7 +54,13 @@ pub async fn init_facts(channel: Channel) -> InitFacts {
             .filter(|s| !s.disable_model_invocation)
             .map(|s| s.name.clone())
             .collect();
-        facts.plugins = plugins(&listed);
+    }
+    // The plugins that count for a session here (a trusted project's settings included).
+    let listed = PluginsClient::new(channel.clone())
+        .list(PluginListRequest { cwd: cwd.clone() })
+        .await;
+    if let Ok(r) = listed {
+        facts.plugins = plugins(&r.into_inner().plugins);
     }
     // Custom commands (commands/*.md) a skill of the same name does not shadow.
     let custom = CustomClient::new(channel)
@@ -86,32 +91,21 @@ pub async fn init_facts(channel: Channel) -> InitFacts {
     facts
 }
 
-/// The Claude Code plugins the listed skills come from, once each, as Claude Code's `init` names
-/// them: `{"name","path","source":"<plugin>@<marketplace>"}`. A plugin skill's folder is
-/// `…/cache/<marketplace>/<plugin>/<version>/skills/<skill>`.
-fn plugins(skills: &[SkillInfo]) -> Vec<Value> {
-    let mut seen = Vec::new();
-    let mut out = Vec::new();
-    for skill in skills.iter().filter(|s| s.source == "plugin") {
-        let Some(root) = Path::new(&skill.dir).parent().and_then(Path::parent) else {
-            continue;
-        };
-        let name = |p: Option<&Path>| {
-            p.and_then(Path::file_name)
-                .map(|n| n.to_string_lossy().into_owned())
-        };
-        let Some(plugin) = name(root.parent()) else {
-            continue;
-        };
-        let marketplace = name(root.parent().and_then(Path::parent)).unwrap_or_default();
-        let source = format!("{plugin}@{marketplace}");
-        if seen.contains(&source) {
-            continue;
-        }
-        out.push(json!({"name": plugin, "path": root.display().to_string(), "source": source}));
-        seen.push(source);
-    }
-    out
+/// The enabled Claude Code plugins as Claude Code's `init` names them:
+/// `{"name","path","source":"<plugin>@<marketplace>","version"}` (`path` is where its files are
+/// read from, `${CLAUDE_PLUGIN_ROOT}`).
+fn plugins(list: &[PluginInfo]) -> Vec<Value> {
+    list.iter()
+        .filter(|p| p.enabled)
+        .map(|p| {
+            json!({
+                "name": p.name,
+                "path": p.root,
+                "source": format!("{}@{}", p.name, p.marketplace),
+                "version": p.version,
+            })
+        })
+        .collect()
 }
 
 /// Claude Code's word for a server's state where it has one, Synapse's otherwise.
@@ -137,22 +131,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn plugins_are_named_by_their_cache_folder_once_each() {
-        let skill = |name: &str, source: &str, dir: &str| SkillInfo {
+    fn only_enabled_plugins_are_listed_as_claude_code_lists_them() {
+        let plugin = |name: &str, enabled: bool| PluginInfo {
             name: name.into(),
-            source: source.into(),
-            dir: dir.into(),
-            ..SkillInfo::default()
+            marketplace: "market".into(),
+            version: "1.2.0".into(),
+            enabled,
+            root: format!("/m/plugins/{name}"),
+            ..PluginInfo::default()
         };
-        let cache = "/h/.claude/plugins/cache/market/docs/1.0.0";
-        let listed = [
-            skill("docs:a", "plugin", &format!("{cache}/skills/a")),
-            skill("docs:b", "plugin", &format!("{cache}/skills/b")),
-            skill("mine", "user", "/h/.claude/skills/mine"),
-        ];
         assert_eq!(
-            plugins(&listed),
-            [json!({"name": "docs", "path": cache, "source": "docs@market"})]
+            plugins(&[plugin("docs", true), plugin("off", false)]),
+            [
+                json!({"name": "docs", "path": "/m/plugins/docs", "source": "docs@market",
+                    "version": "1.2.0"})
+            ]
         );
     }
 }

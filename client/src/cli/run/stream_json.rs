@@ -4,7 +4,7 @@
 //!
 //! - first `{"type":"system","subtype":"init","session_id","cwd","model","tools":["Bash"],
 //!   "mcp_servers":[{"name","status"}],"slash_commands","agents","skills","plugins":[{"name",
-//!   "path","source"}],"permissionMode","apiKeySource","claude_code_version",…}` (the version is
+//!   "path","source","version"}],"permissionMode","apiKeySource","claude_code_version",…}` (the version is
 //!   Synapse's, also in `synapse_version`);
 //! - each model answer `{"type":"assistant","message":{"id","type":"message","role":"assistant",
 //!   "model","content":[text | tool_use blocks],"stop_reason","usage"},"session_id",

@@ -180,6 +180,14 @@ impl ConfigSource {
         } else {
             crate::approval::hold_untrusted(&mut project, root);
         }
+        // The plugins the trusted project's settings turn on (`None`: not trusted, none),
+        // held until approved like the user's plugin servers; the project's own files win.
+        let plugin_layers = self.opts.project_plugins.layers(root);
+        if let (Some(home), Some(layers)) = (&home, &plugin_layers) {
+            let mut plugins = McpConfig::default();
+            crate::plugin_servers::add_project(&mut plugins, home, layers, mcp_dir, &user_lookup);
+            overlay(&mut config, plugins);
+        }
         overlay(&mut config, project);
 
         // The user's own servers for this project (`--scope local`): no trust or approval.
@@ -231,7 +239,7 @@ impl ConfigSource {
                 if let Some(home) = &home {
                     files.push(crate::codex::config_file(home, (opts.env)("CODEX_HOME")));
                     // An install or an enable (an approval of a plugin's server refreshes).
-                    files.extend(synapse_shared::claude_plugins::deciding_files(home, None));
+                    files.extend(synapse_shared::claude_plugins::deciding_files(home));
                 }
             }
             Scope::Project(root) => {
@@ -240,6 +248,11 @@ impl ConfigSource {
                 files.push(crate::local::file(&opts.mcp_dir, root));
                 files.push(opts.mcp_dir.join(crate::approval::APPROVALS_FILE));
                 files.extend(self.scripts.lock().iter().cloned());
+                if let Some(home) = &home {
+                    // A project's `enabledPlugins` (as trusted) may add plugins' servers here.
+                    files.extend(synapse_shared::claude_plugins::deciding_files(home));
+                    files.extend(opts.project_plugins.deciding_files(root));
+                }
                 if let Some(synapse_home) = opts.mcp_dir.parent() {
                     files.push(synapse_home.join(synapse_shared::trust::TRUST_FILE));
                 }

@@ -148,18 +148,18 @@ impl Places {
     }
 
     /// The enabled plugins' files of `kind`, each `rel` below its plugin's name
-    /// (`<plugin>/<file>.md`). A project's `enabledPlugins` count only in a trusted folder.
+    /// (`<plugin>/<file>.md`). A project's `enabledPlugins` count only in a trusted folder, as pinned.
     fn plugin_files(&self, root: Option<&Path>, kind: Kind, scan: &mut Scan) {
         let Some(home) = &self.home else {
             return;
         };
-        let trusted = root.filter(|r| {
-            trust::load(&self.trust_file)
-                .map(|list| trust::is_trusted(&list, r))
-                .unwrap_or(false)
+        // A project's `enabledPlugins` as `synapse trust` pinned it, in a trusted folder only.
+        let layers = root.and_then(|r| {
+            use synapse_shared::claude_plugins::ProjectPluginSettings;
+            crate::plugins::project::TrustedProjectPlugins::new(&self.synapse_home).layers(r)
         });
         // Problems of the records themselves are `synapse plugin list`'s and `synapse doctor`'s.
-        let plugins = synapse_shared::claude_plugins::scan(home, trusted);
+        let plugins = synapse_shared::claude_plugins::scan_layered(home, layers.as_ref());
         for plugin in plugins.enabled() {
             let folder = plugin.root.join(kind.folder());
             for (path, rel) in list_md(&folder, kind, &mut scan.problems) {
