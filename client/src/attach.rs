@@ -39,6 +39,8 @@ pub struct OpenOptions {
     pub scripting: Scripting,
     /// Opened by `/clear` (SessionStart hooks are told so).
     pub cleared: bool,
+    /// `synapse run --detach`: the turn goes on in the daemon after this client leaves.
+    pub detach: bool,
 }
 
 /// `synapse run`'s `claude -p` flags, passed through to the session as they are.
@@ -98,6 +100,7 @@ impl Attached {
                     settings_json: options.scripting.settings_json.clone(),
                     fallback_models: options.scripting.fallback_models.clone(),
                     bypass_permissions: options.scripting.bypass_permissions,
+                    detach: options.detach,
                 })),
             })
             .await?;

@@ -18,6 +18,7 @@
 //! stderr (`| head -1`) ends nothing: the output is dropped and the run exits with its own status.
 
 mod cc_flags;
+mod detach;
 mod init;
 mod input;
 mod stamp;
@@ -124,6 +125,13 @@ pub struct RunArgs {
     /// declined either way: answer them in `synapse chat`.
     #[arg(short = 'y', long)]
     pub yes: bool,
+    /// Start the turn and return at once, printing the session id (one line on stdout:
+    /// `id=$(synapse run --detach "…")`); the turn goes on in the daemon. `synapse attach ID`
+    /// shows it live and answers its questions, `synapse sessions list` says whether it is
+    /// running or waiting for an answer. A question waits for a front end up to
+    /// `questions.timeoutSecs` of settings.json (600 by default), then is answered no.
+    #[arg(long)]
+    pub detach: bool,
     /// Allow commands matching PATTERN for this run without asking (`git push:*`, `npm run *`,
     /// `mcp:fs:write_file`); repeatable.
     #[arg(long, value_name = "PATTERN")]
@@ -239,9 +247,19 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
             bypass_permissions: args.dangerously_skip_permissions,
         },
         cleared: false,
+        detach: args.detach,
     };
+    if args.detach {
+        detach::refuse_with(&args)?;
+    }
     let mut attached = Attached::open(channel.clone(), &options).await?;
     let session_id = attached.opened.session_id.clone();
+    if args.detach {
+        let Some(first) = inputs.next().await? else {
+            bail!("--detach needs a task: synapse run --detach \"<task>\"");
+        };
+        return detach::start(attached, first).await;
+    }
     for warning in &attached.opened.warnings {
         eprintln!("warning: {warning}");
     }

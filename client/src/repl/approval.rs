@@ -88,6 +88,21 @@ pub fn outcome(theme: &Theme, decision: Decision, request: &ApprovalRequest) -> 
     }
 }
 
+/// A question that closed before this front end answered: answered at another front end of the
+/// session (the first answer wins), timed out, or withdrawn with its turn.
+pub fn closed_elsewhere(theme: &Theme, closed: &synapse_shared::proto::QuestionClosed) -> String {
+    let answer = crate::render::safe_text::strip_controls(&closed.answer);
+    match closed.why.as_str() {
+        "answered" => theme.dim(&format!(
+            "Answered at another front end of this session: {answer}\n"
+        )),
+        "timed_out" => theme.dim(&format!(
+            "Nobody answered in time (questions.timeoutSecs): {answer}\n"
+        )),
+        _ => theme.dim("The question was withdrawn.\n"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

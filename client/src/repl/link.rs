@@ -36,6 +36,8 @@ pub struct Link {
     pub opened: SessionOpened,
     outgoing: mpsc::Sender<ClientMessage>,
     events: mpsc::Receiver<Incoming>,
+    /// Events read while a question was asked, delivered again by [`Link::next`] first.
+    held: std::collections::VecDeque<Ev>,
     pump: JoinHandle<()>,
     up: bool,
 }
@@ -100,6 +102,7 @@ impl Link {
             opened,
             outgoing,
             events: rx,
+            held: Default::default(),
             pump,
             up: true,
         }
@@ -116,6 +119,9 @@ impl Link {
 
     /// The next event; after a loss this never resolves (so `select!` skips it).
     pub async fn next(&mut self) -> Incoming {
+        if let Some(event) = self.held.pop_front() {
+            return Incoming::Event(event);
+        }
         if !self.up {
             return std::future::pending().await;
         }
@@ -128,6 +134,11 @@ impl Link {
             self.up = false;
         }
         incoming
+    }
+
+    /// Keeps `event` for the next [`Link::next`] (read while a question was open).
+    pub fn hold(&mut self, event: Ev) {
+        self.held.push_back(event);
     }
 
     /// Sends a message; an error means the connection is gone.

@@ -8,6 +8,7 @@
 use synapse_shared::proto::ApprovalAnswer;
 use synapse_shared::proto::CancelTurn;
 use synapse_shared::proto::UserInput;
+use synapse_shared::proto::chat_event::Kind as Ev;
 use synapse_shared::proto::client_message::Kind as Out;
 
 use super::Repl;
@@ -105,13 +106,15 @@ impl Repl {
                     Incoming::Event(event) => match view.event(event, &mut self.usage).await {
                         Step::Continue => {}
                         Step::Approval(request) => {
-                            let decision = self.ask_approval(&request, &mut keys).await;
-                            let answer = Out::Approval(ApprovalAnswer {
-                                request_id: request.request_id,
-                                decision: decision.wire().to_string(),
-                            });
-                            // A lost connection shows up as Lost on the next event.
-                            let _ = self.link.send(answer).await;
+                            // None: another front end answered first.
+                            if let Some(decision) = self.ask_approval(&request, &mut keys).await {
+                                let answer = Out::Approval(ApprovalAnswer {
+                                    request_id: request.request_id,
+                                    decision: decision.wire().to_string(),
+                                });
+                                // A lost connection shows up as Lost on the next event.
+                                let _ = self.link.send(answer).await;
+                            }
                             view.resume().await;
                         }
                         Step::Elicitation(request) => {
@@ -217,12 +220,13 @@ impl Repl {
     }
 
     /// Asks until a key says y, n, s or a (no Enter needed); Esc, Ctrl-C or Ctrl-D deny.
-    /// Without a terminal the answer is read as a line.
+    /// Without a terminal the answer is read as a line. `None`: the question closed first
+    /// (another front end of the session answered it, or it was withdrawn); that is said.
     async fn ask_approval(
         &mut self,
         request: &synapse_shared::proto::ApprovalRequest,
         keys: &mut TurnKeys,
-    ) -> Decision {
+    ) -> Option<Decision> {
         self.say(&approval::question(&self.theme, request));
         if !keys.is_live() {
             return self.ask_approval_line(request).await;
@@ -230,6 +234,19 @@ impl Repl {
         self.say(ANSWER_PROMPT);
         let decision = loop {
             tokio::select! {
+                incoming = self.link.next() => match incoming {
+                    Incoming::Event(Ev::QuestionClosed(closed))
+                        if closed.request_id == request.request_id =>
+                    {
+                        self.say(&format!("\n{}", approval::closed_elsewhere(&self.theme, &closed)));
+                        return None;
+                    }
+                    Incoming::Event(event) => self.link.hold(event),
+                    Incoming::Lost(_) => {
+                        self.say("\n");
+                        break Decision::No;
+                    }
+                },
                 key = keys.next() => match key {
                     Key::Char(c) => {
                         if let Some(d) = parse_answer(&c.to_string()) {
@@ -250,13 +267,13 @@ impl Repl {
             }
         };
         self.say(&approval::outcome(&self.theme, decision, request));
-        decision
+        Some(decision)
     }
 
     async fn ask_approval_line(
         &mut self,
         request: &synapse_shared::proto::ApprovalRequest,
-    ) -> Decision {
+    ) -> Option<Decision> {
         let decision = loop {
             match self.input.read(ANSWER_PROMPT, false).await {
                 super::input::Reply::Line(line) => match parse_answer(&line) {
@@ -267,6 +284,6 @@ impl Repl {
             }
         };
         self.say(&approval::outcome(&self.theme, decision, request));
-        decision
+        Some(decision)
     }
 }

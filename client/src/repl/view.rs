@@ -148,7 +148,8 @@ impl TurnView {
             | Ev::ModelChanged(_)
             | Ev::PermissionMode(_)
             | Ev::Assistant(_)
-            | Ev::ToolResults(_) => {}
+            | Ev::ToolResults(_)
+            | Ev::QuestionClosed(_) => {}
         }
         Step::Continue
     }

@@ -20,6 +20,7 @@ pub mod history;
 pub mod input;
 pub mod main_prompt;
 pub mod prompt;
+pub mod room;
 pub mod runner;
 pub mod session;
 pub mod session_log;
