@@ -11,3 +11,4 @@ pub mod cli;
 pub mod connect;
 pub mod render;
 pub mod repl;
+pub mod session;
