@@ -22,7 +22,11 @@ const QUESTION: &str = "Load skill `secret-notes`";
 /// settings.json members (`"questions": {…}`).
 fn env_with_asking_skill(extra: &str) -> TestEnv {
     let env = TestEnv::new();
-    env.write_skill("secret-notes", "Private notes workflow.", "The secret steps.\n");
+    env.write_skill(
+        "secret-notes",
+        "Private notes workflow.",
+        "The secret steps.\n",
+    );
     let sep = if extra.is_empty() { "" } else { ", " };
     std::fs::write(
         env.home().join("settings.json"),

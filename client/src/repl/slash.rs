@@ -172,9 +172,11 @@ impl Repl {
         };
         self.switch_session(options, "Attached to").await?;
         if self.link.opened.turn_running {
-            self.say(&self.theme.dim(
-                "A turn of this session is running; its output follows.\n",
-            ));
+            self.say(
+                &self
+                    .theme
+                    .dim("A turn of this session is running; its output follows.\n"),
+            );
             self.follow_running_turn().await?;
         }
         Ok(())

@@ -16,8 +16,8 @@ use tokio::sync::oneshot;
 
 use super::room::SessionRoom;
 use super::session::SessionEvent;
-use synapse_session::ClosedWhy;
 use synapse_command::asker::{FormAnswer, FormRequest};
+use synapse_session::ClosedWhy;
 
 pub struct SessionForms {
     session_id: String,
@@ -224,8 +224,8 @@ impl Drop for Withdraw<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tokio::sync::broadcast;
     use serde_json::json;
+    use tokio::sync::broadcast;
 
     fn request() -> FormRequest {
         FormRequest {
@@ -317,6 +317,11 @@ mod tests {
         let id = next_form(&mut rx).await;
         asking.abort();
         let _ = asking.await;
+        // Every front end takes the form down, and is told why.
+        assert!(matches!(
+            rx.recv().await.unwrap(),
+            SessionEvent::QuestionClosed { id: closed, why: ClosedWhy::Withdrawn, .. } if closed == id
+        ));
         assert!(
             matches!(rx.recv().await.unwrap(), SessionEvent::Notice(n) if n.contains("withdrawn"))
         );

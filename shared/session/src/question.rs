@@ -247,13 +247,17 @@ impl ClosedWhy {
 
     /// A reason from its word.
     pub fn parse(word: &str) -> Result<Self, crate::UnknownWord> {
-        [ClosedWhy::Answered, ClosedWhy::TimedOut, ClosedWhy::Withdrawn]
-            .into_iter()
-            .find(|w| w.as_str() == word)
-            .ok_or_else(|| crate::UnknownWord {
-                what: "reason a question closed",
-                word: word.to_string(),
-                known: Self::WORDS,
-            })
+        [
+            ClosedWhy::Answered,
+            ClosedWhy::TimedOut,
+            ClosedWhy::Withdrawn,
+        ]
+        .into_iter()
+        .find(|w| w.as_str() == word)
+        .ok_or_else(|| crate::UnknownWord {
+            what: "reason a question closed",
+            word: word.to_string(),
+            known: Self::WORDS,
+        })
     }
 }
