@@ -45,6 +45,10 @@ struct Open {
     questions: Vec<SessionEvent>,
 }
 
+/// An event sent while no front end was attached (it is still noted for the next one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoFrontEnd;
+
 /// Where a session is, for `synapse sessions list`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RoomState {
@@ -74,14 +78,12 @@ impl SessionRoom {
         broadcast::channel(capacity).0.into()
     }
 
-    /// Sends `event` to every attached front end, noting what it opens or closes.
-    pub fn send(
-        &self,
-        event: SessionEvent,
-    ) -> Result<usize, broadcast::error::SendError<SessionEvent>> {
+    /// Sends `event` to every attached front end, noting what it opens or closes; how many
+    /// received it (`Err`: none is attached, which only the asking side cares about).
+    pub fn send(&self, event: SessionEvent) -> Result<usize, NoFrontEnd> {
         let mut open = self.inner.open.lock();
         open.note(&event);
-        self.inner.events.send(event)
+        self.inner.events.send(event).map_err(|_| NoFrontEnd)
     }
 
     /// A receiver of the events sent from now on (no catch-up; [`SessionRoom::join`] has it).
