@@ -69,6 +69,7 @@ mod run_stream_json;
 mod sandbox;
 mod security;
 mod session_contract;
+mod sessions_attach;
 mod shell_exec;
 mod shell_spare;
 mod skills_agent_commands;

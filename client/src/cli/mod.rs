@@ -2,6 +2,7 @@
 //! its own file; a command that needs the daemon calls [`crate::connect::connect`], which starts
 //! `synapsed` when nothing answers.
 
+mod attach;
 mod browser;
 mod chat;
 mod daemon;
@@ -16,7 +17,7 @@ mod mcp_secret;
 mod mcp_serve;
 mod plugin;
 pub mod run;
-mod sessions;
+pub(crate) mod sessions;
 mod skill;
 pub(crate) mod skill_growth;
 mod skills_env;
@@ -59,6 +60,9 @@ enum Command {
     /// List saved conversations.
     #[command(subcommand)]
     Sessions(sessions::SessionsCommand),
+    /// Open the REPL on a session that is already there, live (a `run --detach` turn, or one
+    /// another terminal runs), taking part in its questions.
+    Attach(attach::AttachArgs),
     /// Run one command through the Bash tool's router and print what the model would see. It runs
     /// as you: no permission rules and no sandbox apply (the agent's commands meet both), unless
     /// `--permission-mode` puts it under that mode's rules and sandbox.
@@ -140,6 +144,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Exec(args) => block_on(exec::run(paths()?, args)),
         Command::Run(args) => block_on(run::run(paths()?, args)),
         Command::Sessions(cmd) => block_on(sessions::run(paths()?, cmd)),
+        Command::Attach(args) => block_on(attach::run(paths()?, args)),
         Command::Mcp(cmd) => block_on(mcp::run(paths()?, cmd)),
         Command::Tools(cmd) => block_on(tools::run(paths()?, cmd)),
         Command::Plugin(cmd) => block_on(plugin::run(paths()?, cmd)),

@@ -18,6 +18,7 @@
 //! stderr (`| head -1`) ends nothing: the output is dropped and the run exits with its own status.
 
 mod cc_flags;
+mod detach;
 mod front;
 mod init;
 mod input;
@@ -120,6 +121,13 @@ pub struct RunArgs {
     /// declined either way: answer them in `synapse chat`.
     #[arg(short = 'y', long)]
     pub yes: bool,
+    /// Start the turn and return at once, printing the session id (one line on stdout:
+    /// `id=$(synapse run --detach "…")`); the turn goes on in the daemon. `synapse attach ID`
+    /// shows it live and answers its questions, `synapse sessions list` says whether it is
+    /// running or waiting for an answer. A question waits for a front end up to
+    /// `questions.timeoutSecs` of settings.json (600 by default), then is answered no.
+    #[arg(long)]
+    pub detach: bool,
     /// Allow commands matching PATTERN for this run without asking (`git push:*`, `npm run *`,
     /// `mcp:fs:write_file`); repeatable.
     #[arg(long, value_name = "PATTERN")]
@@ -236,9 +244,19 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
         },
         cleared: false,
         cwd: None,
+        detach: args.detach,
     };
+    if args.detach {
+        detach::refuse_with(&args)?;
+    }
     let mut session = Session::open(channel.clone(), &options).await?;
     let session_id = session.id().to_string();
+    if args.detach {
+        let Some(first) = inputs.next().await? else {
+            bail!("--detach needs a task: synapse run --detach \"<task>\"");
+        };
+        return detach::start(session, first).await;
+    }
     for warning in &session.opened().warnings {
         eprintln!("warning: {warning}");
     }

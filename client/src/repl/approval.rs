@@ -68,6 +68,22 @@ pub fn outcome(theme: &Theme, decision: Decision, request: &ApprovalQuestion) ->
     }
 }
 
+/// A question that closed before this front end answered: answered at another front end of the
+/// session (the first answer wins), timed out, or withdrawn with its turn.
+pub fn closed_elsewhere(theme: &Theme, closed: &synapse_session::QuestionClosed) -> String {
+    use synapse_session::ClosedWhy;
+    let answer = crate::render::safe_text::strip_controls(&closed.answer);
+    match closed.why {
+        ClosedWhy::Answered => theme.dim(&format!(
+            "Answered at another front end of this session: {answer}\n"
+        )),
+        ClosedWhy::TimedOut => theme.dim(&format!(
+            "Nobody answered in time (questions.timeoutSecs): {answer}\n"
+        )),
+        ClosedWhy::Withdrawn => theme.dim("The question was withdrawn.\n"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,6 +28,8 @@ pub enum Slash {
     Exit,
     Clear,
     Resume(ResumeTarget),
+    /// `/attach [id]`: this REPL joins a session that is running (live, with its questions).
+    Attach(Option<String>),
     Sessions,
     Model(Option<String>),
     Cost,
@@ -104,6 +106,9 @@ fn parse_slash(text: &str) -> Slash {
             Slash::Resume(ResumeTarget::Id(id.to_string()))
         }
         ("/resume", _) => Slash::Usage("/resume [<id>|--latest|--all]"),
+        ("/attach", []) => Slash::Attach(None),
+        ("/attach", [id]) if !id.starts_with('-') => Slash::Attach(Some(id.to_string())),
+        ("/attach", _) => Slash::Usage("/attach [<id>]"),
         ("/sessions", []) => Slash::Sessions,
         ("/model", []) => Slash::Model(None),
         ("/model", [name]) => Slash::Model(Some(name.to_string())),
@@ -189,6 +194,10 @@ pub const HELP: &[(&str, &str)] = &[
     (
         "/resume [<id>|--latest|--all]",
         "continue an earlier session of this folder (--all: of every folder)",
+    ),
+    (
+        "/attach [<id>]",
+        "join a running session live and answer its questions (no id: this folder's latest running one)",
     ),
     ("/sessions", "list saved sessions"),
     (

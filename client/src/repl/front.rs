@@ -103,6 +103,7 @@ impl Frontend for ReplTurn<'_> {
 
     async fn answer(&mut self, question: Question) -> Answer {
         self.view.pause().await;
+        self.view.asking(Some(question.id().to_string()));
         let answer = match question {
             Question::Approval(request) => {
                 let decision = self.asker.approval(&request, self.keys).await;
@@ -120,6 +121,7 @@ impl Frontend for ReplTurn<'_> {
                 answer
             }
         };
+        self.view.asking(None);
         self.view.resume().await;
         answer
     }

@@ -35,6 +35,7 @@ impl Repl {
                 self.switch_session(options, "Started").await
             }
             Slash::Resume(target) => self.resume(target).await,
+            Slash::Attach(id) => self.attach_session(id).await,
             Slash::Sessions => self.list_sessions(true).await.map(|_| ()),
             Slash::Model(name) => self.model_command(name).await,
             Slash::Cost => {
@@ -138,6 +139,42 @@ impl Repl {
         };
         self.switch_session(options, "Resumed").await?;
         self.recap(&id).await;
+        Ok(())
+    }
+
+    /// `/attach [id]`: switches to a session, and when a turn of it runs, shows it live from
+    /// where it is and takes part in its questions.
+    async fn attach_session(&mut self, id: Option<String>) -> anyhow::Result<()> {
+        self.ensure_link().await?;
+        let current = self.link.id().to_string();
+        let id = match id {
+            Some(id) => id,
+            None => {
+                crate::cli::sessions::attach_target(
+                    self.link.channel().clone(),
+                    &self.link.opened().cwd,
+                    Some(&current),
+                )
+                .await?
+            }
+        };
+        if id == current {
+            self.say(&format!("Already in session {id}.\n"));
+            return Ok(());
+        }
+        let options = OpenOptions {
+            resume_id: Some(id),
+            ..OpenOptions::default()
+        };
+        self.switch_session(options, "Attached to").await?;
+        if self.link.opened().turn_running {
+            self.say(
+                &self
+                    .theme
+                    .dim("A turn of this session is running; its output follows.\n"),
+            );
+            self.follow_running_turn().await?;
+        }
         Ok(())
     }
 

@@ -28,6 +28,9 @@ pub struct TurnView {
     next_call: usize,
     /// Calls finished in this turn, for `/expand`.
     pub calls: Vec<ToolDone>,
+    /// The question this terminal shows and has not answered yet: another front end of the
+    /// session may answer it first, and then its prompt is dropped and that is said.
+    asking: Option<String>,
 }
 
 impl TurnView {
@@ -46,7 +49,13 @@ impl TurnView {
             started: std::time::Instant::now(),
             next_call,
             calls: Vec::new(),
+            asking: None,
         }
+    }
+
+    /// This terminal shows question `id` (Some) or has answered it (None).
+    pub fn asking(&mut self, id: Option<String>) {
+        self.asking = id;
     }
 
     /// Shows the spinner with the current activity.
@@ -131,6 +140,15 @@ impl TurnView {
             | Event::ToolResults(_)
             | Event::Question(_)
             | Event::TurnEnded(_) => {}
+            // Closed while this terminal still asked it (answered at another front end, timed
+            // out, withdrawn): the dropped prompt is explained. One it answered itself: nothing.
+            Event::QuestionClosed(closed) => {
+                if self.asking.as_deref() == Some(closed.id.as_str()) {
+                    self.asking = None;
+                    print(&format!("\n{}", super::approval::closed_elsewhere(&t, &closed)));
+                    self.resume().await;
+                }
+            }
         }
     }
 

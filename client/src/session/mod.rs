@@ -200,11 +200,13 @@ impl Session {
             }
             Incoming::Event(Event::Question(question)) => {
                 match self.ask(frontend, question).await {
-                    Ok(answer) => {
+                    Ok(Some(answer)) => {
                         // A stream that closed meanwhile shows up as the next event.
                         let _ = self.answer(answer).await;
                         Step::Continue
                     }
+                    // Closed before this front end answered: its `QuestionClosed` comes next.
+                    Ok(None) => Step::Continue,
                     Err(closed) => {
                         self.closed = Some(closed.clone());
                         frontend.on_closed(&closed).await;
@@ -224,21 +226,32 @@ impl Session {
     }
 
     /// Asks the front end while the stream is watched: events that arrive meanwhile wait in
-    /// `pending`; a close drops the question.
+    /// `pending`; a close drops the question. So does the question closing first (another
+    /// front end of the session answered it — the first answer wins — or it timed out): the
+    /// front end's prompt is dropped, `Ok(None)`, and it gets that `QuestionClosed` next.
     async fn ask<F: Frontend>(
         &mut self,
         frontend: &mut F,
         question: Question,
-    ) -> Result<Answer, Closed> {
+    ) -> Result<Option<Answer>, Closed> {
+        let id = question.id().to_string();
+        if self.pending.iter().any(|e| closes(e, &id)) {
+            // Closed before it was even shown: the front end only hears that.
+            return Ok(None);
+        }
         let answer = frontend.answer(question);
         tokio::pin!(answer);
         let mut watching = self.closed.is_none();
         loop {
             tokio::select! {
-                answer = &mut answer => return Ok(answer),
+                answer = &mut answer => return Ok(Some(answer)),
                 incoming = self.events.recv(), if watching => match incoming {
                     Some(Incoming::Closed(closed)) => return Err(closed),
                     None => return Err(Closed::Ended),
+                    Some(event) if closes(&event, &id) => {
+                        self.pending.push_back(event);
+                        return Ok(None);
+                    }
                     Some(event) => {
                         self.pending.push_back(event);
                         watching = self.pending.len() < PENDING_LIMIT;
@@ -287,6 +300,11 @@ impl Session {
         frontend.on_closed(&closed).await;
         closed
     }
+}
+
+/// True for the event that closes question `id`.
+fn closes(incoming: &Incoming, id: &str) -> bool {
+    matches!(incoming, Incoming::Event(Event::QuestionClosed(c)) if c.id == id)
 }
 
 /// Events kept while a question waits; past this the stream is read again after the answer.

@@ -46,6 +46,9 @@ pub struct OpenOptions {
     /// The session's folder (None: the current directory). An editor front end passes its
     /// workspace's.
     pub cwd: Option<PathBuf>,
+    /// `synapse run --detach`: the turn goes on in the daemon after this front end leaves; its
+    /// questions wait for another to attach.
+    pub detach: bool,
 }
 
 /// `synapse run`'s `claude -p` flags, passed through to the session as they are.
@@ -102,6 +105,7 @@ impl OpenOptions {
             settings_json: s.settings_json.clone(),
             fallback_models: s.fallback_models.clone(),
             bypass_permissions: s.bypass_permissions,
+            detach: self.detach,
         })
     }
 }

@@ -305,3 +305,29 @@ async fn refusal_denies_approvals_and_declines_forms() {
         }
     );
 }
+
+/// Another front end of the session answered first (or the question timed out): the prompt is
+/// dropped, nothing is sent, and the front end is told the question closed.
+#[tokio::test]
+async fn a_question_answered_elsewhere_drops_the_prompt_and_sends_nothing() {
+    use synapse_session::{ClosedWhy, QuestionClosed};
+    let closed = Event::QuestionClosed(QuestionClosed {
+        id: "q1".into(),
+        answer: "yes".into(),
+        why: ClosedWhy::Answered,
+    });
+    let mut s = scripted();
+    s.emit(approval("q1")).await;
+    s.emit(closed.clone()).await;
+    s.emit(ended(StopReason::Completed, "done")).await;
+    let mut fake = Fake::new(Decision::No);
+    fake.stuck = true;
+    let end = tokio::time::timeout(Duration::from_secs(5), s.session.follow(&mut fake))
+        .await
+        .expect("the closing ends the wait")
+        .expect("the turn ends");
+    assert_eq!(end.reason, StopReason::Completed);
+    assert_eq!(fake.questions.len(), 1, "it was asked");
+    assert_eq!(fake.events[0], closed, "and told it closed");
+    assert!(s.sent.try_recv().is_err(), "no answer of ours went out");
+}

@@ -164,7 +164,8 @@ impl ChatSessions {
     /// memory at once; the session file stays resumable. Another client still attached (a REPL
     /// that reattached) keeps it loaded; the idle reaper unloads it later.
     pub async fn release_run(&self, session: &Arc<ChatSession>, shell: &ShellSessions) {
-        if session.client_count() > 0 {
+        // Another front end still attached, or a detached turn going on: it stays.
+        if session.client_count() > 0 || session.is_detached() {
             return;
         }
         if self.release_finished(session, RUN_RELEASE_GRACE).await {

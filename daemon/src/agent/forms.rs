@@ -1,6 +1,8 @@
 //! Forms MCP servers ask a chat session's user to fill in (`elicitation/create`): the form goes
-//! to the attached clients as an event and the first answer that fits it decides. With no client
-//! attached nobody can answer, so the form is declined at once; when the last client goes away,
+//! to the attached clients as an event and the first answer that fits it decides (every front end
+//! then sees it closed). With no client attached nobody can answer, so the form is declined at
+//! once, unless the turn is detached: then it waits for a front end up to the question timeout
+//! (and is cancelled when that passes); when the last client of an attached turn goes away,
 //! open forms are answered "cancel" ([`SessionForms::cancel_all_pending`]); a form whose tool
 //! call ended is withdrawn. An accepted answer is checked against the form
 //! ([`synapse_shared::elicit::Form::check`]) before the server sees it. Every outcome is logged.
@@ -10,14 +12,16 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 use synapse_shared::elicit::Form;
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::oneshot;
 
+use super::room::SessionRoom;
 use super::session::SessionEvent;
 use synapse_command::asker::{FormAnswer, FormRequest};
+use synapse_session::ClosedWhy;
 
 pub struct SessionForms {
     session_id: String,
-    events: broadcast::Sender<SessionEvent>,
+    events: SessionRoom,
     pending: Mutex<HashMap<String, Pending>>,
 }
 
@@ -55,10 +59,10 @@ struct Pending {
 }
 
 impl SessionForms {
-    pub fn new(session_id: String, events: broadcast::Sender<SessionEvent>) -> Self {
+    pub fn new(session_id: String, events: impl Into<SessionRoom>) -> Self {
         Self {
             session_id,
-            events,
+            events: events.into(),
             pending: Mutex::default(),
         }
     }
@@ -67,10 +71,10 @@ impl SessionForms {
     pub async fn ask(&self, request: FormRequest) -> FormAnswer {
         let session = &self.session_id;
         let server = &request.server;
-        if self.events.receiver_count() == 0 {
+        let Some(limit) = self.events.can_ask() else {
             tracing::info!(%session, %server, "form declined: no client to ask");
             return FormAnswer::Decline;
-        }
+        };
         let form = match Form::from_schema(&request.schema) {
             Ok(form) => form,
             Err(e) => {
@@ -100,7 +104,23 @@ impl SessionForms {
             schema_json: request.schema.to_string(),
             url: request.url.unwrap_or_default(),
         });
-        let answer = answered.await.unwrap_or(FormAnswer::Cancel);
+        let answer = match limit {
+            None => answered.await.unwrap_or(FormAnswer::Cancel),
+            Some(limit) => match tokio::time::timeout(limit, answered).await {
+                Ok(answer) => answer.unwrap_or(FormAnswer::Cancel),
+                Err(_) => {
+                    if self.lock().remove(&_open.id).is_some() {
+                        self.closed(&_open.id, "cancel", ClosedWhy::TimedOut);
+                    }
+                    let _ = self.events.send(SessionEvent::Notice(format!(
+                        "Nobody answered the form of MCP server {server} within {}s \
+                         (questions.timeoutSecs in settings.json), so it was cancelled.",
+                        limit.as_secs()
+                    )));
+                    FormAnswer::Cancel
+                }
+            },
+        };
         tracing::info!(%session, %server, action = action(&answer), "form answered");
         answer
     }
@@ -139,10 +159,22 @@ impl SessionForms {
             "cancel" => FormAnswer::Cancel,
             other => return Err(FormAnswerError::UnknownAction(other.to_string())),
         };
+        let word = self::action(&answer);
         if let Some(open) = pending.remove(id) {
             let _ = open.reply.send(answer);
         }
+        drop(pending);
+        self.closed(id, word, ClosedWhy::Answered);
         Ok(())
+    }
+
+    /// Tells every front end the form is no longer open.
+    fn closed(&self, id: &str, answer: &str, why: ClosedWhy) {
+        let _ = self.events.send(SessionEvent::QuestionClosed {
+            id: id.to_string(),
+            answer: answer.to_string(),
+            why,
+        });
     }
 
     /// Answers every open form "cancel" (its client went away); returns how many there were.
@@ -152,6 +184,7 @@ impl SessionForms {
         for (id, p) in open {
             tracing::info!(session = %self.session_id, form = %id, server = %p.server, "form cancelled: its client went away");
             let _ = p.reply.send(FormAnswer::Cancel);
+            self.closed(&id, "cancel", ClosedWhy::Withdrawn);
         }
         count
     }
@@ -179,6 +212,7 @@ impl Drop for Withdraw<'_> {
     fn drop(&mut self) {
         if let Some(open) = self.forms.lock().remove(&self.id) {
             tracing::info!(session = %self.forms.session_id, form = %self.id, server = %open.server, "form withdrawn: its tool call ended");
+            self.forms.closed(&self.id, "cancel", ClosedWhy::Withdrawn);
             let _ = self.forms.events.send(SessionEvent::Notice(format!(
                 "The form of MCP server {} was withdrawn: the tool call that asked has ended.",
                 open.server
@@ -191,6 +225,7 @@ impl Drop for Withdraw<'_> {
 mod tests {
     use super::*;
     use serde_json::json;
+    use tokio::sync::broadcast;
 
     fn request() -> FormRequest {
         FormRequest {
@@ -204,7 +239,7 @@ mod tests {
     }
 
     /// The id of the next form event a client sees.
-    async fn next_form(rx: &mut broadcast::Receiver<SessionEvent>) -> String {
+    async fn next_form(rx: &mut tokio::sync::broadcast::Receiver<SessionEvent>) -> String {
         loop {
             if let SessionEvent::Elicitation {
                 id, schema_json, ..
@@ -282,6 +317,11 @@ mod tests {
         let id = next_form(&mut rx).await;
         asking.abort();
         let _ = asking.await;
+        // Every front end takes the form down, and is told why.
+        assert!(matches!(
+            rx.recv().await.unwrap(),
+            SessionEvent::QuestionClosed { id: closed, why: ClosedWhy::Withdrawn, .. } if closed == id
+        ));
         assert!(
             matches!(rx.recv().await.unwrap(), SessionEvent::Notice(n) if n.contains("withdrawn"))
         );

@@ -19,6 +19,7 @@ pub mod gate;
 pub mod history;
 pub mod input;
 pub mod prompt;
+pub mod room;
 pub mod runner;
 pub mod session;
 pub mod session_log;

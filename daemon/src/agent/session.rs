@@ -38,6 +38,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 use tokio::sync::broadcast;
+
+use super::room::{RoomState, SessionRoom};
 use tokio_util::sync::CancellationToken;
 
 use super::AgentError;
@@ -111,6 +113,14 @@ pub enum SessionEvent {
     EnhanceReport(String),
     /// The session's plan (its todo list) changed: the whole plan.
     Plan(Vec<synapse_session::PlanEntry>),
+    /// A question (`Approval`, `Elicitation`) is no longer open: answered (the first answer
+    /// wins), timed out, or withdrawn; front ends take its prompt down.
+    QuestionClosed {
+        id: String,
+        /// The deciding answer's word (a decision or a form action).
+        answer: String,
+        why: synapse_session::ClosedWhy,
+    },
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -144,7 +154,8 @@ pub struct ChatSession {
     env: HashMap<String, String>,
     /// Which model its turns use, and that model's limits.
     model: model::SessionModel,
-    events: broadcast::Sender<SessionEvent>,
+    /// Its front ends: every event goes out through it, and it keeps what is open in the turn.
+    events: SessionRoom,
     approver: Arc<SessionApprover>,
     /// Forms MCP servers asked the user to fill in, waiting for an answer.
     forms: Arc<SessionForms>,
@@ -174,7 +185,7 @@ impl ChatSession {
         deps: SessionDeps,
     ) -> Self {
         let turns = history.iter().filter(|m| is_user_prompt(m)).count() as u32;
-        let (events, _) = broadcast::channel(EVENT_BUFFER);
+        let events = SessionRoom::new(EVENT_BUFFER);
         let transcript = super::transcript::Transcript::open(
             log.path().parent().unwrap_or(Path::new(".")),
             &id,
@@ -353,22 +364,24 @@ impl ChatSession {
         self.approver.answer(request_id, decision)
     }
 
-    /// A client's stream closed (it exited, was killed, or lost the connection). A
-    /// non-interactive client's turn is cancelled (its command killed); open approval requests
-    /// are answered "no" and open forms "cancel" unless another client is still attached to
-    /// answer them.
+    /// A front end's stream closed (it exited, was killed, or lost the connection). While
+    /// another front end is attached, nothing changes: the turn goes on and they answer its
+    /// questions. The last one leaving an attached turn cancels it if it was non-interactive
+    /// (`synapse run`: its command killed) and answers open approval requests "no" and open forms
+    /// "cancel". A detached turn (`synapse run --detach`) goes on, its questions waiting for the
+    /// next front end.
     pub fn client_left(&self, non_interactive: bool) {
         // This client's own event forwarder may still hold a receiver.
         let others_attached = self.events.receiver_count() > 1;
+        if others_attached || self.events.is_detached() {
+            return;
+        }
         if non_interactive && self.cancel() {
             tracing::info!(session = %self.id, "turn cancelled: its non-interactive client went away");
         }
-        if non_interactive || !others_attached {
-            self.approver.deny_all_pending();
-            self.forms.cancel_all_pending();
-        }
-        if !others_attached
-            && let Some(hooks) = self.hooks.clone()
+        self.approver.deny_all_pending();
+        self.forms.cancel_all_pending();
+        if let Some(hooks) = self.hooks.clone()
             && hooks.has(crate::hooks::HookEvent::SessionEnd)
         {
             let reason = if non_interactive {
@@ -378,6 +391,22 @@ impl ChatSession {
             };
             synapse_command::tasks::spawn(async move { hooks.session_end(reason).await });
         }
+    }
+
+    /// A front end attaches: its event receiver, and the events that show it the running turn
+    /// from where it is (open tool calls, open questions), to send before the live ones.
+    pub fn join(&self) -> (broadcast::Receiver<SessionEvent>, Vec<SessionEvent>) {
+        self.events.join()
+    }
+
+    /// Idle, running, or waiting for an answer (to which question), for `sessions list`.
+    pub fn state(&self) -> RoomState {
+        self.events.state(self.is_running())
+    }
+
+    /// Its running turn was started detached and goes on without a front end.
+    pub fn is_detached(&self) -> bool {
+        self.events.is_detached()
     }
 
     /// Cancels the running turn, if any.
@@ -393,15 +422,27 @@ impl ChatSession {
 
     /// Starts a turn in the background; its events go to subscribers.
     pub fn start_turn(self: &Arc<Self>, text: String) -> Result<(), TurnError> {
-        self.start(Work::Turn(text))
+        self.start(Work::Turn(text), None)
+    }
+
+    /// Starts a turn that goes on without a front end (`synapse run --detach`): its questions
+    /// wait for one to attach, up to `questions.timeoutSecs` of settings.json.
+    pub fn start_detached_turn(self: &Arc<Self>, text: String) -> Result<(), TurnError> {
+        let timeout = super::room::question_timeout(&(self.deps.settings)());
+        self.start(Work::Turn(text), Some(timeout))
     }
 
     /// Compacts the conversation in the background (`/compact`); a notice says what was done.
     pub fn start_compaction(self: &Arc<Self>) -> Result<(), TurnError> {
-        self.start(Work::Compact)
+        self.start(Work::Compact, None)
     }
 
-    fn start(self: &Arc<Self>, work: Work) -> Result<(), TurnError> {
+    /// Starts `work`; `detached`: with no front end, questions waiting up to this long.
+    fn start(
+        self: &Arc<Self>,
+        work: Work,
+        detached: Option<std::time::Duration>,
+    ) -> Result<(), TurnError> {
         let token = CancellationToken::new();
         {
             let mut running = self.running.lock();
@@ -409,6 +450,10 @@ impl ChatSession {
                 return Err(TurnError::Busy);
             }
             *running = Some(token.clone());
+            self.events.set_detached(
+                detached.is_some(),
+                detached.unwrap_or(super::room::QUESTION_TIMEOUT_DEFAULT),
+            );
         }
         let session = self.clone();
         synapse_command::tasks::spawn(async move {
@@ -464,6 +509,8 @@ impl ChatSession {
         {
             let mut running = self.running.lock();
             *running = None;
+            self.events
+                .set_detached(false, super::room::QUESTION_TIMEOUT_DEFAULT);
         }
         {
             let mut t = self.idle_since.lock();

@@ -73,6 +73,14 @@ pub struct SessionSummary {
     pub messages: u32,
 }
 
+/// A loaded session as `sessions list` shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LiveView {
+    pub state: super::room::RoomState,
+    pub front_ends: u32,
+    pub detached: bool,
+}
+
 /// Builds the dependencies of a new session (settings, prompt, shell) when it opens.
 /// Builds a session's dependencies from its folder, id and the opening client's environment
 /// (which also binds the session to its workspace).
@@ -106,6 +114,16 @@ impl ChatSessions {
 
     pub fn is_live(&self, id: &str) -> bool {
         self.live.lock().contains_key(id)
+    }
+
+    /// Where the live session `id` is now (`None`: not loaded).
+    pub fn live_view(&self, id: &str) -> Option<LiveView> {
+        let session = self.live.lock().get(id).cloned()?;
+        Some(LiveView {
+            state: session.state(),
+            front_ends: u32::try_from(session.client_count()).unwrap_or(u32::MAX),
+            detached: session.is_detached(),
+        })
     }
 
     /// Sends `event` to the clients of the live session `id` (nothing when it is not live).

@@ -1,6 +1,7 @@
 //! `Chat.Attach`: the first client message opens or resumes a session; afterwards input starts
-//! turns, cancel stops them, and the session's events are streamed back. The client going away
-//! does not stop the session or its running turn.
+//! turns, cancel stops them, and the session's events are streamed back — first what shows a
+//! running turn from where it is (its open calls and questions), then live. Any number of
+//! clients attach to one session; a `detach` client starts its turn and leaves it running.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -78,7 +79,9 @@ impl Chat for ChatService {
         // locks every project shares: on the blocking pool, never on a runtime thread that
         // `daemon status` and other projects' sessions need.
         let state = self.state.clone();
-        let non_interactive = open.non_interactive;
+        // A detaching client asks like an interactive one: its questions wait for a front end.
+        let detach = open.detach;
+        let non_interactive = open.non_interactive && !detach;
         let attached = tokio::task::spawn_blocking(move || {
             let mcp = state.mcp.clone();
             state.chats.attach(
@@ -91,7 +94,7 @@ impl Chat for ChatService {
                     allow: open.allow,
                     allowed_tools: open.allowed_tools,
                     disallowed_tools: open.disallowed_tools,
-                    non_interactive: open.non_interactive,
+                    non_interactive,
                     approve_all: open.approve_all,
                     cleared: open.cleared,
                     add_dirs: open.add_dirs,
@@ -162,16 +165,22 @@ impl Chat for ChatService {
                 }))
                 .await;
         }
+        let (events, catch_up) = session.join();
         let forwarder = synapse_command::tasks::spawn(forward_events(
             session.clone(),
-            session.subscribe(),
+            catch_up,
+            events,
             tx.clone(),
             self.state.shell.clone(),
         ));
         let release = non_interactive.then(|| self.state.clone());
         let settings = self.state.settings_handle.clone();
         synapse_command::tasks::spawn(async move {
-            read_client(session.clone(), incoming, tx, non_interactive, settings).await;
+            let client = Client {
+                non_interactive,
+                detach,
+            };
+            read_client(session.clone(), incoming, tx, client, settings).await;
             if let Some(state) = release {
                 // This client is gone: stop forwarding to it, so only other clients still count.
                 forwarder.abort();
@@ -183,20 +192,34 @@ impl Chat for ChatService {
     }
 }
 
-/// Session events → this client, until it goes away.
+/// How a client takes part in its session.
+#[derive(Clone, Copy)]
+struct Client {
+    /// `synapse run`: its turn is cancelled when it leaves as the last front end.
+    non_interactive: bool,
+    /// `synapse run --detach`: its turn goes on without it.
+    detach: bool,
+}
+
+/// Session events → this client, until it goes away: `catch_up` first, then live ones.
 async fn forward_events(
     session: Arc<ChatSession>,
+    catch_up: Vec<SessionEvent>,
     mut events: broadcast::Receiver<SessionEvent>,
     tx: mpsc::Sender<Result<ChatEvent, Status>>,
     shell: Arc<crate::shell::ShellSessions>,
 ) {
+    let mut catch_up = catch_up.into_iter();
     loop {
-        let event = match events.recv().await {
-            Ok(e) => e,
-            Err(broadcast::error::RecvError::Lagged(n)) => {
-                SessionEvent::Error(format!("this client fell behind and missed {n} events"))
-            }
-            Err(broadcast::error::RecvError::Closed) => return,
+        let event = match catch_up.next() {
+            Some(e) => e,
+            None => match events.recv().await {
+                Ok(e) => e,
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    SessionEvent::Error(format!("this client fell behind and missed {n} events"))
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
+            },
         };
         let look = |command: &str| {
             crate::shell::call_kind::describe(shell.router().commands(), command, &session.cwd)
@@ -217,17 +240,18 @@ async fn read_client(
     session: Arc<ChatSession>,
     mut incoming: Streaming<ClientMessage>,
     tx: mpsc::Sender<Result<ChatEvent, Status>>,
-    non_interactive: bool,
+    client: Client,
     settings: Arc<SettingsHandle>,
 ) {
-    read_messages(&session, &mut incoming, &tx, &settings).await;
-    session.client_left(non_interactive);
+    read_messages(&session, &mut incoming, &tx, client, &settings).await;
+    session.client_left(client.non_interactive);
 }
 
 async fn read_messages(
     session: &Arc<ChatSession>,
     incoming: &mut Streaming<ClientMessage>,
     tx: &mpsc::Sender<Result<ChatEvent, Status>>,
+    client: Client,
     settings: &SettingsHandle,
 ) {
     while let Some(Ok(message)) = incoming.next().await {
@@ -247,11 +271,29 @@ async fn read_messages(
                         crate::agent::input::turn_text(&input).map_err(|e| e.to_string())
                     });
                 let started = match text {
+                    Ok(text) if client.detach => {
+                        session.start_detached_turn(text).map_err(|e| e.to_string())
+                    }
                     Ok(text) => session.start_turn(text).map_err(|e| e.to_string()),
                     Err(e) => Err(e),
                 };
-                if let Err(e) = started {
-                    let _ = tx.send(Ok(error_event(e))).await;
+                match started {
+                    Err(e) => {
+                        let _ = tx.send(Ok(error_event(e))).await;
+                    }
+                    Ok(()) if client.detach => {
+                        let text = format!(
+                            "{}; `synapse attach {}` shows it.",
+                            synapse_session::DETACHED_NOTICE,
+                            session.id
+                        );
+                        let _ = tx
+                            .send(Ok(ChatEvent {
+                                kind: Some(Ev::Notice(proto::Notice { text })),
+                            }))
+                            .await;
+                    }
+                    Ok(()) => {}
                 }
             }
             Some(In::Cancel(_)) => {
@@ -260,7 +302,11 @@ async fn read_messages(
             Some(In::Approval(answer))
                 if !session.answer_approval(&answer.request_id, &answer.decision) =>
             {
-                let message = format!("no open approval request {}", answer.request_id);
+                let message = format!(
+                    "no open approval request {} (it was answered, possibly at another front \
+                     end, or its turn ended)",
+                    answer.request_id
+                );
                 let _ = tx.send(Ok(error_event(message))).await;
             }
             Some(In::Approval(_)) => {}

@@ -193,6 +193,9 @@ fn to_session(
             url,
         })),
         SessionEvent::Plan(entries) => E::Plan(entries),
+        SessionEvent::QuestionClosed { id, answer, why } => {
+            E::QuestionClosed(session::QuestionClosed { id, answer, why })
+        }
         SessionEvent::PermissionMode { mode, summary } => E::ModeChanged { mode, summary },
         SessionEvent::EnhanceReport(text) => E::EnhanceReport(text),
         SessionEvent::TurnFinished {

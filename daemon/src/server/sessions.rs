@@ -1,4 +1,5 @@
-//! `Sessions` service: the conversations on disk.
+//! `Sessions` service: the conversations on disk, and where the live ones are (running, waiting
+//! for an answer, idle; how many front ends are attached).
 
 use std::sync::Arc;
 
@@ -8,6 +9,7 @@ use synapse_shared::proto::{
 };
 use tonic::{Request, Response, Status};
 
+use crate::agent::room::RoomState;
 use crate::agent::sessions::SessionSummary;
 use crate::state::DaemonState;
 
@@ -21,8 +23,18 @@ impl SessionsService {
     }
 
     fn info(&self, s: SessionSummary) -> SessionInfo {
+        let live = self.state.chats.live_view(&s.id);
+        let (state, question) = match live.as_ref().map(|l| &l.state) {
+            Some(RoomState::Running) => ("running", String::new()),
+            Some(RoomState::Waiting(question)) => ("waiting", question.clone()),
+            Some(RoomState::Idle) | None => ("idle", String::new()),
+        };
         SessionInfo {
-            live: self.state.chats.is_live(&s.id),
+            live: live.is_some(),
+            state: state.to_string(),
+            question,
+            front_ends: live.as_ref().map_or(0, |l| l.front_ends),
+            detached: live.as_ref().is_some_and(|l| l.detached),
             id: s.id,
             title: s.title,
             cwd: s.cwd,

@@ -1,6 +1,6 @@
 //! What a session reports to its front ends, in order, as it goes: one [`Event`] at a time.
 
-use crate::{PlanEntry, Question, StopReason, ToolCall};
+use crate::{PlanEntry, Question, QuestionClosed, StopReason, ToolCall};
 
 /// One event of a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +27,9 @@ pub enum Event {
     Notice(String),
     /// The session asks something.
     Question(Question),
+    /// A question is no longer open (answered here or at another front end, timed out, or
+    /// withdrawn): take its prompt down.
+    QuestionClosed(QuestionClosed),
     /// The skill sub-agent's report after a turn.
     EnhanceReport(String),
     /// The session's model changed.

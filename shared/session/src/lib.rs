@@ -25,11 +25,15 @@ pub use event::{
 pub use input::{Input, InputBlock};
 pub use plan::{PlanEntry, PlanPriority, PlanStatus};
 pub use question::{
-    Answer, AnswerOption, ApprovalQuestion, Decision, FormAction, FormQuestion, OptionKind,
-    Question,
+    Answer, AnswerOption, ApprovalQuestion, ClosedWhy, Decision, FormAction, FormQuestion,
+    OptionKind, Question, QuestionClosed,
 };
 pub use stop::StopReason;
 pub use tool::{ToolCall, ToolKind};
+
+/// The start of the [`Event::Notice`] a detaching front end (`synapse run --detach`) gets once
+/// its turn has started: it may leave now, the turn goes on.
+pub const DETACHED_NOTICE: &str = "The turn goes on in the daemon with no front end attached";
 
 /// What a front end sends a session once it is open.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -210,3 +210,54 @@ pub enum Answer {
         content_json: String,
     },
 }
+
+/// A question is no longer open, so every front end showing it takes its prompt down.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuestionClosed {
+    /// The question's id.
+    pub id: String,
+    /// The answer that decided it: a [`Decision`]'s or a [`FormAction`]'s word.
+    pub answer: String,
+    /// Why it closed.
+    pub why: ClosedWhy,
+}
+
+/// Why a question closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClosedWhy {
+    /// A front end answered it (the first answer wins; later ones are refused).
+    Answered,
+    /// Nobody answered within the question timeout (`questions.timeoutSecs`).
+    TimedOut,
+    /// Its turn ended, or the last front end left an attached turn.
+    Withdrawn,
+}
+
+impl ClosedWhy {
+    const WORDS: &'static [&'static str] = &["answered", "timed_out", "withdrawn"];
+
+    /// The word on the wire (`answered`, `timed_out`, `withdrawn`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClosedWhy::Answered => "answered",
+            ClosedWhy::TimedOut => "timed_out",
+            ClosedWhy::Withdrawn => "withdrawn",
+        }
+    }
+
+    /// A reason from its word.
+    pub fn parse(word: &str) -> Result<Self, crate::UnknownWord> {
+        [
+            ClosedWhy::Answered,
+            ClosedWhy::TimedOut,
+            ClosedWhy::Withdrawn,
+        ]
+        .into_iter()
+        .find(|w| w.as_str() == word)
+        .ok_or_else(|| crate::UnknownWord {
+            what: "reason a question closed",
+            word: word.to_string(),
+            known: Self::WORDS,
+        })
+    }
+}

@@ -1,9 +1,10 @@
 //! [`Event`] ⇄ [`proto::ChatEvent`].
 
 use synapse_session::{
-    AnswerOption, ApprovalQuestion, AssistantMessage, Decision, Event, FileChange, FormQuestion,
-    InstructionFile, Opened, PlanEntry, PlanPriority, PlanStatus, Question, Retrying, StopReason,
-    ToolCall, ToolDone, ToolKind, ToolProgress, TurnEnded, Usage,
+    AnswerOption, ApprovalQuestion, AssistantMessage, ClosedWhy, Decision, Event, FileChange,
+    FormQuestion, InstructionFile, Opened, PlanEntry, PlanPriority, PlanStatus, Question,
+    QuestionClosed, Retrying, StopReason, ToolCall, ToolDone, ToolKind, ToolProgress, TurnEnded,
+    Usage,
 };
 
 use super::WireError;
@@ -104,6 +105,11 @@ pub(super) fn to_wire(event: Event) -> proto::ChatEvent {
             message: q.message,
             schema_json: q.schema_json,
             url: q.url,
+        }),
+        Event::QuestionClosed(c) => Ev::QuestionClosed(proto::QuestionClosed {
+            request_id: c.id,
+            answer: c.answer,
+            why: c.why.as_str().to_string(),
         }),
         Event::EnhanceReport(text) => Ev::EnhanceReport(proto::EnhanceReport { text }),
         Event::ModelChanged(model) => Ev::ModelChanged(proto::ModelChanged { model }),
@@ -233,6 +239,11 @@ pub(super) fn from_wire(event: proto::ChatEvent) -> Result<Event, WireError> {
             schema_json: q.schema_json,
             url: q.url,
         })),
+        Ev::QuestionClosed(c) => Event::QuestionClosed(QuestionClosed {
+            id: c.request_id,
+            answer: c.answer,
+            why: ClosedWhy::parse(&c.why)?,
+        }),
         Ev::EnhanceReport(r) => Event::EnhanceReport(r.text),
         Ev::ModelChanged(m) => Event::ModelChanged(m.model),
         Ev::PermissionMode(m) => Event::ModeChanged {

@@ -22,6 +22,15 @@ fn usage() -> impl Strategy<Value = Usage> {
     })
 }
 
+fn question_closed() -> impl Strategy<Value = QuestionClosed> {
+    let why = prop_oneof![
+        Just(ClosedWhy::Answered),
+        Just(ClosedWhy::TimedOut),
+        Just(ClosedWhy::Withdrawn),
+    ];
+    (text(), text(), why).prop_map(|(id, answer, why)| QuestionClosed { id, answer, why })
+}
+
 fn tool_kind() -> impl Strategy<Value = ToolKind> {
     prop_oneof![
         Just(ToolKind::Read),
@@ -237,6 +246,7 @@ fn event() -> impl Strategy<Value = Event> {
         text().prop_map(Event::Error),
         text().prop_map(Event::Notice),
         question().prop_map(Event::Question),
+        question_closed().prop_map(Event::QuestionClosed),
         text().prop_map(Event::EnhanceReport),
         text().prop_map(Event::ModelChanged),
         (text(), text()).prop_map(|(mode, summary)| Event::ModeChanged { mode, summary }),
@@ -395,4 +405,19 @@ fn a_word_this_version_does_not_know_is_named() {
             .to_string(),
         "a ClientMessage without a kind (sent by a newer or a broken peer)"
     );
+}
+
+#[test]
+fn an_unknown_reason_a_question_closed_is_named() {
+    let closed = crate::proto::ChatEvent {
+        kind: Some(crate::proto::chat_event::Kind::QuestionClosed(
+            crate::proto::QuestionClosed {
+                request_id: "approval-1".into(),
+                answer: "yes".into(),
+                why: "vanished".into(),
+            },
+        )),
+    };
+    let e = event_from_wire(closed).unwrap_err().to_string();
+    assert!(e.contains("\"vanished\"") && e.contains("timed_out"), "{e}");
 }

@@ -31,7 +31,18 @@ impl Screen {
         args: &[&str],
         vars: &[(&str, &str)],
     ) -> Self {
-        let socket = env.root().join("tmux.sock");
+        Self::start_named(env, fake, args, vars, "tmux")
+    }
+
+    /// A second (third…) terminal of the same installation: its own tmux server, `name`.
+    pub fn start_named(
+        env: &TestEnv,
+        fake: Option<&FakeLlm>,
+        args: &[&str],
+        vars: &[(&str, &str)],
+        name: &str,
+    ) -> Self {
+        let socket = env.root().join(format!("{name}.sock"));
         let config = env.root().join("tmux.conf");
         std::fs::write(
             &config,

@@ -14,7 +14,6 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use parking_lot::Mutex;
-use tokio::sync::broadcast;
 
 use super::SessionEvent;
 use crate::agent::AgentEvent;
@@ -45,7 +44,7 @@ pub(super) struct Compactor {
     window: u64,
     summary_max_tokens: u32,
     session_file: PathBuf,
-    events: broadcast::Sender<SessionEvent>,
+    events: crate::agent::room::SessionRoom,
     /// What the server last reported, for which prefix of the history.
     mark: Mutex<Option<ContextMark>>,
     /// The session's hooks: `PreCompact` before, `SessionStart` (`compact`) after a compaction.
@@ -60,7 +59,7 @@ impl Compactor {
         system: String,
         limits: &ModelLimits,
         session_file: &Path,
-        events: broadcast::Sender<SessionEvent>,
+        events: crate::agent::room::SessionRoom,
         mark: Option<ContextMark>,
     ) -> Self {
         Self {
