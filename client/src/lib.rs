@@ -6,6 +6,7 @@
 // every module below uses.
 #[macro_use]
 mod out;
+pub mod acp;
 pub mod attach;
 pub mod cli;
 pub mod connect;
