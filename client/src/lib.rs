@@ -12,3 +12,4 @@ pub mod cli;
 pub mod connect;
 pub mod render;
 pub mod repl;
+pub mod session;
