@@ -81,7 +81,10 @@ async fn an_editor_runs_a_turn_cancels_one_and_loads_the_session_again() {
     let init = &seen["initialize"];
     assert_eq!(init["protocolVersion"], 1);
     assert_eq!(init["agentCapabilities"]["loadSession"], true);
-    assert_eq!(init["agentCapabilities"]["promptCapabilities"]["image"], true);
+    assert_eq!(
+        init["agentCapabilities"]["promptCapabilities"]["image"],
+        true
+    );
     assert_eq!(init["agentInfo"]["name"], "synapse");
     let modes: Vec<&str> = seen["session"]["modes"]["availableModes"]
         .as_array()
@@ -104,7 +107,10 @@ async fn an_editor_runs_a_turn_cancels_one_and_loads_the_session_again() {
 
     // The read: its kind, title and file.
     let calls = updates(&seen, "tool_call");
-    let read = calls.iter().find(|c| c["kind"] == "read").expect("a read call");
+    let read = calls
+        .iter()
+        .find(|c| c["kind"] == "read")
+        .expect("a read call");
     assert_eq!(read["title"], "Read notes.txt");
     let notes = env.workdir().join("notes.txt").display().to_string();
     assert_eq!(read["locations"][0]["path"], notes.as_str());
@@ -120,7 +126,10 @@ async fn an_editor_runs_a_turn_cancels_one_and_loads_the_session_again() {
     assert_eq!(permissions.len(), 2, "{permissions:?}");
     let edits: Vec<&&Value> = calls.iter().filter(|c| c["kind"] == "edit").collect();
     assert_eq!(edits.len(), 2);
-    assert_eq!(permissions[0]["toolCall"]["toolCallId"], edits[0]["toolCallId"]);
+    assert_eq!(
+        permissions[0]["toolCall"]["toolCallId"],
+        edits[0]["toolCallId"]
+    );
     let options = permissions[0]["options"].as_array().unwrap();
     assert_eq!(options.first().unwrap()["optionId"], "yes");
     assert_eq!(options.first().unwrap()["kind"], "allow_once");
@@ -136,8 +145,14 @@ async fn an_editor_runs_a_turn_cancels_one_and_loads_the_session_again() {
         .find(|c| c["type"] == "diff")
         .expect("a diff for the allowed edit");
     assert_eq!(diff["path"], notes.as_str());
-    assert!(diff["oldText"].as_str().unwrap().contains("buy milk"), "{diff}");
-    assert!(diff["newText"].as_str().unwrap().contains("buy bread"), "{diff}");
+    assert!(
+        diff["oldText"].as_str().unwrap().contains("buy milk"),
+        "{diff}"
+    );
+    assert!(
+        diff["newText"].as_str().unwrap().contains("buy bread"),
+        "{diff}"
+    );
     assert_eq!(
         std::fs::read_to_string(env.workdir().join("notes.txt")).unwrap(),
         "buy bread\nand eggs\n"
@@ -151,9 +166,11 @@ async fn an_editor_runs_a_turn_cancels_one_and_loads_the_session_again() {
 
     // The cancelled turn: its answer says so, and what it ran is gone.
     assert_eq!(seen["prompt2"]["stopReason"], "cancelled");
-    wait_until(Duration::from_secs(10), "the cancelled sleep to die", || {
-        processes_matching("sleep 417").is_empty()
-    });
+    wait_until(
+        Duration::from_secs(10),
+        "the cancelled sleep to die",
+        || processes_matching("sleep 417").is_empty(),
+    );
 
     // Bad requests: ACP errors that say what was wrong; the connection went on.
     let errors = &seen["errors"];
@@ -166,7 +183,12 @@ async fn an_editor_runs_a_turn_cancels_one_and_loads_the_session_again() {
         "{errors}"
     );
     assert_eq!(errors["badMode"]["code"], -32602);
-    assert!(errors["badMode"]["message"].as_str().unwrap().contains("turbo"));
+    assert!(
+        errors["badMode"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("turbo")
+    );
     assert_eq!(errors["unknownMethod"]["code"], -32601);
     assert_eq!(errors["relativeCwd"]["code"], -32602);
     assert!(seen["afterErrors"].is_object(), "{seen}");
@@ -188,13 +210,21 @@ async fn an_editor_runs_a_turn_cancels_one_and_loads_the_session_again() {
         "{kinds:?}"
     );
     assert!(
-        replayed.iter().any(|u| u["sessionUpdate"] == "agent_message_chunk"
-            && u["content"]["text"].as_str().unwrap_or_default().contains("done")),
+        replayed
+            .iter()
+            .any(|u| u["sessionUpdate"] == "agent_message_chunk"
+                && u["content"]["text"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("done")),
         "{kinds:?}"
     );
     assert_eq!(
         loaded["load"]["modes"]["availableModes"][0]["id"], "ask",
         "{loaded}"
     );
-    assert_eq!(loaded["errors"]["unknownSession"]["code"], -32002, "{loaded}");
+    assert_eq!(
+        loaded["errors"]["unknownSession"]["code"], -32002,
+        "{loaded}"
+    );
 }

@@ -67,7 +67,9 @@ async fn the_rust_client_runs_a_turn_and_cancels_one() {
         )
         .on_receive_request(
             async move |r: acp::RequestPermissionRequest, responder, _cx| {
-                s2.lock().permissions.push(serde_json::to_value(&r).unwrap());
+                s2.lock()
+                    .permissions
+                    .push(serde_json::to_value(&r).unwrap());
                 let id = answers.lock().pop().unwrap_or("no");
                 responder.respond(acp::RequestPermissionResponse::new(
                     acp::RequestPermissionOutcome::Selected(acp::SelectedPermissionOutcome::new(
@@ -115,7 +117,11 @@ async fn the_rust_client_runs_a_turn_and_cancels_one() {
                 }
             };
             tokio::task::spawn_blocking(move || {
-                wait_until(Duration::from_secs(20), "the long command to start", started)
+                wait_until(
+                    Duration::from_secs(20),
+                    "the long command to start",
+                    started,
+                )
             })
             .await
             .unwrap();
@@ -129,9 +135,11 @@ async fn the_rust_client_runs_a_turn_and_cancels_one() {
         outcome,
         (acp::StopReason::EndTurn, acp::StopReason::Cancelled)
     );
-    wait_until(Duration::from_secs(10), "the cancelled sleep to die", || {
-        processes_matching("sleep 418").is_empty()
-    });
+    wait_until(
+        Duration::from_secs(10),
+        "the cancelled sleep to die",
+        || processes_matching("sleep 418").is_empty(),
+    );
 
     let seen = seen.lock();
     let of = |kind: &str| -> Vec<&Value> {
@@ -141,7 +149,10 @@ async fn the_rust_client_runs_a_turn_and_cancels_one() {
             .collect()
     };
     assert!(of("tool_call").iter().any(|c| c["kind"] == "read"));
-    assert_eq!(of("plan").last().unwrap()["entries"][0]["content"], "check the list");
+    assert_eq!(
+        of("plan").last().unwrap()["entries"][0]["content"],
+        "check the list"
+    );
     assert_eq!(seen.permissions.len(), 2);
     let diff = of("tool_call_update")
         .iter()

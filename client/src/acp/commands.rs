@@ -64,7 +64,8 @@ fn command(name: &str, description: &str, hint: &str) -> acp::AvailableCommand {
 pub fn slash(text: &str) -> Option<(String, String)> {
     let rest = text.trim_start().strip_prefix('/')?;
     let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-    (!name.is_empty() && !name.contains('/')).then(|| (name.to_lowercase(), args.trim().to_string()))
+    (!name.is_empty() && !name.contains('/'))
+        .then(|| (name.to_lowercase(), args.trim().to_string()))
 }
 
 /// The prompt text for a skill's slash command, the skill loaded by the daemon (typing it is
@@ -99,7 +100,10 @@ mod tests {
 
     #[test]
     fn a_slash_command_splits_into_name_and_arguments() {
-        assert_eq!(slash("/Fix-Issue 12 now"), Some(("fix-issue".into(), "12 now".into())));
+        assert_eq!(
+            slash("/Fix-Issue 12 now"),
+            Some(("fix-issue".into(), "12 now".into()))
+        );
         assert_eq!(slash("/commit"), Some(("commit".into(), String::new())));
         assert_eq!(slash("/usr/bin/env is a path"), None);
         assert_eq!(slash("explain /x"), None);

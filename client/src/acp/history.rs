@@ -45,7 +45,10 @@ fn replay_block(out: &mut Vec<acp::SessionUpdate>, user: bool, block: &Value) {
         Some("text") => push_text(out, user, block["text"].as_str().unwrap_or_default()),
         Some("tool_use") => {
             let id = block["id"].as_str().unwrap_or_default().to_string();
-            let command = block["input"]["command"].as_str().unwrap_or_default().to_string();
+            let command = block["input"]["command"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
             out.push(acp::SessionUpdate::ToolCall(
                 acp::ToolCall::new(id, command.clone())
                     .status(acp::ToolCallStatus::Completed)
@@ -53,7 +56,10 @@ fn replay_block(out: &mut Vec<acp::SessionUpdate>, user: bool, block: &Value) {
             ));
         }
         Some("tool_result") => {
-            let id = block["tool_use_id"].as_str().unwrap_or_default().to_string();
+            let id = block["tool_use_id"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
             let status = if block["is_error"].as_bool().unwrap_or(false) {
                 acp::ToolCallStatus::Failed
             } else {
@@ -68,14 +74,16 @@ fn replay_block(out: &mut Vec<acp::SessionUpdate>, user: bool, block: &Value) {
                     .join("\n"),
                 _ => String::new(),
             };
-            out.push(acp::SessionUpdate::ToolCallUpdate(acp::ToolCallUpdate::new(
-                id,
-                acp::ToolCallUpdateFields::new().status(status).content(vec![
-                    acp::ToolCallContent::Content(acp::Content::new(acp::ContentBlock::Text(
-                        acp::TextContent::new(text),
-                    ))),
-                ]),
-            )));
+            out.push(acp::SessionUpdate::ToolCallUpdate(
+                acp::ToolCallUpdate::new(
+                    id,
+                    acp::ToolCallUpdateFields::new()
+                        .status(status)
+                        .content(vec![acp::ToolCallContent::Content(acp::Content::new(
+                            acp::ContentBlock::Text(acp::TextContent::new(text)),
+                        ))]),
+                ),
+            ));
         }
         _ => {}
     }
@@ -102,8 +110,14 @@ mod tests {
             {"role": "assistant", "content": "It says hello."}
         ]);
         let got = replay(&messages.to_string());
-        let json: Vec<Value> = got.iter().map(|u| serde_json::to_value(u).unwrap()).collect();
-        let kinds: Vec<&str> = json.iter().map(|u| u["sessionUpdate"].as_str().unwrap()).collect();
+        let json: Vec<Value> = got
+            .iter()
+            .map(|u| serde_json::to_value(u).unwrap())
+            .collect();
+        let kinds: Vec<&str> = json
+            .iter()
+            .map(|u| u["sessionUpdate"].as_str().unwrap())
+            .collect();
         assert_eq!(
             kinds,
             [

@@ -120,8 +120,11 @@ pub fn tool_done(done: &ToolDone) -> acp::ToolCallUpdate {
     } else {
         acp::ToolCallStatus::Failed
     };
-    let mut content: Vec<acp::ToolCallContent> =
-        done.changes.iter().map(|c| acp::ToolCallContent::Diff(diff(c))).collect();
+    let mut content: Vec<acp::ToolCallContent> = done
+        .changes
+        .iter()
+        .map(|c| acp::ToolCallContent::Diff(diff(c)))
+        .collect();
     if !done.output.is_empty() {
         content.push(text_content(&done.output));
     }
@@ -267,9 +270,7 @@ pub fn modes(current: Mode) -> acp::SessionModeState {
         current.as_str(),
         Mode::ALL
             .iter()
-            .map(|m| {
-                acp::SessionMode::new(m.as_str(), mode_name(*m)).description(m.description())
-            })
+            .map(|m| acp::SessionMode::new(m.as_str(), mode_name(*m)).description(m.description()))
             .collect(),
     )
 }
@@ -313,8 +314,9 @@ pub fn input(prompt: &[acp::ContentBlock]) -> Result<Input, String> {
                 }
             },
             acp::ContentBlock::Audio(_) => {
-                return Err("audio prompts are not supported (promptCapabilities.audio is false)"
-                    .into());
+                return Err(
+                    "audio prompts are not supported (promptCapabilities.audio is false)".into(),
+                );
             }
             _ => return Err("a prompt block of a kind this agent does not know".into()),
         });

@@ -130,7 +130,10 @@ fn stop_reasons_map_to_acps() {
         (StopReason::Completed, Some(acp::StopReason::EndTurn)),
         (StopReason::Cancelled, Some(acp::StopReason::Cancelled)),
         (StopReason::Truncated, Some(acp::StopReason::MaxTokens)),
-        (StopReason::MaxIterations, Some(acp::StopReason::MaxTurnRequests)),
+        (
+            StopReason::MaxIterations,
+            Some(acp::StopReason::MaxTurnRequests),
+        ),
         (StopReason::MaxTurns, Some(acp::StopReason::MaxTurnRequests)),
         (StopReason::TooManyFailures, Some(acp::StopReason::EndTurn)),
         (StopReason::Error, None),

@@ -30,7 +30,7 @@ use synapse_shared::proto::sessions_client::SessionsClient;
 use tokio::sync::{OnceCell, mpsc};
 use tonic::transport::Channel;
 
-use link::{Link, OpenError, OpenRequest};
+use link::{Link, OpenRequest};
 use session::Command;
 
 /// Requests queued for one session's task.
@@ -118,13 +118,21 @@ pub async fn serve(paths: Paths) -> anyhow::Result<()> {
             async move |request: acp::NewSessionRequest, responder, cx| {
                 let agent = a1.clone();
                 let conn = cx.clone();
+                // A failed request is answered with its error; the task (and the connection)
+                // never fails because of one request.
                 cx.spawn(async move {
-                    let open = OpenRequest {
-                        cwd: folder(&request.cwd)?,
-                        resume_id: None,
-                        mcp_servers: mcp_servers(&request.mcp_servers)?,
-                    };
-                    open_session(agent, open, responder, conn, false).await
+                    let open = folder(&request.cwd).and_then(|cwd| {
+                        Ok(OpenRequest {
+                            cwd,
+                            resume_id: None,
+                            mcp_servers: mcp_servers(&request.mcp_servers)?,
+                        })
+                    });
+                    match open {
+                        Ok(open) => open_session(agent, open, responder, conn, false).await,
+                        Err(e) => drop(responder.respond_with_error(e)),
+                    }
+                    Ok(())
                 })
             },
             agent_client_protocol::on_receive_request!(),
@@ -134,12 +142,18 @@ pub async fn serve(paths: Paths) -> anyhow::Result<()> {
                 let agent = a2.clone();
                 let conn = cx.clone();
                 cx.spawn(async move {
-                    let open = OpenRequest {
-                        cwd: folder(&request.cwd)?,
-                        resume_id: Some(request.session_id.0.to_string()),
-                        mcp_servers: mcp_servers(&request.mcp_servers)?,
-                    };
-                    open_session(agent, open, responder, conn, true).await
+                    let open = folder(&request.cwd).and_then(|cwd| {
+                        Ok(OpenRequest {
+                            cwd,
+                            resume_id: Some(request.session_id.0.to_string()),
+                            mcp_servers: mcp_servers(&request.mcp_servers)?,
+                        })
+                    });
+                    match open {
+                        Ok(open) => open_session(agent, open, responder, conn, true).await,
+                        Err(e) => drop(responder.respond_with_error(e)),
+                    }
+                    Ok(())
                 })
             },
             agent_client_protocol::on_receive_request!(),
@@ -147,7 +161,18 @@ pub async fn serve(paths: Paths) -> anyhow::Result<()> {
         .on_receive_request(
             async move |request: acp::PromptRequest, responder, cx| {
                 let agent = a3.clone();
-                cx.spawn(async move { prompt(agent, request, responder).await })
+                cx.spawn(async move {
+                    match prompt_input(&agent, &request).await {
+                        Ok((session, input)) => {
+                            let _ = session
+                                .commands
+                                .send(Command::Prompt(input, responder))
+                                .await;
+                        }
+                        Err(e) => drop(responder.respond_with_error(e)),
+                    }
+                    Ok(())
+                })
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -155,10 +180,18 @@ pub async fn serve(paths: Paths) -> anyhow::Result<()> {
             async move |request: acp::SetSessionModeRequest, responder, cx| {
                 let agent = a4.clone();
                 cx.spawn(async move {
-                    let mode = synapse_session::Mode::parse(&request.mode_id.0)
-                        .map_err(|e| Error::new(ErrorCode::INVALID_PARAMS, e.to_string()))?;
-                    let session = agent.session(&request.session_id)?;
-                    let _ = session.commands.send(Command::SetMode(mode, responder)).await;
+                    let target = synapse_session::Mode::parse(&request.mode_id.0)
+                        .map_err(|e| Error::new(ErrorCode::INVALID_PARAMS, e.to_string()))
+                        .and_then(|mode| Ok((mode, agent.session(&request.session_id)?)));
+                    match target {
+                        Ok((mode, session)) => {
+                            let _ = session
+                                .commands
+                                .send(Command::SetMode(mode, responder))
+                                .await;
+                        }
+                        Err(e) => drop(responder.respond_with_error(e)),
+                    }
                     Ok(())
                 })
             },
@@ -183,7 +216,10 @@ pub async fn serve(paths: Paths) -> anyhow::Result<()> {
 /// `initialize`'s answer: the protocol version both speak, what prompts may hold, that
 /// sessions load, and who this agent is.
 pub fn initialize(request: &acp::InitializeRequest) -> acp::InitializeResponse {
-    let version = std::cmp::min(request.protocol_version.clone(), agent_client_protocol::schema::ProtocolVersion::LATEST);
+    let version = std::cmp::min(
+        request.protocol_version.clone(),
+        agent_client_protocol::schema::ProtocolVersion::LATEST,
+    );
     acp::InitializeResponse::new(version)
         .agent_capabilities(
             acp::AgentCapabilities::new()
@@ -196,9 +232,7 @@ pub fn initialize(request: &acp::InitializeRequest) -> acp::InitializeResponse {
                 )
                 .mcp_capabilities(acp::McpCapabilities::new().http(true).sse(true)),
         )
-        .agent_info(
-            acp::Implementation::new("synapse", env!("CARGO_PKG_VERSION")).title("Synapse"),
-        )
+        .agent_info(acp::Implementation::new("synapse", env!("CARGO_PKG_VERSION")).title("Synapse"))
 }
 
 /// The editor's folder, which must be an absolute path to a folder.
@@ -228,25 +262,28 @@ fn mcp_servers(
 }
 
 /// Opens (or, for `session/load`, resumes and replays) a session, answers the editor, starts
-/// the session's task and offers its slash commands.
+/// the session's task and offers its slash commands. A failure is the request's answer.
 async fn open_session<R: SessionOpenResponse>(
     agent: Arc<AcpAgent>,
     open: OpenRequest,
     responder: Responder<R>,
     cx: ConnectionTo<Client>,
     load: bool,
-) -> Result<(), Error> {
-    let channel = agent.daemon().await?;
+) {
     let cwd = open.cwd.clone();
-    let resume = open.resume_id.clone();
-    let link = Link::open(channel.clone(), open)
-        .await
-        .map_err(|e| open_error(e, resume.as_deref()))?;
-    let id = acp::SessionId::new(link.opened.session_id.clone());
+    let (channel, link) = match open_link(&agent, open).await {
+        Ok(opened) => opened,
+        Err(e) => {
+            let _ = responder.respond_with_error(e);
+            return;
+        }
+    };
+    let session_id = link.session.id().to_string();
+    let id = acp::SessionId::new(session_id.clone());
     if load {
         let history = SessionsClient::new(channel.clone())
             .get(GetSessionRequest {
-                id: link.opened.session_id.clone(),
+                id: session_id.clone(),
             })
             .await
             .map(|r| r.into_inner().messages_json)
@@ -257,28 +294,44 @@ async fn open_session<R: SessionOpenResponse>(
     }
     let modes = map::modes(link.mode);
     let (tx, rx) = mpsc::channel(SESSION_QUEUE);
-    agent
-        .sessions
-        .lock()
-        .insert(link.opened.session_id.clone(), Entry { commands: tx, cwd: cwd.clone() });
-    responder.respond(R::new(id.clone(), modes))?;
+    agent.sessions.lock().insert(
+        session_id,
+        Entry {
+            commands: tx,
+            cwd: cwd.clone(),
+        },
+    );
+    if responder.respond(R::new(id.clone(), modes)).is_err() {
+        return;
+    }
     let commands = commands::available(&channel, &cwd).await;
     let _ = cx.send_notification(acp::SessionNotification::new(
         id.clone(),
         acp::SessionUpdate::AvailableCommandsUpdate(acp::AvailableCommandsUpdate::new(commands)),
     ));
     tokio::spawn(session::run(link, id, cx, rx));
-    Ok(())
 }
 
-fn open_error(e: OpenError, resume: Option<&str>) -> Error {
-    match (e, resume) {
-        (OpenError::Refused(message), Some(id)) => Error::new(
+async fn open_link(agent: &AcpAgent, open: OpenRequest) -> Result<(Channel, Link), Error> {
+    let channel = agent.daemon().await?;
+    let resume = open.resume_id.clone();
+    let link = Link::open(channel.clone(), open)
+        .await
+        .map_err(|e| open_error(&e, resume.as_deref()))?;
+    Ok((channel, link))
+}
+
+/// The daemon's refusal to open a session, as an ACP error.
+fn open_error(e: &anyhow::Error, resume: Option<&str>) -> Error {
+    match resume {
+        Some(id) => Error::new(
             ErrorCode::RESOURCE_NOT_FOUND,
-            format!("cannot load session {id}: {message} (`synapse sessions list` shows them)"),
+            format!("cannot load session {id}: {e:#} (`synapse sessions list` shows the sessions)"),
         ),
-        (OpenError::Refused(message), None) => Error::new(ErrorCode::INTERNAL_ERROR, message),
-        (OpenError::Broken(e), _) => Error::new(ErrorCode::INTERNAL_ERROR, format!("{e:#}")),
+        None => Error::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!("cannot open a session: {e:#}"),
+        ),
     }
 }
 
@@ -299,13 +352,12 @@ impl SessionOpenResponse for acp::LoadSessionResponse {
     }
 }
 
-/// `session/prompt`: the editor's blocks as a user message (a skill's `/<name>` expanded), handed
-/// to the session's task, which answers when the turn ends.
-async fn prompt(
-    agent: Arc<AcpAgent>,
-    request: acp::PromptRequest,
-    responder: Responder<acp::PromptResponse>,
-) -> Result<(), Error> {
+/// `session/prompt`: the session it names and the editor's blocks as a user message (a skill's
+/// `/<name>` expanded).
+async fn prompt_input(
+    agent: &AcpAgent,
+    request: &acp::PromptRequest,
+) -> Result<(Entry, synapse_session::Input), Error> {
     let session = agent.session(&request.session_id)?;
     let mut input = map::input(&request.prompt)
         .map_err(|e| Error::new(ErrorCode::INVALID_PARAMS, format!("prompt: {e}")))?;
@@ -320,8 +372,7 @@ async fn prompt(
             *first = expanded;
         }
     }
-    let _ = session.commands.send(Command::Prompt(input, responder)).await;
-    Ok(())
+    Ok((session, input))
 }
 
 #[cfg(test)]

@@ -1,19 +1,20 @@
-//! One ACP session as a task: it owns the session's [`Link`] to the daemon and the prompt in
-//! flight. The editor's requests reach it as [`Command`]s (the connection's dispatch loop never
-//! waits on the daemon); the daemon's events leave it as `session/update` notifications, its
-//! approval questions as `session/request_permission` requests (each in its own task, so
-//! events keep flowing while the editor decides), and a turn's end answers the prompt.
+//! One ACP session as a task: a [`Frontend`] on the client's session driver. The editor's
+//! requests reach it as [`Command`]s (the connection's dispatch loop never waits on the daemon);
+//! the driver hands it the session's events, which leave as `session/update` notifications
+//! ([`map::updates`]), and its questions, which become `session/request_permission` requests
+//! answered with exactly the option chosen. A turn's end answers the prompt in flight.
 
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error, ErrorCode};
 use synapse_session::{
-    Answer, Control, Event, FormAction, FrontEndMessage, Input, Mode, Question, TurnEnded,
+    Answer, Control, Decision, Event, FormAction, Input, Mode, Question, TurnEnded,
 };
 use tokio::sync::mpsc;
 
-use super::link::{Link, Sender};
+use super::link::Link;
 use super::map;
+use crate::session::{Closed, Frontend, Step};
 
 /// What the editor asks of a running session.
 pub enum Command {
@@ -25,15 +26,70 @@ pub enum Command {
     SetMode(Mode, Responder<acp::SetSessionModeResponse>),
 }
 
+/// The editor as the driver sees it.
+struct Editor {
+    cx: ConnectionTo<Client>,
+    id: acp::SessionId,
+}
+
+impl Editor {
+    fn update(&self, update: acp::SessionUpdate) {
+        let _ = self
+            .cx
+            .send_notification(acp::SessionNotification::new(self.id.clone(), update));
+    }
+}
+
+impl Frontend for Editor {
+    async fn on_event(&mut self, event: Event) {
+        for update in map::updates(&event) {
+            self.update(update);
+        }
+    }
+
+    async fn answer(&mut self, question: Question) -> Answer {
+        match question {
+            Question::Approval(q) => {
+                let request = acp::RequestPermissionRequest::new(
+                    self.id.clone(),
+                    map::permission_subject(&q),
+                    map::permission_options(&q),
+                );
+                let decision = match self.cx.send_request(request).block_task().await {
+                    Ok(response) => map::decision(&q, &response.outcome),
+                    // An editor that cannot answer refuses (fail closed).
+                    Err(_) => Decision::No,
+                };
+                Answer::Approval { id: q.id, decision }
+            }
+            // ACP has no stable form request yet: a form is dismissed, as by a person who
+            // closes it.
+            Question::Form(f) => Answer::Form {
+                id: f.id,
+                action: FormAction::Cancel,
+                content_json: String::new(),
+            },
+        }
+    }
+
+    async fn on_closed(&mut self, _closed: &Closed) {}
+}
+
 /// Runs the session until the editor's connection or the daemon's stream closes.
 pub async fn run(
-    mut link: Link,
+    link: Link,
     id: acp::SessionId,
     cx: ConnectionTo<Client>,
     mut commands: mpsc::Receiver<Command>,
 ) {
-    let sender = link.sender();
+    let Link {
+        mut session, early, ..
+    } = link;
+    let mut editor = Editor { cx, id };
     let mut prompt: Option<Responder<acp::PromptResponse>> = None;
+    if let Some(incoming) = early {
+        session.deliver(&mut editor, incoming).await;
+    }
     loop {
         tokio::select! {
             command = commands.recv() => match command {
@@ -45,24 +101,25 @@ pub async fn run(
                             "a prompt is already running in this session: wait for it, or send \
                              session/cancel",
                         ));
-                    } else if let Err(e) = sender.send(FrontEndMessage::Input(input)).await {
-                        let _ = responder.respond_with_error(daemon_gone(&e));
+                    } else if let Err(closed) = session.input(input).await {
+                        let _ = responder.respond_with_error(gone(&closed));
                     } else {
                         prompt = Some(responder);
                     }
                 }
                 Some(Command::Cancel) => {
-                    let _ = sender.send(FrontEndMessage::Control(Control::Cancel)).await;
+                    let _ = session.control(Control::Cancel).await;
                 }
                 Some(Command::SetMode(mode, responder)) => {
-                    match sender.send(FrontEndMessage::Control(Control::SetMode(Some(mode)))).await {
-                        Ok(()) => { let _ = responder.respond(acp::SetSessionModeResponse::new()); }
-                        Err(e) => { let _ = responder.respond_with_error(daemon_gone(&e)); }
-                    }
+                    let _ = match session.control(Control::SetMode(Some(mode))).await {
+                        Ok(()) => responder.respond(acp::SetSessionModeResponse::new()),
+                        Err(closed) => responder.respond_with_error(gone(&closed)),
+                    };
                 }
             },
-            event = link.next() => match event {
-                Ok(Some(Event::TurnEnded(ended))) => {
+            incoming = session.next() => match session.deliver(&mut editor, incoming).await {
+                Step::Continue => {}
+                Step::TurnEnded(ended) => {
                     if let Some(responder) = prompt.take() {
                         let _ = match turn_answer(&ended) {
                             Ok(reason) => responder.respond(acp::PromptResponse::new(reason)),
@@ -70,19 +127,9 @@ pub async fn run(
                         };
                     }
                 }
-                Ok(Some(Event::Question(question))) => ask(&cx, &id, question, sender.clone()),
-                Ok(Some(event)) => {
-                    for update in map::updates(&event) {
-                        let _ = cx.send_notification(acp::SessionNotification::new(id.clone(), update));
-                    }
-                }
-                Ok(None) | Err(_) => {
+                Step::Closed(closed) => {
                     if let Some(responder) = prompt.take() {
-                        let _ = responder.respond_with_error(Error::new(
-                            ErrorCode::INTERNAL_ERROR,
-                            "the daemon closed this session (it stopped or restarted); open it \
-                             again with session/load",
-                        ));
+                        let _ = responder.respond_with_error(gone(&closed));
                     }
                     break;
                 }
@@ -110,44 +157,13 @@ pub fn turn_answer(ended: &TurnEnded) -> Result<acp::StopReason, Error> {
     Err(Error::new(code, message))
 }
 
-fn daemon_gone(e: &anyhow::Error) -> Error {
+fn gone(closed: &Closed) -> Error {
+    let why = match closed {
+        Closed::Ended => "the daemon closed this session (it stopped or restarted)".to_string(),
+        Closed::Broken { message, .. } => format!("the connection to the daemon broke: {message}"),
+    };
     Error::new(
         ErrorCode::INTERNAL_ERROR,
-        format!("{e:#}; open the session again with session/load"),
+        format!("{why}; open it again with session/load"),
     )
-}
-
-/// Puts a question to the editor and sends its answer back, in a task of its own.
-fn ask(cx: &ConnectionTo<Client>, id: &acp::SessionId, question: Question, sender: Sender) {
-    let cx2 = cx.clone();
-    let id = id.clone();
-    let _ = cx.spawn(async move {
-        let answer = match question {
-            Question::Approval(q) => {
-                let request = acp::RequestPermissionRequest::new(
-                    id,
-                    map::permission_subject(&q),
-                    map::permission_options(&q),
-                );
-                let decision = match cx2.send_request(request).block_task().await {
-                    Ok(response) => map::decision(&q, &response.outcome),
-                    // An editor that cannot answer refuses (fail closed).
-                    Err(_) => synapse_session::Decision::No,
-                };
-                Answer::Approval {
-                    id: q.id,
-                    decision,
-                }
-            }
-            // ACP has no stable form request yet: a form is dismissed, as by a person who
-            // closes it.
-            Question::Form(f) => Answer::Form {
-                id: f.id,
-                action: FormAction::Cancel,
-                content_json: String::new(),
-            },
-        };
-        let _ = sender.send(FrontEndMessage::Answer(answer)).await;
-        Ok(())
-    });
 }

@@ -139,7 +139,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Chat(args) => block_on(chat::run(paths()?, args, None)),
-        Command::Acp => block_on(async { crate::acp::serve(paths()?).await.map(|()| ExitCode::SUCCESS) }),
+        Command::Acp => block_on(async {
+            crate::acp::serve(paths()?)
+                .await
+                .map(|()| ExitCode::SUCCESS)
+        }),
         Command::Daemon(cmd) => block_on(daemon::run(paths()?, cmd)),
         Command::Exec(args) => block_on(exec::run(paths()?, args)),
         Command::Run(args) => block_on(run::run(paths()?, args)),
