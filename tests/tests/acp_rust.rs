@@ -51,7 +51,7 @@ async fn the_rust_client_runs_a_turn_and_cancels_one() {
         child.stdout.take().unwrap().compat(),
     );
     let seen = Arc::new(Mutex::new(Seen::default()));
-    let (s1, s2) = (seen.clone(), seen.clone());
+    let (s1, s2, s3) = (seen.clone(), seen.clone(), seen.clone());
     let answers = Arc::new(Mutex::new(vec!["yes", "no"]));
     let workdir = env.workdir();
     let outcome = Client
@@ -81,7 +81,9 @@ async fn the_rust_client_runs_a_turn_and_cancels_one() {
         )
         .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
             let init = cx
-                .send_request(acp::InitializeRequest::new(acp::ProtocolVersion::V1))
+                .send_request(acp::InitializeRequest::new(
+                    agent_client_protocol::schema::ProtocolVersion::V1,
+                ))
                 .block_task()
                 .await?;
             assert!(init.agent_capabilities.load_session);
@@ -108,7 +110,7 @@ async fn the_rust_client_runs_a_turn_and_cancels_one() {
                 vec![acp::ContentBlock::Text(acp::TextContent::new("run it"))],
             ));
             let started = {
-                let seen = seen.clone();
+                let seen = s3.clone();
                 move || {
                     seen.lock()
                         .updates

@@ -30,6 +30,9 @@ pub enum Command {
 struct Editor {
     cx: ConnectionTo<Client>,
     id: acp::SessionId,
+    /// The session's folder: ACP wants absolute paths, the contract's file changes may be
+    /// relative to it.
+    cwd: std::path::PathBuf,
 }
 
 impl Editor {
@@ -41,7 +44,12 @@ impl Editor {
 }
 
 impl Frontend for Editor {
-    async fn on_event(&mut self, event: Event) {
+    async fn on_event(&mut self, mut event: Event) {
+        if let Event::ToolDone(done) = &mut event {
+            for change in &mut done.changes {
+                change.path = self.cwd.join(&change.path).display().to_string();
+            }
+        }
         for update in map::updates(&event) {
             self.update(update);
         }
@@ -85,7 +93,8 @@ pub async fn run(
     let Link {
         mut session, early, ..
     } = link;
-    let mut editor = Editor { cx, id };
+    let cwd = std::path::PathBuf::from(&session.opened().cwd);
+    let mut editor = Editor { cx, id, cwd };
     let mut prompt: Option<Responder<acp::PromptResponse>> = None;
     if let Some(incoming) = early {
         session.deliver(&mut editor, incoming).await;
