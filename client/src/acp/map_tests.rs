@@ -32,7 +32,7 @@ fn question() -> ApprovalQuestion {
 }
 
 fn chose(id: &str) -> acp::RequestPermissionOutcome {
-    acp::RequestPermissionOutcome::Selected(acp::SelectedPermissionOutcome::new(id))
+    acp::RequestPermissionOutcome::Selected(acp::SelectedPermissionOutcome::new(id.to_string()))
 }
 
 #[test]

@@ -381,7 +381,9 @@ mod tests {
 
     #[test]
     fn initialize_offers_images_and_embedded_context_and_session_loading() {
-        let got = initialize(&acp::InitializeRequest::new(acp::ProtocolVersion::V1));
+        let got = initialize(&acp::InitializeRequest::new(
+            agent_client_protocol::schema::ProtocolVersion::V1,
+        ));
         let json = serde_json::to_value(&got).unwrap();
         assert_eq!(json["protocolVersion"], 1);
         let caps = &json["agentCapabilities"];
