@@ -217,7 +217,7 @@ pub async fn serve(paths: Paths) -> anyhow::Result<()> {
 /// sessions load, and who this agent is.
 pub fn initialize(request: &acp::InitializeRequest) -> acp::InitializeResponse {
     let version = std::cmp::min(
-        request.protocol_version.clone(),
+        request.protocol_version,
         agent_client_protocol::schema::ProtocolVersion::LATEST,
     );
     acp::InitializeResponse::new(version)
