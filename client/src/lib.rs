@@ -7,6 +7,7 @@
 #[macro_use]
 mod out;
 
+pub mod acp;
 pub mod cli;
 pub mod connect;
 pub mod render;

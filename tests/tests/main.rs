@@ -5,6 +5,8 @@
 // Test code: helpers panic as failed assertions (clippy only exempts `#[test]` bodies).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod acp;
+mod acp_rust;
 mod agent_compact;
 mod agent_run;
 mod agent_tasks;

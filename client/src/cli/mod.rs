@@ -89,6 +89,10 @@ enum Command {
     /// model (one request that costs no tokens), MCP servers, the sandbox, instruction files.
     /// Each problem comes with its fix; exits 1 when something is broken.
     Doctor(doctor::DoctorArgs),
+    /// Serve the Agent Client Protocol on stdin/stdout, for editors (Zed's `agent_servers`,
+    /// JetBrains, Neovim's CodeCompanion, Emacs's agent-shell): each editor session is a Synapse
+    /// session in the editor's folder. Started by the editor, not typed.
+    Acp,
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell to generate completions for.
@@ -140,6 +144,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Chat(args) => block_on(chat::run(paths()?, args, None)),
+        Command::Acp => block_on(async {
+            crate::acp::serve(paths()?)
+                .await
+                .map(|()| ExitCode::SUCCESS)
+        }),
         Command::Daemon(cmd) => block_on(daemon::run(paths()?, cmd)),
         Command::Exec(args) => block_on(exec::run(paths()?, args)),
         Command::Run(args) => block_on(run::run(paths()?, args)),

@@ -20,7 +20,7 @@ mod memory;
 mod mentions;
 mod sessions_view;
 mod setup;
-mod skill_invoke;
+pub(crate) mod skill_invoke;
 mod slash;
 mod spinner;
 mod status;
