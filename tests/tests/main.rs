@@ -51,6 +51,7 @@ mod mcp_protocol_config;
 mod mcp_python;
 mod mcp_resources;
 mod mcp_roots;
+mod mcp_session_scoped;
 mod mcp_support;
 mod permissions;
 mod plugins;

@@ -59,7 +59,7 @@ pub use commands::builtin_registry;
 pub use router::{BashRouter, COMMAND_TIMEOUT_DEFAULT, COMMAND_TIMEOUT_MAX, ToolCall, ToolResult};
 pub use session::ShellSession;
 pub use sessions::{SESSION_IDLE_TIMEOUT, SessionError, SessionOrigin, ShellSessions};
-pub use spec::{SecretVariables, ShellSpec, ShellWorkspace};
+pub use spec::{SecretVariables, SessionTools, ShellSpec, ShellWorkspace};
 pub use synapse_command::asker::{AskerHandle, SessionAsker};
 pub use synapse_command::gate::{
     CommandGate, GateAction, GateHandle, GateInfo, GateVerdict, SkillToolsAnswer, SkillToolsGrant,

@@ -7,7 +7,9 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use synapse_sandbox::SandboxSpec;
-use synapse_shared::shell_env::{COMMAND_TAG_VAR, SCRATCH_VAR, SHELL_TAG_VAR, WORKSPACE_VAR};
+use synapse_shared::shell_env::{
+    COMMAND_TAG_VAR, SCRATCH_VAR, SESSION_VAR, SHELL_TAG_VAR, WORKSPACE_VAR,
+};
 
 /// Everything needed to start (or restart) a session's shell.
 #[derive(Debug, Clone)]
@@ -79,6 +81,18 @@ pub struct ShellWorkspace {
     /// The instruction files the session was given, and the nested ones still to give
     /// (text for the model only; they grant nothing).
     pub instructions: std::sync::Arc<crate::workspace::instructions::SessionInstructions>,
+    /// The session's own MCP commands (`--mcp-config`), when it has any.
+    pub own: Option<SessionTools>,
+}
+
+/// A session's own MCP commands: their folder, first on its shells' PATH (before the
+/// workspace's), and the session's id, named in the shells as `$SYNAPSE_SESSION` so a wrapper
+/// reaches the session's servers. The servers stop when the last copy of the hold goes.
+#[derive(Clone)]
+pub struct SessionTools {
+    pub session: String,
+    pub bin_dir: PathBuf,
+    pub hold: std::sync::Arc<dyn std::any::Any + Send + Sync>,
 }
 
 impl std::fmt::Debug for ShellWorkspace {
@@ -86,13 +100,26 @@ impl std::fmt::Debug for ShellWorkspace {
         f.debug_struct("ShellWorkspace")
             .field("root", &self.root)
             .field("bin_dir", &self.bin_dir)
+            .field("own", &self.own.as_ref().map(|o| &o.bin_dir))
             .finish_non_exhaustive()
     }
 }
 
 impl PartialEq for ShellWorkspace {
     fn eq(&self, other: &Self) -> bool {
-        self.root == other.root && self.bin_dir == other.bin_dir
+        self.root == other.root
+            && self.bin_dir == other.bin_dir
+            && self.own_words() == other.own_words()
+    }
+}
+
+impl ShellWorkspace {
+    /// The session id and folder of the session's own commands, if any (what tells two
+    /// shells' PATHs apart).
+    pub fn own_words(&self) -> Option<(&str, &std::path::Path)> {
+        self.own
+            .as_ref()
+            .map(|o| (o.session.as_str(), o.bin_dir.as_path()))
     }
 }
 
@@ -114,9 +141,10 @@ impl std::fmt::Debug for AgentHook {
 /// What a shell's environment never takes from the session's: the daemon's own variables,
 /// what rc files would run, and the daemon's credentials (a command such as `env` would
 /// otherwise put them in the conversation and its session file).
-const DROPPED: [&str; 8] = [
+const DROPPED: [&str; 9] = [
     WORKSPACE_VAR,
     SCRATCH_VAR,
+    SESSION_VAR,
     "BASH_ENV",
     "ENV",
     "PROMPT_COMMAND",
@@ -155,6 +183,10 @@ impl ShellSpec {
             .find(|(k, _)| k == "PATH")
             .map(|(_, v)| v.clone());
         let mut path = OsString::new();
+        if let Some(own) = self.workspace.as_ref().and_then(|w| w.own.as_ref()) {
+            path.push(own.bin_dir.as_os_str());
+            path.push(":");
+        }
         if let Some(ws) = &self.workspace {
             path.push(ws.bin_dir.as_os_str());
         }
@@ -187,6 +219,9 @@ impl ShellSpec {
         env.push((SHELL_TAG_VAR.into(), tag.into()));
         if let Some(ws) = &self.workspace {
             env.push((WORKSPACE_VAR.into(), ws.root.clone().into_os_string()));
+            if let Some(own) = &ws.own {
+                env.push((SESSION_VAR.into(), own.session.clone().into()));
+            }
         }
         if let Some(scratch) = &self.scratch {
             env.push((SCRATCH_VAR.into(), scratch.clone().into_os_string()));
