@@ -171,6 +171,7 @@ pub mod logging;
 pub mod plugins;
 pub mod run;
 pub mod server;
+pub mod session_mcp;
 pub mod shell;
 pub mod skills;
 pub mod state;

@@ -416,16 +416,22 @@ impl ToolSource for McpTools {
 impl DaemonState {
     /// What a permission gate outside a chat session (`synapse exec --permission-mode`) needs.
     pub fn gate_env(&self, workspace: Option<PathBuf>) -> GateEnv {
-        for_workspace(&self.gate_base, &self.mcp, workspace)
+        for_workspace(&self.gate_base, &self.mcp, (workspace, None))
     }
 }
 
-/// `base` for a session of `workspace`: MCP annotations are looked up among that workspace's
-/// commands; everything else is shared.
-fn for_workspace(base: &GateEnv, mcp: &McpHub, workspace: Option<PathBuf>) -> GateEnv {
+/// `base` for a session of `workspace` (and of `session`, when it has servers of its own): MCP
+/// annotations are looked up among the commands it sees; everything else is shared.
+fn for_workspace(
+    base: &GateEnv,
+    mcp: &McpHub,
+    (workspace, session): (Option<PathBuf>, Option<String>),
+) -> GateEnv {
     let mcp = mcp.clone();
     GateEnv {
-        mcp_hints: Arc::new(move |command| mcp.hints(workspace.as_deref(), command)),
+        mcp_hints: Arc::new(move |command| {
+            mcp.hints(workspace.as_deref(), session.as_deref(), command)
+        }),
         ..base.clone()
     }
 }
@@ -445,7 +451,7 @@ fn gate_env(
         trust_file: paths.trust_file(),
         home: user_home(),
         temp_dir: std::env::temp_dir(),
-        mcp_hints: Arc::new(move |command| mcp.hints(None, command)),
+        mcp_hints: Arc::new(move |command| mcp.hints(None, None, command)),
         last_good_rules: Default::default(),
         agent_commands,
     }
@@ -467,15 +473,29 @@ fn chat_deps(
     custom: Arc<SessionCommands>,
 ) -> DepsFactory {
     let commands_doc: Arc<str> = commands_doc.into();
-    Arc::new(move |cwd, id, client_env| {
+    Arc::new(move |cwd, id, client_env, own_mcp| {
         // The skills this session may use include its project's (listed in the prompt).
         if cwd.is_absolute() {
             skills.add_project_cwd(cwd);
         }
-        let workspace = cwd
+        let mut workspace = cwd
             .is_absolute()
             .then(|| bind(&workspaces, &mcp, cwd, client_env.clone()));
         let root = workspace.as_ref().map(|w| w.root.clone());
+        // The servers the opening client gave this session alone (none: nothing starts).
+        let mut open_notices = Vec::new();
+        if let Some(bound) = workspace.as_mut()
+            && (!own_mcp.servers.is_empty() || own_mcp.strict)
+        {
+            let (own, notices) =
+                crate::session_mcp::start(&mcp, id, (cwd, root.as_deref()), client_env, own_mcp);
+            bound.own = own;
+            open_notices = notices;
+        }
+        let own_servers = workspace
+            .as_ref()
+            .and_then(|w| w.own.as_ref())
+            .map(|o| o.session.clone());
         SessionDeps {
             shell: shell.clone(),
             providers: Arc::new(crate::agent::session::LlmProviders),
@@ -485,6 +505,7 @@ fn chat_deps(
             system_prompt: Arc::new(MainPrompt {
                 cwd: cwd.to_path_buf(),
                 root: root.clone(),
+                own_servers: own_servers.clone(),
                 commands_doc: commands_doc.clone(),
                 session_sections: project_instructions(&gate_base, cwd, workspace.as_ref(), id),
                 skills: skills.clone(),
@@ -497,10 +518,11 @@ fn chat_deps(
             turn_guard: Some(Arc::new(TodoGuard::new(todo_store.clone(), id))),
             stop_hook: Some(stop_hook.clone()),
             subagent_context: Some(skill_contexts.open(id)),
-            gate_env: Some(for_workspace(&gate_base, &mcp, root)),
+            gate_env: Some(for_workspace(&gate_base, &mcp, (root, own_servers))),
             workspace,
             hooks: Some(hooks.clone()),
             custom: Some(custom.clone()),
+            open_notices,
         }
     })
 }

@@ -12,5 +12,9 @@ pub const SHELL_TAG_VAR: &str = "SYNAPSE_SHELL_TAG";
 pub const COMMAND_TAG_VAR: &str = "SYNAPSE_COMMAND_TAG";
 /// Names the workspace root of a shell bound to one.
 pub const WORKSPACE_VAR: &str = "SYNAPSE_WORKSPACE";
+/// Names the chat session a shell runs for: `synapse mcp call` passes it on, so the session's
+/// own MCP servers answer (and a strict session's limits hold); the daemon's peer check reads it
+/// back from a sandboxed shell's session leader.
+pub const SESSION_VAR: &str = "SYNAPSE_SESSION";
 /// Names a shell's scratch folder (where an MCP call made from it saves its images).
 pub const SCRATCH_VAR: &str = "SYNAPSE_SCRATCH";

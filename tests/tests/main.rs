@@ -54,6 +54,7 @@ mod mcp_python;
 mod mcp_resources;
 mod mcp_roots;
 mod mcp_serve;
+mod mcp_session_scoped;
 mod mcp_support;
 mod permissions;
 mod plugins;

@@ -99,7 +99,7 @@ async fn claude_and_vscode_configs_are_read_with_their_source() {
     }
     // A server from VS Code's file runs like any other.
     let o = hub
-        .serving(Some(project.path()), "from-vscode")
+        .serving(Some(project.path()), None, "from-vscode")
         .call_argv(
             "from-vscode",
             "echo",

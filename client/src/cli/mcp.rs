@@ -40,6 +40,10 @@ pub enum McpCommand {
         /// the call reaches it wherever the shell is); default: the project above the cwd.
         #[arg(long, value_name = "DIR")]
         workspace: Option<String>,
+        /// Answer as in this chat session (a session server's wrapper names its session);
+        /// default: `$SYNAPSE_SESSION`, set in every agent shell.
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
         /// Server name as configured.
         server: String,
         /// Tool name as the server lists it.
@@ -73,6 +77,10 @@ pub enum McpCommand {
         /// Answer as in this project root (what a project server's wrapper passes).
         #[arg(long, value_name = "DIR")]
         workspace: Option<String>,
+        /// Answer as in this chat session (a session server's wrapper names its session);
+        /// default: `$SYNAPSE_SESSION`, set in every agent shell.
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
         server: String,
     },
     /// Print a resource's contents.
@@ -80,6 +88,10 @@ pub enum McpCommand {
         /// Answer as in this project root (what a project server's wrapper passes).
         #[arg(long, value_name = "DIR")]
         workspace: Option<String>,
+        /// Answer as in this chat session (a session server's wrapper names its session);
+        /// default: `$SYNAPSE_SESSION`, set in every agent shell.
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
         server: String,
         uri: String,
     },
@@ -163,31 +175,44 @@ pub(crate) fn caller_env() -> std::collections::HashMap<String, String> {
     std::env::vars().collect()
 }
 
+/// The chat session a call answers for: `--session`, else the agent shell's `$SYNAPSE_SESSION`
+/// ("" outside any).
+pub fn caller_session(flag: Option<String>) -> String {
+    flag.or_else(|| std::env::var(synapse_shared::shell_env::SESSION_VAR).ok())
+        .unwrap_or_default()
+}
+
 pub async fn run(paths: Paths, cmd: McpCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         McpCommand::List { tools, json } => list(&paths, tools, json).await,
         McpCommand::Call {
             workspace,
+            session,
             server,
             tool,
             args,
-        } => Ok(call(&paths, workspace, server, tool, args).await),
+        } => Ok(call(&paths, (workspace, session), server, tool, args).await),
         McpCommand::Add(a) => super::mcp_edit::add(&paths, a).await,
         McpCommand::AddJson(a) => super::mcp_edit::add_json(&paths, a).await,
         McpCommand::Refresh => refresh(&paths).await,
         McpCommand::Remove { name, scope } => super::mcp_edit::remove(&paths, name, scope).await,
         McpCommand::Get { name } => super::mcp_edit::get(&paths, name).await,
-        McpCommand::Resources { workspace, server } => {
+        McpCommand::Resources {
+            workspace,
+            session,
+            server,
+        } => {
             let ask = super::mcp_query::Ask::Resources;
-            super::mcp_query::run_in(&paths, workspace, server, ask).await
+            super::mcp_query::run_in(&paths, (workspace, session), server, ask).await
         }
         McpCommand::Read {
             workspace,
+            session,
             server,
             uri,
         } => {
             let ask = super::mcp_query::Ask::Read(uri);
-            super::mcp_query::run_in(&paths, workspace, server, ask).await
+            super::mcp_query::run_in(&paths, (workspace, session), server, ask).await
         }
         McpCommand::Prompts { server } => {
             super::mcp_query::run(&paths, server, super::mcp_query::Ask::Prompts).await
@@ -227,7 +252,7 @@ fn wants_stdin(args: &[String]) -> bool {
 
 async fn call(
     paths: &Paths,
-    workspace: Option<String>,
+    (workspace, session): (Option<String>, Option<String>),
     server: String,
     tool: String,
     argv: Vec<String>,
@@ -260,6 +285,7 @@ async fn call(
         cwd: caller_cwd(),
         // Inside an agent's shell: its session's folder, where the tool's images go.
         scratch: std::env::var(synapse_shared::shell_env::SCRATCH_VAR).unwrap_or_default(),
+        session: caller_session(session),
     };
     match super::mcp_query::mcp_client(channel)
         .call_tool(request)

@@ -44,13 +44,14 @@ pub fn arguments(words: &[String]) -> Result<HashMap<String, String>, String> {
 
 /// The request for `ask` of `server`, answered for the caller's folder.
 pub fn request(server: String, ask: Ask) -> Result<McpQueryRequest, String> {
-    request_in(None, server, ask)
+    request_in((None, None), server, ask)
 }
 
 /// [`request`] answered as in project root `workspace` when given (a project server's resource
-/// wrapper names its project, so it reaches that server wherever the shell has `cd`-ed to).
+/// wrapper names its project, so it reaches that server wherever the shell has `cd`-ed to), and
+/// for chat session `session` (a session server's wrapper names it; else `$SYNAPSE_SESSION`).
 pub fn request_in(
-    workspace: Option<String>,
+    (workspace, session): (Option<String>, Option<String>),
     server: String,
     ask: Ask,
 ) -> Result<McpQueryRequest, String> {
@@ -66,21 +67,22 @@ pub fn request_in(
         target,
         arguments,
         cwd: workspace.unwrap_or_else(super::mcp::caller_cwd),
+        session: super::mcp::caller_session(session),
     })
 }
 
 pub async fn run(paths: &Paths, server: String, ask: Ask) -> anyhow::Result<ExitCode> {
-    run_in(paths, None, server, ask).await
+    run_in(paths, (None, None), server, ask).await
 }
 
-/// [`run`] for [`request_in`]'s `workspace`.
+/// [`run`] for [`request_in`]'s `workspace` and `session`.
 pub async fn run_in(
     paths: &Paths,
-    workspace: Option<String>,
+    caller: (Option<String>, Option<String>),
     server: String,
     ask: Ask,
 ) -> anyhow::Result<ExitCode> {
-    let request = match request_in(workspace, server, ask) {
+    let request = match request_in(caller, server, ask) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("synapse: {e}");

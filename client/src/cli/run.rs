@@ -176,12 +176,16 @@ pub struct RunArgs {
     /// and the permission rules); each must exist.
     #[arg(long = "add-dir", value_name = "DIRECTORIES", num_args = 1..)]
     pub add_dir: Vec<String>,
-    /// MCP servers for this session only, from JSON files or strings
-    /// (`{"mcpServers": {"name": {"command": "…"}}}`); several may follow. They start for this
-    /// run, need no approval and never reach another session or `synapse mcp list`.
+    /// Load MCP servers from JSON files or strings (space-separated), for this session only:
+    /// Claude Code's `{"mcpServers": {"name": {"command": "…", "args": […]}}}` (or `"type":
+    /// "http", "url": …`), `${VAR}` from this environment. They start when the session opens,
+    /// need no approval, run under the MCP sandbox, replace a configured server of the same
+    /// name for this session and stop when it ends; they never reach another session, a config
+    /// file or `synapse mcp list`. A resumed session gets them only when given again.
     #[arg(long = "mcp-config", value_name = "CONFIGS", num_args = 1..)]
     pub mcp_config: Vec<String>,
-    /// Only use the MCP servers from --mcp-config, ignoring every other MCP configuration.
+    /// Only use MCP servers from --mcp-config, ignoring all other MCP configurations (the
+    /// user's, the project's and plugins' servers are not offered to this session).
     #[arg(long)]
     pub strict_mcp_config: bool,
     /// The id of the new session (a UUID not used before).

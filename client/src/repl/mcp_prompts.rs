@@ -169,6 +169,7 @@ impl Repl {
                 target: prompt.to_string(),
                 arguments,
                 cwd: crate::cli::mcp::caller_cwd(),
+                ..Default::default()
             })
             .await
             .map_err(|s| anyhow::anyhow!("{}", s.message()))?

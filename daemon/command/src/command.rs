@@ -231,6 +231,9 @@ pub struct CallContext {
     pub cancel: CancellationToken,
     /// The root of the calling session's workspace (the project answers first).
     pub workspace: Option<PathBuf>,
+    /// The calling chat session's id: its own MCP servers answer before anyone's (`None`: a
+    /// call from outside a session).
+    pub session: Option<String>,
     /// Where the call's live output goes while it runs.
     pub progress: Option<super::progress::ProgressSink>,
     /// Who answers the extension's questions (forms, sampling) for the session.

@@ -311,7 +311,7 @@ fn check_server_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn parse_entry(
+pub(crate) fn parse_entry(
     name: &str,
     entry: &Value,
     base_dir: Option<&Path>,

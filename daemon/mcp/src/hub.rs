@@ -8,7 +8,15 @@
 //! project brings its workspace up, and when it goes down (idle) its manager stops its servers;
 //! the next use starts them again.
 //!
+//! A session opened with servers of its own ([`super::session`]) gets a manager of its own too
+//! ([`sessions`]): a caller naming that session sees its servers first (they shadow a project or
+//! user server of the same name), and a strict session sees only them.
+//!
 //! Roots: a project's servers are told their workspace root; the user's servers are told none.
+
+mod sessions;
+
+pub use sessions::SessionOpened;
 
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -26,6 +34,8 @@ struct HubInner {
     workspaces: Arc<dyn WorkspaceHost>,
     /// The project managers of the workspaces that are up (or were asked about since).
     projects: Mutex<HashMap<PathBuf, McpManager>>,
+    /// The managers of the sessions opened with servers of their own, by session id.
+    sessions: Mutex<HashMap<String, sessions::SessionServers>>,
 }
 
 /// Every MCP manager of the daemon. Cheap to clone.
@@ -58,6 +68,7 @@ impl McpHub {
             opts,
             workspaces,
             projects: Mutex::new(HashMap::new()),
+            sessions: Mutex::new(HashMap::new()),
         });
         inner
             .workspaces
@@ -117,9 +128,14 @@ impl McpHub {
         })
     }
 
-    /// Who serves `server` for a caller in `root`: the project's own server of that name, else
-    /// the user's.
-    pub fn serving(&self, root: Option<&Path>, server: &str) -> McpManager {
+    /// Who serves `server` for a caller in `root` (of `session`): the session's own server of
+    /// that name, else the project's, else the user's.
+    pub fn serving(&self, root: Option<&Path>, session: Option<&str>, server: &str) -> McpManager {
+        if let Some(own) = self.session(session)
+            && own.manager.has_server(server)
+        {
+            return own.manager;
+        }
         if let Some(project) = root.map(|r| self.workspace(r, None))
             && project.has_server(server)
         {
@@ -138,6 +154,18 @@ impl McpHub {
         argv: &[String],
     ) -> Option<McpCallOutput> {
         let root = call.workspace.as_deref();
+        if let Some(own) = self.session(call.session.as_deref()) {
+            if let Some((server, tool)) = own.manager.resolve_command_waiting(command).await {
+                return Some(
+                    own.manager
+                        .call_argv(&server, &tool, argv, None, call)
+                        .await,
+                );
+            }
+            if let Some(refusal) = own.refusal_of_command(command) {
+                return Some(McpCallOutput::error(crate::EXIT_UNAVAILABLE, refusal));
+            }
+        }
         self.refresh_if_changed(root).await;
         if let Some(project) = root.map(|r| self.workspace(r, None)) {
             if let Some((server, tool)) = project.resolve_command_waiting(command).await {
@@ -171,9 +199,16 @@ impl McpHub {
         }
     }
 
-    /// The managers a caller in `root` sees, the project's first.
-    fn visible(&self, root: Option<&Path>) -> Vec<McpManager> {
-        let mut out = Vec::with_capacity(2);
+    /// The managers a caller in `root` (of `session`) sees: the session's own first, then the
+    /// project's, then the user's — only the session's for a strict one.
+    fn visible(&self, root: Option<&Path>, session: Option<&str>) -> Vec<McpManager> {
+        let mut out = Vec::with_capacity(3);
+        if let Some(own) = self.session(session) {
+            out.push(own.manager);
+            if own.strict {
+                return out;
+            }
+        }
         if let Some(project) = root.and_then(|r| self.running(r)) {
             out.push(project);
         }
@@ -239,9 +274,9 @@ impl McpHub {
     }
 
     /// The system-prompt section of server instructions for a session in `root`.
-    pub fn instructions_section(&self, root: Option<&Path>) -> String {
+    pub fn instructions_section(&self, root: Option<&Path>, session: Option<&str>) -> String {
         let mut items: Vec<(String, String)> = Vec::new();
-        for m in self.visible(root) {
+        for m in self.visible(root, session) {
             for (name, text) in m.server_instructions() {
                 if !items.iter().any(|(n, _)| *n == name) {
                     items.push((name, text));
@@ -252,10 +287,14 @@ impl McpHub {
     }
 
     /// The servers a session in `root` can use (connected or connecting), the project's first;
-    /// a project server hides the user's of the same name.
-    pub fn server_summaries(&self, root: Option<&Path>) -> Vec<super::instructions::ServerSummary> {
+    /// a project server hides the user's of the same name, and a session's own server both.
+    pub fn server_summaries(
+        &self,
+        root: Option<&Path>,
+        session: Option<&str>,
+    ) -> Vec<super::instructions::ServerSummary> {
         let mut out: Vec<super::instructions::ServerSummary> = Vec::new();
-        for m in self.visible(root) {
+        for m in self.visible(root, session) {
             for s in m.server_summaries() {
                 if !out.iter().any(|o| o.name == s.name) {
                     out.push(s);
@@ -265,9 +304,15 @@ impl McpHub {
         out
     }
 
-    /// The annotation hints (read-only, destructive) of a command for a caller in `root`.
-    pub fn hints(&self, root: Option<&Path>, command: &str) -> (Option<bool>, Option<bool>) {
-        for m in self.visible(root) {
+    /// The annotation hints (read-only, destructive) of a command for a caller in `root` (of
+    /// `session`).
+    pub fn hints(
+        &self,
+        root: Option<&Path>,
+        session: Option<&str>,
+        command: &str,
+    ) -> (Option<bool>, Option<bool>) {
+        for m in self.visible(root, session) {
             if m.catalog().resolve(command).is_some() {
                 return m.catalog().hints(command);
             }
@@ -284,7 +329,7 @@ impl McpHub {
         command: &str,
         argv: &[String],
     ) -> Option<(String, String, serde_json::Map<String, serde_json::Value>)> {
-        self.visible(root).into_iter().find_map(|m| {
+        self.visible(root, None).into_iter().find_map(|m| {
             let catalog = m.catalog();
             let found = catalog.resolve(command)?;
             let args = catalog
@@ -299,8 +344,14 @@ impl McpHub {
     /// connecting is waited for first (its tools are not known before). When the tool can't be
     /// found, the name it would have (`mcp:<server>:<tool>`, made safe), so rules on that name
     /// still apply to the call.
-    pub async fn command_of(&self, root: Option<&Path>, server: &str, tool: &str) -> String {
-        let m = self.serving(root, server);
+    pub async fn command_of(
+        &self,
+        root: Option<&Path>,
+        session: Option<&str>,
+        server: &str,
+        tool: &str,
+    ) -> String {
+        let m = self.serving(root, session, server);
         match m.command_for(server, tool).await {
             Some(command) => command,
             None => super::names::base_command(server, tool),
@@ -310,6 +361,7 @@ impl McpHub {
     /// Stops every server of every workspace and the user's (daemon shutdown).
     pub async fn shutdown(&self) {
         let mut all: Vec<McpManager> = self.inner.projects.lock().drain().map(|(_, m)| m).collect();
+        all.extend(self.inner.sessions.lock().drain().map(|(_, s)| s.manager));
         all.push(self.inner.user.clone());
         futures::future::join_all(all.iter().map(McpManager::shutdown)).await;
     }

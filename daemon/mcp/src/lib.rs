@@ -20,8 +20,9 @@
 //!   `$SYNAPSE_HOME/bin` as bash scripts that exec `synapse mcp call`;
 //! - [`oauth`] logs in to remote servers (`synapse mcp login`) and keeps their tokens fresh.
 //!
-//! [`hub`] holds the user's manager and one per workspace (a project's own servers), hearing of
-//! workspaces through the contract's `WorkspaceHost`. The router's
+//! [`hub`] holds the user's manager, one per workspace (a project's own servers) and one per
+//! session opened with servers of its own ([`session`]), hearing of workspaces through the
+//! contract's `WorkspaceHost`. The router's
 //! in-process short-cut is [`McpHub::call_command`]; `tools search` reads
 //! [`McpHub::catalog_entries`] for the caller's workspace.
 
@@ -53,6 +54,7 @@ pub mod schema_doc;
 pub mod schema_pattern;
 pub mod schema_sample;
 pub mod server;
+pub mod session;
 pub mod shortcut;
 pub mod sources;
 pub mod wrappers;

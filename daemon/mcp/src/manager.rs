@@ -137,6 +137,8 @@ pub enum Scope {
     /// The project files of one workspace root (`.mcp.json`, `mcp_servers.json`,
     /// `.vscode/mcp.json`, its `~/.claude.json` entry).
     Project(PathBuf),
+    /// The servers one session was opened with ([`super::session`]), for it alone.
+    Session(Arc<super::session::SessionScope>),
 }
 
 pub(crate) struct Inner {
@@ -188,7 +190,7 @@ impl McpManager {
         Self::with_scope(opts, Scope::Project(root), writer, roots)
     }
 
-    fn with_scope(
+    pub(crate) fn with_scope(
         opts: McpOptions,
         scope: Scope,
         writer: WrapperWriter,
@@ -514,7 +516,9 @@ impl McpManager {
 
     /// The scope an entry read from `source` has in this manager.
     fn scope_of(&self, source: &Path) -> &'static str {
-        if source.starts_with(super::local::dir(&self.inner.opts.mcp_dir)) {
+        if matches!(self.scope(), Scope::Session(_)) {
+            "session"
+        } else if source.starts_with(super::local::dir(&self.inner.opts.mcp_dir)) {
             "local"
         } else if *self.scope() == Scope::User || source.starts_with(&self.inner.opts.mcp_dir) {
             "user"

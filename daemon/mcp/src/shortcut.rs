@@ -30,9 +30,12 @@ impl ExtensionShortcut for McpShortcut {
                     Some(out) => Some(out),
                     // Not a tool: `mcp:<server>:resources` / `mcp:<server>:read <uri>`.
                     None => match resource_query(name, &args)? {
-                        Ok((server, query)) => {
-                            Some(self.0.serving(workspace, server).query(server, query).await)
-                        }
+                        Ok((server, query)) => Some(
+                            self.0
+                                .serving(workspace, ctx.session.as_deref(), server)
+                                .query(server, query)
+                                .await,
+                        ),
                         Err(usage) => Some(super::result::McpCallOutput::error(2, usage)),
                     },
                 }

@@ -3,7 +3,7 @@
 //!
 //! A wrapper answers `-h` / `--help` (first argument only) from help text embedded at generation
 //! time, so help works without the daemon; anything else `exec`s the `synapse` client by absolute
-//! path: `synapse mcp call [--workspace <root>] <server> <tool> "$@"`. Rendering and writing
+//! path: `synapse mcp call [--workspace <root> | --session <id>] <server> <tool> "$@"`. Rendering and writing
 //! belong to [`synapse_command::wrappers`] (the one owner of the bin folders): help from the server is
 //! hostile input and is embedded the same way as a skill's.
 //!
@@ -78,9 +78,10 @@ pub struct WrapperWriter {
     bin_dir: PathBuf,
     manifest: PathBuf,
     client_bin: PathBuf,
-    /// The workspace root a project server's wrappers name (`mcp call --workspace`), so a call
-    /// reaches that project's server wherever the shell has `cd`-ed to.
-    workspace: Option<PathBuf>,
+    /// Whose servers the wrappers name: `--workspace <root>` for a project's (so a call reaches
+    /// that project's server wherever the shell has `cd`-ed to), `--session <id>` for one
+    /// session's own; none for the user's.
+    caller: Vec<String>,
 }
 
 impl WrapperWriter {
@@ -94,13 +95,19 @@ impl WrapperWriter {
             bin_dir,
             manifest: mcp_dir.join(MANIFEST_FILE),
             client_bin,
-            workspace: None,
+            caller: Vec::new(),
         }
     }
 
     /// Wrappers for the project servers of workspace `root`.
     pub fn for_workspace(mut self, root: PathBuf) -> WrapperWriter {
-        self.workspace = Some(root);
+        self.caller = workspace_words(Some(&root));
+        self
+    }
+
+    /// Wrappers for the servers of session `id` alone (`--mcp-config`).
+    pub fn for_session(mut self, id: &str) -> WrapperWriter {
+        self.caller = vec!["--session".into(), id.into()];
         self
     }
 
@@ -160,7 +167,7 @@ impl WrapperWriter {
                 );
                 continue;
             }
-            match tool_wrapper(entry, &self.client_bin, self.workspace.as_deref()).render() {
+            match tool_wrapper_for(entry, &self.client_bin, &self.caller).render() {
                 Ok(text) => {
                     wanted.insert(command.clone(), text);
                     manifest.insert(command.clone(), entry.target.clone());
@@ -169,7 +176,7 @@ impl WrapperWriter {
             }
         }
         for resource in resources {
-            match resource_wrapper(resource, &self.client_bin, self.workspace.as_deref()).render() {
+            match resource_wrapper_for(resource, &self.client_bin, &self.caller).render() {
                 Ok(text) => {
                     wanted.insert(resource.command.clone(), text);
                 }
@@ -227,21 +234,30 @@ impl WrapperWriter {
     }
 }
 
+/// `--workspace <root>` when `workspace` is given.
+fn workspace_words(workspace: Option<&Path>) -> Vec<String> {
+    workspace
+        .map(|root| vec!["--workspace".into(), root.to_string_lossy().into_owned()])
+        .unwrap_or_default()
+}
+
 /// The wrapper of one exposed tool.
 pub fn tool_wrapper(
     entry: &WrapperEntry,
     client_bin: &Path,
     workspace: Option<&Path>,
 ) -> WrapperScript {
+    tool_wrapper_for(entry, client_bin, &workspace_words(workspace))
+}
+
+/// [`tool_wrapper`] with the words that name whose servers answer (`caller`).
+fn tool_wrapper_for(entry: &WrapperEntry, client_bin: &Path, caller: &[String]) -> WrapperScript {
     let mut exec = vec![
         client_bin.to_string_lossy().into_owned(),
         "mcp".into(),
         "call".into(),
     ];
-    if let Some(root) = workspace {
-        exec.push("--workspace".into());
-        exec.push(root.to_string_lossy().into_owned());
-    }
+    exec.extend(caller.iter().cloned());
     exec.push(entry.target.server.clone());
     exec.push(entry.target.tool.clone());
     WrapperScript {
@@ -264,15 +280,21 @@ pub fn resource_wrapper(
     client_bin: &Path,
     workspace: Option<&Path>,
 ) -> WrapperScript {
+    resource_wrapper_for(resource, client_bin, &workspace_words(workspace))
+}
+
+/// [`resource_wrapper`] with the words that name whose servers answer (`caller`).
+fn resource_wrapper_for(
+    resource: &ResourceCommand,
+    client_bin: &Path,
+    caller: &[String],
+) -> WrapperScript {
     let mut exec = vec![
         client_bin.to_string_lossy().into_owned(),
         "mcp".into(),
         resource.verb.word().into(),
     ];
-    if let Some(root) = workspace {
-        exec.push("--workspace".into());
-        exec.push(root.to_string_lossy().into_owned());
-    }
+    exec.extend(caller.iter().cloned());
     exec.push(resource.server.clone());
     let command = &resource.command;
     let list = format!(

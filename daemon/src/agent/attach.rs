@@ -12,7 +12,7 @@ use std::time::Duration;
 use super::AgentError;
 use super::flag_settings::FlagSettings;
 use super::session::{ChatSession, RunOptions};
-use super::sessions::{ChatError, ChatSessions, OpenRequest, Resume};
+use super::sessions::{ChatError, ChatSessions, OpenRequest, OwnMcpServers, Resume};
 use crate::shell::ShellSessions;
 
 /// How long a released `synapse run` session waits for its cancelled turn to stop.
@@ -46,9 +46,8 @@ pub struct Attach {
     pub fallback_models: Vec<String>,
     /// `--dangerously-skip-permissions`.
     pub bypass_permissions: bool,
-    /// Session-scoped MCP servers by name (`--mcp-config`), and `--strict-mcp-config`.
-    pub mcp_servers: Vec<String>,
-    pub strict_mcp_config: bool,
+    /// Session-scoped MCP servers (`--mcp-config`, an editor's), and `--strict-mcp-config`.
+    pub own_mcp: OwnMcpServers,
 }
 
 /// The attached session and what to tell the client first.
@@ -56,7 +55,8 @@ pub struct Attached {
     pub session: Arc<ChatSession>,
     pub resumed: bool,
     pub warnings: Vec<String>,
-    /// Notices for the user: problems with the permission patterns, project servers waiting.
+    /// Notices for the user: problems with the permission patterns, project servers waiting,
+    /// the session's own MCP servers that did not start.
     pub notices: Vec<String>,
 }
 
@@ -72,9 +72,6 @@ pub enum AttachError {
     /// `--settings` that cannot be read, naming the key.
     #[error("{0}")]
     Settings(String),
-    /// Session-scoped MCP servers this daemon cannot start yet.
-    #[error("{0}")]
-    SessionMcp(String),
     /// An `--add-dir` that is not an existing folder.
     #[error("--add-dir {0}: no such directory; give an existing folder")]
     AddDir(String),
@@ -89,7 +86,6 @@ impl ChatSessions {
         project_notices: &dyn Fn(&Path) -> Vec<String>,
     ) -> Result<Attached, AttachError> {
         // Everything the client asks for is checked before a session file is made for it.
-        session_mcp_supported(&a.mcp_servers, a.strict_mcp_config)?;
         let flag = FlagSettings::read(&a.settings_json).map_err(AttachError::Settings)?;
         let allowed: Vec<String> = a
             .allowed_tools
@@ -122,15 +118,17 @@ impl ChatSessions {
             model: a.model.or_else(|| flag.model()),
             resume: a.resume,
             id,
+            own_mcp: a.own_mcp,
         })?;
         let session = opened.session;
-        let mut notices = session.configure_permissions(
+        let mut notices = opened.notices;
+        notices.extend(session.configure_permissions(
             &permission_mode,
             a.allow,
             tool_rules,
             a.non_interactive,
             a.approve_all,
-        )?;
+        )?);
         session.set_added_dirs(&added_dirs)?;
         session.set_bypass(a.bypass_permissions);
         notices.extend(tool_notices);
@@ -192,29 +190,6 @@ fn checked_dirs<'a>(
         }
     })
     .collect()
-}
-
-/// Session-scoped MCP servers (`--mcp-config`, `--strict-mcp-config`) are part of the open
-/// message, but this daemon does not start them yet: the open is refused, naming them, rather
-/// than running the session without what its user asked for (or with servers it was told to
-/// leave out).
-fn session_mcp_supported(servers: &[String], strict: bool) -> Result<(), AttachError> {
-    if !servers.is_empty() {
-        return Err(AttachError::SessionMcp(format!(
-            "--mcp-config: session-scoped MCP servers ({}) are not supported by this daemon yet, \
-             so nothing was run; add them for this project with `synapse mcp add-json --scope \
-             local <name> '<json>'`, or run without --mcp-config",
-            servers.join(", ")
-        )));
-    }
-    if strict {
-        return Err(AttachError::SessionMcp(
-            "--strict-mcp-config: limiting a session to the MCP servers it was given is not \
-             supported by this daemon yet, so nothing was run; run without it"
-                .into(),
-        ));
-    }
-    Ok(())
 }
 
 /// `--disallowedTools Bash` (the bare tool name): the session's requests carry no tool. A

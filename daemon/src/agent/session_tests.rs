@@ -35,7 +35,7 @@ fn setup_with_settings(provider: Arc<ScriptedProvider>, settings: SettingsFn) ->
     let providers: Arc<dyn ProviderFactory> = Arc::new(FakeProviders(provider));
     let chats = ChatSessions::new(
         dir.path().join("sessions"),
-        Arc::new(move |_, _, _| SessionDeps {
+        Arc::new(move |_, _, _, _| SessionDeps {
             shell: shell.clone(),
             providers: providers.clone(),
             settings: settings.clone(),
@@ -50,6 +50,7 @@ fn setup_with_settings(provider: Arc<ScriptedProvider>, settings: SettingsFn) ->
             workspace: None,
             custom: None,
             hooks: None,
+            open_notices: Vec::new(),
         }),
     );
     Setup {
@@ -67,6 +68,7 @@ fn open(s: &Setup, resume: Resume) -> Arc<ChatSession> {
             model: None,
             resume,
             id: None,
+            own_mcp: Default::default(),
         })
         .unwrap()
         .session

@@ -52,6 +52,17 @@ pub struct OpenRequest {
     pub resume: Resume,
     /// The id a new session must have (`--session-id`); `None` generates one.
     pub id: Option<String>,
+    /// The session's own MCP servers (`--mcp-config`, an editor's servers).
+    pub own_mcp: OwnMcpServers,
+}
+
+/// The MCP servers a client opens a session with, for that session alone: each as (name, its
+/// entry's JSON text in Claude Code's `.mcp.json` shape); `strict` (`--strict-mcp-config`): the
+/// session sees only them. Started again whenever the session is loaded with them (a resume).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct OwnMcpServers {
+    pub servers: Vec<(String, String)>,
+    pub strict: bool,
 }
 
 /// The result of opening: the session and what happened while restoring it.
@@ -59,6 +70,8 @@ pub struct Opened {
     pub session: Arc<ChatSession>,
     pub resumed: bool,
     pub warnings: Vec<String>,
+    /// What building the session's dependencies had to say (its own MCP servers).
+    pub notices: Vec<String>,
 }
 
 /// A session file summarised for lists.
@@ -82,10 +95,10 @@ pub struct LiveView {
 }
 
 /// Builds the dependencies of a new session (settings, prompt, shell) when it opens.
-/// Builds a session's dependencies from its folder, id and the opening client's environment
-/// (which also binds the session to its workspace).
+/// Builds a session's dependencies from its folder, id, the opening client's environment
+/// (which also binds the session to its workspace) and the MCP servers of its own.
 pub type DepsFactory =
-    Arc<dyn Fn(&Path, &str, &HashMap<String, String>) -> SessionDeps + Send + Sync>;
+    Arc<dyn Fn(&Path, &str, &HashMap<String, String>, &OwnMcpServers) -> SessionDeps + Send + Sync>;
 
 pub struct ChatSessions {
     dir: PathBuf,
@@ -165,6 +178,7 @@ impl ChatSessions {
                 session: live,
                 resumed: true,
                 warnings: Vec::new(),
+                notices: Vec::new(),
             });
         }
         let path = session_path(&self.dir, &id);
@@ -211,7 +225,8 @@ impl ChatSessions {
         // The model in the file is what the session last used; resuming follows the settings
         // (and key, and provider) in force now unless the client names a model.
         let model = req.model;
-        let deps = (self.deps)(&cwd, &id, &req.env);
+        let mut deps = (self.deps)(&cwd, &id, &req.env, &req.own_mcp);
+        let notices = std::mem::take(&mut deps.open_notices);
         let session = Arc::new(ChatSession::new(
             id.clone(),
             cwd,
@@ -232,6 +247,7 @@ impl ChatSessions {
             session,
             resumed: true,
             warnings,
+            notices,
         })
     }
 
@@ -253,7 +269,8 @@ impl ChatSessions {
                 id
             }
         };
-        let deps = (self.deps)(&req.cwd, &id, &req.env);
+        let mut deps = (self.deps)(&req.cwd, &id, &req.env, &req.own_mcp);
+        let notices = std::mem::take(&mut deps.open_notices);
         let model = resolve_config(&(deps.settings)(), &req.env, req.model.as_deref())
             .map(|c| c.model)
             .unwrap_or_else(|_| req.model.clone().unwrap_or_default());
@@ -277,6 +294,7 @@ impl ChatSessions {
             session,
             resumed: false,
             warnings: Vec::new(),
+            notices,
         })
     }
 

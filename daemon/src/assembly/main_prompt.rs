@@ -25,6 +25,9 @@ pub struct MainPrompt {
     pub cwd: PathBuf,
     /// The workspace (project root) the session is bound to.
     pub root: Option<PathBuf>,
+    /// The session's id when it has MCP servers of its own (`--mcp-config`): they are listed
+    /// first (and alone for a strict session).
+    pub own_servers: Option<String>,
     pub commands_doc: Arc<str>,
     /// Sections fixed for the session, appended after the environment (the project's
     /// instruction files).
@@ -41,6 +44,7 @@ pub struct MainSessionPrompt {
     system: String,
     cwd: PathBuf,
     root: Option<PathBuf>,
+    own_servers: Option<String>,
     skills: Arc<SkillStore>,
     mcp: McpHub,
     /// Skills the system prompt lists in full.
@@ -78,7 +82,9 @@ impl TurnPrompt for MainPrompt {
         let skills = self
             .skills
             .listing(&self.cwd, awareness_budget(&self.settings.current()));
-        let servers = self.mcp.server_summaries(self.root.as_deref());
+        let servers = self
+            .mcp
+            .server_summaries(self.root.as_deref(), self.own_servers.as_deref());
         let memory_servers: Vec<String> = servers
             .iter()
             .filter(|s| s.memory)
@@ -106,11 +112,16 @@ impl TurnPrompt for MainPrompt {
                 system.push_str(&agents);
             }
         }
-        system.push_str(&self.mcp.instructions_section(self.root.as_deref()));
+        system.push_str(
+            &self
+                .mcp
+                .instructions_section(self.root.as_deref(), self.own_servers.as_deref()),
+        );
         Arc::new(MainSessionPrompt {
             system,
             cwd: self.cwd.clone(),
             root: self.root.clone(),
+            own_servers: self.own_servers.clone(),
             skills: self.skills.clone(),
             mcp: self.mcp.clone(),
             listed_skills: skills.listed,
@@ -137,6 +148,7 @@ impl MainPrompt {
             system: saved.system,
             cwd: self.cwd.clone(),
             root: self.root.clone(),
+            own_servers: self.own_servers.clone(),
             skills: self.skills.clone(),
             mcp: self.mcp.clone(),
             listed_skills: saved.listed_skills,
@@ -183,7 +195,9 @@ impl SessionPrompt for MainSessionPrompt {
                 told.git = Some(now);
             }
         }
-        let servers = self.mcp.server_summaries(self.root.as_deref());
+        let servers = self
+            .mcp
+            .server_summaries(self.root.as_deref(), self.own_servers.as_deref());
         if let Some(changes) = server_changes(&told.servers, &servers) {
             parts.push(changes);
             told.servers = servers;

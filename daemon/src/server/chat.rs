@@ -21,7 +21,7 @@ use tonic::{Request, Response, Status, Streaming};
 use super::chat_wire::to_wire;
 use crate::agent::attach::Attach;
 use crate::agent::session::{ChatSession, RunOptions, SessionEvent};
-use crate::agent::sessions::Resume;
+use crate::agent::sessions::{OwnMcpServers, Resume};
 use crate::lifecycle::peer::refuse_confined;
 use crate::state::DaemonState;
 use crate::workspace::SettingsHandle;
@@ -102,8 +102,14 @@ impl Chat for ChatService {
                     settings_json: open.settings_json,
                     fallback_models: open.fallback_models,
                     bypass_permissions: open.bypass_permissions,
-                    mcp_servers: open.mcp_servers.into_iter().map(|s| s.name).collect(),
-                    strict_mcp_config: open.strict_mcp_config,
+                    own_mcp: OwnMcpServers {
+                        servers: open
+                            .mcp_servers
+                            .into_iter()
+                            .map(|s| (s.name, s.config_json))
+                            .collect(),
+                        strict: open.strict_mcp_config,
+                    },
                     run: RunOptions {
                         system_prompt: Some(open.system_prompt).filter(|s| !s.is_empty()),
                         append_system_prompt: Some(open.append_system_prompt)

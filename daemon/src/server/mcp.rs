@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::lifecycle::peer::{from_confined_client, workspace_for};
+use crate::lifecycle::peer::{from_confined_client, session_for, workspace_for};
 use serde_json::Value;
 use synapse_shared::proto::mcp_server::Mcp;
 use synapse_shared::proto::{
@@ -52,10 +52,15 @@ impl McpService {
     async fn check_rules(
         &self,
         workspace: Option<&std::path::Path>,
+        session: Option<&str>,
         server: &str,
         tool: &str,
     ) -> Result<(), Status> {
-        let command = self.state.mcp.command_of(workspace, server, tool).await;
+        let command = self
+            .state
+            .mcp
+            .command_of(workspace, session, server, tool)
+            .await;
         self.state
             .mcp_call_gate
             .check(workspace, &command)
@@ -133,7 +138,7 @@ impl Mcp for McpService {
         let manager = self
             .state
             .mcp
-            .serving(root_of(&r.cwd).as_deref(), &r.server);
+            .serving(root_of(&r.cwd).as_deref(), None, &r.server);
         Ok(Response::new(super::mcp_auth::login(manager, r)))
     }
 
@@ -147,7 +152,7 @@ impl Mcp for McpService {
         let manager = self
             .state
             .mcp
-            .serving(root_of(&r.cwd).as_deref(), &r.server);
+            .serving(root_of(&r.cwd).as_deref(), None, &r.server);
         Ok(Response::new(
             super::mcp_auth::logout(manager, &r.server).await?,
         ))
@@ -195,18 +200,33 @@ impl Mcp for McpService {
             root_of(&request.get_ref().cwd)
         };
         let root = workspace_for(&request, claimed, named)?;
+        let session = session_for(&request, &request.get_ref().session)?;
         let scratch = self.scratch_for(&request);
         let r = request.into_inner();
+        if let Some(refusal) =
+            self.state
+                .mcp
+                .session_refusal(session.as_deref(), &r.server, &r.tool)
+        {
+            return Ok(Response::new(wire_output(McpCallOutput::error(
+                synapse_mcp::EXIT_UNAVAILABLE,
+                refusal,
+            ))));
+        }
         if confined {
-            self.check_rules(root.as_deref(), &r.server, &r.tool)
+            self.check_rules(root.as_deref(), session.as_deref(), &r.server, &r.tool)
                 .await?;
         }
         self.state.mcp.refresh_if_changed(root.as_deref()).await;
-        let mcp = self.state.mcp.serving(root.as_deref(), &r.server);
+        let mcp = self
+            .state
+            .mcp
+            .serving(root.as_deref(), session.as_deref(), &r.server);
         // A call from a terminal or a wrapper: nobody watches its progress or answers its
         // questions here; a session's shell gives its scratch folder for the files it leaves.
         let call = synapse_command::CallContext {
             workspace: root.clone(),
+            session: session.clone(),
             scratch,
             ..Default::default()
         };
@@ -390,7 +410,18 @@ impl Mcp for McpService {
     ) -> Result<Response<McpCallToolResponse>, Status> {
         use synapse_mcp::resources::Query;
         let root = workspace_for(&request, root_of(&request.get_ref().cwd), false)?;
+        let session = session_for(&request, &request.get_ref().session)?;
         let r = request.into_inner();
+        if let Some(refusal) =
+            self.state
+                .mcp
+                .session_refusal(session.as_deref(), &r.server, &r.kind)
+        {
+            return Ok(Response::new(wire_output(McpCallOutput::error(
+                synapse_mcp::EXIT_UNAVAILABLE,
+                refusal,
+            ))));
+        }
         let query = match r.kind.as_str() {
             "resources" => Query::Resources,
             "read" => Query::Read(r.target),
@@ -412,7 +443,7 @@ impl Mcp for McpService {
         Ok(Response::new(wire_output(
             self.state
                 .mcp
-                .serving(root.as_deref(), &r.server)
+                .serving(root.as_deref(), session.as_deref(), &r.server)
                 .query(&r.server, query)
                 .await,
         )))

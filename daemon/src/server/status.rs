@@ -33,7 +33,6 @@ impl From<crate::agent::attach::AttachError> for Status {
             crate::agent::attach::AttachError::Agent(e) => Status::from(e),
             crate::agent::attach::AttachError::ToolRules(e)
             | crate::agent::attach::AttachError::Settings(e) => Status::invalid_argument(e),
-            crate::agent::attach::AttachError::SessionMcp(e) => Status::unimplemented(e),
             e @ crate::agent::attach::AttachError::AddDir(_) => {
                 Status::invalid_argument(e.to_string())
             }

@@ -287,6 +287,7 @@ impl BashRouter {
             let call = synapse_command::CallContext {
                 cancel: cancel.clone(),
                 workspace: session.workspace_root().map(Path::to_path_buf),
+                session: session.own_session().map(str::to_string),
                 progress: session.progress(),
                 asker,
                 scratch: Some(session.jobs().dir().to_path_buf()),

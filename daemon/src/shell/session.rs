@@ -148,6 +148,15 @@ impl ShellSession {
         self.spec.workspace.as_ref().map(|w| w.root.as_path())
     }
 
+    /// The chat session whose own MCP servers this shell reaches, if it has any.
+    pub fn own_session(&self) -> Option<&str> {
+        self.spec
+            .workspace
+            .as_ref()
+            .and_then(|w| w.own_words())
+            .map(|(id, _)| id)
+    }
+
     /// The spec new shells of this session start from.
     pub fn spec(&self) -> &ShellSpec {
         &self.spec

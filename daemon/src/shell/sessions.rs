@@ -291,6 +291,11 @@ impl ShellSessions {
                 .workspace
                 .as_ref()
                 .map(|w| (w.root.clone(), w.bin_dir.clone())),
+            own: origin
+                .workspace
+                .as_ref()
+                .and_then(|w| w.own_words())
+                .map(|(id, bin)| (id.to_string(), bin.to_path_buf())),
             sandbox: sandbox.cloned(),
             secrets: self.secrets.clone(),
             agent: self.router.channel().is_some(),
@@ -371,8 +376,10 @@ impl ShellSessions {
             super::spare::retarget(&base, origin.sandbox.as_ref(), old_tmp, tmp.path());
         let key = self.key_of(origin, &env, sandbox.as_ref());
         // No lease: a spare never keeps its workspace up (the session taking it brings its own).
+        // Nor a session's own commands: the next session brings its own, if any.
         let unheld = crate::workspace::WorkspaceBinding {
             hold: Arc::new(()),
+            own: None,
             ..workspace.clone()
         };
         let label = format!("spare-{:016x}", super::sentinel::random_u64());

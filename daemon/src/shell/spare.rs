@@ -45,6 +45,8 @@ pub(super) struct ShellKey {
     pub env: Vec<(OsString, OsString)>,
     pub bin_dir: Option<PathBuf>,
     pub workspace: Option<(PathBuf, PathBuf)>,
+    /// The session's own commands (id, folder): a spare never has them.
+    pub own: Option<(String, PathBuf)>,
     pub sandbox: Option<SandboxSpec>,
     pub secrets: SecretVariables,
     pub agent: bool,

@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use crate::workspace::WorkspaceBinding;
 
 use synapse_sandbox::SandboxSpec;
-use synapse_shared::shell_env::{COMMAND_TAG_VAR, SCRATCH_VAR, SHELL_TAG_VAR, WORKSPACE_VAR};
+use synapse_shared::shell_env::{
+    COMMAND_TAG_VAR, SCRATCH_VAR, SESSION_VAR, SHELL_TAG_VAR, WORKSPACE_VAR,
+};
 
 /// Everything needed to start (or restart) a session's shell.
 #[derive(Debug, Clone)]
@@ -87,9 +89,10 @@ impl std::fmt::Debug for AgentHook {
 /// What a shell's environment never takes from the session's: the daemon's own variables,
 /// what rc files would run, and the daemon's credentials (a command such as `env` would
 /// otherwise put them in the conversation and its session file).
-const DROPPED: [&str; 8] = [
+const DROPPED: [&str; 9] = [
     WORKSPACE_VAR,
     SCRATCH_VAR,
+    SESSION_VAR,
     "BASH_ENV",
     "ENV",
     "PROMPT_COMMAND",
@@ -128,6 +131,10 @@ impl ShellSpec {
             .find(|(k, _)| k == "PATH")
             .map(|(_, v)| v.clone());
         let mut path = OsString::new();
+        if let Some(own) = self.workspace.as_ref().and_then(|w| w.own.as_ref()) {
+            path.push(own.bin_dir.as_os_str());
+            path.push(":");
+        }
         if let Some(ws) = &self.workspace {
             path.push(ws.bin_dir.as_os_str());
         }
@@ -160,6 +167,9 @@ impl ShellSpec {
         env.push((SHELL_TAG_VAR.into(), tag.into()));
         if let Some(ws) = &self.workspace {
             env.push((WORKSPACE_VAR.into(), ws.root.clone().into_os_string()));
+            if let Some(own) = &ws.own {
+                env.push((SESSION_VAR.into(), own.session.clone().into()));
+            }
         }
         if let Some(scratch) = &self.scratch {
             env.push((SCRATCH_VAR.into(), scratch.clone().into_os_string()));

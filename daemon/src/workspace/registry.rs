@@ -122,6 +122,7 @@ impl Workspaces {
             bin_dir: slot.dirs.bin_dir.clone(),
             hold: Arc::new(Lease { slot: slot.clone() }),
             instructions: Arc::default(),
+            own: None,
         }
     }
 

@@ -74,12 +74,15 @@ pub fn mcp_servers(values: &[String], cwd: &Path) -> anyhow::Result<Vec<SessionM
             );
         };
         for (name, config) in list {
-            if !config.is_object() {
+            let Value::Object(entry) = config else {
                 bail!(
                     "--mcp-config {value}: server {name:?} must be an object such as \
                      {{\"command\": \"…\", \"args\": []}}, got {}",
                     kind(config)
                 );
+            };
+            if let Err(why) = check_entry(entry) {
+                bail!("--mcp-config {value}: server {name:?}: {why}");
             }
             servers.retain(|s| &s.name != name);
             servers.push(SessionMcpServer {
@@ -89,6 +92,34 @@ pub fn mcp_servers(values: &[String], cwd: &Path) -> anyhow::Result<Vec<SessionM
         }
     }
     Ok(servers)
+}
+
+/// What a server entry must have before it is sent: a program to start or an address (the
+/// daemon reads the rest as it reads `.mcp.json`, and says what it cannot use).
+fn check_entry(entry: &Map<String, Value>) -> Result<(), String> {
+    let field = |key: &str| match entry.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.as_str())),
+        Some(other) => Err(format!("\"{key}\" must be a string, got {}", kind(other))),
+    };
+    let transport = field("type")?.unwrap_or("");
+    match (field("command")?, field("url")?) {
+        (Some(command), _) if command.trim().is_empty() => Err("\"command\" is empty".into()),
+        (Some(_), _) | (None, Some(_)) => Ok(()),
+        (None, None)
+            if matches!(
+                transport,
+                "http" | "sse" | "streamable-http" | "streamableHttp"
+            ) =>
+        {
+            Err(format!("a {transport} server needs \"url\""))
+        }
+        (None, None) => Err(
+            "missing \"command\": give the program to start (\"command\": \"npx\", \"args\": […]) \
+             or the \"url\" of an http server"
+                .into(),
+        ),
+    }
 }
 
 /// `--settings`: the settings object as JSON text.
@@ -170,6 +201,21 @@ mod tests {
         assert!(e.to_string().contains("not valid JSON"), "{e}");
         let e = mcp_servers(&[r#"{"mcpServers": {"a": 1}}"#.into()], dir.path()).unwrap_err();
         assert!(e.to_string().contains("server \"a\""), "{e}");
+        let e = mcp_servers(
+            &[r#"{"mcpServers": {"a": {"args": []}}}"#.into()],
+            dir.path(),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("server \"a\": missing \"command\""),
+            "{e}"
+        );
+        let e = mcp_servers(
+            &[r#"{"mcpServers": {"a": {"type": "http"}}}"#.into()],
+            dir.path(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("needs \"url\""), "{e}");
         let e = settings("[1]", dir.path()).unwrap_err();
         assert!(format!("{e:#}").contains("--settings"), "{e:#}");
         let e = settings("{", dir.path()).unwrap_err();

@@ -92,7 +92,7 @@ impl ConfigSource {
         }
         let root = match &self.scope {
             Scope::Project(root) => root.display().to_string(),
-            Scope::User => String::new(),
+            Scope::User | Scope::Session(_) => String::new(),
         };
         Some(format!(
             "MCP: the servers of {root} keep the environment of the client that first opened \
@@ -148,6 +148,7 @@ impl ConfigSource {
                 return config;
             }
             Scope::Project(root) => root,
+            Scope::Session(session) => return crate::session::load(session, &daemon_env),
         };
         let client_env = self.project_env.lock().clone();
         let used = RefCell::new(BTreeSet::new());
@@ -229,6 +230,10 @@ impl ConfigSource {
 
     fn stamp_files(&self) -> Vec<PathBuf> {
         let opts = &self.opts;
+        if matches!(self.scope, Scope::Session(_)) {
+            // Given once, when the session opened: no file can change it.
+            return Vec::new();
+        }
         let home = (opts.env)("HOME").map(PathBuf::from);
         let mut files = vec![opts.mcp_dir.join(USER_CONFIG_FILE)];
         if let Some(home) = &home {
@@ -242,6 +247,7 @@ impl ConfigSource {
                     files.extend(synapse_shared::claude_plugins::deciding_files(home));
                 }
             }
+            Scope::Session(_) => {}
             Scope::Project(root) => {
                 files.extend(PROJECT_CONFIG_FILES.iter().map(|f| root.join(f)));
                 files.push(root.join(crate::sources::VSCODE_MCP_JSON));

@@ -54,4 +54,7 @@ pub struct SessionDeps {
     pub custom: Option<Arc<crate::agent::custom::SessionCommands>>,
     /// The daemon's hooks (`None`: no hooks run, as in unit tests).
     pub hooks: Option<Arc<crate::hooks::Hooks>>,
+    /// What the session's user is told when it opens, from building these (its own MCP
+    /// servers that did not start, or that replace a configured server of the same name).
+    pub open_notices: Vec<String>,
 }

@@ -50,6 +50,9 @@ pub struct PeerInfo {
     pub workspace: Option<Arc<Path>>,
     /// For a confined peer: that shell's scratch folder (where its MCP images go).
     pub scratch: Option<Arc<Path>>,
+    /// For a confined peer: the chat session whose own MCP servers that shell reaches (`None`:
+    /// the shell has none, or is not provably ours).
+    pub session: Option<Arc<str>>,
 }
 
 /// What the daemon wrote into a sandboxed session shell's start-up environment.
@@ -57,6 +60,7 @@ pub struct PeerInfo {
 pub struct ShellFacts {
     pub workspace: Option<PathBuf>,
     pub scratch: Option<PathBuf>,
+    pub session: Option<String>,
 }
 
 /// An accepted connection with the peer facts captured at accept time.
@@ -110,6 +114,7 @@ fn capture(stream: &UnixStream) -> PeerInfo {
         sandbox,
         workspace: facts.workspace.map(Arc::from),
         scratch: facts.scratch.map(Arc::from),
+        session: facts.session.map(Arc::from),
     }
 }
 
@@ -145,16 +150,23 @@ pub(super) fn shell_facts(pid: i32) -> Option<ShellFacts> {
         return None;
     }
     let env = std::fs::read(format!("/proc/{sid}/environ")).ok()?;
-    let value = |var: &str| {
+    let raw = |var: &str| {
         let prefix = format!("{var}=");
         env.split(|b| *b == 0)
             .find_map(|kv| kv.strip_prefix(prefix.as_bytes()))
+    };
+    let value = |var: &str| {
+        raw(var)
             .map(|v| PathBuf::from(std::ffi::OsStr::from_bytes(v)))
             .filter(|p| p.is_absolute())
     };
     Some(ShellFacts {
         workspace: value(synapse_shared::shell_env::WORKSPACE_VAR),
         scratch: value(synapse_shared::shell_env::SCRATCH_VAR),
+        session: raw(synapse_shared::shell_env::SESSION_VAR)
+            .and_then(|v| std::str::from_utf8(v).ok())
+            .filter(|v| !v.is_empty())
+            .map(str::to_string),
     })
 }
 

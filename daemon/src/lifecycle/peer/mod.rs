@@ -76,6 +76,26 @@ pub fn workspace_for<T>(
     }
 }
 
+/// The chat session a request answers for (whose own MCP servers it reaches). An unconfined
+/// client names it (`claimed`: `--session` or `$SYNAPSE_SESSION`); a confined one gets the
+/// session of the shell it runs under — the daemon wrote it into that shell's start-up
+/// environment, where no command can change it — and naming another is refused.
+pub fn session_for<T>(request: &Request<T>, claimed: &str) -> Result<Option<String>, Status> {
+    let claimed = Some(claimed.to_string()).filter(|c| !c.is_empty());
+    let info = request.extensions().get::<PeerInfo>();
+    if info.is_some_and(|p| !p.sandbox.is_confined()) {
+        return Ok(claimed);
+    }
+    let own = info.and_then(|p| p.session.as_deref().map(str::to_string));
+    match (&claimed, &own) {
+        (Some(c), o) if o.as_ref() != Some(c) => Err(Status::permission_denied(format!(
+            "a command inside a sandboxed agent shell may only reach its own session's MCP \
+             servers, not session {c}"
+        ))),
+        _ => Ok(own),
+    }
+}
+
 /// Refuses `what` for a confined client, with a message that says why.
 pub fn refuse_confined<T>(request: &Request<T>, what: &str) -> Result<(), Status> {
     let info = request.extensions().get::<PeerInfo>().cloned();
