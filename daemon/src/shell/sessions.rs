@@ -242,7 +242,8 @@ impl ShellSessions {
             origin.env.clone()
         };
         if let Some(spare) = self.claimed_spare(origin) {
-            if spare.key == self.key_of(origin, &env, origin.sandbox.as_ref()) {
+            let key = self.key_of(origin, &env, origin.sandbox.as_ref());
+            if spare.key == key {
                 *spare.slot.handed_to.lock() = Some((name.to_owned(), origin.workspace.clone()));
                 *spare.slot.named_spills.lock() =
                     Some(session_dir(&self.router.output_policy().spill_dir, name));
@@ -250,7 +251,10 @@ impl ShellSessions {
                 slots.insert(name.to_owned(), spare.slot.clone());
                 return Ok(spare.slot);
             }
-            tracing::debug!("the spare shell does not fit the session; starting a fresh one");
+            tracing::debug!(
+                differs = %spare.key.differences(&key).join(", "),
+                "the spare shell does not fit the session; starting a fresh one"
+            );
             super::spare::discard(spare);
         }
         let slot = self.new_slot(
@@ -276,13 +280,9 @@ impl ShellSessions {
         env: &[(OsString, OsString)],
         sandbox: Option<&SandboxSpec>,
     ) -> ShellKey {
-        // What the shell sees of the environment: credentials it never gets cannot differ.
-        let mut env: Vec<(OsString, OsString)> = env
-            .iter()
-            .filter(|(k, _)| k == "PATH" || super::spec::passes_through(k, &self.secrets))
-            .cloned()
-            .collect();
-        env.sort();
+        let env = super::spare::key_env(env, |k| {
+            k == "PATH" || super::spec::passes_through(k, &self.secrets)
+        });
         ShellKey {
             cwd: origin.cwd.clone(),
             env,

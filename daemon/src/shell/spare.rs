@@ -53,6 +53,68 @@ pub(super) struct ShellKey {
     pub output_cap: usize,
 }
 
+/// The variables bash sets itself at startup, whatever it inherits: `_` is the path of the
+/// command that started the client (`timeout`, a wrapper script, `synapse` itself), so two
+/// sessions whose shells would be identical would otherwise never share a spare.
+const SET_BY_BASH: &[&str] = &["_"];
+
+/// The environment part of a [`ShellKey`]: what the shell sees (`sees`: credentials it never
+/// gets cannot differ), without what bash overwrites, sorted.
+pub(super) fn key_env(
+    env: &[(OsString, OsString)],
+    sees: impl Fn(&std::ffi::OsStr) -> bool,
+) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = env
+        .iter()
+        .filter(|(k, _)| sees(k) && !SET_BY_BASH.iter().any(|b| k == b))
+        .cloned()
+        .collect();
+    env.sort();
+    env
+}
+
+impl ShellKey {
+    /// What differs between two keys, for the log line saying why a spare was not handed over:
+    /// field names, and for the environment the variable names (never their values).
+    pub fn differences(&self, other: &ShellKey) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.cwd != other.cwd {
+            out.push("folder".to_string());
+        }
+        if self.env != other.env {
+            let mut names: Vec<String> = self
+                .env
+                .iter()
+                .filter(|kv| !other.env.contains(kv))
+                .chain(other.env.iter().filter(|kv| !self.env.contains(kv)))
+                .map(|(k, _)| k.to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names.dedup();
+            out.push(format!("environment ({})", names.join(", ")));
+        }
+        if self.bin_dir != other.bin_dir {
+            out.push("bin folder".to_string());
+        }
+        if self.workspace != other.workspace {
+            out.push("workspace".to_string());
+        }
+        if self.sandbox != other.sandbox {
+            out.push("sandbox".to_string());
+        }
+        if self.secrets != other.secrets {
+            out.push("credential variables".to_string());
+        }
+        if self.agent != other.agent {
+            out.push("agent channel".to_string());
+        }
+        if self.output_cap != other.output_cap {
+            out.push("output cap".to_string());
+        }
+        out
+    }
+}
+
 /// A pre-started shell waiting for a session.
 pub(super) struct Spare {
     pub root: PathBuf,
@@ -204,6 +266,51 @@ pub(super) fn retarget(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn key(env: &[(&str, &str)]) -> ShellKey {
+        let env: Vec<(OsString, OsString)> = env
+            .iter()
+            .map(|(k, v)| ((*k).into(), (*v).into()))
+            .collect();
+        ShellKey {
+            cwd: PathBuf::from("/p"),
+            env: key_env(&env, |k| k != "ANTHROPIC_API_KEY"),
+            bin_dir: None,
+            workspace: None,
+            sandbox: None,
+            secrets: SecretVariables::default(),
+            agent: true,
+            output_cap: 30_000,
+        }
+    }
+
+    #[test]
+    fn a_client_started_by_another_command_still_fits_the_spare() {
+        // `_` differs with how the client was started; bash sets it afresh anyway.
+        let spare = key(&[("HOME", "/h"), ("_", "/usr/bin/timeout")]);
+        let session = key(&[("_", "/usr/bin/synapse"), ("HOME", "/h")]);
+        assert_eq!(spare, session);
+        assert!(spare.differences(&session).is_empty());
+        // Nor does a credential the shell never gets.
+        let with_key = key(&[("HOME", "/h"), ("ANTHROPIC_API_KEY", "sk-1")]);
+        assert_eq!(with_key, session);
+    }
+
+    #[test]
+    fn differences_name_the_variables_never_their_values() {
+        let spare = key(&[("HOME", "/h"), ("LANG", "C"), ("TOKEN_FREE", "a")]);
+        let mut session = key(&[("HOME", "/h"), ("LANG", "C.UTF-8")]);
+        session.cwd = PathBuf::from("/q");
+        let differs = spare.differences(&session);
+        assert_eq!(
+            differs,
+            vec![
+                "folder".to_string(),
+                "environment (LANG, TOKEN_FREE)".to_string()
+            ]
+        );
+        assert!(!differs.join(" ").contains("C.UTF-8"));
+    }
 
     #[test]
     fn retarget_moves_tmpdir_and_the_writable_folder_only() {
