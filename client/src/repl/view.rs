@@ -145,7 +145,10 @@ impl TurnView {
             Event::QuestionClosed(closed) => {
                 if self.asking.as_deref() == Some(closed.id.as_str()) {
                     self.asking = None;
-                    print(&format!("\n{}", super::approval::closed_elsewhere(&t, &closed)));
+                    print(&format!(
+                        "\n{}",
+                        super::approval::closed_elsewhere(&t, &closed)
+                    ));
                     self.resume().await;
                 }
             }

@@ -99,6 +99,9 @@ impl ShellKey {
         if self.workspace != other.workspace {
             out.push("workspace".to_string());
         }
+        if self.own != other.own {
+            out.push("session's own MCP commands".to_string());
+        }
         if self.sandbox != other.sandbox {
             out.push("sandbox".to_string());
         }
@@ -277,6 +280,7 @@ mod tests {
             env: key_env(&env, |k| k != "ANTHROPIC_API_KEY"),
             bin_dir: None,
             workspace: None,
+            own: None,
             sandbox: None,
             secrets: SecretVariables::default(),
             agent: true,
