@@ -30,6 +30,18 @@
 //!   asks) and `discover.rs` (its context window).
 //! - **A workspace-scoped extension:** implement `WorkspaceListener` (`synapse_command::workspaces`)
 //!   and subscribe it to `DaemonState::workspaces` (`daemon/src/workspace/registry.rs`).
+//! - **A front end** (an editor protocol, another agent's): nothing here. The daemon emits the
+//!   session contract (`shared/session/`, crate synapse-session; one conversion to the wire in
+//!   `synapse_shared::session_wire`, called by `server/chat_wire.rs`), and a front end is a
+//!   `Frontend` impl on the client's one session driver (`client/src/session/`), as the REPL,
+//!   `synapse run` and `synapse acp` are. Several front ends may attach to one session: the fan-out
+//!   and "first answer wins" live in `agent/room.rs`.
+//!
+//! Rooms beside the assembly (`state.rs`): `assembly/` holds what the assembly hands the loop
+//! instead of the loop reaching into the subsystems (the main prompt source, `assembly/main_prompt.rs`);
+//! `workspace/` owns the facts of a workspace — its binding (`workspace/binding.rs`) and the content
+//! pins of trusted project files (`workspace/trust_pins.rs`), which the gate, hooks, plugins and
+//! custom commands read.
 //!
 //! **1. Chat turn** (`Chat.Attach` with an input; 15 hops over 9 files to bash, 10 to the model).
 //! `ChatService::attach` (opening through `ChatSessions::attach`, `daemon/src/agent/attach.rs`) →

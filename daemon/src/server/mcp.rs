@@ -135,10 +135,10 @@ impl Mcp for McpService {
         // The tokens act for the user: a sandboxed command may not obtain or replace them.
         crate::lifecycle::peer::refuse_confined(&request, "logging in to an MCP server")?;
         let r = request.into_inner();
-        let manager = self
-            .state
-            .mcp
-            .serving(root_of(&r.cwd).as_deref(), None, &r.server);
+        // As `list` does: a daemon just started may not have read the configuration yet.
+        let root = root_of(&r.cwd);
+        self.state.mcp.refresh_if_changed(root.as_deref()).await;
+        let manager = self.state.mcp.serving(root.as_deref(), None, &r.server);
         Ok(Response::new(super::mcp_auth::login(manager, r)))
     }
 
@@ -149,10 +149,9 @@ impl Mcp for McpService {
     ) -> Result<Response<McpLogoutResponse>, Status> {
         crate::lifecycle::peer::refuse_confined(&request, "logging out of an MCP server")?;
         let r = request.into_inner();
-        let manager = self
-            .state
-            .mcp
-            .serving(root_of(&r.cwd).as_deref(), None, &r.server);
+        let root = root_of(&r.cwd);
+        self.state.mcp.refresh_if_changed(root.as_deref()).await;
+        let manager = self.state.mcp.serving(root.as_deref(), None, &r.server);
         Ok(Response::new(
             super::mcp_auth::logout(manager, &r.server).await?,
         ))
