@@ -244,6 +244,9 @@ impl Session {
         let mut watching = self.closed.is_none();
         loop {
             tokio::select! {
+                // The front end's answer first: it is always asked (its prompt shown) before a
+                // close or another front end's answer can drop the question.
+                biased;
                 answer = &mut answer => return Ok(Some(answer)),
                 incoming = self.events.recv(), if watching => match incoming {
                     Some(Incoming::Closed(closed)) => return Err(closed),
