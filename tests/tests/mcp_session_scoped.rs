@@ -337,3 +337,37 @@ async fn bad_entries_are_named_and_a_dead_server_leaves_the_others_working() {
     );
     wait_gone(&tag);
 }
+
+/// A command in the session's sandboxed shell cannot name another session to reach that one's
+/// servers: `--session` is the caller's own or refused (the peer's sandbox state decides, not
+/// anything the command says).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sandboxed_command_cannot_reach_another_sessions_servers() {
+    let env = TestEnv::new();
+    let tag = unique_tag("session-mem-peer");
+    let cfg = env.workdir().join("cfg.json");
+    std::fs::write(&cfg, memory_config("scratchpad", &tag).to_string()).unwrap();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call(&format!(
+                "{} mcp call --session 20260101-000000-abcdef scratchpad read_graph",
+                synapse_tests::bin("synapse").display()
+            ))
+            .text("done"),
+    )
+    .await
+    .unwrap();
+    let out = synapse(
+        &env,
+        &fake,
+        &["run", "look", "--mcp-config", "cfg.json", "--yes"],
+    )
+    .await;
+    assert!(out.success(), "{out:?}");
+    let result = tool_result(&fake, 1);
+    assert!(
+        result.contains("may only reach its own session's MCP servers"),
+        "{result}"
+    );
+    wait_gone(&tag);
+}
