@@ -21,6 +21,25 @@ fn finished(id: &str) -> SessionEvent {
     })
 }
 
+/// The session's approver asking "Run `make`?" in the background, as a turn's gate does.
+fn ask_make(room: &SessionRoom) -> (Arc<SessionApprover>, tokio::task::JoinHandle<String>) {
+    let approver = Arc::new(SessionApprover::new("s".to_string(), room.clone()));
+    let asking = {
+        let approver = approver.clone();
+        tokio::spawn(async move {
+            approver
+                .request(
+                    "Run `make`?".into(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                )
+                .await
+        })
+    };
+    (approver, asking)
+}
+
 /// The next approval a front end sees, by id.
 async fn next_approval(rx: &mut broadcast::Receiver<SessionEvent>) -> String {
     loop {
@@ -78,20 +97,7 @@ async fn the_first_answer_wins_and_every_front_end_sees_the_question_closed() {
     let room = SessionRoom::new(16);
     let mut one = room.subscribe();
     let mut two = room.subscribe();
-    let approver = Arc::new(SessionApprover::new("s".to_string(), room.clone()));
-    let asking = {
-        let approver = approver.clone();
-        tokio::spawn(async move {
-            approver
-                .request(
-                    "Run `make`?".into(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                )
-                .await
-        })
-    };
+    let (approver, asking) = ask_make(&room);
     let id = next_approval(&mut one).await;
     assert_eq!(next_approval(&mut two).await, id);
     assert_eq!(room.state(true), RoomState::Waiting("Run `make`?".into()));
@@ -130,20 +136,7 @@ async fn with_nobody_attached_an_attached_turn_is_refused_at_once() {
 async fn a_detached_turn_waits_for_a_front_end_to_attach_and_answer() {
     let room = SessionRoom::new(16);
     room.set_detached(true, Duration::from_secs(30));
-    let approver = Arc::new(SessionApprover::new("s".to_string(), room.clone()));
-    let asking = {
-        let approver = approver.clone();
-        tokio::spawn(async move {
-            approver
-                .request(
-                    "Run `make`?".into(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                )
-                .await
-        })
-    };
+    let (approver, asking) = ask_make(&room);
     // Nobody attached: it stays open, and the front end attaching later is shown it.
     let id = loop {
         let (_rx, catch_up) = room.join();
@@ -180,20 +173,7 @@ async fn a_detached_turns_question_times_out_and_says_so() {
 async fn a_cancelled_question_is_withdrawn_from_every_front_end() {
     let room = SessionRoom::new(16);
     let mut one = room.subscribe();
-    let approver = Arc::new(SessionApprover::new("s".to_string(), room.clone()));
-    let asking = {
-        let approver = approver.clone();
-        tokio::spawn(async move {
-            approver
-                .request(
-                    "Run `make`?".into(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                )
-                .await
-        })
-    };
+    let (_approver, asking) = ask_make(&room);
     let id = next_approval(&mut one).await;
     asking.abort();
     let _ = asking.await;
