@@ -349,7 +349,7 @@ async fn a_sandboxed_command_cannot_reach_another_sessions_servers() {
     std::fs::write(&cfg, memory_config("scratchpad", &tag).to_string()).unwrap();
     let fake = FakeLlm::start(
         Script::new()
-            .tool_call(&format!(
+            .tool_call(format!(
                 "{} mcp call --session 20260101-000000-abcdef scratchpad read_graph",
                 synapse_tests::bin("synapse").display()
             ))
