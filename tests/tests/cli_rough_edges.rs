@@ -1,6 +1,6 @@
 //! Issue 31's small things, as a user meets them on the command line: `synapse completions bash
 //! | head` ends quietly, `synapse skill enhance --on` says what it costs, `skill reinforce`
-//! points at `task:skill:enhance`, and a model server configured as Anthropic is never asked
+//! points at `task:skill:enhance`, `synapse mcp call --help` prints its usage, and a model server configured as Anthropic is never asked
 //! llama.cpp's or Ollama's own routes.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -57,6 +57,28 @@ fn turning_enhancement_on_says_it_costs_tokens_on_every_turn() {
     assert!(off.success(), "{off:?}");
     assert!(!off.stderr.contains("costs extra tokens"), "{}", off.stderr);
     assert!(off.stdout.contains("is off"), "{}", off.stdout);
+}
+
+#[test]
+fn mcp_call_help_alone_prints_its_usage() {
+    let env = TestEnv::new();
+    for flag in ["--help", "-h"] {
+        let help = env.cli(&["mcp", "call", flag]);
+        assert!(help.success(), "{help:?}");
+        assert!(
+            help.stdout.contains("Usage: synapse mcp call"),
+            "{}",
+            help.stdout
+        );
+    }
+    // A server without a tool names what is missing instead of clap's bare usage error.
+    let missing = env.cli(&["mcp", "call", "memory"]);
+    assert_eq!(missing.code, Some(2), "{missing:?}");
+    assert!(
+        missing.stderr.contains("synapse mcp call memory <tool>"),
+        "{}",
+        missing.stderr
+    );
 }
 
 #[test]

@@ -45,9 +45,10 @@ pub enum McpCommand {
         #[arg(long, value_name = "ID")]
         session: Option<String>,
         /// Server name as configured.
+        #[arg(allow_hyphen_values = true)]
         server: String,
         /// Tool name as the server lists it.
-        tool: String,
+        tool: Option<String>,
         /// Tool arguments: --name value, --name=value, positional values for required
         /// parameters, --json '<object>' or --json - (stdin).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -182,6 +183,20 @@ pub fn caller_session(flag: Option<String>) -> String {
         .unwrap_or_default()
 }
 
+/// `synapse mcp call --help`: the subcommand's own help (its help flag is off, so that `-h`
+/// after a tool name reaches the tool).
+fn call_help() -> anyhow::Result<ExitCode> {
+    use clap::CommandFactory;
+    let mut cli = super::Cli::command();
+    cli.build();
+    let call = cli
+        .find_subcommand_mut("mcp")
+        .and_then(|mcp| mcp.find_subcommand_mut("call"))
+        .ok_or_else(|| anyhow::anyhow!("the `mcp call` subcommand is missing from the CLI"))?;
+    call.print_long_help()?;
+    Ok(ExitCode::SUCCESS)
+}
+
 pub async fn run(paths: Paths, cmd: McpCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         McpCommand::List { tools, json } => list(&paths, tools, json).await,
@@ -191,7 +206,16 @@ pub async fn run(paths: Paths, cmd: McpCommand) -> anyhow::Result<ExitCode> {
             server,
             tool,
             args,
-        } => Ok(call(&paths, (workspace, session), server, tool, args).await),
+        } => match (server.as_str(), tool) {
+            ("-h" | "--help", _) => call_help(),
+            (_, None) => {
+                eprintln!(
+                    "synapse mcp call: name the tool after the server: `synapse mcp call {server} <tool> [args…]` (`synapse mcp list --tools` lists them)"
+                );
+                Ok(ExitCode::from(2))
+            }
+            (_, Some(tool)) => Ok(call(&paths, (workspace, session), server, tool, args).await),
+        },
         McpCommand::Add(a) => super::mcp_edit::add(&paths, a).await,
         McpCommand::AddJson(a) => super::mcp_edit::add_json(&paths, a).await,
         McpCommand::Refresh => refresh(&paths).await,
