@@ -24,7 +24,7 @@ use crate::assembly::main_prompt::MainPrompt;
 use crate::growth;
 use crate::shell::{ShellSessions, builtin_registry};
 use crate::skills::agent_commands::{SkillCommand, SkillLoadCommand, ToolsCommand};
-use crate::skills::{SkillStore, SkillWatcher, ToolCatalog, ToolEntry, ToolSource};
+use crate::skills::{SkillStore, SkillWatcher, ToolCatalog, ToolEntry, ToolScope, ToolSource};
 use crate::todo::{TodoGuard, TodoStore};
 use crate::workspace::{SettingsHandle, Workspaces};
 use synapse_mcp::shortcut::McpShortcut;
@@ -349,8 +349,8 @@ fn session_commands(custom: &Arc<CustomCatalog>, skills: &Arc<SkillStore>) -> Ar
 struct CustomAgentTools(Arc<CustomCatalog>);
 
 impl ToolSource for CustomAgentTools {
-    fn visit_tools(&self, workspace: Option<&std::path::Path>, f: &mut dyn FnMut(&ToolEntry)) {
-        let dir = workspace.unwrap_or(std::path::Path::new("/"));
+    fn visit_tools(&self, scope: ToolScope<'_>, f: &mut dyn FnMut(&ToolEntry)) {
+        let dir = scope.workspace.unwrap_or(std::path::Path::new("/"));
         for agent in self.0.load(dir).agents {
             f(&ToolEntry {
                 command: format!("task:{}", agent.name),
@@ -364,7 +364,7 @@ impl ToolSource for CustomAgentTools {
 struct AgentCommandTools(Vec<ToolEntry>);
 
 impl ToolSource for AgentCommandTools {
-    fn visit_tools(&self, _: Option<&std::path::Path>, f: &mut dyn FnMut(&ToolEntry)) {
+    fn visit_tools(&self, _: ToolScope<'_>, f: &mut dyn FnMut(&ToolEntry)) {
         self.0.iter().for_each(f);
     }
 }
@@ -396,13 +396,13 @@ fn bind(
     bound
 }
 
-/// MCP commands in `tools search`, next to the skill commands: the caller's project's and the
-/// user's.
+/// MCP commands in `tools search`, next to the skill commands: the caller's session's own, its
+/// project's and the user's.
 struct McpTools(McpHub);
 
 impl ToolSource for McpTools {
-    fn visit_tools(&self, workspace: Option<&std::path::Path>, f: &mut dyn FnMut(&ToolEntry)) {
-        for e in self.0.catalog_entries(workspace) {
+    fn visit_tools(&self, scope: ToolScope<'_>, f: &mut dyn FnMut(&ToolEntry)) {
+        for e in self.0.catalog_entries(scope.workspace, scope.session) {
             f(&ToolEntry {
                 command: e.command,
                 description: e.description,
@@ -523,15 +523,16 @@ fn chat_deps(
             hooks: Some(hooks.clone()),
             custom: Some(custom.clone()),
             open_notices,
+            own_mcp: own_mcp.clone(),
         }
     })
 }
 
 /// How hooks name an `mcp:` command: its server, tool and mapped arguments, looked up among the
-/// caller's workspace's servers and the user's.
+/// session's own servers, the caller's workspace's and the user's.
 fn mcp_tool_lookup(mcp: &McpHub) -> crate::hooks::names::McpLookup {
     let mcp = mcp.clone();
-    Arc::new(move |root, command, argv| mcp.tool_call_of(root, command, argv))
+    Arc::new(move |root, session, command, argv| mcp.tool_call_of(root, session, command, argv))
 }
 
 /// The prompt's `# Project instructions` for a session opened in `cwd`; the session's workspace

@@ -371,3 +371,116 @@ async fn a_sandboxed_command_cannot_reach_another_sessions_servers() {
     );
     wait_gone(&tag);
 }
+
+/// The stream-json `init` event of `stdout`.
+fn init_line(stdout: &str) -> Value {
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["type"] == "system" && v["subtype"] == "init")
+        .unwrap_or_else(|| panic!("no init line in {stdout}"))
+}
+
+fn server_names(init: &Value) -> Vec<String> {
+    init["mcp_servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// What a session's own servers are to the rest of Synapse: `tools search` (the agent's and
+/// `synapse tools search` from its shell) finds their commands, a hook sees their calls under
+/// Claude Code's `mcp__<server>__<tool>` name with the tool's arguments, stream-json's `init`
+/// lists them; and a resume that brings another `--mcp-config` has those servers instead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_servers_are_searched_hooked_listed_and_replaced_on_resume() {
+    let env = TestEnv::new();
+    let (tag_a, tag_b) = (unique_tag("own-notes"), unique_tag("own-pad"));
+    std::fs::write(
+        env.workdir().join("a.json"),
+        memory_config("notes", &tag_a).to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        env.workdir().join("b.json"),
+        memory_config("pad", &tag_b).to_string(),
+    )
+    .unwrap();
+    let seen = env.root().join("hook-input.json");
+    let settings = json!({"hooks": {"PreToolUse": [{
+        "matcher": "mcp__notes__create_entities",
+        "hooks": [{"type": "command", "command": format!("cat > {}", seen.display())}]
+    }]}});
+    std::fs::create_dir_all(env.home()).unwrap();
+    std::fs::write(env.home().join("settings.json"), settings.to_string()).unwrap();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("tools search create entities")
+            .tool_call(format!(
+                "{} tools search create entities",
+                synapse_tests::bin("synapse").display()
+            ))
+            .tool_call(
+                r#"mcp:notes:create_entities --entities '[{"name":"Ada","entityType":"person","observations":["writes"]}]'"#,
+            )
+            .text("done"),
+    )
+    .await
+    .unwrap();
+    let out = synapse(
+        &env,
+        &fake,
+        &[
+            "run",
+            "remember Ada",
+            "--mcp-config",
+            "a.json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ],
+    )
+    .await;
+    assert!(out.success(), "{out:?}");
+    let init = init_line(&out.stdout);
+    assert!(server_names(&init).contains(&"notes".to_string()), "{init}");
+    for request in [1, 2] {
+        let found = tool_result(&fake, request);
+        assert!(found.contains("mcp:notes:create_entities"), "{found}");
+    }
+    let hook: Value = serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    assert_eq!(hook["tool_name"], "mcp__notes__create_entities", "{hook}");
+    assert_eq!(hook["tool_input"]["entities"][0]["name"], "Ada", "{hook}");
+    let session_id = init["session_id"].as_str().unwrap().to_string();
+
+    // Resumed with another config: its servers, not the first run's.
+    fake.push(Reply::new().tool_call("tools search create entities"));
+    fake.push(Reply::new().text("swapped"));
+    let out = synapse(
+        &env,
+        &fake,
+        &[
+            "run",
+            "again",
+            "--resume",
+            &session_id,
+            "--mcp-config",
+            "b.json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ],
+    )
+    .await;
+    assert!(out.success(), "{out:?}");
+    let names = server_names(&init_line(&out.stdout));
+    assert!(names.contains(&"pad".to_string()), "{names:?}");
+    assert!(!names.contains(&"notes".to_string()), "{names:?}");
+    let found = tool_result(&fake, 5);
+    assert!(found.contains("mcp:pad:create_entities"), "{found}");
+    assert!(!found.contains("mcp:notes:"), "{found}");
+    wait_gone(&tag_a);
+    wait_gone(&tag_b);
+}

@@ -131,3 +131,63 @@ async fn a_project_turns_a_plugin_on_only_when_trusted_and_as_pinned() {
     let list = env.cli(&["mcp", "list"]);
     assert!(!list.stdout.contains("plugin_kit_tools"), "{list:?}");
 }
+
+/// A trusted project's `"kit@…": false` turns off, in that project only, a plugin the user
+/// enabled: its MCP server is listed there as disabled and its commands are neither offered
+/// nor run, while a session in another folder still has them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trusted_project_turns_a_users_plugin_server_off_there_only() {
+    let env = TestEnv::new();
+    let project = env.workdir();
+    let elsewhere = env.root().join("elsewhere");
+    std::fs::create_dir_all(elsewhere.join(".git")).unwrap();
+    marketplace_in(&elsewhere, "1.0.0");
+    let market = elsewhere.join("market");
+    let added = env.cli(&["plugin", "marketplace", "add", market.to_str().unwrap()]);
+    assert!(added.success(), "{added:?}");
+    assert!(env.cli(&["plugin", "install", KEY]).success());
+    let approved = env.cli(&["mcp", "approve", "plugin_kit_tools"]);
+    assert!(approved.success(), "{approved:?}");
+    project_enables(&project, false);
+    trust(&env, &project);
+
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("mcp:plugin_kit_tools:shout --text hey")
+            .text("off here")
+            .tool_call("mcp:plugin_kit_tools:shout --text hey")
+            .text("on there"),
+    )
+    .await
+    .unwrap();
+    let list = env.cli(&["mcp", "list"]);
+    let line = list
+        .stdout
+        .lines()
+        .find(|l| l.contains("plugin_kit_tools"))
+        .unwrap_or_else(|| panic!("{list:?}"));
+    assert!(line.contains("disabled"), "{list:?}");
+    assert!(!list.stdout.contains("shadows"), "{list:?}");
+    let out = run_prompt(&env, &fake, "shout hey");
+    assert!(out.success(), "{out:?}");
+    let requests = fake.requests();
+    let system = requests[0].system_text().unwrap();
+    assert!(!system.contains("plugin_kit_tools (1 tool)"), "{system}");
+    let result = requests[1].last_tool_result().unwrap();
+    assert!(
+        result.contains("turned off in this project") && !result.contains("HEY"),
+        "{result}"
+    );
+
+    // Another folder: the user's "on" stands.
+    let out = run(env
+        .synapse_with_model(&fake)
+        .current_dir(&elsewhere)
+        .args(["run", "shout hey"]));
+    assert!(out.success(), "{out:?}");
+    let requests = fake.requests();
+    let system = requests[2].system_text().unwrap();
+    assert!(system.contains("- plugin_kit_tools (1 tool)"), "{system}");
+    let result = requests[3].last_tool_result().unwrap();
+    assert!(result.contains("HEY"), "{result}");
+}

@@ -296,6 +296,7 @@ async fn mcp_checks(
                 include_tools: false,
                 cwd: cwd.display().to_string(),
                 env: env.clone(),
+                session: String::new(),
             })
             .await;
         let list = match reply {

@@ -369,6 +369,8 @@ async fn list(paths: &Paths, tools: bool, json: bool) -> anyhow::Result<ExitCode
             include_tools: tools || json,
             cwd: caller_cwd(),
             env: caller_env(),
+            // In an agent shell: its session's own servers too.
+            session: caller_session(None),
         })
         .await?
         .into_inner();

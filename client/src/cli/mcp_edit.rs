@@ -314,6 +314,7 @@ pub async fn get(paths: &Paths, name: String) -> anyhow::Result<ExitCode> {
             include_tools: true,
             cwd: super::mcp::caller_cwd(),
             env: super::mcp::caller_env(),
+            session: String::new(),
         })
         .await
         .map_err(|s| anyhow::anyhow!("{}", s.message()))?

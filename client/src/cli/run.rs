@@ -277,7 +277,7 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
                     vec!["Bash".to_string()]
                 },
                 bypass: args.dangerously_skip_permissions,
-                ..init::init_facts(channel).await
+                ..init::init_facts(channel, &session_id).await
             },
             args.include_partial_messages,
         )),

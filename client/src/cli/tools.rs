@@ -75,6 +75,8 @@ pub async fn run(paths: Paths, cmd: ToolsCommand) -> anyhow::Result<ExitCode> {
                     query,
                     limit,
                     cwd: super::mcp::caller_cwd(),
+                    // In an agent shell: its session's own MCP commands too.
+                    session: super::mcp::caller_session(None),
                 })
                 .await
                 .map_err(rpc)?

@@ -17,6 +17,7 @@ impl Repl {
                 include_tools: true,
                 cwd: crate::cli::mcp::caller_cwd(),
                 env: crate::cli::mcp::caller_env(),
+                session: String::new(),
             })
             .await
             .map_err(|s| anyhow::anyhow!("{}", s.message()))?

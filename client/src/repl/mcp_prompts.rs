@@ -104,6 +104,7 @@ pub async fn refresh(channel: Channel, groups: SlashGroups) {
             include_tools: false,
             cwd: crate::cli::mcp::caller_cwd(),
             env: crate::cli::mcp::caller_env(),
+            session: String::new(),
         })
         .await
     else {

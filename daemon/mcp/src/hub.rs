@@ -174,6 +174,9 @@ impl McpHub {
             if let Some(needs_login) = project.login_needed_for(command) {
                 return Some(needs_login);
             }
+            if let Some(off) = turned_off_by(&project, command) {
+                return Some(McpCallOutput::error(crate::EXIT_UNAVAILABLE, off));
+            }
         }
         self.inner
             .user
@@ -228,6 +231,8 @@ impl McpHub {
         }
         for s in self.inner.user.list() {
             match servers.iter().find(|p| p.name == s.name) {
+                // The project's enabledPlugins turned this plugin off here: listed as disabled.
+                Some(p) if super::plugin_servers::is_turned_off(&p.name, &p.source) => {}
                 Some(p) => problems.push(format!(
                     "{}: the project server {:?} shadows your user server of the same name \
                      ({}) in this project",
@@ -243,63 +248,78 @@ impl McpHub {
         (servers, problems)
     }
 
-    /// Every exposed MCP command a caller in `root` can run (`tools search`): the project's,
-    /// then the user's whose server the project does not shadow.
-    pub fn catalog_entries(&self, root: Option<&Path>) -> Vec<CatalogEntry> {
+    /// Every exposed MCP command a caller in `root` (of `session`) can run (`tools search`): the
+    /// session's own, then the project's, then the user's; a server hides those of the same
+    /// name further down, and a strict session sees only its own.
+    pub fn catalog_entries(&self, root: Option<&Path>, session: Option<&str>) -> Vec<CatalogEntry> {
         let mut out: Vec<CatalogEntry> = Vec::new();
         let mut shadowing: Vec<String> = Vec::new();
-        if let Some(project) = root.and_then(|r| self.running(r)) {
-            out.extend(project.catalog_entries());
-            out.extend(project.resource_entries());
-            shadowing = project.list().into_iter().map(|s| s.name).collect();
+        for m in self.visible(root, session) {
+            let names: Vec<String> = m.list().into_iter().map(|s| s.name).collect();
+            let catalog = m.catalog();
+            let shadowed = |command: &str| {
+                shadowing
+                    .iter()
+                    .any(|s| command.starts_with(&format!("mcp:{}:", super::names::safe_part(s))))
+            };
+            out.extend(catalog.entries().into_iter().filter(|e| {
+                catalog
+                    .resolve(&e.command)
+                    .is_none_or(|r| !shadowing.contains(&r.server))
+            }));
+            out.extend(
+                m.resource_entries()
+                    .into_iter()
+                    .filter(|e| !shadowed(&e.command)),
+            );
+            shadowing.extend(names);
         }
-        let user = self.inner.user.catalog();
-        out.extend(user.entries().into_iter().filter(|e| {
-            user.resolve(&e.command)
-                .is_none_or(|r| !shadowing.contains(&r.server))
-        }));
-        let shadowed = |command: &str| {
-            shadowing
-                .iter()
-                .any(|s| command.starts_with(&format!("mcp:{}:", super::names::safe_part(s))))
-        };
-        out.extend(
-            self.inner
-                .user
-                .resource_entries()
-                .into_iter()
-                .filter(|e| !shadowed(&e.command)),
-        );
         out
     }
 
     /// The system-prompt section of server instructions for a session in `root`.
     pub fn instructions_section(&self, root: Option<&Path>, session: Option<&str>) -> String {
-        let mut items: Vec<(String, String)> = Vec::new();
-        for m in self.visible(root, session) {
-            for (name, text) in m.server_instructions() {
-                if !items.iter().any(|(n, _)| *n == name) {
-                    items.push((name, text));
-                }
-            }
-        }
+        let items = self.unshadowed(root, session, |m| m.server_instructions());
         super::instructions::render_section(&items)
     }
 
     /// The servers a session in `root` can use (connected or connecting), the project's first;
-    /// a project server hides the user's of the same name, and a session's own server both.
+    /// a project server hides the user's of the same name (also a disabled one: a project's
+    /// "off" for a user's plugin), and a session's own server both.
     pub fn server_summaries(
         &self,
         root: Option<&Path>,
         session: Option<&str>,
     ) -> Vec<super::instructions::ServerSummary> {
-        let mut out: Vec<super::instructions::ServerSummary> = Vec::new();
+        self.unshadowed(root, session, |m| {
+            m.server_summaries()
+                .into_iter()
+                .map(|s| (s.name.clone(), s))
+                .collect()
+        })
+        .into_iter()
+        .map(|(_, s)| s)
+        .collect()
+    }
+
+    /// What `of` gives of each manager a caller in `root` (of `session`) sees, by server name,
+    /// leaving out what a server of the same name in a manager before it hides — whatever that
+    /// server's state (held, invalid and disabled servers hide too).
+    fn unshadowed<T>(
+        &self,
+        root: Option<&Path>,
+        session: Option<&str>,
+        of: impl Fn(&McpManager) -> Vec<(String, T)>,
+    ) -> Vec<(String, T)> {
+        let mut out: Vec<(String, T)> = Vec::new();
+        let mut hidden: Vec<String> = Vec::new();
         for m in self.visible(root, session) {
-            for s in m.server_summaries() {
-                if !out.iter().any(|o| o.name == s.name) {
-                    out.push(s);
+            for (name, item) in of(&m) {
+                if !hidden.contains(&name) && !out.iter().any(|(n, _)| *n == name) {
+                    out.push((name, item));
                 }
             }
+            hidden.extend(m.list().into_iter().map(|s| s.name));
         }
         out
     }
@@ -321,15 +341,17 @@ impl McpHub {
     }
 
     /// An `mcp:` command's real server and tool names and its words mapped to the tool's
-    /// arguments (as a call would send them), for a caller in `root`: what hooks are shown as
-    /// `mcp__<server>__<tool>`. Words the schema does not accept give no arguments.
+    /// arguments (as a call would send them), for a caller in `root` (of `session`, whose own
+    /// servers come first): what hooks are shown as `mcp__<server>__<tool>`. Words the schema
+    /// does not accept give no arguments.
     pub fn tool_call_of(
         &self,
         root: Option<&Path>,
+        session: Option<&str>,
         command: &str,
         argv: &[String],
     ) -> Option<(String, String, serde_json::Map<String, serde_json::Value>)> {
-        self.visible(root, None).into_iter().find_map(|m| {
+        self.visible(root, session).into_iter().find_map(|m| {
             let catalog = m.catalog();
             let found = catalog.resolve(command)?;
             let args = catalog
@@ -365,4 +387,22 @@ impl McpHub {
         all.push(self.inner.user.clone());
         futures::future::join_all(all.iter().map(McpManager::shutdown)).await;
     }
+}
+
+/// Why `command` does not run for a caller in `project`'s workspace when it names a user
+/// plugin's server the project's `enabledPlugins` turned off there.
+fn turned_off_by(project: &McpManager, command: &str) -> Option<String> {
+    project
+        .list()
+        .into_iter()
+        .filter(|s| super::plugin_servers::is_turned_off(&s.name, &s.source))
+        .find(|s| command.starts_with(&format!("mcp:{}:", super::names::safe_part(&s.name))))
+        .map(|s| {
+            format!(
+                "{command}: the plugin server {} is turned off in this project by {} \
+                 (enabledPlugins); it runs in other folders",
+                s.name,
+                s.source.display()
+            )
+        })
 }

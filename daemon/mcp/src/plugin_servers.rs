@@ -36,7 +36,10 @@ pub fn add(
 }
 
 /// Adds to a workspace's `config` the servers of the plugins its trusted project settings
-/// (`layers`) turn on and the user's alone do not (those run in the user's layer already).
+/// (`layers`) turn on and the user's alone do not (those run in the user's layer already), and
+/// turns off there the servers of the plugins the user enabled and the project turns off
+/// (`"p@m": false`): each becomes a disabled server of the same name in the workspace's layer,
+/// which hides the user's in that project only ([`is_turned_off`]).
 pub fn add_project(
     config: &mut McpConfig,
     home: &Path,
@@ -44,13 +47,62 @@ pub fn add_project(
     mcp_dir: &Path,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) {
-    let user: Vec<String> = claude_plugins::scan(home, None)
-        .enabled()
-        .map(Plugin::key)
-        .collect();
+    let user_scan = claude_plugins::scan(home, None);
+    let user: Vec<&Plugin> = user_scan.enabled().collect();
     let scan = claude_plugins::scan_layered(home, Some(layers));
-    let only_project = scan.enabled().filter(|p| !user.contains(&p.key()));
+    let on: Vec<String> = scan.enabled().map(Plugin::key).collect();
+    let only_project = scan
+        .enabled()
+        .filter(|p| !user.iter().any(|u| u.key() == p.key()));
     add_plugins(config, only_project, mcp_dir, lookup);
+    for plugin in user.into_iter().filter(|p| !on.contains(&p.key())) {
+        // The last layer that says "off" is the one that decided.
+        let key = plugin.key();
+        let decided = layers.docs.iter().rev().find(|(_, doc)| {
+            doc.get("enabledPlugins").and_then(|m| m.get(&key))
+                == Some(&serde_json::Value::Bool(false))
+        });
+        if let Some((file, _)) = decided {
+            turn_off(config, plugin, file);
+        }
+    }
+}
+
+/// Whether a server of a workspace's layer named `name`, from `source`, stands for a user
+/// plugin's server the project turned off (see [`add_project`]): a plugin server's name whose
+/// entry comes from a project settings file, not from the plugin.
+pub fn is_turned_off(name: &str, source: &Path) -> bool {
+    name.starts_with(PREFIX)
+        && source
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| {
+                claude_plugins::PROJECT_SETTINGS_FILES
+                    .iter()
+                    .any(|f| f.ends_with(n))
+            })
+}
+
+/// Disabled entries in `config`, from the project settings `file` that turned `plugin` off, for
+/// every server of `plugin`: they never start and hide the user's of the same name.
+fn turn_off(config: &mut McpConfig, plugin: &Plugin, file: &Path) {
+    let Ok((_, servers)) = claude_plugins::mcp_servers(&plugin.root) else {
+        return;
+    };
+    let named: serde_json::Map<String, serde_json::Value> = servers
+        .keys()
+        .map(|name| {
+            let entry = serde_json::json!({"command": "true", "disabled": true});
+            (format!("{PREFIX}{}_{name}", plugin.name), entry)
+        })
+        .collect();
+    if named.is_empty() {
+        return;
+    }
+    let text = serde_json::json!({ "mcpServers": named }).to_string();
+    let mut own = McpConfig::default();
+    own.merge_text(file, &text, &|_| None);
+    merge_below(config, own);
 }
 
 fn add_plugins<'a>(

@@ -283,6 +283,11 @@ impl ChatSession {
         self.running.lock().is_some()
     }
 
+    /// The MCP servers the session was opened with for itself.
+    pub fn own_mcp(&self) -> &super::sessions::OwnMcpServers {
+        &self.deps.own_mcp
+    }
+
     /// Completed turns and messages so far.
     pub fn counts_now(&self) -> (u32, usize) {
         (

@@ -4,7 +4,7 @@
 use super::*;
 use crate::agent::RunnerLimits;
 use crate::agent::fakes::{FakeProviders, ScriptedProvider, bash, text};
-use crate::agent::sessions::{ChatSessions, OpenRequest, Resume};
+use crate::agent::sessions::{ChatSessions, OpenRequest, OwnMcpServers, Resume};
 use crate::shell::ShellSessions;
 use std::time::Duration;
 
@@ -35,7 +35,7 @@ fn setup_with_settings(provider: Arc<ScriptedProvider>, settings: SettingsFn) ->
     let providers: Arc<dyn ProviderFactory> = Arc::new(FakeProviders(provider));
     let chats = ChatSessions::new(
         dir.path().join("sessions"),
-        Arc::new(move |_, _, _, _| SessionDeps {
+        Arc::new(move |_, _, _, own: &OwnMcpServers| SessionDeps {
             shell: shell.clone(),
             providers: providers.clone(),
             settings: settings.clone(),
@@ -51,6 +51,7 @@ fn setup_with_settings(provider: Arc<ScriptedProvider>, settings: SettingsFn) ->
             custom: None,
             hooks: None,
             open_notices: Vec::new(),
+            own_mcp: own.clone(),
         }),
     );
     Setup {
@@ -411,4 +412,53 @@ async fn a_long_turn_of_medium_results_is_summarised_up_to_its_latest_steps() {
         "{last}"
     );
     assert!(last.contains("t29"), "the latest step is kept: {last}");
+}
+
+fn open_with(s: &Setup, resume: Resume, own: OwnMcpServers) -> crate::agent::sessions::Opened {
+    s.chats
+        .open(OpenRequest {
+            cwd: s.cwd.clone(),
+            env: std::collections::HashMap::new(),
+            model: None,
+            resume,
+            id: None,
+            own_mcp: own,
+        })
+        .unwrap()
+}
+
+fn servers(name: &str) -> OwnMcpServers {
+    OwnMcpServers {
+        servers: vec![(name.to_string(), r#"{"command":"true"}"#.to_string())],
+        strict: false,
+    }
+}
+
+/// `--resume ID --mcp-config …` of a session still in memory: loaded again with the new
+/// servers when nobody uses it; kept as it is, and the client told why, when a front end does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resume_with_other_servers_loads_an_unused_session_again() {
+    let s = setup(ScriptedProvider::new([]));
+    let first = open_with(&s, Resume::New, servers("a")).session;
+    let id = first.id.clone();
+    let again = open_with(&s, Resume::Id(id.clone()), servers("b"));
+    assert!(!Arc::ptr_eq(&first, &again.session), "loaded again");
+    assert!(again.session.own_mcp() == &servers("b"));
+    assert!(again.warnings.is_empty(), "{:?}", again.warnings);
+    // The same servers, or none given: reattached as it is.
+    let same = open_with(&s, Resume::Id(id.clone()), servers("b")).session;
+    assert!(Arc::ptr_eq(&same, &again.session));
+    let none = open_with(&s, Resume::Id(id.clone()), OwnMcpServers::default()).session;
+    assert!(Arc::ptr_eq(&none, &again.session));
+
+    // A front end follows it: it keeps its servers.
+    let _front = again.session.subscribe();
+    let kept = open_with(&s, Resume::Id(id), servers("c"));
+    assert!(Arc::ptr_eq(&kept.session, &again.session));
+    assert!(kept.session.own_mcp() == &servers("b"));
+    assert!(
+        kept.warnings[0].contains("keeps the MCP servers it has"),
+        "{:?}",
+        kept.warnings
+    );
 }

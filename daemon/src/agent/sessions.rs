@@ -65,6 +65,14 @@ pub struct OwnMcpServers {
     pub strict: bool,
 }
 
+/// What [`ChatSessions::reload_for_servers`] decided for a live session.
+enum Reload {
+    /// Reattached as it is, with what the client is told.
+    Keep(Vec<String>),
+    /// Unloaded, to load again from its file.
+    Unloaded,
+}
+
 /// The result of opening: the session and what happened while restoring it.
 pub struct Opened {
     pub session: Arc<ChatSession>,
@@ -171,15 +179,21 @@ impl ChatSessions {
         }
         let live = self.live.lock().get(&id).cloned();
         if let Some(live) = live {
-            if req.model.is_some() {
-                live.set_model(req.model);
+            match self.reload_for_servers(&live, &req.own_mcp) {
+                Reload::Keep(warnings) => {
+                    if req.model.is_some() {
+                        live.set_model(req.model);
+                    }
+                    return Ok(Opened {
+                        session: live,
+                        resumed: true,
+                        warnings,
+                        notices: Vec::new(),
+                    });
+                }
+                // Unloaded: loaded again below from its file, with the servers it is given now.
+                Reload::Unloaded => {}
             }
-            return Ok(Opened {
-                session: live,
-                resumed: true,
-                warnings: Vec::new(),
-                notices: Vec::new(),
-            });
         }
         let path = session_path(&self.dir, &id);
         if !path.is_file() {
@@ -338,6 +352,28 @@ impl ChatSessions {
         let summary = summarize(&path, mtime).ok_or_else(|| ChatError::NotFound(id.to_string()))?;
         let messages = restore_history(&path, session_log::replay(&path)?.records, &mut Vec::new());
         Ok((summary, messages))
+    }
+
+    /// Whether resuming the live session `live` with `own` (`--mcp-config` of this resume)
+    /// keeps it as it is or unloads it to load it again with those servers — as a new
+    /// `claude --resume … --mcp-config` process would have them. A session some front end still
+    /// uses or whose turn runs keeps its servers, and the resuming client is told why.
+    fn reload_for_servers(&self, live: &Arc<ChatSession>, own: &OwnMcpServers) -> Reload {
+        let brings_servers = !own.servers.is_empty() || own.strict;
+        if !brings_servers || live.own_mcp() == own {
+            return Reload::Keep(Vec::new());
+        }
+        if !live.is_idle_for(std::time::Duration::ZERO) {
+            return Reload::Keep(vec![format!(
+                "session {} is in use by another front end, so it keeps the MCP servers it has;                  --mcp-config applies when it is loaded again (after that front end leaves)",
+                live.id
+            )]);
+        }
+        let mut map = self.live.lock();
+        if map.get(&live.id).is_some_and(|s| Arc::ptr_eq(s, live)) {
+            map.remove(&live.id);
+        }
+        Reload::Unloaded
     }
 
     /// Unloads sessions nobody uses (no turn, no client, idle for `idle`); their files stay and

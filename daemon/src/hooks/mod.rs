@@ -423,8 +423,11 @@ impl SessionHooks {
     fn tool_of(&self, command: &str) -> (String, Value) {
         names::tool_of(
             command,
-            &self.facts.cwd,
-            self.facts.root.as_deref(),
+            (
+                &self.facts.cwd,
+                self.facts.root.as_deref(),
+                Some(&self.facts.session_id),
+            ),
             self.daemon.mcp.as_ref(),
         )
     }

@@ -13,18 +13,24 @@ use serde_json::{Map, Value, json};
 
 use crate::shell::syntax::{self, Route};
 
-/// An `mcp:` command's `(server, tool, arguments)` for a caller in a workspace root.
+/// An `mcp:` command's `(server, tool, arguments)` for a caller in a workspace root, of a chat
+/// session (whose own servers come first).
 pub type McpLookup = Arc<
-    dyn Fn(Option<&Path>, &str, &[String]) -> Option<(String, String, Map<String, Value>)>
+    dyn Fn(
+            Option<&Path>,
+            Option<&str>,
+            &str,
+            &[String],
+        ) -> Option<(String, String, Map<String, Value>)>
         + Send
         + Sync,
 >;
 
-/// The tool name and `tool_input` hooks see for `command`, run in `cwd` of workspace `root`.
+/// The tool name and `tool_input` hooks see for `command`, run in `cwd` of workspace `root` by
+/// chat session `session`.
 pub fn tool_of(
     command: &str,
-    cwd: &Path,
-    root: Option<&Path>,
+    (cwd, root, session): (&Path, Option<&Path>, Option<&str>),
     mcp: Option<&McpLookup>,
 ) -> (String, Value) {
     let bash = || ("Bash".to_string(), json!({ "command": command }));
@@ -46,7 +52,7 @@ pub fn tool_of(
     }
     if name.starts_with(synapse_mcp::names::COMMAND_PREFIX)
         && stdin.is_none()
-        && let Some((server, tool, arguments)) = mcp.and_then(|m| m(root, name, args))
+        && let Some((server, tool, arguments)) = mcp.and_then(|m| m(root, session, name, args))
     {
         return (format!("mcp__{server}__{tool}"), Value::Object(arguments));
     }
@@ -58,7 +64,7 @@ mod tests {
     use super::*;
 
     fn named(command: &str) -> (String, Value) {
-        let mcp: McpLookup = Arc::new(|_, command, args| {
+        let mcp: McpLookup = Arc::new(|_, _, command, args| {
             (command == "mcp:memory:create_entities").then(|| {
                 let mut m = Map::new();
                 m.insert(
@@ -68,7 +74,7 @@ mod tests {
                 ("memory".to_string(), "create_entities".to_string(), m)
             })
         });
-        tool_of(command, Path::new("/proj"), None, Some(&mcp))
+        tool_of(command, (Path::new("/proj"), None, None), Some(&mcp))
     }
 
     #[test]

@@ -166,6 +166,7 @@ impl Mcp for McpService {
         // restart the project's servers, outside the sandbox, with values it chose.
         let confined = from_confined_client(&request);
         let root = workspace_for(&request, root_of(&request.get_ref().cwd), false)?;
+        let session = crate::lifecycle::peer::session_for(&request, &request.get_ref().session)?;
         let r = request.into_inner();
         let env: Option<std::collections::HashMap<String, String>> =
             (!confined).then(|| r.env.into_iter().collect());
@@ -174,7 +175,8 @@ impl Mcp for McpService {
         }
         // A `synapse trust`, an approval or an edit since the last load counts now.
         self.state.mcp.refresh_if_changed(root.as_deref()).await;
-        let (servers, config_problems) = self.state.mcp.list(root.as_deref());
+        let (servers, config_problems) =
+            self.state.mcp.list_for(root.as_deref(), session.as_deref());
         let notes = self.state.mcp.notes(root.as_deref(), env.as_ref());
         Ok(Response::new(McpListResponse {
             servers: servers

@@ -376,6 +376,7 @@ impl Skills for SkillsService {
             crate::workspace::project_root(std::path::Path::new(&r.get_ref().cwd), home.as_deref())
         });
         let workspace = crate::lifecycle::peer::workspace_for(&r, claimed, false)?;
+        let session = crate::lifecycle::peer::session_for(&r, &r.get_ref().session)?;
         let r = r.into_inner();
         if r.query.trim().is_empty() {
             return Err(Status::invalid_argument(
@@ -389,7 +390,11 @@ impl Skills for SkillsService {
         };
         let tools = self.tools.clone();
         let (o, text) = tokio::task::spawn_blocking(move || {
-            let o = tools.search_in(workspace.as_deref(), &r.query, limit);
+            let scope = crate::skills::ToolScope {
+                workspace: workspace.as_deref(),
+                session: session.as_deref(),
+            };
+            let o = tools.search_in(scope, &r.query, limit);
             let text = render_outcome(&r.query, &o);
             (o, text)
         })

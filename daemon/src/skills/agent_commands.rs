@@ -9,7 +9,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
-use super::catalog::ToolCatalog;
+use super::catalog::{ToolCatalog, ToolScope};
 use super::commands::skill_search_text;
 use super::error::SkillError;
 use super::store::{LoadDecision, SkillStore};
@@ -239,8 +239,14 @@ impl AgentCommand for ToolsCommand {
                     let query = rest.join(" ");
                     let tools = self.tools.clone();
                     let workspace = ctx.workspace().map(std::path::Path::to_path_buf);
+                    // A chat session's shell is named by its id: its own servers count too.
+                    let session = ctx.session_name().to_string();
                     blocking(move || {
-                        CommandOutput::success(tools.search_text_in(workspace.as_deref(), &query))
+                        let scope = ToolScope {
+                            workspace: workspace.as_deref(),
+                            session: Some(&session),
+                        };
+                        CommandOutput::success(tools.search_text_in(scope, &query))
                     })
                     .await
                 }

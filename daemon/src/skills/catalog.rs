@@ -18,16 +18,33 @@ pub struct ToolEntry {
     pub description: String,
 }
 
+/// Who is searching: the caller's workspace (a project root; `None`: outside any project) and
+/// its chat session (`None`: outside a session), whose own MCP servers count too.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ToolScope<'a> {
+    pub workspace: Option<&'a Path>,
+    pub session: Option<&'a str>,
+}
+
+impl<'a> ToolScope<'a> {
+    /// A caller in `workspace`, outside any chat session.
+    pub fn workspace(workspace: Option<&'a Path>) -> Self {
+        Self {
+            workspace,
+            session: None,
+        }
+    }
+}
+
 /// Anything that contributes commands (the skill store, the MCP servers).
 pub trait ToolSource: Send + Sync {
-    /// Calls `f` once per command a caller in `workspace` (a project root; `None`: outside any
-    /// session) can run.
-    fn visit_tools(&self, workspace: Option<&Path>, f: &mut dyn FnMut(&ToolEntry));
+    /// Calls `f` once per command a caller in `scope` can run.
+    fn visit_tools(&self, scope: ToolScope<'_>, f: &mut dyn FnMut(&ToolEntry));
 }
 
 /// A fixed list, handy for tests and for sources that rebuild a list on change.
 impl ToolSource for Vec<ToolEntry> {
-    fn visit_tools(&self, _: Option<&Path>, f: &mut dyn FnMut(&ToolEntry)) {
+    fn visit_tools(&self, _: ToolScope<'_>, f: &mut dyn FnMut(&ToolEntry)) {
         self.iter().for_each(f);
     }
 }
@@ -79,25 +96,25 @@ impl ToolCatalog {
     /// Number of commands over all sources.
     pub fn count(&self) -> usize {
         let mut n = 0;
-        self.visit(None, &mut |_| n += 1);
+        self.visit(ToolScope::default(), &mut |_| n += 1);
         n
     }
 
-    fn visit(&self, workspace: Option<&Path>, f: &mut dyn FnMut(&ToolEntry)) {
+    fn visit(&self, scope: ToolScope<'_>, f: &mut dyn FnMut(&ToolEntry)) {
         let sources: Vec<Arc<dyn ToolSource>> = self.sources.read().clone();
         for s in sources {
-            s.visit_tools(workspace, f);
+            s.visit_tools(scope, f);
         }
     }
 
     /// Searches every source; `limit` caps the hits returned.
     pub fn search(&self, query: &str, limit: usize) -> SearchOutcome {
-        self.search_in(None, query, limit)
+        self.search_in(ToolScope::default(), query, limit)
     }
 
-    /// [`search`](Self::search) for a caller in `workspace`: its project's commands, and none
-    /// of another project's.
-    pub fn search_in(&self, workspace: Option<&Path>, query: &str, limit: usize) -> SearchOutcome {
+    /// [`search`](Self::search) for a caller in `scope`: its project's commands and its
+    /// session's own, and none of another project's or session's.
+    pub fn search_in(&self, scope: ToolScope<'_>, query: &str, limit: usize) -> SearchOutcome {
         let query = query.trim();
         let mut note = None;
         if looks_like_regex(query) {
@@ -106,7 +123,7 @@ impl ToolCatalog {
                 .size_limit(1 << 20)
                 .build()
             {
-                Ok(re) => return self.search_regex(workspace, &re, limit),
+                Ok(re) => return self.search_regex(scope, &re, limit),
                 Err(e) => {
                     note = Some(format!(
                         "not a valid regex ({}); searched as keywords",
@@ -117,7 +134,7 @@ impl ToolCatalog {
         }
         let terms: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
         let mut scored: Vec<(usize, u32, ToolEntry)> = Vec::new();
-        self.visit(workspace, &mut |t| {
+        self.visit(scope, &mut |t| {
             if let Some((n, score)) = keyword_score(&terms, t) {
                 scored.push((n, score, t.clone()));
             }
@@ -137,14 +154,9 @@ impl ToolCatalog {
         }
     }
 
-    fn search_regex(
-        &self,
-        workspace: Option<&Path>,
-        re: &regex::Regex,
-        limit: usize,
-    ) -> SearchOutcome {
+    fn search_regex(&self, scope: ToolScope<'_>, re: &regex::Regex, limit: usize) -> SearchOutcome {
         let mut found: Vec<(bool, ToolEntry)> = Vec::new();
-        self.visit(workspace, &mut |t| {
+        self.visit(scope, &mut |t| {
             if re.is_match(&t.command) {
                 found.push((true, t.clone()));
             } else if re.is_match(&t.description) {
@@ -164,18 +176,15 @@ impl ToolCatalog {
 
     /// The text the model sees for `tools search <query>`.
     pub fn search_text(&self, query: &str) -> String {
-        self.search_text_in(None, query)
+        self.search_text_in(ToolScope::default(), query)
     }
 
-    /// [`search_text`](Self::search_text) for a caller in `workspace`.
-    pub fn search_text_in(&self, workspace: Option<&Path>, query: &str) -> String {
+    /// [`search_text`](Self::search_text) for a caller in `scope`.
+    pub fn search_text_in(&self, scope: ToolScope<'_>, query: &str) -> String {
         if query.trim().is_empty() {
             return TOOLS_USAGE.to_string();
         }
-        render_outcome(
-            query,
-            &self.search_in(workspace, query, SEARCH_LIMIT_DEFAULT),
-        )
+        render_outcome(query, &self.search_in(scope, query, SEARCH_LIMIT_DEFAULT))
     }
 }
 

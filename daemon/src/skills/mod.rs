@@ -41,7 +41,9 @@ pub mod wrapper;
 pub use awareness::{
     AWARENESS_BUDGET_BYTES_DEFAULT, SkillListing, budget_from as awareness_budget,
 };
-pub use catalog::{SearchMode, SearchOutcome, TOOLS_USAGE, ToolCatalog, ToolEntry, ToolSource};
+pub use catalog::{
+    SearchMode, SearchOutcome, TOOLS_USAGE, ToolCatalog, ToolEntry, ToolScope, ToolSource,
+};
 pub use commands::{SKILL_USAGE, skill_search_text};
 pub use error::SkillError;
 pub use permissions::SkillPermission;

@@ -456,8 +456,8 @@ impl crate::workspace::WorkspaceListener for SkillStore {
 }
 
 impl ToolSource for SkillStore {
-    fn visit_tools(&self, workspace: Option<&Path>, f: &mut dyn FnMut(&ToolEntry)) {
-        match workspace {
+    fn visit_tools(&self, scope: super::catalog::ToolScope<'_>, f: &mut dyn FnMut(&ToolEntry)) {
+        match scope.workspace {
             Some(root) => self.visit_tools_in(root, f),
             None => self.read().tools.values().for_each(f),
         }

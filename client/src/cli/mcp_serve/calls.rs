@@ -49,6 +49,7 @@ pub async fn offer(
             include_tools: true,
             cwd,
             env: env.clone(),
+            session: String::new(),
         })
     );
     let skills = skills

@@ -21,7 +21,8 @@ use crate::cli::mcp::{caller_cwd, caller_env};
 /// Agent commands listed at most (`tools search` caps its answer).
 const AGENTS_MAX: u32 = 200;
 
-pub async fn init_facts(channel: Channel) -> InitFacts {
+/// `session`: the opened session's id, whose own servers (`--mcp-config`) are listed too.
+pub async fn init_facts(channel: Channel, session: &str) -> InitFacts {
     let cwd = caller_cwd();
     let mut facts = InitFacts {
         tools: vec!["Bash".to_string()],
@@ -32,6 +33,7 @@ pub async fn init_facts(channel: Channel) -> InitFacts {
             include_tools: false,
             cwd: cwd.clone(),
             env: caller_env(),
+            session: session.to_string(),
         })
         .await;
     if let Ok(r) = servers {
@@ -78,6 +80,7 @@ pub async fn init_facts(channel: Channel) -> InitFacts {
             query: "^task:[^:]+$".into(),
             limit: AGENTS_MAX,
             cwd,
+            session: session.to_string(),
         })
         .await;
     if let Ok(r) = agents {

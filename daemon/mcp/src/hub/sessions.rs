@@ -5,7 +5,7 @@
 //! ends ([`McpHub::close_session`]). Nobody else sees them: only a caller naming the session
 //! does (the session's router through its `CallContext`, a wrapper through `--session`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -79,6 +79,28 @@ impl SessionServers {
 }
 
 impl McpHub {
+    /// `synapse mcp list` for a caller in `root` of chat session `session`: the session's own
+    /// servers, then the project's and the user's that none of them shadows ([`McpHub::list`]);
+    /// a strict session's own only. Outside a session with servers of its own, `list(root)`.
+    pub fn list_for(
+        &self,
+        root: Option<&Path>,
+        session: Option<&str>,
+    ) -> (Vec<crate::manager::ServerStatus>, Vec<String>) {
+        let Some(own) = self.session(session) else {
+            return self.list(root);
+        };
+        let mut servers = own.manager.list();
+        let mut problems = own.manager.config_problems();
+        if !own.strict {
+            let (others, other_problems) = self.list(root);
+            servers.extend(others.into_iter().filter(|s| !own.names.contains(&s.name)));
+            problems.extend(other_problems);
+        }
+        servers.sort_by(|a, b| a.name.cmp(&b.name));
+        (servers, problems)
+    }
+
     /// Session `id`'s own servers, when it has any (or is strict).
     pub(super) fn session(&self, id: Option<&str>) -> Option<SessionServers> {
         self.inner.sessions.lock().get(id?).cloned()

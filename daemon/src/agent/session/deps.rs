@@ -57,4 +57,7 @@ pub struct SessionDeps {
     /// What the session's user is told when it opens, from building these (its own MCP
     /// servers that did not start, or that replace a configured server of the same name).
     pub open_notices: Vec<String>,
+    /// The MCP servers the session was opened with for itself (a resume that brings others
+    /// loads it again with them).
+    pub own_mcp: crate::agent::sessions::OwnMcpServers,
 }
