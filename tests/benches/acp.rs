@@ -129,13 +129,17 @@ fn main() {
     let mut agent = Agent::spawn(env.synapse_with_model(&fake));
     agent.send(&initialize(0));
     agent.answer(0, |_, _| {});
-    agent.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {
-        "cwd": env.workdir(), "mcpServers": []}}));
+    agent.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {
+        "cwd": env.workdir(), "mcpServers": []}}),
+    );
     let session = agent.answer(1, |_, _| {})["sessionId"].clone();
     let mut prompt = |id: u64| -> Duration {
-        agent.send(&json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt", "params": {
+        agent.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt", "params": {
             "sessionId": session,
-            "prompt": [{"type": "text", "text": format!("say something ({id})")}]}}));
+            "prompt": [{"type": "text", "text": format!("say something ({id})")}]}}),
+        );
         let mut first: Option<(String, Instant)> = None;
         let done = agent.answer(id, |msg, at| {
             let update = &msg["params"]["update"];

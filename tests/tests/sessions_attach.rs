@@ -237,7 +237,11 @@ async fn attaching_mid_answer_shows_the_text_streamed_before_then_the_rest_live(
     let fake = FakeLlm::start(Script::new().reply(answer)).await.unwrap();
     let id = detach(&env, &fake, "write two paragraphs");
     hold.reached(DEADLINE).await;
-    assert_eq!(listed(&env, &id)["frontEnds"], 0, "nobody saw the first paragraph");
+    assert_eq!(
+        listed(&env, &id)["frontEnds"],
+        0,
+        "nobody saw the first paragraph"
+    );
 
     let screen = Screen::start(&env, Some(&fake), &["attach", &id]);
     screen.wait_for("A turn of this session is running");
@@ -250,7 +254,11 @@ async fn attaching_mid_answer_shows_the_text_streamed_before_then_the_rest_live(
     // The turn's end (its summary line): the answer once, in order, not shown again.
     let shown = screen.wait_for("tokens in");
     let shown = crate::repl_support::after_last(&shown, "A turn of this session is running");
-    assert_eq!(shown.matches("Streamed-before-attach").count(), 1, "{shown}");
+    assert_eq!(
+        shown.matches("Streamed-before-attach").count(),
+        1,
+        "{shown}"
+    );
     let before = shown.find("Streamed-before-attach").unwrap();
     let after = shown.find("Streamed-after-attach").unwrap();
     assert!(before < after, "{shown}");

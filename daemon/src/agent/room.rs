@@ -114,7 +114,9 @@ impl SessionRoom {
             )));
         }
         if !open.text.is_empty() {
-            catch_up.push(SessionEvent::Agent(AgentEvent::TextDelta(open.text.clone())));
+            catch_up.push(SessionEvent::Agent(AgentEvent::TextDelta(
+                open.text.clone(),
+            )));
         }
         for (started, tail) in &open.calls {
             catch_up.push(started.clone());

@@ -134,8 +134,10 @@ fn a_long_answer_keeps_its_end_and_says_the_start_is_not_shown() {
     }
     room.send(text("THE END")).unwrap();
     let catch_up = room.join().1;
-    let [SessionEvent::Notice(notice), SessionEvent::Agent(AgentEvent::TextDelta(kept))] =
-        &catch_up[..]
+    let [
+        SessionEvent::Notice(notice),
+        SessionEvent::Agent(AgentEvent::TextDelta(kept)),
+    ] = &catch_up[..]
     else {
         panic!("a notice and the text: {catch_up:?}");
     };

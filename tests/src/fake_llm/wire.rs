@@ -300,7 +300,10 @@ mod tests {
             .iter()
             .position(|e| is_text_delta(Api::OpenAi, e))
             .unwrap();
-        assert_eq!(data_of(&openai[first])["choices"][0]["delta"]["content"], "hi ");
+        assert_eq!(
+            data_of(&openai[first])["choices"][0]["delta"]["content"],
+            "hi "
+        );
         assert!(!is_text_delta(Api::OpenAi, &openai[0]), "the empty opener");
     }
 
