@@ -3,15 +3,17 @@
 //! turn from where it is and answers its question; two REPLs on one session see the same events,
 //! the first answer wins and the other sees it answered; closing one REPL leaves the turn running
 //! for the other; `sessions list` shows a detached turn waiting for an answer, and the question
-//! times out per `questions.timeoutSecs`.
+//! times out per `questions.timeoutSecs`; a terminal attaching while an answer streams sees
+//! that answer from its start, then the rest live.
 //!
 //! The scripted turn is held by a real command that waits for a file the test creates, so the
-//! test decides when the turn moves on; its question is a skill marked `ask`.
+//! test decides when the turn moves on; its question is a skill marked `ask`. A streaming answer
+//! is held mid-stream by the fake model ([`StreamHold`]).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::repl_support::Screen;
-use synapse_tests::fake_llm::{FakeLlm, Script};
+use synapse_tests::fake_llm::{FakeLlm, Reply, Script, StreamHold};
 use synapse_tests::{DEADLINE, TestEnv, wait_until};
 
 /// The held command: it finishes once the test creates `go` in the work folder.
@@ -216,6 +218,50 @@ async fn a_detached_turns_question_times_out_per_the_setting() {
     wait_until(DEADLINE, "the turn ended", || {
         listed(&env, &id)["state"] == "idle"
     });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attaching_mid_answer_shows_the_text_streamed_before_then_the_rest_live() {
+    let env = TestEnv::new();
+    let hold = StreamHold::new();
+    // Anthropic events: message_start, ping, content_block_start, then one per chunk: the
+    // first paragraph goes out, the second waits for the hold.
+    let answer = Reply::new()
+        .text_chunks([
+            "Streamed-before-attach: the ",
+            "opening paragraph.\n\n",
+            "Streamed-after-attach: ",
+            "the closing paragraph.\n",
+        ])
+        .hold_after(5, &hold);
+    let fake = FakeLlm::start(Script::new().reply(answer)).await.unwrap();
+    let id = detach(&env, &fake, "write two paragraphs");
+    hold.reached(DEADLINE).await;
+    assert_eq!(
+        listed(&env, &id)["frontEnds"],
+        0,
+        "nobody saw the first paragraph"
+    );
+
+    let screen = Screen::start(&env, Some(&fake), &["attach", &id]);
+    screen.wait_for("A turn of this session is running");
+    screen.wait_for("Streamed-before-attach: the opening paragraph.");
+    wait_until(DEADLINE, "the REPL is attached", || {
+        listed(&env, &id)["frontEnds"] == 1
+    });
+    hold.release();
+    screen.wait_for("Streamed-after-attach: the closing paragraph.");
+    // The turn's end (its summary line): the answer once, in order, not shown again.
+    let shown = screen.wait_for("tokens in");
+    let shown = crate::repl_support::after_last(&shown, "A turn of this session is running");
+    assert_eq!(
+        shown.matches("Streamed-before-attach").count(),
+        1,
+        "{shown}"
+    );
+    let before = shown.find("Streamed-before-attach").unwrap();
+    let after = shown.find("Streamed-after-attach").unwrap();
+    assert!(before < after, "{shown}");
 }
 
 /// Polls `synapse sessions list` until it shows `needle`; returns what it printed.

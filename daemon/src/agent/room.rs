@@ -1,9 +1,9 @@
 //! The room a session's front ends sit in ([`SessionRoom`]): every event of the session goes out
 //! through it to each attached front end (a broadcast; one receiver per front end), and it keeps
-//! what a front end attaching mid-turn needs to show the session from where it is — the tool
-//! calls still running and the questions still open. Sending and joining take one lock, so a
-//! late front end gets each of those exactly once: in its catch-up or live, never both, never
-//! neither.
+//! what a front end attaching mid-turn needs to show the session from where it is — the text
+//! the current answer has streamed so far, the tool calls still running and the questions still
+//! open. Sending and joining take one lock, so a late front end gets each of those exactly once:
+//! in its catch-up or live, never both, never neither.
 //!
 //! It also holds the turn's detachment (`synapse run --detach`): a detached turn goes on with no
 //! front end, and its questions wait for one to attach, up to the question timeout
@@ -22,6 +22,10 @@ use super::session::SessionEvent;
 
 /// How long a detached turn's question waits for a front end when settings.json says nothing.
 pub const QUESTION_TIMEOUT_DEFAULT: Duration = Duration::from_secs(600);
+
+/// The most of the streaming answer's text a late front end is shown (its end, on a char
+/// boundary); a longer answer's start is named in a notice instead.
+pub const STREAMED_TEXT_CAP_BYTES: usize = 64 * 1024;
 
 /// The session's front ends and what is open in its running turn. Cheap to clone (shared).
 #[derive(Clone)]
@@ -43,6 +47,10 @@ struct Open {
     calls: Vec<(SessionEvent, Option<SessionEvent>)>,
     /// `Approval` / `Elicitation` not yet closed.
     questions: Vec<SessionEvent>,
+    /// The text of the answer streaming now (from its model request until the next one or the
+    /// turn's end), at most [`STREAMED_TEXT_CAP_BYTES`]; `text_cut`: its start was dropped.
+    text: String,
+    text_cut: bool,
 }
 
 /// An event sent while no front end was attached (it is still noted for the next one).
@@ -91,12 +99,25 @@ impl SessionRoom {
         self.inner.events.subscribe()
     }
 
-    /// A front end attaches: its receiver, and the events that show it what is open now (running
-    /// calls with their latest output, then open questions), which it gets before the live ones.
+    /// A front end attaches: its receiver, and the events that show it what is open now (the
+    /// streaming answer's text so far as one delta, running calls with their latest output, then
+    /// open questions), which it gets before the live ones.
     pub fn join(&self) -> (broadcast::Receiver<SessionEvent>, Vec<SessionEvent>) {
         let open = self.inner.open.lock();
         let receiver = self.inner.events.subscribe();
         let mut catch_up = Vec::new();
+        if open.text_cut {
+            catch_up.push(SessionEvent::Notice(format!(
+                "This answer's first part is not shown here (only its last {} KiB are kept for a \
+                 late front end).",
+                STREAMED_TEXT_CAP_BYTES / 1024
+            )));
+        }
+        if !open.text.is_empty() {
+            catch_up.push(SessionEvent::Agent(AgentEvent::TextDelta(
+                open.text.clone(),
+            )));
+        }
         for (started, tail) in &open.calls {
             catch_up.push(started.clone());
             catch_up.extend(tail.clone());
@@ -175,12 +196,34 @@ impl Open {
             SessionEvent::QuestionClosed { id, .. } => {
                 self.questions.retain(|q| question_id(q) != id);
             }
+            SessionEvent::Agent(AgentEvent::TextDelta(text)) => self.add_text(text),
+            // The answer's tool results go back to the model: the next answer starts afresh.
+            SessionEvent::Agent(AgentEvent::ToolResults(_)) => self.clear_text(),
             SessionEvent::TurnFinished { .. } => {
                 self.calls.clear();
                 self.questions.clear();
+                self.clear_text();
             }
             _ => {}
         }
+    }
+
+    /// Appends streamed text, keeping the last [`STREAMED_TEXT_CAP_BYTES`].
+    fn add_text(&mut self, text: &str) {
+        self.text.push_str(text);
+        if self.text.len() > STREAMED_TEXT_CAP_BYTES {
+            let mut start = self.text.len() - STREAMED_TEXT_CAP_BYTES;
+            while !self.text.is_char_boundary(start) {
+                start += 1;
+            }
+            self.text.drain(..start);
+            self.text_cut = true;
+        }
+    }
+
+    fn clear_text(&mut self) {
+        self.text.clear();
+        self.text_cut = false;
     }
 }
 

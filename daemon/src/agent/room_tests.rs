@@ -1,4 +1,5 @@
-//! The room in process: a late front end's catch-up, closing questions, detachment.
+//! The room in process: a late front end's catch-up (the streaming answer's text, running calls,
+//! open questions), closing questions, detachment.
 
 use super::*;
 use crate::agent::approvals::SessionApprover;
@@ -73,6 +74,77 @@ fn a_late_front_end_catches_up_on_the_calls_still_running_with_their_output() {
     let (_late, catch_up) = room.join();
     assert_eq!(catch_up, vec![started("b"), tail]);
     assert_eq!(room.receiver_count(), 2);
+}
+
+fn text(t: &str) -> SessionEvent {
+    SessionEvent::Agent(AgentEvent::TextDelta(t.into()))
+}
+
+fn turn_finished() -> SessionEvent {
+    SessionEvent::TurnFinished {
+        end: crate::agent::events::TurnEnd::Completed,
+        final_text: String::new(),
+        turn: 1,
+        usage: Default::default(),
+        peak_input: 0,
+    }
+}
+
+#[test]
+fn a_late_front_end_sees_the_streaming_answer_from_its_start_then_live() {
+    let room = SessionRoom::new(16);
+    let _first = room.subscribe();
+    room.send(text("Here is ")).unwrap();
+    room.send(text("the plan")).unwrap();
+    let (mut late, catch_up) = room.join();
+    assert_eq!(catch_up, vec![text("Here is the plan")]);
+    // What streams after the join comes live, once.
+    room.send(text(", step one")).unwrap();
+    assert_eq!(late.try_recv().unwrap(), text(", step one"));
+    assert!(late.try_recv().is_err());
+}
+
+#[test]
+fn the_streamed_text_comes_before_the_call_it_led_to_and_resets_for_the_next_answer() {
+    let room = SessionRoom::new(16);
+    let _first = room.subscribe();
+    room.send(text("Let me look.")).unwrap();
+    room.send(started("a")).unwrap();
+    assert_eq!(room.join().1, vec![text("Let me look."), started("a")]);
+    room.send(finished("a")).unwrap();
+    room.send(SessionEvent::Agent(AgentEvent::ToolResults(Vec::new())))
+        .unwrap();
+    // The next model request: only its own text is caught up on.
+    assert!(room.join().1.is_empty());
+    room.send(text("Found it.")).unwrap();
+    assert_eq!(room.join().1, vec![text("Found it.")]);
+    room.send(turn_finished()).unwrap();
+    assert!(room.join().1.is_empty());
+}
+
+#[test]
+fn a_long_answer_keeps_its_end_and_says_the_start_is_not_shown() {
+    let room = SessionRoom::new(16);
+    let _first = room.subscribe();
+    // Multi-byte text, so the cut must land on a char boundary.
+    let chunk = "é".repeat(1000);
+    let sent = STREAMED_TEXT_CAP_BYTES / chunk.len() + 3;
+    for _ in 0..sent {
+        room.send(text(&chunk)).unwrap();
+    }
+    room.send(text("THE END")).unwrap();
+    let catch_up = room.join().1;
+    let [
+        SessionEvent::Notice(notice),
+        SessionEvent::Agent(AgentEvent::TextDelta(kept)),
+    ] = &catch_up[..]
+    else {
+        panic!("a notice and the text: {catch_up:?}");
+    };
+    assert!(notice.contains("not shown"), "{notice}");
+    assert!(kept.len() <= STREAMED_TEXT_CAP_BYTES, "{}", kept.len());
+    assert!(kept.len() > STREAMED_TEXT_CAP_BYTES - 4, "{}", kept.len());
+    assert!(kept.ends_with("éTHE END"));
 }
 
 #[test]

@@ -36,6 +36,7 @@ pub const BENCHES: &[(&str, bool)] = &[
     ("shell", true),
     ("mcp", false),
     ("mcp_serve", false),
+    ("acp", false),
     ("agent", false),
     ("llm_real", false),
     ("repl", false),
@@ -119,6 +120,16 @@ pub const GOALS: &[Goal] = &[
         "mcp_serve.daemon_call",
         "baseline: the daemon's own call of the same command (`Tools.Exec`, gated)",
         "—",
+    ),
+    g(
+        "acp.spawn_to_initialize",
+        "`synapse acp` spawn → `initialize` answered, warm daemon",
+        "≤ 15 ms",
+    ),
+    g(
+        "acp.first_update",
+        "`synapse acp` model's first text chunk → first `agent_message_chunk`",
+        "≤ 5 ms",
     ),
     g(
         "mcp.resource_read",

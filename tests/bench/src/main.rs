@@ -67,7 +67,8 @@ fn parse_args() -> Result<Options, String> {
                     "usage: synapse-bench [--quick] [--only NAME,…] [--profile NAME]\n\
                      --quick runs on the test build (dev profile), a full run on release\n\
                      benches: daemon, \
-                            shell, mcp, agent, llm_real, repl, skills, growth, load, \
+                            shell, mcp, mcp_serve, acp, agent, llm_real, repl, skills, growth, \
+                            load, \
                             workspaces, permissions, prompt_cache"
                         .into(),
                 );

@@ -10,7 +10,9 @@
 //! ```
 //!
 //! Modules: [`script`] (steps and builders), [`request`] (what was received), `wire` (rendering
-//! per API) and `server` (HTTP, delays, cuts, hangs).
+//! per API) and `server` (HTTP, delays, cuts, hangs, holds). For latency benches the server
+//! notes when it handed each answer's first text chunk to the connection
+//! ([`FakeLlm::first_text_sent`]).
 
 pub mod request;
 pub mod script;
@@ -19,14 +21,14 @@ mod wire;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 pub use request::{Api, RecordedRequest};
-pub use script::{Ending, ErrorReply, Part, Reply, Script, Step, ToolCall};
+pub use script::{Ending, ErrorReply, Part, Reply, Script, Step, StreamHold, ToolCall};
 
 use server::{Shared, Source};
 
@@ -67,6 +69,7 @@ impl FakeLlm {
             received,
             scripted,
             open_connections: Default::default(),
+            first_text: Mutex::new(Vec::new()),
         });
         let task = tokio::spawn(server::serve(listener, shared.clone()));
         Ok(Self { addr, shared, task })
@@ -128,6 +131,15 @@ impl FakeLlm {
             .lock()
             .map(|r| r.clone())
             .unwrap_or_default()
+    }
+
+    /// When the first text chunk of the answer to request `index` (0-based, as
+    /// [`RecordedRequest::index`]) was handed to its connection — the moment a real model's first
+    /// token leaves it; `None` while it has not been (or the answer has no text). A bench compares
+    /// it with when a front end shows that text.
+    pub fn first_text_sent(&self, index: usize) -> Option<Instant> {
+        let sent = self.shared.first_text.lock().ok()?;
+        sent.iter().find(|(i, _)| *i == index).map(|(_, at)| *at)
     }
 
     /// Waits until at least `count` requests have arrived and returns them all.

@@ -1,12 +1,15 @@
 //! What the fake model answers: a [`Script`] is a queue of [`Step`]s, one per incoming request.
 //! A [`Reply`] is one assistant turn (text and/or `Bash` tool calls) with optional per-event
-//! delays and an [`Ending`] that can cut, hang or fail the stream part-way; an [`ErrorReply`] is
-//! an HTTP error in the API's own error format. The wire modules render these per API.
+//! delays, an [`Ending`] that can cut, hang or fail the stream part-way, and an optional
+//! [`StreamHold`] that stops it part-way until the test lets it go on; an [`ErrorReply`] is an
+//! HTTP error in the API's own error format. The wire modules render these per API.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use tokio::sync::watch;
 
 /// The answers to successive requests, first to last.
 #[derive(Debug, Clone, Default)]
@@ -175,6 +178,8 @@ pub struct Reply {
     pub cache_creation_tokens: u64,
     /// The stop reason in the API's spelling; default `end_turn`/`stop` or `tool_use`/`tool_calls`.
     pub stop_reason: Option<String>,
+    /// Stop after this many events until the hold is released ([`Reply::hold_after`]).
+    pub hold: Option<(usize, StreamHold)>,
 }
 
 impl Reply {
@@ -242,6 +247,13 @@ impl Reply {
         self
     }
 
+    /// Sends `events` events, then waits until `hold` is released and sends the rest (the
+    /// events are counted as for [`Ending`]).
+    pub fn hold_after(mut self, events: usize, hold: &StreamHold) -> Self {
+        self.hold = Some((events, hold.clone()));
+        self
+    }
+
     pub fn usage(mut self, input: u64, output: u64) -> Self {
         self.input_tokens = Some(input);
         self.output_tokens = Some(output);
@@ -273,6 +285,63 @@ impl Reply {
             })
             .sum();
         (chars as u64 / 4).max(1)
+    }
+}
+
+/// A point where a reply's stream stops until the test lets it go on: the test waits for the
+/// stream to get there ([`StreamHold::reached`]), does what it needs done mid-answer, then
+/// calls [`StreamHold::release`]. Cheap to clone (shared).
+///
+/// ```ignore
+/// let hold = StreamHold::new();
+/// let llm = FakeLlm::start(Script::new().reply(Reply::new().text("a b c").hold_after(4, &hold))).await?;
+/// hold.reached(DEADLINE).await; // "a " has been sent, the rest waits
+/// hold.release();
+/// ```
+#[derive(Debug, Clone)]
+pub struct StreamHold {
+    reached: Arc<watch::Sender<bool>>,
+    released: Arc<watch::Sender<bool>>,
+}
+
+impl Default for StreamHold {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl StreamHold {
+    pub fn new() -> Self {
+        Self {
+            reached: Arc::new(watch::channel(false).0),
+            released: Arc::new(watch::channel(false).0),
+        }
+    }
+
+    /// Lets every stream stopped here go on (and any that gets here later pass at once).
+    pub fn release(&self) {
+        self.released.send_replace(true);
+    }
+
+    /// Waits until a stream has stopped here: every event before the hold has been handed to
+    /// the connection.
+    ///
+    /// # Panics
+    /// When `timeout` passes first. It is a test assertion.
+    pub async fn reached(&self, timeout: Duration) {
+        let mut reached = self.reached.subscribe();
+        let got = tokio::time::timeout(timeout, reached.wait_for(|r| *r)).await;
+        assert!(
+            matches!(got, Ok(Ok(_))),
+            "fake LLM: no stream reached its hold within {timeout:?}"
+        );
+    }
+
+    /// The stream's side: notes it got here, then waits for the release.
+    pub(crate) async fn wait(&self) {
+        self.reached.send_replace(true);
+        let mut released = self.released.subscribe();
+        let _ = released.wait_for(|r| *r).await;
     }
 }
 

@@ -1,6 +1,7 @@
 //! The HTTP side of the fake model: a hyper HTTP/1.1 server on 127.0.0.1 whose handler records
 //! each request, asks the [`Source`] for the next step, and streams that step's events through a
-//! body that can wait between events, stop, hang, or break the connection mid-body.
+//! body that can wait between events, stop at a hold until released, hang, or break the
+//! connection mid-body. It notes when each answer's first text chunk went out.
 
 use std::convert::Infallible;
 use std::io;
@@ -46,6 +47,8 @@ pub(crate) struct Shared {
     pub scripted: usize,
     /// Connections open right now: a client that goes away shows as this dropping.
     pub open_connections: std::sync::atomic::AtomicUsize,
+    /// (request index, when its answer's first text chunk was handed to the connection).
+    pub first_text: Mutex<Vec<(usize, std::time::Instant)>>,
 }
 
 /// Counts a connection as open for as long as it lives.
@@ -183,11 +186,16 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
             std::future::pending::<()>().await;
             plain(StatusCode::INTERNAL_SERVER_ERROR, String::new())
         }
-        Step::Reply(reply) => stream_response(api, &reply, &recorded),
+        Step::Reply(reply) => stream_response(api, &reply, &recorded, shared.clone()),
     }
 }
 
-fn stream_response(api: Api, reply: &Reply, request: &RecordedRequest) -> Response<Body> {
+fn stream_response(
+    api: Api,
+    reply: &Reply,
+    request: &RecordedRequest,
+    shared: Arc<Shared>,
+) -> Response<Body> {
     let ctx = RenderContext {
         request_index: request.index,
         model: request.body["model"]
@@ -227,12 +235,31 @@ fn stream_response(api: Api, reply: &Reply, request: &RecordedRequest) -> Respon
         }
     };
     let delay = reply.delay;
-    let head: FrameStream = Box::pin(stream::iter(events).then(move |event| async move {
-        if !delay.is_zero() {
-            tokio::time::sleep(delay).await;
-        }
-        Ok(Frame::data(Bytes::from(event)))
-    }));
+    let hold = reply.hold.clone();
+    let first_text = events.iter().position(|e| wire::is_text_delta(api, e));
+    let index = request.index;
+    let head: FrameStream = Box::pin(stream::iter(events.into_iter().enumerate()).then(
+        move |(n, event)| {
+            let hold = hold.clone();
+            let shared = shared.clone();
+            async move {
+                if let Some((at, hold)) = &hold
+                    && *at == n
+                {
+                    hold.wait().await;
+                }
+                if !delay.is_zero() {
+                    tokio::time::sleep(delay).await;
+                }
+                if first_text == Some(n)
+                    && let Ok(mut sent) = shared.first_text.lock()
+                {
+                    sent.push((index, std::time::Instant::now()));
+                }
+                Ok(Frame::data(Bytes::from(event)))
+            }
+        },
+    ));
     let body = StreamBody::new(head.chain(tail)).boxed_unsync();
     let mut response = Response::new(body);
     let h = response.headers_mut();

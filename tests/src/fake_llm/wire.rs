@@ -24,6 +24,24 @@ pub(crate) fn reply_events(api: Api, reply: &Reply, ctx: &RenderContext) -> Vec<
     }
 }
 
+/// Whether `event` (one of [`reply_events`]) carries answer text: Anthropic's `text_delta`, an
+/// OpenAI chunk with non-empty `content`.
+pub(crate) fn is_text_delta(api: Api, event: &str) -> bool {
+    let Some(data) = event
+        .lines()
+        .find_map(|l| l.strip_prefix("data: "))
+        .and_then(|d| serde_json::from_str::<Value>(d).ok())
+    else {
+        return false;
+    };
+    match api {
+        Api::OpenAi => data["choices"][0]["delta"]["content"]
+            .as_str()
+            .is_some_and(|t| !t.is_empty()),
+        _ => data["delta"]["type"] == "text_delta",
+    }
+}
+
 /// The in-stream error event.
 pub(crate) fn error_event(api: Api, error_type: &str, message: &str) -> String {
     match api {
@@ -266,6 +284,27 @@ mod tests {
         assert_eq!(input, json!({"command": "echo 'ünïcode' > f"}));
         let delta = data_of(&events[events.len() - 2]);
         assert_eq!(delta["delta"]["stop_reason"], "tool_use");
+    }
+
+    #[test]
+    fn the_first_text_delta_is_found_in_either_format() {
+        let reply = Reply::new().tool_call("ls").text("hi there");
+        let anthropic = anthropic_events(&reply, &ctx(false));
+        let first = anthropic
+            .iter()
+            .position(|e| is_text_delta(Api::Anthropic, e))
+            .unwrap();
+        assert_eq!(data_of(&anthropic[first])["delta"]["text"], "hi ");
+        let openai = openai_events(&reply, &ctx(false));
+        let first = openai
+            .iter()
+            .position(|e| is_text_delta(Api::OpenAi, e))
+            .unwrap();
+        assert_eq!(
+            data_of(&openai[first])["choices"][0]["delta"]["content"],
+            "hi "
+        );
+        assert!(!is_text_delta(Api::OpenAi, &openai[0]), "the empty opener");
     }
 
     #[test]
