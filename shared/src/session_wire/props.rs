@@ -283,6 +283,18 @@ fn event() -> impl Strategy<Value = Event> {
                     })
                 }
             ),
+        (
+            text(),
+            prop_oneof![Just(FileOp::Read), Just(FileOp::Write)],
+            text(),
+            text()
+        )
+            .prop_map(|(id, op, path, content)| Event::FileRequest(FileRequest {
+                id,
+                op,
+                path,
+                content
+            })),
     ]
 }
 
@@ -321,6 +333,8 @@ fn message() -> impl Strategy<Value = FrontEndMessage> {
                 content_json,
             })
         }),
+        (text(), prop_oneof![text().prop_map(Ok), text().prop_map(Err)])
+            .prop_map(|(id, result)| FrontEndMessage::FileReply(FileReply { id, result })),
     ]
 }
 
