@@ -283,3 +283,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&fifo).unwrap(), "x\n");
     }
 }
+
+#[cfg(test)]
+#[path = "editor_files_tests.rs"]
+mod editor_files_tests;
