@@ -242,11 +242,11 @@ async fn the_rust_client_serves_its_buffers_to_read_and_edit() {
         .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
             cx.send_request(
                 acp::InitializeRequest::new(agent_client_protocol::schema::ProtocolVersion::V1)
-                    .client_capabilities(acp::ClientCapabilities::new().fs(
-                        acp::FileSystemCapabilities::new()
+                    .client_capabilities(
+                        acp::ClientCapabilities::new().fs(acp::FileSystemCapabilities::new()
                             .read_text_file(true)
-                            .write_text_file(true),
-                    )),
+                            .write_text_file(true)),
+                    ),
             )
             .block_task()
             .await?;

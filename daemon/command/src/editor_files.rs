@@ -35,8 +35,11 @@ pub trait EditorFiles: Send + Sync {
     fn read<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, Result<String, EditorError>>;
 
     /// Replaces the file's text through the editor.
-    fn write<'a>(&'a self, path: &'a Path, content: &'a str)
-    -> BoxFuture<'a, Result<(), EditorError>>;
+    fn write<'a>(
+        &'a self,
+        path: &'a Path,
+        content: &'a str,
+    ) -> BoxFuture<'a, Result<(), EditorError>>;
 }
 
 /// The editor of a session, with the folder it serves. Cheap to clone.
@@ -142,7 +145,10 @@ mod tests {
         assert!(editor.serves(&root).is_none());
         assert!(editor.serves(&root.join("../elsewhere/x")).is_none());
         assert!(editor.serves(&outside.join("x")).is_none());
-        assert!(editor.serves(&root.join("link/x")).is_none(), "a link out of the folder");
+        assert!(
+            editor.serves(&root.join("link/x")).is_none(),
+            "a link out of the folder"
+        );
         assert!(editor.serves(Path::new("relative.txt")).is_none());
     }
 }

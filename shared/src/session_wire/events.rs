@@ -2,9 +2,9 @@
 
 use synapse_session::{
     AnswerOption, ApprovalQuestion, AssistantMessage, ClosedWhy, Decision, Event, FileChange,
-    FileOp, FileRequest, FormQuestion, InstructionFile, Opened, PlanEntry, PlanPriority, PlanStatus, Question,
-    QuestionClosed, Retrying, StopReason, ToolCall, ToolDone, ToolKind, ToolProgress, TurnEnded,
-    Usage,
+    FileOp, FileRequest, FormQuestion, InstructionFile, Opened, PlanEntry, PlanPriority,
+    PlanStatus, Question, QuestionClosed, Retrying, StopReason, ToolCall, ToolDone, ToolKind,
+    ToolProgress, TurnEnded, Usage,
 };
 
 use super::WireError;

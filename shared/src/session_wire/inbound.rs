@@ -80,7 +80,11 @@ pub(super) fn from_wire(message: proto::ClientMessage) -> Result<FrontEndMessage
             }),
             Msg::FileReply(r) => FrontEndMessage::FileReply(FileReply {
                 id: r.request_id,
-                result: if r.failed { Err(r.error) } else { Ok(r.content) },
+                result: if r.failed {
+                    Err(r.error)
+                } else {
+                    Ok(r.content)
+                },
             }),
         },
     )

@@ -134,14 +134,31 @@ async fn an_editor_that_is_gone_leaves_the_work_to_the_disk_with_a_notice() {
     let root = dir.path().join("project");
     let out = host.run(&ReadCommand, &["notes.txt"]).await;
     assert!(out.text.starts_with("     1\ton disk\n"), "{}", out.text);
-    assert!(out.text.contains("the editor did not answer (the editor left the session); read the file on disk instead"), "{}", out.text);
+    assert!(
+        out.text.contains(
+            "the editor did not answer (the editor left the session); read the file on disk instead"
+        ),
+        "{}",
+        out.text
+    );
     let out = host.run(&EditCommand, &["notes.txt", "on", "off"]).await;
-    assert!(out.text.contains("edited the file on disk instead"), "{}", out.text);
+    assert!(
+        out.text.contains("edited the file on disk instead"),
+        "{}",
+        out.text
+    );
     let out = host.run(&WriteCommand, &["new.txt", "kept"]).await;
-    assert!(out.text.contains("wrote the file on disk instead"), "{}", out.text);
+    assert!(
+        out.text.contains("wrote the file on disk instead"),
+        "{}",
+        out.text
+    );
     assert_eq!(
         std::fs::read_to_string(root.join("notes.txt")).unwrap(),
         "off disk\n"
     );
-    assert_eq!(std::fs::read_to_string(root.join("new.txt")).unwrap(), "kept");
+    assert_eq!(
+        std::fs::read_to_string(root.join("new.txt")).unwrap(),
+        "kept"
+    );
 }

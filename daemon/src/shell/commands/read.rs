@@ -175,7 +175,12 @@ pub fn read_page(abs: &Path, shown: &str, offset: usize, limit: usize) -> Comman
             meta.len()
         ));
     }
-    page(std::io::Cursor::new(sniff).chain(reader), shown, offset, limit)
+    page(
+        std::io::Cursor::new(sniff).chain(reader),
+        shown,
+        offset,
+        limit,
+    )
 }
 
 /// One page of `text` (the editor's buffer of the file `shown`).
