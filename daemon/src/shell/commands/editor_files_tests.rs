@@ -110,6 +110,11 @@ async fn read_write_and_edit_go_through_the_editor_inside_the_folder() {
         "x"
     );
     assert_eq!(editor.writes.lock().len(), 2);
+    // A file the editor has no buffer of is diffed against the disk.
+    std::fs::write(root.join("plain.txt"), "old\n").unwrap();
+    let out = host.run(&WriteCommand, &["plain.txt", "new\n"]).await;
+    assert_eq!(out.text, "Overwrote plain.txt (1 line, 4 bytes)");
+    assert_eq!((out.changes[0].added, out.changes[0].removed), (1, 1));
 }
 
 #[tokio::test]

@@ -133,7 +133,8 @@ pub async fn write_through(
     let fail = |msg: String| CommandOutput::failure(format!("write: {msg}"), 1);
     let (before, gone) = match editor.read(&abs).await {
         Ok(text) => (Some(text), None),
-        Err(EditorError::Refused(_)) => (None, None),
+        // A file the editor has no buffer of: what the disk holds is the before.
+        Err(EditorError::Refused(_)) => (text_on_disk(&abs), None),
         Err(EditorError::Gone(why)) => (None, Some(why)),
     };
     let gone = match gone {
@@ -173,6 +174,17 @@ pub async fn write_through(
     out.text.push('\n');
     out.text.push_str(&notice);
     out
+}
+
+/// The text of the regular file `abs` when it is small enough to diff.
+fn text_on_disk(abs: &Path) -> Option<String> {
+    let meta = std::fs::metadata(abs).ok()?;
+    if !meta.is_file() || meta.len() as usize > DIFF_INPUT_MAX_BYTES {
+        return None;
+    }
+    synapse_shared::bounded::read_bytes(abs, None, DIFF_INPUT_MAX_BYTES as u64)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
 }
 
 /// `Created a.txt (3 lines, 8 bytes)` / `Overwrote …`.
