@@ -140,14 +140,20 @@ pub async fn write_through(
     let gone = match gone {
         Some(why) => Some(why),
         None => {
-            if let Some(parent) = abs.parent()
-                && let Err(e) = std::fs::create_dir_all(parent)
-            {
-                return fail(format!(
-                    "cannot create folder {}: {}",
-                    parent.display(),
-                    io_reason(&e)
-                ));
+            if let Some(parent) = abs.parent().map(Path::to_path_buf) {
+                let made = tokio::task::spawn_blocking({
+                    let parent = parent.clone();
+                    move || std::fs::create_dir_all(parent)
+                })
+                .await
+                .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+                if let Err(e) = made {
+                    return fail(format!(
+                        "cannot create folder {}: {}",
+                        parent.display(),
+                        io_reason(&e)
+                    ));
+                }
             }
             match editor.write(&abs, &content).await {
                 Ok(()) => {
