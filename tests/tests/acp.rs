@@ -228,3 +228,62 @@ async fn an_editor_runs_a_turn_cancels_one_and_loads_the_session_again() {
         "{loaded}"
     );
 }
+
+/// An editor that offers `fs` holds an unsaved buffer of notes.txt: the agent's `read` sees the
+/// buffer (not the disk), its `edit` applies to the buffer and is written through the editor
+/// (with the diff), and a `write` of a new file goes through the editor too; the disk stays as
+/// it was, because saving is the editor's business.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_editor_that_offers_its_files_is_read_and_written_through() {
+    let env = TestEnv::new();
+    std::fs::write(env.workdir().join("notes.txt"), "on disk\n").unwrap();
+    env.start_daemon();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("read notes.txt")
+            .tool_call("edit notes.txt unsaved edited")
+            .tool_call("write fresh.txt 'made in the editor'")
+            .text("done"),
+    )
+    .await
+    .unwrap();
+    let notes = env.workdir().join("notes.txt").display().to_string();
+    let fresh = env.workdir().join("fresh.txt").display().to_string();
+    let buffer = format!("{notes}=unsaved buffer text\n");
+    let seen = editor(&env, &fake, "fs", &buffer).await;
+    assert_eq!(seen["prompt"]["stopReason"], "end_turn", "{seen}");
+
+    // The model read the buffer.
+    let requests = fake.requests();
+    let read = &requests[1].tool_results()[0].1;
+    assert!(read.contains("unsaved buffer text"), "{read}");
+    assert!(!read.contains("on disk"), "{read}");
+
+    // The edit and the write went to the editor, with the new text.
+    let writes = seen["writes"].as_array().unwrap();
+    assert_eq!(writes.len(), 2, "{writes:?}");
+    assert_eq!(writes[0]["path"], notes.as_str());
+    assert_eq!(writes[0]["content"], "edited buffer text\n");
+    assert_eq!(writes[1]["path"], fresh.as_str());
+    assert_eq!(writes[1]["content"], "made in the editor");
+    let edited = &requests[2].tool_results()[0].1;
+    assert!(edited.contains("Replaced 1 occurrence"), "{edited}");
+    let created = &requests[3].tool_results()[0].1;
+    assert!(created.contains("Created fresh.txt"), "{created}");
+
+    // The edit's diff is against the buffer.
+    let diff = updates(&seen, "tool_call_update")
+        .iter()
+        .flat_map(|u| u["content"].as_array().cloned().unwrap_or_default())
+        .find(|c| c["type"] == "diff" && c["path"] == notes.as_str())
+        .expect("a diff of notes.txt");
+    assert_eq!(diff["oldText"], "unsaved buffer text\n");
+    assert_eq!(diff["newText"], "edited buffer text\n");
+
+    // Synapse did not touch the disk: the editor owns the files it serves.
+    assert_eq!(
+        std::fs::read_to_string(env.workdir().join("notes.txt")).unwrap(),
+        "on disk\n"
+    );
+    assert!(!env.workdir().join("fresh.txt").exists());
+}

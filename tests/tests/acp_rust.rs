@@ -174,3 +174,112 @@ async fn the_rust_client_runs_a_turn_and_cancels_one() {
     assert!(text.contains("done"), "{text}");
     drop(child);
 }
+
+/// The same client offering `fs`, holding an unsaved buffer of notes.txt: `read` shows the
+/// buffer, `edit` is written through the editor, and a file the editor refuses to read fails
+/// with the editor's words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rust_client_serves_its_buffers_to_read_and_edit() {
+    let env = TestEnv::new();
+    std::fs::write(env.workdir().join("notes.txt"), "on disk\n").unwrap();
+    env.start_daemon();
+    let fake = FakeLlm::start(
+        Script::new()
+            .tool_call("read notes.txt")
+            .tool_call("edit notes.txt unsaved edited")
+            .tool_call("read locked.txt")
+            .text("done"),
+    )
+    .await
+    .unwrap();
+    let mut cmd = tokio::process::Command::from(env.synapse_with_model(&fake));
+    let mut child = cmd
+        .arg("acp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let transport = ByteStreams::new(
+        child.stdin.take().unwrap().compat_write(),
+        child.stdout.take().unwrap().compat(),
+    );
+    let workdir = env.workdir();
+    let notes = workdir.join("notes.txt");
+    let buffer = Arc::new(Mutex::new("unsaved buffer text\n".to_string()));
+    let writes: Arc<Mutex<Vec<(std::path::PathBuf, String)>>> = Arc::default();
+    let (b1, b2, w1) = (buffer.clone(), buffer.clone(), writes.clone());
+    let (n1, n2) = (notes.clone(), notes.clone());
+    let stop = Client
+        .v1()
+        .on_receive_notification(
+            async move |_n: acp::SessionNotification, _cx| Ok(()),
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |r: acp::ReadTextFileRequest, responder, _cx| {
+                if r.path == n1 {
+                    responder.respond(acp::ReadTextFileResponse::new(b1.lock().clone()))
+                } else {
+                    responder.respond_with_error(agent_client_protocol::Error::new(
+                        agent_client_protocol::ErrorCode::RESOURCE_NOT_FOUND,
+                        "the buffer is locked by another view",
+                    ))
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: acp::WriteTextFileRequest, responder, _cx| {
+                if r.path == n2 {
+                    *b2.lock() = r.content.clone();
+                }
+                w1.lock().push((r.path, r.content));
+                responder.respond(acp::WriteTextFileResponse::new())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
+            cx.send_request(
+                acp::InitializeRequest::new(agent_client_protocol::schema::ProtocolVersion::V1)
+                    .client_capabilities(
+                        acp::ClientCapabilities::new().fs(acp::FileSystemCapabilities::new()
+                            .read_text_file(true)
+                            .write_text_file(true)),
+                    ),
+            )
+            .block_task()
+            .await?;
+            let session = cx
+                .send_request(acp::NewSessionRequest::new(workdir.clone()))
+                .block_task()
+                .await?;
+            let done = cx
+                .send_request(acp::PromptRequest::new(
+                    session.session_id.clone(),
+                    vec![acp::ContentBlock::Text(acp::TextContent::new("look"))],
+                ))
+                .block_task()
+                .await?;
+            Ok(done.stop_reason)
+        })
+        .await
+        .unwrap();
+    assert_eq!(stop, acp::StopReason::EndTurn);
+    let requests = fake.requests();
+    let read = &requests[1].tool_results()[0].1;
+    assert!(read.contains("unsaved buffer text"), "{read}");
+    assert_eq!(
+        writes.lock().as_slice(),
+        [(notes.clone(), "edited buffer text\n".to_string())]
+    );
+    assert_eq!(*buffer.lock(), "edited buffer text\n");
+    let refused = &requests[3].tool_results()[0].1;
+    assert!(
+        refused.contains("locked.txt: the editor could not read it")
+            && refused.contains("the buffer is locked by another view"),
+        "{refused}"
+    );
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "on disk\n");
+    drop(child);
+}

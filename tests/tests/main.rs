@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod acp;
+mod acp_editor_files;
 mod acp_rust;
 mod agent_compact;
 mod agent_run;

@@ -1,6 +1,6 @@
 //! One ACP session's line to the daemon, on the client's one session driver
 //! ([`crate::session::Session`]): opens the session for the editor's folder (new, or resuming a
-//! Synapse session) with the editor's MCP servers, and reads the mode the daemon reports right
+//! Synapse session) with the editor's MCP servers (and its files when it offered them), and reads the mode the daemon reports right
 //! after the open, so `session/new` and `session/load` can advertise it.
 
 use std::path::PathBuf;
@@ -24,6 +24,8 @@ pub struct OpenRequest {
     pub resume_id: Option<String>,
     /// The editor's MCP servers, for this session only.
     pub mcp_servers: Vec<SessionMcpServer>,
+    /// The editor offered its files (`fs`): the session's file commands go through it.
+    pub editor_files: bool,
 }
 
 /// An open session.
@@ -47,6 +49,7 @@ impl Link {
                 mcp_servers: request.mcp_servers,
                 ..Scripting::default()
             },
+            editor_files: request.editor_files,
             ..OpenOptions::default()
         };
         let mut session = Session::open(channel, &options).await?;

@@ -54,6 +54,8 @@ pub fn updates(event: &Event) -> Vec<acp::SessionUpdate> {
         | Event::ModelChanged(_)
         | Event::Assistant(_)
         | Event::ToolResults(_)
+        // Answered by the session's task through the editor's `fs`, not shown.
+        | Event::FileRequest(_)
         | Event::TurnEnded(_) => Vec::new(),
     }
 }

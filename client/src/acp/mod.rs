@@ -9,6 +9,9 @@
 //! `session/update`s ([`map`]), asks the gate's questions with `session/request_permission` and
 //! answers `session/prompt` when the turn ends; `session/cancel` and `session/set_mode` reach it
 //! as [`session::Command`]s. `session/load` replays the saved history first ([`history`]).
+//! An editor that offers `fs` (both `readTextFile` and `writeTextFile`) in `initialize` becomes
+//! the storage of its sessions' `read`, `write` and `edit` inside their folder: the daemon's file
+//! requests are answered with `fs/read_text_file` and `fs/write_text_file` ([`session`]).
 
 mod commands;
 mod history;
@@ -19,6 +22,7 @@ mod session;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::{ConnectionTo, Responder};
@@ -41,6 +45,8 @@ struct AcpAgent {
     paths: Paths,
     daemon: OnceCell<Result<Channel, String>>,
     sessions: Mutex<HashMap<String, Entry>>,
+    /// The editor offered `fs` (read and write) in `initialize`.
+    editor_files: AtomicBool,
 }
 
 /// A session this connection opened: its task's queue and its folder.
@@ -91,13 +97,15 @@ pub async fn serve(paths: Paths) -> anyhow::Result<()> {
         paths,
         daemon: OnceCell::new(),
         sessions: Mutex::default(),
+        editor_files: AtomicBool::new(false),
     });
     // Reach the daemon while the editor initializes: its first session/new need not wait.
     let warm = agent.clone();
     tokio::spawn(async move {
         let _ = warm.daemon().await;
     });
-    let (a1, a2, a3, a4, a5, a6) = (
+    let (a0, a1, a2, a3, a4, a5, a6) = (
+        agent.clone(),
         agent.clone(),
         agent.clone(),
         agent.clone(),
@@ -110,6 +118,9 @@ pub async fn serve(paths: Paths) -> anyhow::Result<()> {
         .name("synapse")
         .on_receive_request(
             async move |request: acp::InitializeRequest, responder, _cx| {
+                let fs = &request.client_capabilities.fs;
+                a0.editor_files
+                    .store(fs.read_text_file && fs.write_text_file, Ordering::SeqCst);
                 responder.respond(initialize(&request))
             },
             agent_client_protocol::on_receive_request!(),
@@ -126,6 +137,7 @@ pub async fn serve(paths: Paths) -> anyhow::Result<()> {
                             cwd,
                             resume_id: None,
                             mcp_servers: mcp_servers(&request.mcp_servers)?,
+                            editor_files: agent.editor_files.load(Ordering::SeqCst),
                         })
                     });
                     match open {
@@ -147,6 +159,7 @@ pub async fn serve(paths: Paths) -> anyhow::Result<()> {
                             cwd,
                             resume_id: Some(request.session_id.0.to_string()),
                             mcp_servers: mcp_servers(&request.mcp_servers)?,
+                            editor_files: agent.editor_files.load(Ordering::SeqCst),
                         })
                     });
                     match open {

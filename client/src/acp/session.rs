@@ -2,19 +2,22 @@
 //! requests reach it as [`Command`]s (the connection's dispatch loop never waits on the daemon);
 //! the driver hands it the session's events, which leave as `session/update` notifications
 //! ([`map::updates`]), and its questions, which become `session/request_permission` requests
-//! answered with exactly the option chosen. A turn's end answers the prompt in flight.
+//! answered with exactly the option chosen. A turn's end answers the prompt in flight. The
+//! daemon's file requests (only for an editor that offered `fs`) become `fs/read_text_file` and
+//! `fs/write_text_file` requests, each on its own task, whose answers go back to the daemon.
 
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error, ErrorCode};
 use synapse_session::{
-    Answer, Control, Decision, Event, FormAction, Input, Mode, Question, TurnEnded,
+    Answer, Control, Decision, Event, FileOp, FileReply, FileRequest, FormAction, FrontEndMessage,
+    Input, Mode, Question, TurnEnded,
 };
 use tokio::sync::mpsc;
 
 use super::link::Link;
 use super::map;
-use crate::session::{Closed, Frontend, Step};
+use crate::session::{Closed, Frontend, SessionSender, Step};
 
 /// What the editor asks of a running session.
 pub enum Command {
@@ -33,9 +36,40 @@ struct Editor {
     /// The session's folder: ACP wants absolute paths, the contract's file changes may be
     /// relative to it.
     cwd: std::path::PathBuf,
+    /// Where the answers to the daemon's file requests go.
+    sender: SessionSender,
 }
 
 impl Editor {
+    /// Asks the editor for the file on a task of its own (the session's events go on meanwhile)
+    /// and sends its answer back; the editor's error is the answer's.
+    fn file_request(&self, request: FileRequest) {
+        let (cx, id, sender) = (self.cx.clone(), self.id.clone(), self.sender.clone());
+        tokio::spawn(async move {
+            let result = match request.op {
+                FileOp::Read => cx
+                    .send_request(acp::ReadTextFileRequest::new(id, request.path))
+                    .block_task()
+                    .await
+                    .map(|r| r.content),
+                FileOp::Write => cx
+                    .send_request(acp::WriteTextFileRequest::new(
+                        id,
+                        request.path,
+                        request.content,
+                    ))
+                    .block_task()
+                    .await
+                    .map(|_| String::new()),
+            };
+            let reply = FileReply {
+                id: request.id,
+                result: result.map_err(|e| e.message.clone()),
+            };
+            let _ = sender.send(FrontEndMessage::FileReply(reply)).await;
+        });
+    }
+
     fn update(&self, update: acp::SessionUpdate) {
         let _ = self
             .cx
@@ -45,6 +79,10 @@ impl Editor {
 
 impl Frontend for Editor {
     async fn on_event(&mut self, mut event: Event) {
+        if let Event::FileRequest(request) = event {
+            self.file_request(request);
+            return;
+        }
         if let Event::ToolDone(done) = &mut event {
             for change in &mut done.changes {
                 change.path = self.cwd.join(&change.path).display().to_string();
@@ -94,7 +132,13 @@ pub async fn run(
         mut session, early, ..
     } = link;
     let cwd = std::path::PathBuf::from(&session.opened().cwd);
-    let mut editor = Editor { cx, id, cwd };
+    let sender = session.sender();
+    let mut editor = Editor {
+        cx,
+        id,
+        cwd,
+        sender,
+    };
     let mut prompt: Option<Responder<acp::PromptResponse>> = None;
     if let Some(incoming) = early {
         session.deliver(&mut editor, incoming).await;

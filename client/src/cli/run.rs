@@ -249,6 +249,7 @@ pub async fn run(paths: Paths, args: RunArgs) -> anyhow::Result<ExitCode> {
         cleared: false,
         cwd: None,
         detach: args.detach,
+        editor_files: false,
     };
     if args.detach {
         detach::refuse_with(&args)?;

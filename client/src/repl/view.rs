@@ -139,6 +139,8 @@ impl TurnView {
             | Event::Assistant(_)
             | Event::ToolResults(_)
             | Event::Question(_)
+            // Sent only to an editor that offered its files; the REPL never does.
+            | Event::FileRequest(_)
             | Event::TurnEnded(_) => {}
             // Closed while this terminal still asked it (answered at another front end, timed
             // out, withdrawn): the dropped prompt is explained. One it answered itself: nothing.

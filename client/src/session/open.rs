@@ -49,6 +49,9 @@ pub struct OpenOptions {
     /// `synapse run --detach`: the turn goes on in the daemon after this front end leaves; its
     /// questions wait for another to attach.
     pub detach: bool,
+    /// An editor that offers its files (ACP `fs`): the session's `read`/`write`/`edit` inside
+    /// its folder come to this front end as [`synapse_session::Event::FileRequest`]s.
+    pub editor_files: bool,
 }
 
 /// `synapse run`'s `claude -p` flags, passed through to the session as they are.
@@ -106,6 +109,7 @@ impl OpenOptions {
             fallback_models: s.fallback_models.clone(),
             bypass_permissions: s.bypass_permissions,
             detach: self.detach,
+            editor_files: self.editor_files,
         })
     }
 }

@@ -1,6 +1,7 @@
 //! What a running command may use ([`CommandContext`]): its host ([`CommandHost`] — the
 //! session's shell, or a fake in unit tests), heredoc input, its time budget and cancellation,
-//! the call's permission gate and who answers its questions ([`Approver`]).
+//! the call's permission gate and who answers its questions ([`Approver`]), and the editor
+//! whose files `read`, `write` and `edit` use when one is attached ([`EditorFilesHandle`]).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -11,6 +12,7 @@ use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use crate::command::CommandOutput;
+use crate::editor_files::{EditorFiles, EditorFilesHandle};
 use crate::gate::GateHandle;
 use crate::paths::PathResolver;
 
@@ -107,6 +109,7 @@ pub struct CommandContext<'s> {
     pub(super) cancel: CancellationToken,
     pub(super) approver: Option<ApproverHandle>,
     pub(super) gate: Option<GateHandle>,
+    pub(super) editor: Option<EditorFilesHandle>,
 }
 
 impl<'s> CommandContext<'s> {
@@ -125,7 +128,20 @@ impl<'s> CommandContext<'s> {
             cancel,
             approver: None,
             gate: None,
+            editor: None,
         }
+    }
+
+    /// The editor whose files this call's file commands use (`None`: the disk only).
+    pub fn with_editor(mut self, editor: Option<EditorFilesHandle>) -> Self {
+        self.editor = editor;
+        self
+    }
+
+    /// The editor, for the file at `abs` when it may go there (inside the session's folder,
+    /// [`EditorFilesHandle::serves`]); `None`: read or write it on disk.
+    pub fn editor_for(&self, abs: &Path) -> Option<&dyn EditorFiles> {
+        self.editor.as_ref()?.serves(abs)
     }
 
     /// The call's permission gate and who answers its questions.

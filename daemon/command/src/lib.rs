@@ -35,7 +35,8 @@
 //! asked and answers), [`paths`] (where a path word lands), [`args`] (the option parser
 //! commands share), [`timeouts`], [`output_policy`] (the cap on what the model reads, spill
 //! files), [`progress`] and [`asker`] (a call's live output and its questions to the user),
-//! [`tasks`] (the owner of every background task), [`wrappers`] (the `bin/` writer),
+//! [`editor_files`] (the editor as the storage of `read`/`write`/`edit`), [`tasks`] (the owner
+//! of every background task), [`wrappers`] (the `bin/` writer),
 //! [`workspaces`] (the projects that are up, as an extension hears of them),
 //! [`daemon_process`] (the owner mark on every child process, giving memory back) and
 //! [`bash_path`] (the one bash every shell and wrapper runs).
@@ -47,6 +48,7 @@ pub mod asker;
 pub mod command;
 pub mod context;
 pub mod daemon_process;
+pub mod editor_files;
 pub mod file_change;
 pub mod gate;
 pub mod output_policy;

@@ -8,6 +8,7 @@ pub mod attach;
 pub mod context;
 pub mod custom;
 pub mod custom_task;
+pub mod editor_link;
 pub mod error;
 pub mod events;
 pub mod executor;

@@ -172,6 +172,8 @@ pub struct ChatSession {
     message_count: AtomicUsize,
     /// The attached `synapse run` client's prompt and request budget.
     run: run_options::RunBudget,
+    /// The editor front end whose files `read`/`write`/`edit` use (none: the disk).
+    editor: super::editor_link::EditorSlot,
 }
 
 impl ChatSession {
@@ -242,6 +244,7 @@ impl ChatSession {
             turns_done: AtomicU32::new(turns),
             message_count,
             run: Default::default(),
+            editor: Default::default(),
             id,
             cwd,
             env,
@@ -396,6 +399,11 @@ impl ChatSession {
             };
             synapse_command::tasks::spawn(async move { hooks.session_end(reason).await });
         }
+    }
+
+    /// Where the session keeps the editor front end whose files its file commands use.
+    pub fn editor_slot(&self) -> &super::editor_link::EditorSlot {
+        &self.editor
     }
 
     /// A front end attaches: its event receiver, and the events that show it the running turn
@@ -691,6 +699,7 @@ impl ChatSession {
                 output_cap: Some(crate::shell::cap_for_window(Some(window))),
                 progress: Some(self.progress_sink(running_call.clone())),
                 asker: Some(self.turn_asker(provider.clone(), limits.max_output_tokens)),
+                editor: Some(self.editor.clone()),
             }),
             system,
             tools: self.run.tools(),

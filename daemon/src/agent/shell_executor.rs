@@ -26,6 +26,9 @@ pub struct ShellToolExecutor {
     pub progress: Option<crate::shell::ProgressSink>,
     /// Who answers an MCP server's forms and sampling requests during a call (the session).
     pub asker: Option<crate::shell::AskerHandle>,
+    /// The session's editor front end, when one offered its files (read at each call: editors
+    /// come and go).
+    pub editor: Option<super::editor_link::EditorSlot>,
 }
 
 impl ToolExecutor for ShellToolExecutor {
@@ -41,6 +44,7 @@ impl ToolExecutor for ShellToolExecutor {
                 progress: self.progress.clone(),
                 asker: self.asker.clone(),
                 hook: call.hook,
+                editor: self.editor.as_ref().and_then(|slot| slot.current()),
             };
             match self
                 .sessions

@@ -212,6 +212,7 @@ impl SubAgents {
             output_cap: None,
             progress: None,
             asker: None,
+            editor: None,
         });
         let runner = AgentRunner {
             model: provider.model().to_string(),

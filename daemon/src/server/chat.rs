@@ -1,7 +1,9 @@
 //! `Chat.Attach`: the first client message opens or resumes a session; afterwards input starts
 //! turns, cancel stops them, and the session's events are streamed back — first what shows a
 //! running turn from where it is (its open calls and questions), then live. Any number of
-//! clients attach to one session; a `detach` client starts its turn and leaves it running.
+//! clients attach to one session; a `detach` client starts its turn and leaves it running. A
+//! client that opened with `editor_files` also gets the session's file requests, on its stream
+//! only, and answers them (`crate::agent::editor_link`).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -20,6 +22,7 @@ use tonic::{Request, Response, Status, Streaming};
 
 use super::chat_wire::to_wire;
 use crate::agent::attach::Attach;
+use crate::agent::editor_link::{EditorAttachment, EditorLink};
 use crate::agent::session::{ChatSession, RunOptions, SessionEvent};
 use crate::agent::sessions::{OwnMcpServers, Resume};
 use crate::lifecycle::peer::refuse_confined;
@@ -81,6 +84,7 @@ impl Chat for ChatService {
         let state = self.state.clone();
         // A detaching client asks like an interactive one: its questions wait for a front end.
         let detach = open.detach;
+        let editor_files = open.editor_files;
         let non_interactive = open.non_interactive && !detach;
         let attached = tokio::task::spawn_blocking(move || {
             let mcp = state.mcp.clone();
@@ -179,6 +183,7 @@ impl Chat for ChatService {
             tx.clone(),
             self.state.shell.clone(),
         ));
+        let editor = editor_files.then(|| attach_editor(&session, tx.clone()));
         let release = non_interactive.then(|| self.state.clone());
         let settings = self.state.settings_handle.clone();
         synapse_command::tasks::spawn(async move {
@@ -186,7 +191,10 @@ impl Chat for ChatService {
                 non_interactive,
                 detach,
             };
-            read_client(session.clone(), incoming, tx, client, settings).await;
+            let link = editor.as_ref().map(|(link, _)| link.clone());
+            read_client(session.clone(), incoming, tx, client, settings, link).await;
+            // The editor left with its client: its requests fall back to disk.
+            drop(editor);
             if let Some(state) = release {
                 // This client is gone: stop forwarding to it, so only other clients still count.
                 forwarder.abort();
@@ -205,6 +213,34 @@ struct Client {
     non_interactive: bool,
     /// `synapse run --detach`: its turn goes on without it.
     detach: bool,
+}
+
+/// This client becomes the session's editor: the session's file requests go out on its stream
+/// (only its), until the attachment is dropped when it leaves.
+fn attach_editor(
+    session: &Arc<ChatSession>,
+    tx: mpsc::Sender<Result<ChatEvent, Status>>,
+) -> (Arc<EditorLink>, EditorAttachment) {
+    let (link, mut requests) =
+        EditorLink::new(synapse_command::editor_files::EDITOR_ANSWER_TIMEOUT);
+    let attachment = session.editor_slot().attach(link.clone(), &session.cwd);
+    let gone = link.gone().clone();
+    synapse_command::tasks::spawn(async move {
+        loop {
+            let request = tokio::select! {
+                request = requests.recv() => request,
+                _ = gone.cancelled() => None,
+            };
+            let Some(request) = request else { return };
+            let wire = synapse_shared::session_wire::event_to_wire(
+                synapse_session::Event::FileRequest(request),
+            );
+            if tx.send(Ok(wire)).await.is_err() {
+                return;
+            }
+        }
+    });
+    (link, attachment)
 }
 
 /// Session events → this client, until it goes away: `catch_up` first, then live ones.
@@ -248,8 +284,9 @@ async fn read_client(
     tx: mpsc::Sender<Result<ChatEvent, Status>>,
     client: Client,
     settings: Arc<SettingsHandle>,
+    editor: Option<Arc<EditorLink>>,
 ) {
-    read_messages(&session, &mut incoming, &tx, client, &settings).await;
+    read_messages(&session, &mut incoming, &tx, client, &settings, editor).await;
     session.client_left(client.non_interactive);
 }
 
@@ -259,6 +296,7 @@ async fn read_messages(
     tx: &mpsc::Sender<Result<ChatEvent, Status>>,
     client: Client,
     settings: &SettingsHandle,
+    editor: Option<Arc<EditorLink>>,
 ) {
     while let Some(Ok(message)) = incoming.next().await {
         match message.kind {
@@ -349,6 +387,30 @@ async fn read_messages(
                     }),
                 };
                 let _ = tx.send(Ok(ChatEvent { kind: Some(event) })).await;
+            }
+            Some(In::FileReply(reply)) => {
+                let message = ClientMessage {
+                    kind: Some(In::FileReply(reply)),
+                };
+                let problem = match (
+                    &editor,
+                    synapse_shared::session_wire::message_from_wire(message),
+                ) {
+                    (None, _) => Some(
+                        "a file reply from a client that did not open with editor_files".into(),
+                    ),
+                    (Some(link), Ok(synapse_session::FrontEndMessage::FileReply(reply))) => {
+                        let id = reply.id.clone();
+                        (!link.reply(reply)).then(|| {
+                            format!("no open file request {id} (it timed out or its turn ended)")
+                        })
+                    }
+                    (Some(_), Ok(_)) => None,
+                    (Some(_), Err(e)) => Some(e.to_string()),
+                };
+                if let Some(message) = problem {
+                    let _ = tx.send(Ok(error_event(message))).await;
+                }
             }
             Some(In::Open(_)) => {
                 let _ = tx

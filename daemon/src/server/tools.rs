@@ -122,6 +122,7 @@ impl Tools for ToolsService {
             // `synapse exec` has nobody to ask: a server's forms and sampling are declined.
             asker: None,
             hook: Default::default(),
+            editor: None,
         };
         let cancel = CancellationToken::new();
         // Dropped with this handler when the client disconnects: cancels the command.

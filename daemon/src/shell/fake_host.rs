@@ -19,6 +19,8 @@ pub struct FakeHost {
     /// The native command lines run so far, with the time limit each was given.
     pub ran: Vec<(String, Duration)>,
     pub answer: fn(&str) -> CommandOutput,
+    /// The editor whose files the file commands use (`None`: the disk).
+    pub editor: Option<synapse_command::editor_files::EditorFilesHandle>,
 }
 
 impl FakeHost {
@@ -29,6 +31,7 @@ impl FakeHost {
             env: vec![("HOME".into(), home.into())],
             ran: Vec::new(),
             answer: |line| CommandOutput::success(format!("ran: {line}\n")),
+            editor: None,
         }
     }
 
@@ -44,12 +47,14 @@ impl FakeHost {
         args: &[&str],
         stdin: Option<&str>,
     ) -> CommandOutput {
+        let editor = self.editor.clone();
         let mut ctx = CommandContext::new(
             self,
             stdin.map(str::to_string),
             Duration::from_secs(30),
             CancellationToken::new(),
-        );
+        )
+        .with_editor(editor);
         command
             .run(&mut ctx, args.iter().map(|a| a.to_string()).collect())
             .await

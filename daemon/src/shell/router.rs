@@ -41,6 +41,9 @@ pub struct ToolCall {
     pub asker: Option<synapse_command::asker::AskerHandle>,
     /// What the call's PreToolUse hooks said about its permission (the gate weighs it).
     pub hook: synapse_command::gate::HookPermission,
+    /// The editor whose files `read`, `write` and `edit` use inside the session's folder
+    /// (`None`: the disk).
+    pub editor: Option<synapse_command::editor_files::EditorFilesHandle>,
 }
 
 /// What the model receives, plus what the caller may want to know.
@@ -343,7 +346,8 @@ pub(super) async fn run_agent_command(
         return CommandOutput::failure(why, EXIT_REFUSED);
     }
     let mut ctx = CommandContext::new(session, stdin, timeout, cancel.clone())
-        .with_gate(call.gate.clone(), call.approver.clone());
+        .with_gate(call.gate.clone(), call.approver.clone())
+        .with_editor(call.editor.clone());
     let out = cmd.run(&mut ctx, words).await;
     // What the command wrote is acted on before the line's next command runs (a written skill
     // script's `skill:` command exists at once).

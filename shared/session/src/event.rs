@@ -1,6 +1,6 @@
 //! What a session reports to its front ends, in order, as it goes: one [`Event`] at a time.
 
-use crate::{PlanEntry, Question, QuestionClosed, StopReason, ToolCall};
+use crate::{FileRequest, PlanEntry, Question, QuestionClosed, StopReason, ToolCall};
 
 /// One event of a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,6 +48,9 @@ pub enum Event {
     ToolResults(String),
     /// The turn ended.
     TurnEnded(TurnEnded),
+    /// The session asks the editor for a file (only the front end that offered its files gets
+    /// it); the answer is a [`crate::FrontEndMessage::FileReply`].
+    FileRequest(FileRequest),
 }
 
 /// The session a front end attached to.

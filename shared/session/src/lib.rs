@@ -11,6 +11,7 @@
 
 mod control;
 mod event;
+mod file;
 mod input;
 mod plan;
 mod question;
@@ -22,6 +23,7 @@ pub use event::{
     AssistantMessage, Event, FileChange, InstructionFile, Opened, Retrying, ToolDone, ToolProgress,
     TurnEnded, Usage,
 };
+pub use file::{FileOp, FileReply, FileRequest};
 pub use input::{Input, InputBlock};
 pub use plan::{PlanEntry, PlanPriority, PlanStatus};
 pub use question::{
@@ -44,6 +46,8 @@ pub enum FrontEndMessage {
     Control(Control),
     /// An answer to one of the session's questions.
     Answer(Answer),
+    /// The editor's answer to a [`Event::FileRequest`].
+    FileReply(FileReply),
 }
 
 /// A word of the contract that is not one of the known ones (from a newer or a foreign peer).

@@ -2,9 +2,9 @@
 
 use synapse_session::{
     AnswerOption, ApprovalQuestion, AssistantMessage, ClosedWhy, Decision, Event, FileChange,
-    FormQuestion, InstructionFile, Opened, PlanEntry, PlanPriority, PlanStatus, Question,
-    QuestionClosed, Retrying, StopReason, ToolCall, ToolDone, ToolKind, ToolProgress, TurnEnded,
-    Usage,
+    FileOp, FileRequest, FormQuestion, InstructionFile, Opened, PlanEntry, PlanPriority,
+    PlanStatus, Question, QuestionClosed, Retrying, StopReason, ToolCall, ToolDone, ToolKind,
+    ToolProgress, TurnEnded, Usage,
 };
 
 use super::WireError;
@@ -134,6 +134,12 @@ pub(super) fn to_wire(event: Event) -> proto::ChatEvent {
             error_kind: t.error_kind,
             http_status: t.http_status,
             background_jobs: t.background_jobs,
+        }),
+        Event::FileRequest(r) => Ev::FileRequest(proto::FileRequest {
+            request_id: r.id,
+            op: r.op.as_str().to_string(),
+            path: r.path,
+            content: r.content,
         }),
     };
     proto::ChatEvent { kind: Some(kind) }
@@ -268,6 +274,12 @@ pub(super) fn from_wire(event: proto::ChatEvent) -> Result<Event, WireError> {
             error_kind: t.error_kind,
             http_status: t.http_status,
             background_jobs: t.background_jobs,
+        }),
+        Ev::FileRequest(r) => Event::FileRequest(FileRequest {
+            id: r.request_id,
+            op: FileOp::parse(&r.op)?,
+            path: r.path,
+            content: r.content,
         }),
     })
 }

@@ -2,7 +2,7 @@
 //! text alongside, for a daemon that reads only text), controls and answers.
 
 use synapse_session::{
-    Answer, Control, Decision, FormAction, FrontEndMessage, Input, InputBlock, Mode,
+    Answer, Control, Decision, FileReply, FormAction, FrontEndMessage, Input, InputBlock, Mode,
 };
 
 use super::WireError;
@@ -36,6 +36,18 @@ pub(super) fn to_wire(message: FrontEndMessage) -> proto::ClientMessage {
             action: action.as_str().to_string(),
             content_json,
         }),
+        FrontEndMessage::FileReply(FileReply { id, result }) => {
+            let (content, error, failed) = match result {
+                Ok(content) => (content, String::new(), false),
+                Err(error) => (String::new(), error, true),
+            };
+            Msg::FileReply(proto::FileReply {
+                request_id: id,
+                content,
+                error,
+                failed,
+            })
+        }
     };
     proto::ClientMessage { kind: Some(kind) }
 }
@@ -65,6 +77,14 @@ pub(super) fn from_wire(message: proto::ClientMessage) -> Result<FrontEndMessage
                 id: e.request_id,
                 action: FormAction::parse(&e.action)?,
                 content_json: e.content_json,
+            }),
+            Msg::FileReply(r) => FrontEndMessage::FileReply(FileReply {
+                id: r.request_id,
+                result: if r.failed {
+                    Err(r.error)
+                } else {
+                    Ok(r.content)
+                },
             }),
         },
     )

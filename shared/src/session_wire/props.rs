@@ -283,6 +283,18 @@ fn event() -> impl Strategy<Value = Event> {
                     })
                 }
             ),
+        (
+            text(),
+            prop_oneof![Just(FileOp::Read), Just(FileOp::Write)],
+            text(),
+            text()
+        )
+            .prop_map(|(id, op, path, content)| Event::FileRequest(FileRequest {
+                id,
+                op,
+                path,
+                content
+            })),
     ]
 }
 
@@ -321,6 +333,11 @@ fn message() -> impl Strategy<Value = FrontEndMessage> {
                 content_json,
             })
         }),
+        (
+            text(),
+            prop_oneof![text().prop_map(Ok), text().prop_map(Err)]
+        )
+            .prop_map(|(id, result)| FrontEndMessage::FileReply(FileReply { id, result })),
     ]
 }
 
@@ -420,4 +437,22 @@ fn an_unknown_reason_a_question_closed_is_named() {
     };
     let e = event_from_wire(closed).unwrap_err().to_string();
     assert!(e.contains("\"vanished\"") && e.contains("timed_out"), "{e}");
+}
+
+#[test]
+fn a_file_request_of_an_unknown_operation_is_named() {
+    let request = crate::proto::ChatEvent {
+        kind: Some(crate::proto::chat_event::Kind::FileRequest(
+            crate::proto::FileRequest {
+                request_id: "file-1".into(),
+                op: "delete".into(),
+                path: "/p/a".into(),
+                content: String::new(),
+            },
+        )),
+    };
+    assert_eq!(
+        event_from_wire(request).unwrap_err().to_string(),
+        "unknown file operation \"delete\" (expected one of: read, write)"
+    );
 }

@@ -92,6 +92,7 @@ impl ChatSession {
                 output_cap: None,
                 progress: None,
                 asker: None,
+                editor: None,
             },
             cancel,
         };

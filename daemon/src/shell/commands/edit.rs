@@ -1,9 +1,13 @@
-//! `edit <path> <old> <new> [--all]`: literal search and replace, all or nothing.
+//! `edit <path> <old> <new> [--all]`: literal search and replace, all or nothing. With an
+//! editor attached that offered its files, a file inside the session's folder is read and
+//! written through it (the edit applies to its unsaved buffer); an editor that is gone leaves
+//! the edit to the disk.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use futures::future::BoxFuture;
+use synapse_command::editor_files::{EditorError, EditorFiles, disk_fallback_notice};
 
 use crate::shell::commands::read::io_reason;
 use synapse_command::args::{self, OptSpec, UnknownOpts};
@@ -77,7 +81,16 @@ impl AgentCommand for EditCommand {
             let abs = ctx.resolve(path);
             let (shown, old, new, all) =
                 (path.clone(), old.clone(), new.clone(), parsed.flag("--all"));
-            SPEC.off_thread(move || edit_file(&abs, &shown, &old, &new, all))
+            let edit = Edit {
+                shown,
+                old,
+                new,
+                all,
+            };
+            if let Some(editor) = ctx.editor_for(&abs).filter(|_| !abs.is_dir()) {
+                return edit_through(editor, abs, edit).await;
+            }
+            SPEC.off_thread(move || edit_file(&abs, &edit.shown, &edit.old, &edit.new, edit.all))
                 .await
         })
     }
@@ -117,6 +130,59 @@ pub(super) fn path_word(args: &[String]) -> Option<String> {
 /// the path is refused by name, never waited on).
 const EDIT_INPUT_MAX_BYTES: u64 = 256 * 1024 * 1024;
 
+/// One edit as the model wrote it: the file as shown, `old`/`new` as given.
+struct Edit {
+    shown: String,
+    old: String,
+    new: String,
+    all: bool,
+}
+
+/// Applies the edit to the editor's buffer of `abs` and writes the result through the editor;
+/// an editor that is gone leaves the edit (or, once the buffer was read, its result) to the
+/// disk, with a notice.
+async fn edit_through(editor: &dyn EditorFiles, abs: std::path::PathBuf, e: Edit) -> CommandOutput {
+    let fail = |msg: String| CommandOutput::failure(format!("edit: {msg}"), 1);
+    let shown = e.shown.clone();
+    let text = match editor.read(&abs).await {
+        Ok(text) => text,
+        Err(EditorError::Refused(why)) => {
+            return fail(format!("{shown}: the editor could not read it: {why}"));
+        }
+        Err(EditorError::Gone(why)) => {
+            let mut out = SPEC
+                .off_thread(move || edit_file(&abs, &e.shown, &e.old, &e.new, e.all))
+                .await;
+            out.text.push('\n');
+            out.text.push_str(&disk_fallback_notice("edited", &why));
+            return out;
+        }
+    };
+    let (updated, report) = match apply(&text, &shown, &e.old, &e.new, e.all) {
+        Ok(done) => done,
+        Err(out) => return out,
+    };
+    let change = synapse_command::file_change::FileChange::between(&shown, &text, &updated);
+    match editor.write(&abs, &updated).await {
+        Ok(()) => CommandOutput::success(report).with_change(change),
+        Err(EditorError::Refused(why)) => fail(format!(
+            "{shown}: the editor could not write it: {why}; nothing changed"
+        )),
+        Err(EditorError::Gone(why)) => {
+            let stored = SPEC
+                .off_thread(move || match store(&abs, &e.shown, updated.as_bytes()) {
+                    Ok(()) => CommandOutput::success(report),
+                    Err(out) => out,
+                })
+                .await;
+            let mut out = stored.with_change(change);
+            out.text.push('\n');
+            out.text.push_str(&disk_fallback_notice("wrote", &why));
+            out
+        }
+    }
+}
+
 /// Applies one edit; `old`/`new` are the words as given (escapes not yet interpreted).
 pub fn edit_file(
     abs: &Path,
@@ -136,13 +202,48 @@ pub fn edit_file(
     let Ok(text) = String::from_utf8(bytes) else {
         return fail(format!("{shown} is not UTF-8 text; nothing changed"));
     };
+    let (updated, report) = match apply(&text, shown, old_raw, new_raw, all) {
+        Ok(done) => done,
+        Err(out) => return out,
+    };
+    if let Err(out) = store(abs, shown, updated.as_bytes()) {
+        return out;
+    }
+    CommandOutput::success(report).with_change(synapse_command::file_change::FileChange::between(
+        shown, &text, &updated,
+    ))
+}
+
+/// Replaces the file `abs` atomically, keeping its permissions (through a link, its target).
+fn store(abs: &Path, shown: &str, updated: &[u8]) -> Result<(), CommandOutput> {
+    let mode = std::fs::metadata(abs)
+        .map(|m| m.permissions().mode() & 0o7777)
+        .unwrap_or(0o644);
+    let target = std::fs::canonicalize(abs).unwrap_or_else(|_| abs.to_path_buf());
+    synapse_shared::atomic::write_atomic_mode(&target, updated, mode)
+        .map_err(|e| CommandOutput::failure(format!("edit: {shown}: {}", io_reason(&e)), 1))
+}
+
+/// The edit applied to `text`: the new text and the report, or the failure that leaves it as
+/// it was.
+fn apply(
+    text: &str,
+    shown: &str,
+    old_raw: &str,
+    new_raw: &str,
+    all: bool,
+) -> Result<(String, String), CommandOutput> {
+    let fail = |msg: String| Err(CommandOutput::failure(format!("edit: {msg}"), 1));
+    if old_raw.is_empty() {
+        return fail("<old> is empty; give the exact text to replace".to_owned());
+    }
     let (old, new) = if !text.contains(old_raw) && old_raw.contains('\n') && text.contains("\r\n") {
         (crlf(old_raw), crlf(new_raw))
     } else {
         (old_raw.to_owned(), new_raw.to_owned())
     };
     let starts: Vec<usize> = text.match_indices(&old).map(|(i, _)| i).collect();
-    let lines = line_numbers(&text, &starts);
+    let lines = line_numbers(text, &starts);
     match (starts.len(), all) {
         (0, _) => {
             return fail(format!(
@@ -162,24 +263,15 @@ pub fn edit_file(
         return fail("<old> and <new> are the same; nothing to change".to_owned());
     }
     let updated = text.replace(&old, &new);
-    let mode = std::fs::metadata(abs)
-        .map(|m| m.permissions().mode() & 0o7777)
-        .unwrap_or(0o644);
-    let target = std::fs::canonicalize(abs).unwrap_or_else(|_| abs.to_path_buf());
-    if let Err(e) = synapse_shared::atomic::write_atomic_mode(&target, updated.as_bytes(), mode) {
-        return fail(format!("{shown}: {}", io_reason(&e)));
-    }
     let n = starts.len();
     let (noun, line_word) = if n == 1 {
         ("occurrence", "line")
     } else {
         ("occurrences", "lines")
     };
-    CommandOutput::success(format!(
-        "Replaced {n} {noun} in {shown} ({line_word} {lines})"
-    ))
-    .with_change(synapse_command::file_change::FileChange::between(
-        shown, &text, &updated,
+    Ok((
+        updated,
+        format!("Replaced {n} {noun} in {shown} ({line_word} {lines})"),
     ))
 }
 

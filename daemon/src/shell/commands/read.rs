@@ -1,9 +1,12 @@
-//! `read <path> [--offset N] [--limit N]`: a file's lines numbered like `cat -n`, paged.
+//! `read <path> [--offset N] [--limit N]`: a file's lines numbered like `cat -n`, paged. With
+//! an editor attached that offered its files, a file inside the session's folder is read
+//! through it (its unsaved buffer); an editor that is gone leaves the read to the disk.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use futures::future::BoxFuture;
+use synapse_command::editor_files::{EditorError, disk_fallback_notice};
 
 use crate::shell::capture::{OUTPUT_CAP_CHARS, looks_binary};
 use synapse_command::args::{self, OptSpec, UnknownOpts};
@@ -78,8 +81,31 @@ impl AgentCommand for ReadCommand {
             };
             let abs = ctx.resolve(path);
             let shown = path.clone();
-            SPEC.off_thread(move || read_page(&abs, &shown, offset, limit))
-                .await
+            let mut notice = None;
+            if let Some(editor) = ctx.editor_for(&abs).filter(|_| !abs.is_dir()) {
+                match editor.read(&abs).await {
+                    Ok(text) => return page_text(&text, &shown, offset, limit),
+                    Err(EditorError::Refused(why)) => {
+                        return CommandOutput::failure(
+                            format!("read: {shown}: the editor could not read it: {why}"),
+                            1,
+                        );
+                    }
+                    Err(EditorError::Gone(why)) => {
+                        notice = Some(disk_fallback_notice("read", &why));
+                    }
+                }
+            }
+            let mut out = SPEC
+                .off_thread(move || read_page(&abs, &shown, offset, limit))
+                .await;
+            if let Some(notice) = notice {
+                if !out.text.ends_with('\n') {
+                    out.text.push('\n');
+                }
+                out.text.push_str(&notice);
+            }
+            out
         })
     }
 }
@@ -149,7 +175,33 @@ pub fn read_page(abs: &Path, shown: &str, offset: usize, limit: usize) -> Comman
             meta.len()
         ));
     }
-    let mut reader = std::io::Cursor::new(sniff).chain(reader);
+    page(
+        std::io::Cursor::new(sniff).chain(reader),
+        shown,
+        offset,
+        limit,
+    )
+}
+
+/// One page of `text` (the editor's buffer of the file `shown`).
+pub fn page_text(text: &str, shown: &str, offset: usize, limit: usize) -> CommandOutput {
+    let sniff = &text.as_bytes()[..text.len().min(BINARY_SNIFF_BYTES)];
+    if looks_binary(sniff) {
+        return CommandOutput::failure(
+            format!(
+                "read: {shown} is a binary file ({} bytes); not shown. Inspect it with `file`, \
+                 `xxd {shown} | head` or `strings`",
+                text.len()
+            ),
+            1,
+        );
+    }
+    page(std::io::Cursor::new(text.as_bytes()), shown, offset, limit)
+}
+
+/// Numbers and pages the lines `reader` gives.
+fn page(mut reader: impl BufRead, shown: &str, offset: usize, limit: usize) -> CommandOutput {
+    let fail = |msg: String| CommandOutput::failure(format!("read: {msg}"), 1);
     let mut out = String::new();
     let mut line = Vec::new();
     let mut index = 0usize; // lines seen so far

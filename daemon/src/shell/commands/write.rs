@@ -1,11 +1,14 @@
 //! `write <path> <content>` and `write <path> <<'EOF' … EOF`: create or replace a file
-//! atomically, creating parent folders.
+//! atomically, creating parent folders. With an editor attached that offered its files, a file
+//! inside the session's folder is written through it (the editor records the change; the diff
+//! is against its buffer); an editor that is gone leaves the write to the disk.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use synapse_command::file_change::{DIFF_INPUT_MAX_BYTES, FileChange};
 
 use futures::future::BoxFuture;
+use synapse_command::editor_files::{EditorError, EditorFiles, disk_fallback_notice};
 
 use crate::shell::commands::read::io_reason;
 use synapse_command::{AgentCommand, CommandContext, CommandOutput, CommandSpec};
@@ -78,6 +81,9 @@ impl AgentCommand for WriteCommand {
                 }
             };
             let abs = ctx.resolve(&path);
+            if let Some(editor) = ctx.editor_for(&abs).filter(|_| !abs.is_dir()) {
+                return write_through(editor, abs, path, content).await;
+            }
             SPEC.off_thread(move || write_file(&abs, &path, content.as_bytes()))
                 .await
         })
@@ -113,6 +119,93 @@ pub(super) fn claude_input(
         _ => return None,
     };
     Some(serde_json::json!({ "file_path": abs(path), "content": content }))
+}
+
+/// Writes `content` to the editor's file `abs`: what the editor holds now is the diff's before
+/// (a file it cannot read is a new one); the parent folders are made on disk first. An editor
+/// that is gone leaves it to [`write_file`], with a notice.
+pub async fn write_through(
+    editor: &dyn EditorFiles,
+    abs: PathBuf,
+    shown: String,
+    content: String,
+) -> CommandOutput {
+    let fail = |msg: String| CommandOutput::failure(format!("write: {msg}"), 1);
+    let (before, gone) = match editor.read(&abs).await {
+        Ok(text) => (Some(text), None),
+        // A file the editor has no buffer of: what the disk holds is the before.
+        Err(EditorError::Refused(_)) => (text_on_disk(&abs), None),
+        Err(EditorError::Gone(why)) => (None, Some(why)),
+    };
+    let gone = match gone {
+        Some(why) => Some(why),
+        None => {
+            if let Some(parent) = abs.parent().map(Path::to_path_buf) {
+                let made = tokio::task::spawn_blocking({
+                    let parent = parent.clone();
+                    move || std::fs::create_dir_all(parent)
+                })
+                .await
+                .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+                if let Err(e) = made {
+                    return fail(format!(
+                        "cannot create folder {}: {}",
+                        parent.display(),
+                        io_reason(&e)
+                    ));
+                }
+            }
+            match editor.write(&abs, &content).await {
+                Ok(()) => {
+                    let existed = before.is_some() || abs.exists();
+                    let change = FileChange::between(
+                        &shown,
+                        before.as_deref().unwrap_or_default(),
+                        &content,
+                    );
+                    return CommandOutput::success(report(existed, &shown, content.as_bytes()))
+                        .with_change(change);
+                }
+                Err(EditorError::Refused(why)) => {
+                    return fail(format!("{shown}: the editor could not write it: {why}"));
+                }
+                Err(EditorError::Gone(why)) => Some(why),
+            }
+        }
+    };
+    let notice = disk_fallback_notice("wrote", gone.as_deref().unwrap_or_default());
+    let mut out = SPEC
+        .off_thread(move || write_file(&abs, &shown, content.as_bytes()))
+        .await;
+    out.text.push('\n');
+    out.text.push_str(&notice);
+    out
+}
+
+/// The text of the regular file `abs` when it is small enough to diff.
+fn text_on_disk(abs: &Path) -> Option<String> {
+    let meta = std::fs::metadata(abs).ok()?;
+    if !meta.is_file() || meta.len() as usize > DIFF_INPUT_MAX_BYTES {
+        return None;
+    }
+    synapse_shared::bounded::read_bytes(abs, None, DIFF_INPUT_MAX_BYTES as u64)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+}
+
+/// `Created a.txt (3 lines, 8 bytes)` / `Overwrote …`.
+fn report(existed: bool, shown: &str, content: &[u8]) -> String {
+    let lines = if content.is_empty() {
+        0
+    } else {
+        content.iter().filter(|&&b| b == b'\n').count() + usize::from(!content.ends_with(b"\n"))
+    };
+    let verb = if existed { "Overwrote" } else { "Created" };
+    format!(
+        "{verb} {shown} ({lines} line{}, {} bytes)",
+        if lines == 1 { "" } else { "s" },
+        content.len()
+    )
 }
 
 /// Writes `content` to `abs` (through a symlink to its target), creating parents.
@@ -156,22 +249,7 @@ pub fn write_file(abs: &Path, shown: &str, content: &[u8]) -> CommandOutput {
     let change = before
         .zip(std::str::from_utf8(content).ok())
         .and_then(|(before, after)| FileChange::between(shown, &before, after));
-    let lines = if content.is_empty() {
-        0
-    } else {
-        content.iter().filter(|&&b| b == b'\n').count() + usize::from(!content.ends_with(b"\n"))
-    };
-    let verb = if existing.is_some() {
-        "Overwrote"
-    } else {
-        "Created"
-    };
-    CommandOutput::success(format!(
-        "{verb} {shown} ({lines} line{}, {} bytes)",
-        if lines == 1 { "" } else { "s" },
-        content.len()
-    ))
-    .with_change(change)
+    CommandOutput::success(report(existing.is_some(), shown, content)).with_change(change)
 }
 
 #[cfg(test)]
@@ -223,3 +301,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&fifo).unwrap(), "x\n");
     }
 }
+
+#[cfg(test)]
+#[path = "editor_files_tests.rs"]
+mod editor_files_tests;
